@@ -1,0 +1,13 @@
+/** One jest run covers unit, contract and end-to-end tests; type-checking happens once in `npm test` (tsc). */
+module.exports = {
+  rootDir: '.',
+  testEnvironment: 'node',
+  testMatch: ['<rootDir>/projections/**/*.spec.ts', '<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.spec.ts'],
+  transform: {
+    '^.+\\.ts$': ['ts-jest', { isolatedModules: true, diagnostics: false }],
+  },
+  moduleFileExtensions: ['ts', 'js', 'json'],
+  globalSetup: '<rootDir>/test/support/global-setup.js',
+  testTimeout: 30000,
+  maxWorkers: 2,
+};

@@ -1,0 +1,194 @@
+import Database from 'better-sqlite3';
+import { LogPosition } from '../../../shared/domain/event';
+import {
+  CollectionSpec,
+  Condition,
+  Document,
+  DocumentChange,
+  Query,
+  ReadModelStore,
+  Scalar,
+  StoredDocument,
+} from '../../../shared/ports/read-model-store.port';
+
+const NAME = /^[a-z][a-z0-9_]{0,62}$/;
+const table = (collection: string): string => {
+  if (!NAME.test(collection)) throw new Error(`Invalid collection name: ${collection}`);
+  return `rm_${collection}`;
+};
+const field = (name: string): string => {
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new Error(`Invalid field name: ${name}`);
+  return `json_extract(doc, '$.${name}')`;
+};
+/** SQLite's JSON functions read booleans as 1/0. */
+const bind = (v: Scalar): unknown => (typeof v === 'boolean' ? (v ? 1 : 0) : v);
+
+/**
+ * Read models in SQLite: one table per collection holding each document as JSON beside the
+ * log position it reflects; declared indexes become expression indexes on the JSON fields.
+ * Read models are disposable (rebuilt from the log), so commits need not fsync: a crash
+ * loses a suffix of batches together with their checkpoints, and the projector redoes them.
+ */
+export class SqliteReadModelStore implements ReadModelStore {
+  private readonly db: Database.Database;
+  private readonly statements = new Map<string, Database.Statement>();
+
+  constructor(file: string) {
+    this.db = new Database(file);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma('busy_timeout = 5000');
+    this.db.exec(`
+      CREATE TABLE IF NOT EXISTS checkpoints (name TEXT PRIMARY KEY, position TEXT NOT NULL);
+      CREATE TABLE IF NOT EXISTS leases (name TEXT PRIMARY KEY, owner TEXT NOT NULL, expires_at INTEGER NOT NULL);
+    `);
+  }
+
+  private prepared(sql: string): Database.Statement {
+    let stmt = this.statements.get(sql);
+    if (!stmt) {
+      stmt = this.db.prepare(sql);
+      this.statements.set(sql, stmt);
+    }
+    return stmt;
+  }
+
+  async ensureCollections(specs: readonly CollectionSpec[]): Promise<void> {
+    this.db.transaction(() => {
+      for (const spec of specs) {
+        const t = table(spec.name);
+        this.db.exec(`CREATE TABLE IF NOT EXISTS "${t}" (id TEXT PRIMARY KEY, doc TEXT NOT NULL, position TEXT NOT NULL)`);
+        (spec.indexes ?? []).forEach((index) => {
+          const parts = index.fields.map((f) =>
+            typeof f === 'string' ? field(f) : `${field(f.field)} DESC`,
+          );
+          const name = `ix_${spec.name}_${index.fields.map((f) => (typeof f === 'string' ? f : `${f.field}_desc`)).join('_')}`;
+          this.db.exec(
+            `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS "${name}" ON "${t}" (${parts.join(', ')})`,
+          );
+        });
+      }
+    })();
+    this.statements.clear();
+  }
+
+  async get<D extends Document>(collection: string, id: string): Promise<D | null> {
+    const row = this.prepared(`SELECT doc FROM "${table(collection)}" WHERE id = ?`).get(id) as { doc: string } | undefined;
+    return row ? (JSON.parse(row.doc) as D) : null;
+  }
+
+  async getMany<D extends Document>(collection: string, ids: readonly string[]): Promise<D[]> {
+    if (ids.length === 0) return [];
+    const rows = this.db
+      .prepare(`SELECT doc FROM "${table(collection)}" WHERE id IN (SELECT value FROM json_each(?))`)
+      .all(JSON.stringify(ids)) as { doc: string }[];
+    return rows.map((r) => JSON.parse(r.doc) as D);
+  }
+
+  async getStored<D extends Document>(collection: string, id: string): Promise<StoredDocument<D> | null> {
+    const row = this.prepared(`SELECT doc, position FROM "${table(collection)}" WHERE id = ?`).get(id) as
+      | { doc: string; position: string }
+      | undefined;
+    return row ? { document: JSON.parse(row.doc) as D, position: row.position } : null;
+  }
+
+  async find<D extends Document>(collection: string, query: Query = {}): Promise<D[]> {
+    return (await this.findStored<D>(collection, query)).map((s) => s.document);
+  }
+
+  async findStored<D extends Document>(collection: string, query: Query = {}): Promise<StoredDocument<D>[]> {
+    const clauses: string[] = [];
+    const params: unknown[] = [];
+    for (const [name, condition] of Object.entries(query.where ?? {})) {
+      addCondition(clauses, params, field(name), condition);
+    }
+    const order = (query.sort ?? []).map((s) => `${field(s.field)} ${s.descending ? 'DESC' : 'ASC'}`);
+    const sql =
+      `SELECT doc, position FROM "${table(collection)}"` +
+      (clauses.length ? ` WHERE ${clauses.join(' AND ')}` : '') +
+      (order.length ? ` ORDER BY ${order.join(', ')}` : '') +
+      ` LIMIT ?`;
+    const rows = this.prepared(sql).all(...params, query.limit ?? -1) as { doc: string; position: string }[];
+    return rows.map((r) => ({ document: JSON.parse(r.doc) as D, position: r.position }));
+  }
+
+  async applyBatch(changes: readonly DocumentChange[], checkpoints: Readonly<Record<string, LogPosition>>): Promise<void> {
+    this.db.transaction(() => {
+      for (const change of changes) {
+        const t = table(change.collection);
+        if (change.kind === 'put') {
+          this.prepared(
+            `INSERT INTO "${t}" (id, doc, position) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET doc = excluded.doc, position = excluded.position`,
+          ).run(change.document._id, JSON.stringify(change.document), change.position);
+        } else {
+          this.prepared(`DELETE FROM "${t}" WHERE id = ?`).run(change.id);
+        }
+      }
+      for (const [name, position] of Object.entries(checkpoints)) {
+        this.prepared(
+          'INSERT INTO checkpoints (name, position) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET position = excluded.position',
+        ).run(name, position);
+      }
+    })();
+  }
+
+  async getCheckpoint(projection: string): Promise<LogPosition | null> {
+    const row = this.prepared('SELECT position FROM checkpoints WHERE name = ?').get(projection) as
+      | { position: string }
+      | undefined;
+    return row?.position ?? null;
+  }
+
+  async reset(collections: readonly string[], projections: readonly string[]): Promise<void> {
+    this.db.transaction(() => {
+      for (const c of collections) this.db.exec(`DROP TABLE IF EXISTS "${table(c)}"`);
+      for (const p of projections) this.db.prepare('DELETE FROM checkpoints WHERE name = ?').run(p);
+    })();
+    this.statements.clear();
+  }
+
+  async acquireLease(name: string, owner: string, ttlMs: number): Promise<boolean> {
+    const now = Date.now();
+    const info = this.db
+      .prepare(
+        `INSERT INTO leases (name, owner, expires_at) VALUES (?, ?, ?)
+         ON CONFLICT(name) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
+         WHERE leases.owner = excluded.owner OR leases.expires_at < ?`,
+      )
+      .run(name, owner, now + ttlMs, now);
+    return info.changes > 0;
+  }
+
+  async releaseLease(name: string, owner: string): Promise<void> {
+    if (this.db.open) this.db.prepare('DELETE FROM leases WHERE name = ? AND owner = ?').run(name, owner);
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+}
+
+function addCondition(clauses: string[], params: unknown[], expr: string, condition: Condition): void {
+  if (condition === null) {
+    clauses.push(`${expr} IS NULL`);
+  } else if (typeof condition !== 'object') {
+    clauses.push(`${expr} = ?`);
+    params.push(bind(condition));
+  } else if ('in' in condition) {
+    clauses.push(`${expr} IN (SELECT value FROM json_each(?))`);
+    params.push(JSON.stringify(condition.in.map(bind)));
+  } else {
+    const ops: [keyof typeof condition, string][] = [
+      ['gt', '>'],
+      ['gte', '>='],
+      ['lt', '<'],
+      ['lte', '<='],
+    ];
+    for (const [key, op] of ops) {
+      if (condition[key] !== undefined) {
+        clauses.push(`${expr} ${op} ?`);
+        params.push(bind(condition[key] as Scalar));
+      }
+    }
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * Events are plain records, never classes: `type` is a permanent, explicit name and
+ * `data` only ever gains optional fields (see README "Versioned events").
+ */
+export interface DomainEvent<Type extends string = string, Data = unknown> {
+  readonly type: Type;
+  readonly data: Data;
+}
+
+/** Who caused an event and when; stored beside it in the log for the audit trail. */
+export interface EventMetadata {
+  readonly instance_id?: string;
+  readonly actor?: Actor;
+  readonly occurred_at: string;
+  readonly [extra: string]: unknown;
+}
+
+export interface Actor {
+  /** The user the token acts for (`sub`), when there is one. */
+  readonly user_id?: string;
+  /** The instance key that signed the token, or `cli`/`bootstrap` for operator actions. */
+  readonly key_id?: string;
+  readonly su?: boolean;
+}
+
+/**
+ * A position in the whole log. Opaque, but ordered: every adapter formats positions as
+ * fixed-width strings, so `a < b` compares them (and they sort in MongoDB and SQLite).
+ */
+export type LogPosition = string;
+
+export interface RecordedEvent<E extends DomainEvent = DomainEvent> {
+  readonly id: string;
+  readonly streamName: string;
+  /** 0 for a stream's first event, in every adapter. */
+  readonly revision: number;
+  readonly position: LogPosition;
+  readonly type: E['type'];
+  readonly data: E['data'];
+  readonly metadata: EventMetadata;
+  readonly recordedAt: string;
+}
+
+export const positionAfter = (a: LogPosition, b: LogPosition | null | undefined): boolean => b == null || a > b;
+
+/** The leading counter of a position, for progress bars only. */
+export const positionMagnitude = (p: LogPosition | null | undefined): number =>
+  p ? Number(p.split(':')[0]) : 0;

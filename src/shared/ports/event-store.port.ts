@@ -1,0 +1,80 @@
+import { DomainEvent, EventMetadata, LogPosition, RecordedEvent } from '../domain/event';
+
+/** What the writer believes about a stream before appending (EventStoreDB's four cases). */
+export type ExpectedRevision = 'no_stream' | 'stream_exists' | 'any' | number;
+
+export interface EventToAppend extends DomainEvent {
+  /** A UUID; a retried append with the same ids is not written twice by EventStoreDB. */
+  readonly id?: string;
+  readonly metadata: EventMetadata;
+}
+
+export interface AppendResult {
+  /** Revision of the last event written: the expected revision for the next append. */
+  readonly nextExpectedRevision: number;
+  /** Log position of the last event written: what read-your-writes waits for. */
+  readonly position: LogPosition;
+}
+
+export interface ReadStreamOptions {
+  readonly direction?: 'forwards' | 'backwards';
+  /** Inclusive. Forwards defaults to the start, backwards to the end. */
+  readonly fromRevision?: number;
+  readonly maxCount?: number;
+}
+
+export interface LogFilter {
+  readonly eventTypes?: readonly string[];
+  readonly streamPrefixes?: readonly string[];
+}
+
+export interface ReadAllOptions {
+  /** Exclusive: events strictly after this position. `null` means from the start. */
+  readonly after?: LogPosition | null;
+  readonly maxCount?: number;
+  readonly filter?: LogFilter;
+}
+
+export interface SubscribeToAllOptions {
+  readonly after?: LogPosition | null;
+  readonly filter?: LogFilter;
+}
+
+export interface SubscribeToStreamOptions {
+  /** Exclusive: events with a larger revision. `null` means from the start. */
+  readonly afterRevision?: number | null;
+}
+
+/**
+ * A catch-up-then-live feed: it yields stored events first, then new ones as they are
+ * appended, with no gap and no duplicate at the switch. Consume it with `for await`
+ * (one event at a time, in order); `close()` ends the iteration.
+ */
+export interface LogSubscription extends AsyncIterable<RecordedEvent> {
+  close(): Promise<void>;
+}
+
+export class WrongExpectedRevisionError extends Error {
+  constructor(
+    readonly streamName: string,
+    readonly expected: ExpectedRevision,
+    readonly actual: number | 'no_stream',
+  ) {
+    super(`Stream ${streamName}: expected revision ${String(expected)}, found ${String(actual)}`);
+    this.name = 'WrongExpectedRevisionError';
+  }
+}
+
+export interface EventStore {
+  append(streamName: string, events: readonly EventToAppend[], expected: ExpectedRevision): Promise<AppendResult>;
+  /** Events of one stream; an empty array when the stream does not exist. */
+  readStream(streamName: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
+  readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
+  /** The position of the newest event in the log, or null for an empty log. */
+  headPosition(): Promise<LogPosition | null>;
+  subscribeToAll(options?: SubscribeToAllOptions): LogSubscription;
+  subscribeToStream(streamName: string, options?: SubscribeToStreamOptions): LogSubscription;
+  close(): Promise<void>;
+}
+
+export const EVENT_STORE = Symbol('EventStore');

@@ -1,0 +1,68 @@
+import { LogPosition } from '../domain/event';
+
+/** A read-model document: plain JSON. `_id` is its key within its collection. */
+export type Document = { readonly _id: string; readonly [field: string]: unknown };
+
+export interface IndexSpec {
+  /** Fields in order; each optionally descending. */
+  readonly fields: readonly (string | { readonly field: string; readonly descending: true })[];
+  readonly unique?: boolean;
+}
+
+export interface CollectionSpec {
+  readonly name: string;
+  readonly indexes?: readonly IndexSpec[];
+}
+
+export type Scalar = string | number | boolean | null;
+
+export type Condition =
+  | Scalar
+  | { readonly gt?: Scalar; readonly gte?: Scalar; readonly lt?: Scalar; readonly lte?: Scalar }
+  | { readonly in: readonly Scalar[] };
+
+export interface Query {
+  /** Fields compared as a whole; conditions are ANDed. Nested fields are not addressed. */
+  readonly where?: Readonly<Record<string, Condition>>;
+  readonly sort?: readonly { readonly field: string; readonly descending?: boolean }[];
+  readonly limit?: number;
+}
+
+/** One write in a projection batch: a whole document (with the position it reflects) or a removal. */
+export type DocumentChange =
+  | { readonly collection: string; readonly kind: 'put'; readonly document: Document; readonly position: LogPosition }
+  | { readonly collection: string; readonly kind: 'delete'; readonly id: string };
+
+export interface StoredDocument<D extends Document = Document> {
+  readonly document: D;
+  /** The log position of the last event folded into this document. */
+  readonly position: LogPosition;
+}
+
+export interface ReadModelStore {
+  /** Creates collections and their indexes if absent; idempotent. */
+  ensureCollections(specs: readonly CollectionSpec[]): Promise<void>;
+  get<D extends Document = Document>(collection: string, id: string): Promise<D | null>;
+  getMany<D extends Document = Document>(collection: string, ids: readonly string[]): Promise<D[]>;
+  getStored<D extends Document = Document>(collection: string, id: string): Promise<StoredDocument<D> | null>;
+  find<D extends Document = Document>(collection: string, query?: Query): Promise<D[]>;
+  /** Every stored document matching the query, with positions: what projectors fold into. */
+  findStored<D extends Document = Document>(collection: string, query?: Query): Promise<StoredDocument<D>[]>;
+  /**
+   * Applies the changes and moves each named checkpoint, all or nothing: a crash leaves
+   * either the whole batch and its checkpoints, or neither.
+   */
+  applyBatch(changes: readonly DocumentChange[], checkpoints: Readonly<Record<string, LogPosition>>): Promise<void>;
+  getCheckpoint(projection: string): Promise<LogPosition | null>;
+  /** Removes collections and the named checkpoints (a rebuild starts from nothing). */
+  reset(collections: readonly string[], projections: readonly string[]): Promise<void>;
+  /**
+   * Takes or renews a lease so that one worker runs a projection; true when `owner` holds it
+   * until now + ttl. A lease that ran out may be taken by anyone.
+   */
+  acquireLease(name: string, owner: string, ttlMs: number): Promise<boolean>;
+  releaseLease(name: string, owner: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export const READ_MODEL_STORE = Symbol('ReadModelStore');
