@@ -175,8 +175,11 @@ function addCondition(clauses: string[], params: unknown[], expr: string, condit
     clauses.push(`${expr} = ?`);
     params.push(bind(condition));
   } else if ('in' in condition) {
-    clauses.push(`${expr} IN (SELECT value FROM json_each(?))`);
-    params.push(JSON.stringify(condition.in.map(bind)));
+    // `x IN (…, NULL)` never matches in SQL; a listed null means "null or missing", as in equality.
+    const values = condition.in.filter((v) => v !== null);
+    const match = `${expr} IN (SELECT value FROM json_each(?))`;
+    clauses.push(values.length < condition.in.length ? `(${match} OR ${expr} IS NULL)` : match);
+    params.push(JSON.stringify(values.map(bind)));
   } else {
     const ops: [keyof typeof condition, string][] = [
       ['gt', '>'],

@@ -1,0 +1,414 @@
+import { randomUUID } from 'node:crypto';
+import { LogPosition } from '../../src/shared/domain/event';
+import { CollectionSpec, Document, DocumentChange, ReadModelStore } from '../../src/shared/ports/read-model-store.port';
+
+/**
+ * The behaviour every ReadModelStore adapter must share, bound per adapter by a one-line spec.
+ * Collections, checkpoints and leases get random names per test, and each test resets what it
+ * created, so the suite also runs against a shared server.
+ */
+export function readModelStoreContract(
+  name: string,
+  make: () => Promise<{ store: ReadModelStore; cleanup(): Promise<void> }>,
+): void {
+  describe(`ReadModelStore contract: ${name}`, () => {
+    let store: ReadModelStore;
+    let cleanup: () => Promise<void>;
+    let tag: string;
+    let collections: string[];
+    let checkpoints: string[];
+    let leases: { name: string; owners: string[] }[];
+
+    beforeEach(async () => {
+      ({ store, cleanup } = await make());
+      tag = randomUUID().replace(/-/g, '').slice(0, 12);
+      collections = [];
+      checkpoints = [];
+      leases = [];
+    });
+
+    afterEach(async () => {
+      try {
+        await store.reset(collections, checkpoints);
+        for (const lease of leases) for (const owner of lease.owners) await store.releaseLease(lease.name, owner);
+      } finally {
+        await cleanup();
+      }
+    });
+
+    /** A fresh collection name (valid everywhere: lower case, digits, underscores). */
+    const collection = (label: string): string => {
+      const c = `ct_${tag}_${label}`;
+      collections.push(c);
+      return c;
+    };
+    const checkpoint = (label: string): string => {
+      const c = `ct-${tag}-${label}`;
+      checkpoints.push(c);
+      return c;
+    };
+    const pos = (i: number): LogPosition => String(i).padStart(20, '0');
+    const put = (c: string, document: Document, position = pos(1)): DocumentChange => ({
+      collection: c,
+      kind: 'put',
+      document,
+      position,
+    });
+    const ids = (docs: readonly Document[]) => docs.map((d) => d._id);
+    const sortedIds = (docs: readonly Document[]) => ids(docs).sort();
+
+    /** A small fixture of messages across two rooms. */
+    const messages = [
+      { _id: 'm1', room: 'r1', seq: 1, author: 'alice', deleted: false, edited: null, at: '2026-01-01T00:00:01Z' },
+      { _id: 'm2', room: 'r1', seq: 2, author: 'bob', deleted: true, at: '2026-01-01T00:00:02Z' },
+      { _id: 'm3', room: 'r2', seq: 3, author: 'alice', deleted: false, edited: '2026-01-02T00:00:00Z', at: '2026-01-01T00:00:03Z' },
+      { _id: 'm4', room: 'r2', seq: 4, author: 'carol', deleted: false, at: '2026-01-01T00:00:04Z' },
+      { _id: 'm5', room: 'r1', seq: 5, author: 'alice', deleted: true, edited: null, at: '2026-01-01T00:00:05Z' },
+      { _id: 'm6', room: 'r3', seq: 6, author: 'bob', deleted: false, at: '2026-01-01T00:00:06Z' },
+    ];
+    const withMessages = async (): Promise<string> => {
+      const c = collection('messages');
+      await store.ensureCollections([
+        {
+          name: c,
+          indexes: [
+            { fields: ['room', { field: 'seq', descending: true }] },
+            { fields: ['author'] },
+            { fields: ['deleted', 'at'] },
+          ],
+        },
+      ]);
+      await store.applyBatch(
+        messages.map((m, i) => put(c, m, pos(i + 1))),
+        {},
+      );
+      return c;
+    };
+
+    describe('collections and indexes', () => {
+      it('ensureCollections is idempotent and keeps existing documents', async () => {
+        const c = collection('idem');
+        const spec: CollectionSpec = { name: c, indexes: [{ fields: ['a'] }, { fields: ['b', { field: 'c', descending: true }], unique: true }] };
+        await store.ensureCollections([spec]);
+        await store.applyBatch([put(c, { _id: 'x', a: 1, b: 'b', c: 1 })], {});
+        await store.ensureCollections([spec]);
+        await store.ensureCollections([spec, { name: collection('second') }]);
+        expect(await store.get(c, 'x')).toEqual({ _id: 'x', a: 1, b: 'b', c: 1 });
+      });
+
+      it('a declared unique index rejects a duplicate, and the whole batch with it', async () => {
+        const c = collection('unique');
+        const cp = checkpoint('unique');
+        await store.ensureCollections([{ name: c, indexes: [{ fields: ['email'], unique: true }] }]);
+        await store.applyBatch([put(c, { _id: 'u1', email: 'a@x.io' })], { [cp]: pos(1) });
+        await expect(
+          store.applyBatch([put(c, { _id: 'u2', email: 'b@x.io' }), put(c, { _id: 'u3', email: 'a@x.io' })], { [cp]: pos(3) }),
+        ).rejects.toThrow();
+        expect(await store.get(c, 'u2')).toBeNull();
+        expect(await store.get(c, 'u3')).toBeNull();
+        expect(await store.getCheckpoint(cp)).toBe(pos(1));
+        // Replacing the holder of a value is no conflict; documents without the field never collide.
+        await store.applyBatch([put(c, { _id: 'u1', email: 'a@x.io', name: 'A' })], {});
+        await store.applyBatch([put(c, { _id: 'n1', name: 'no email' }), put(c, { _id: 'n2', name: 'none either' })], {});
+        expect(sortedIds(await store.find(c))).toEqual(['n1', 'n2', 'u1']);
+      });
+
+      it('a compound unique index only rejects the same combination', async () => {
+        const c = collection('members');
+        await store.ensureCollections([{ name: c, indexes: [{ fields: ['room', 'user'], unique: true }] }]);
+        await store.applyBatch(
+          [
+            put(c, { _id: '1', room: 'r1', user: 'alice' }),
+            put(c, { _id: '2', room: 'r1', user: 'bob' }),
+            put(c, { _id: '3', room: 'r2', user: 'alice' }),
+          ],
+          {},
+        );
+        await expect(store.applyBatch([put(c, { _id: '4', room: 'r2', user: 'alice' })], {})).rejects.toThrow();
+        expect(await store.find(c)).toHaveLength(3);
+      });
+    });
+
+    describe('documents', () => {
+      it('get and getStored return the document as given, with its position; a missing id is null', async () => {
+        const c = collection('docs');
+        await store.ensureCollections([{ name: c }]);
+        const doc = {
+          _id: '["acme","room 1"]',
+          name: 'Ünïcode ✓',
+          count: 3,
+          ratio: 0.5,
+          flags: { a: true, b: false },
+          list: [1, 'two', null, { three: 3 }],
+          nothing: null,
+          empty: {},
+        };
+        await store.applyBatch([put(c, doc, pos(42))], {});
+        expect(await store.get(c, doc._id)).toEqual(doc);
+        expect(await store.getStored(c, doc._id)).toEqual({ document: doc, position: pos(42) });
+        expect(await store.get(c, 'missing')).toBeNull();
+        expect(await store.getStored(c, 'missing')).toBeNull();
+      });
+
+      it('a put replaces the whole document and its position; a delete removes it', async () => {
+        const c = collection('replace');
+        await store.ensureCollections([{ name: c }]);
+        await store.applyBatch([put(c, { _id: 'a', x: 1, y: 2 }, pos(1)), put(c, { _id: 'b', x: 1 }, pos(1))], {});
+        await store.applyBatch([put(c, { _id: 'a', x: 5 }, pos(7))], {});
+        expect(await store.getStored(c, 'a')).toEqual({ document: { _id: 'a', x: 5 }, position: pos(7) });
+        await store.applyBatch([{ collection: c, kind: 'delete', id: 'a' }, { collection: c, kind: 'delete', id: 'never' }], {});
+        expect(await store.get(c, 'a')).toBeNull();
+        expect(await store.get(c, 'b')).toEqual({ _id: 'b', x: 1 });
+      });
+
+      it('changes to one document apply in batch order', async () => {
+        const c = collection('order');
+        await store.ensureCollections([{ name: c }]);
+        await store.applyBatch(
+          [
+            put(c, { _id: 'a', v: 1 }, pos(1)),
+            { collection: c, kind: 'delete', id: 'a' },
+            put(c, { _id: 'b', v: 1 }, pos(2)),
+            put(c, { _id: 'b', v: 2 }, pos(3)),
+            { collection: c, kind: 'delete', id: 'b' },
+            put(c, { _id: 'b', v: 3 }, pos(4)),
+          ],
+          {},
+        );
+        expect(await store.get(c, 'a')).toBeNull();
+        expect(await store.getStored(c, 'b')).toEqual({ document: { _id: 'b', v: 3 }, position: pos(4) });
+      });
+
+      it('getMany returns the documents that exist and skips the others', async () => {
+        const c = await withMessages();
+        expect(sortedIds(await store.getMany(c, ['m3', 'nope', 'm1']))).toEqual(['m1', 'm3']);
+        expect(await store.getMany(c, [])).toEqual([]);
+        expect(await store.getMany(c, ['nope'])).toEqual([]);
+        const [one] = await store.getMany(c, ['m2']);
+        expect(one).toEqual(messages[1]);
+      });
+    });
+
+    describe('queries', () => {
+      it('find without a query returns every document', async () => {
+        const c = await withMessages();
+        expect(sortedIds(await store.find(c))).toEqual(['m1', 'm2', 'm3', 'm4', 'm5', 'm6']);
+        expect(sortedIds(await store.find(c, {}))).toEqual(['m1', 'm2', 'm3', 'm4', 'm5', 'm6']);
+      });
+
+      it('equality on strings and numbers, ANDed', async () => {
+        const c = await withMessages();
+        expect(sortedIds(await store.find(c, { where: { room: 'r1' } }))).toEqual(['m1', 'm2', 'm5']);
+        expect(sortedIds(await store.find(c, { where: { room: 'r1', author: 'alice' } }))).toEqual(['m1', 'm5']);
+        expect(sortedIds(await store.find(c, { where: { seq: 4 } }))).toEqual(['m4']);
+        expect(sortedIds(await store.find(c, { where: { _id: 'm6' } }))).toEqual(['m6']);
+        expect(await store.find(c, { where: { room: 'r9' } })).toEqual([]);
+        expect(await store.find(c, { where: { room: 'r1', author: 'carol' } })).toEqual([]);
+      });
+
+      it('equality on booleans', async () => {
+        const c = await withMessages();
+        expect(sortedIds(await store.find(c, { where: { deleted: true } }))).toEqual(['m2', 'm5']);
+        expect(sortedIds(await store.find(c, { where: { deleted: false } }))).toEqual(['m1', 'm3', 'm4', 'm6']);
+        expect(sortedIds(await store.find(c, { where: { deleted: false, room: 'r2' } }))).toEqual(['m3', 'm4']);
+      });
+
+      it('equality on null matches null and missing fields, not false or empty strings', async () => {
+        const c = await withMessages();
+        await store.applyBatch([put(c, { _id: 'z1', room: 'r4', edited: '' }), put(c, { _id: 'z2', room: 'r4', edited: false })], {});
+        expect(sortedIds(await store.find(c, { where: { edited: null } }))).toEqual(['m1', 'm2', 'm4', 'm5', 'm6']);
+        expect(sortedIds(await store.find(c, { where: { edited: null, author: 'alice' } }))).toEqual(['m1', 'm5']);
+      });
+
+      it('ranges on numbers and strings, open or closed, combined', async () => {
+        const c = await withMessages();
+        expect(sortedIds(await store.find(c, { where: { seq: { gt: 4 } } }))).toEqual(['m5', 'm6']);
+        expect(sortedIds(await store.find(c, { where: { seq: { gte: 4 } } }))).toEqual(['m4', 'm5', 'm6']);
+        expect(sortedIds(await store.find(c, { where: { seq: { lt: 2 } } }))).toEqual(['m1']);
+        expect(sortedIds(await store.find(c, { where: { seq: { lte: 2 } } }))).toEqual(['m1', 'm2']);
+        expect(sortedIds(await store.find(c, { where: { seq: { gt: 1, lte: 4 } } }))).toEqual(['m2', 'm3', 'm4']);
+        expect(sortedIds(await store.find(c, { where: { seq: { gte: 2, lt: 5 }, room: 'r2' } }))).toEqual(['m3', 'm4']);
+        expect(await store.find(c, { where: { seq: { gt: 6 } } })).toEqual([]);
+        expect(sortedIds(await store.find(c, { where: { at: { gte: '2026-01-01T00:00:05Z' } } }))).toEqual(['m5', 'm6']);
+        expect(sortedIds(await store.find(c, { where: { author: { gt: 'alice', lt: 'carol' } } }))).toEqual(['m2', 'm6']);
+      });
+
+      it('`in` matches any listed value; an empty list matches nothing; null in the list matches null and missing', async () => {
+        const c = await withMessages();
+        expect(sortedIds(await store.find(c, { where: { author: { in: ['bob', 'carol'] } } }))).toEqual(['m2', 'm4', 'm6']);
+        expect(sortedIds(await store.find(c, { where: { seq: { in: [1, 3, 99] } } }))).toEqual(['m1', 'm3']);
+        expect(sortedIds(await store.find(c, { where: { _id: { in: ['m2', 'm5'] } } }))).toEqual(['m2', 'm5']);
+        expect(sortedIds(await store.find(c, { where: { deleted: { in: [true] } } }))).toEqual(['m2', 'm5']);
+        expect(sortedIds(await store.find(c, { where: { room: { in: ['r1'] }, author: { in: ['alice'] } } }))).toEqual(['m1', 'm5']);
+        expect(await store.find(c, { where: { author: { in: [] } } })).toEqual([]);
+        expect(sortedIds(await store.find(c, { where: { edited: { in: [null, '2026-01-02T00:00:00Z'] } } }))).toEqual([
+          'm1',
+          'm2',
+          'm3',
+          'm4',
+          'm5',
+          'm6',
+        ]);
+        expect(sortedIds(await store.find(c, { where: { edited: { in: [null] }, room: 'r2' } }))).toEqual(['m4']);
+      });
+
+      it('sorts ascending and descending on several fields, then limits', async () => {
+        const c = await withMessages();
+        expect(ids(await store.find(c, { sort: [{ field: 'seq' }] }))).toEqual(['m1', 'm2', 'm3', 'm4', 'm5', 'm6']);
+        expect(ids(await store.find(c, { sort: [{ field: 'seq', descending: true }] }))).toEqual(['m6', 'm5', 'm4', 'm3', 'm2', 'm1']);
+        expect(ids(await store.find(c, { sort: [{ field: 'room' }, { field: 'seq', descending: true }] }))).toEqual([
+          'm5',
+          'm2',
+          'm1',
+          'm4',
+          'm3',
+          'm6',
+        ]);
+        expect(ids(await store.find(c, { sort: [{ field: 'author', descending: true }, { field: 'at' }] }))).toEqual([
+          'm4',
+          'm2',
+          'm6',
+          'm1',
+          'm3',
+          'm5',
+        ]);
+        expect(ids(await store.find(c, { sort: [{ field: 'deleted' }, { field: 'seq', descending: true }] }))).toEqual([
+          'm6',
+          'm4',
+          'm3',
+          'm1',
+          'm5',
+          'm2',
+        ]);
+        expect(ids(await store.find(c, { where: { room: 'r1' }, sort: [{ field: 'seq', descending: true }], limit: 2 }))).toEqual([
+          'm5',
+          'm2',
+        ]);
+        expect(ids(await store.find(c, { where: { seq: { gt: 2 } }, sort: [{ field: 'seq' }], limit: 1 }))).toEqual(['m3']);
+        expect(await store.find(c, { limit: 4 })).toHaveLength(4);
+        expect(await store.find(c, { sort: [{ field: 'seq' }], limit: 100 })).toHaveLength(6);
+      });
+
+      it('findStored returns documents with their positions', async () => {
+        const c = await withMessages();
+        const stored = await store.findStored(c, { where: { room: 'r2' }, sort: [{ field: 'seq' }] });
+        expect(stored).toEqual([
+          { document: messages[2], position: pos(3) },
+          { document: messages[3], position: pos(4) },
+        ]);
+      });
+    });
+
+    describe('applyBatch and checkpoints', () => {
+      it('moves several checkpoints with the changes; an unknown checkpoint is null', async () => {
+        const c = collection('cp');
+        const [a, b] = [checkpoint('a'), checkpoint('b')];
+        await store.ensureCollections([{ name: c }]);
+        expect(await store.getCheckpoint(a)).toBeNull();
+        await store.applyBatch([put(c, { _id: 'x', v: 1 }, pos(5))], { [a]: pos(5), [b]: pos(5) });
+        expect(await store.getCheckpoint(a)).toBe(pos(5));
+        expect(await store.getCheckpoint(b)).toBe(pos(5));
+        // A batch with no changes still moves checkpoints; unnamed ones stay.
+        await store.applyBatch([], { [a]: pos(9) });
+        expect(await store.getCheckpoint(a)).toBe(pos(9));
+        expect(await store.getCheckpoint(b)).toBe(pos(5));
+        expect(await store.getCheckpoint(checkpoint('never'))).toBeNull();
+      });
+
+      it('a batch with a failing change (undeclared collection) leaves neither documents nor checkpoints', async () => {
+        const c = collection('atomic');
+        const undeclared = collection('undeclared');
+        const cp = checkpoint('atomic');
+        await store.ensureCollections([{ name: c }]);
+        await store.applyBatch([put(c, { _id: 'keep', v: 1 }, pos(1))], { [cp]: pos(1) });
+        await expect(
+          store.applyBatch(
+            [
+              put(c, { _id: 'new', v: 1 }, pos(2)),
+              put(c, { _id: 'keep', v: 2 }, pos(2)),
+              { collection: c, kind: 'delete', id: 'keep' },
+              put(undeclared, { _id: 'x' }, pos(2)),
+            ],
+            { [cp]: pos(2) },
+          ),
+        ).rejects.toThrow();
+        expect(await store.get(c, 'new')).toBeNull();
+        expect(await store.getStored(c, 'keep')).toEqual({ document: { _id: 'keep', v: 1 }, position: pos(1) });
+        expect(await store.getCheckpoint(cp)).toBe(pos(1));
+        // The store is still usable.
+        await store.applyBatch([put(c, { _id: 'new', v: 3 }, pos(3))], { [cp]: pos(3) });
+        expect(await store.get(c, 'new')).toEqual({ _id: 'new', v: 3 });
+        expect(await store.getCheckpoint(cp)).toBe(pos(3));
+      });
+    });
+
+    describe('reset', () => {
+      it('drops the named collections and checkpoints, and nothing else', async () => {
+        const [gone, kept] = [collection('gone'), collection('kept')];
+        const [cpGone, cpKept] = [checkpoint('gone'), checkpoint('kept')];
+        await store.ensureCollections([{ name: gone, indexes: [{ fields: ['k'], unique: true }] }, { name: kept }]);
+        await store.applyBatch([put(gone, { _id: 'a', k: 1 }), put(kept, { _id: 'b' })], { [cpGone]: pos(1), [cpKept]: pos(1) });
+        await store.reset([gone], [cpGone]);
+        expect(await store.getCheckpoint(cpGone)).toBeNull();
+        expect(await store.getCheckpoint(cpKept)).toBe(pos(1));
+        expect(await store.get(kept, 'b')).toEqual({ _id: 'b' });
+        // A rebuild declares the collection again and starts empty, with the index rebuilt.
+        await store.ensureCollections([{ name: gone, indexes: [{ fields: ['k'], unique: true }] }]);
+        expect(await store.find(gone)).toEqual([]);
+        await store.applyBatch([put(gone, { _id: 'a2', k: 1 })], {});
+        await expect(store.applyBatch([put(gone, { _id: 'a3', k: 1 })], {})).rejects.toThrow();
+        // Resetting what does not exist is fine.
+        await store.reset([collection('absent')], [checkpoint('absent')]);
+      });
+    });
+
+    describe('leases', () => {
+      const lease = (label: string, owners: string[]) => {
+        const l = `ct-${tag}-lease-${label}`;
+        leases.push({ name: l, owners });
+        return l;
+      };
+
+      it('a second owner is refused while the lease runs; the holder renews it', async () => {
+        const l = lease('hold', ['w1', 'w2']);
+        expect(await store.acquireLease(l, 'w1', 10_000)).toBe(true);
+        expect(await store.acquireLease(l, 'w2', 10_000)).toBe(false);
+        expect(await store.acquireLease(l, 'w1', 10_000)).toBe(true);
+        expect(await store.acquireLease(l, 'w2', 10_000)).toBe(false);
+        // Leases are independent by name.
+        expect(await store.acquireLease(lease('other', ['w2']), 'w2', 10_000)).toBe(true);
+      });
+
+      it('an expired lease may be taken by another owner; renewing extends it', async () => {
+        const l = lease('expiry', ['w1', 'w2']);
+        expect(await store.acquireLease(l, 'w1', 1_000)).toBe(true);
+        await sleep(500);
+        expect(await store.acquireLease(l, 'w1', 1_000)).toBe(true); // renewed: runs 1 s from now
+        await sleep(700);
+        expect(await store.acquireLease(l, 'w2', 1_000)).toBe(false); // would have expired without the renewal
+        await sleep(600);
+        expect(await store.acquireLease(l, 'w2', 10_000)).toBe(true);
+        expect(await store.acquireLease(l, 'w1', 10_000)).toBe(false);
+      });
+
+      it('release frees the lease, but only for its holder', async () => {
+        const l = lease('release', ['w1', 'w2', 'w3']);
+        expect(await store.acquireLease(l, 'w1', 10_000)).toBe(true);
+        await store.releaseLease(l, 'w2'); // not the holder: no effect
+        expect(await store.acquireLease(l, 'w3', 10_000)).toBe(false);
+        await store.releaseLease(l, 'w1');
+        expect(await store.acquireLease(l, 'w3', 10_000)).toBe(true);
+        await store.releaseLease(`ct-${tag}-lease-never`, 'w1'); // releasing nothing is fine
+      });
+
+      it('concurrent acquisitions of a free lease: exactly one owner wins', async () => {
+        const owners = ['a', 'b', 'c', 'd', 'e'];
+        const l = lease('race', owners);
+        const results = await Promise.all(owners.map((o) => store.acquireLease(l, o, 10_000)));
+        expect(results.filter(Boolean)).toHaveLength(1);
+      });
+    });
+  });
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
