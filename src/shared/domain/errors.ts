@@ -31,15 +31,23 @@ export class DomainError extends Error {
     readonly category: ErrorCategory,
     readonly reason: string,
     readonly description: string,
-    /** Overrides the category's usual status where an API documents another one. */
-    readonly status: number = STATUS_OF_CATEGORY[category],
+    private readonly overrides: {
+      /** Where an API documents another status than the category's usual one. */
+      readonly status?: number;
+      /** Where clients match a historical string that has no category (e.g. `user_already_exists`). */
+      readonly code?: string;
+    } = {},
   ) {
     super(description);
     this.name = 'DomainError';
   }
 
+  get status(): number {
+    return this.overrides.status ?? STATUS_OF_CATEGORY[this.category];
+  }
+
   get code(): string {
-    return `${this.category}/${this.reason}`;
+    return this.overrides.code ?? `${this.category}/${this.reason}`;
   }
 }
 

@@ -1,0 +1,13 @@
+import { instancesProjection } from './instances/instances.projection';
+import { membershipsProjection } from './rooms/memberships.projection';
+import { roomsProjection } from './rooms/rooms.projection';
+import { usersProjection } from './users/users.projection';
+import type { ProjectionDefinition } from './projection';
+
+/** Every projection Parley runs, in no particular order (each keeps its own checkpoint). */
+export const ALL_PROJECTIONS: readonly ProjectionDefinition[] = [
+  instancesProjection,
+  usersProjection,
+  roomsProjection,
+  membershipsProjection,
+];

@@ -1,0 +1,78 @@
+import type { RecordedEvent } from '../../src/shared/domain/event';
+import { documentId, parseStreamName } from '../../src/shared/domain/streams';
+import type { Document, ProjectionDefinition } from '../projection';
+
+export const ROOMS = 'rooms_v1';
+
+export interface RoomDocument extends Document {
+  readonly instance_id: string;
+  readonly id: string;
+  readonly name: string;
+  readonly private: boolean;
+  readonly created_by_id?: string;
+  readonly custom_data?: Record<string, unknown>;
+  readonly push_notification_title_override?: string;
+  readonly created_at: string;
+  readonly updated_at: string;
+}
+
+export const roomDocumentId = (instanceId: string, roomId: string) => documentId(instanceId, roomId);
+
+type Data = Record<string, any>;
+
+/** Rooms as the API returns them, listed by id. */
+export const roomsProjection: ProjectionDefinition = {
+  name: 'rooms',
+  version: 1,
+  collections: [
+    {
+      name: ROOMS,
+      indexes: [{ fields: ['instance_id', 'id'] }, { fields: ['instance_id', 'private', 'id'] }],
+    },
+  ],
+  handles: ['RoomCreated', 'RoomUpdated', 'RoomDeleted'],
+
+  targets(event: RecordedEvent) {
+    const stream = parseStreamName(event.streamName);
+    return stream ? [{ collection: ROOMS, id: roomDocumentId(stream.instanceId, stream.id) }] : [];
+  },
+
+  evolve(document, event) {
+    const doc = document as RoomDocument | null;
+    const data = event.data as Data;
+    switch (event.type) {
+      case 'RoomCreated':
+        return {
+          _id: '',
+          instance_id: parseStreamName(event.streamName)!.instanceId,
+          id: data.id,
+          name: data.name,
+          private: data.private,
+          ...(data.created_by_id !== undefined && { created_by_id: data.created_by_id }),
+          ...(data.custom_data !== undefined && { custom_data: data.custom_data }),
+          ...(data.push_notification_title_override !== undefined && {
+            push_notification_title_override: data.push_notification_title_override,
+          }),
+          created_at: data.created_at,
+          updated_at: data.created_at,
+        } satisfies RoomDocument;
+      case 'RoomUpdated': {
+        if (!doc) return null;
+        const next: Record<string, unknown> = { ...doc, updated_at: data.updated_at };
+        for (const field of ['name', 'private', 'custom_data'] as const) {
+          if (data[field] !== undefined) next[field] = data[field];
+        }
+        // null clears the override; absent leaves it.
+        if (data.push_notification_title_override === null) delete next.push_notification_title_override;
+        else if (data.push_notification_title_override !== undefined) {
+          next.push_notification_title_override = data.push_notification_title_override;
+        }
+        return next as RoomDocument;
+      }
+      case 'RoomDeleted':
+        return null;
+      default:
+        return doc;
+    }
+  },
+};

@@ -1,0 +1,63 @@
+import type { RecordedEvent } from '../../src/shared/domain/event';
+import { documentId, parseStreamName } from '../../src/shared/domain/streams';
+import type { Document, ProjectionDefinition } from '../projection';
+
+export const USERS = 'users_v1';
+
+export interface UserDocument extends Document {
+  readonly instance_id: string;
+  readonly id: string;
+  readonly name: string;
+  readonly avatar_url?: string;
+  readonly custom_data?: Record<string, unknown>;
+  readonly created_at: string;
+  readonly updated_at: string;
+}
+
+export const userDocumentId = (instanceId: string, userId: string) => documentId(instanceId, userId);
+
+type Data = Record<string, any>;
+
+/** Users as the API returns them, listed by creation time. */
+export const usersProjection: ProjectionDefinition = {
+  name: 'users',
+  version: 1,
+  collections: [{ name: USERS, indexes: [{ fields: ['instance_id', 'created_at', 'id'] }] }],
+  handles: ['UserCreated', 'UserUpdated', 'UserDeleted'],
+
+  targets(event: RecordedEvent) {
+    const stream = parseStreamName(event.streamName);
+    return stream ? [{ collection: USERS, id: userDocumentId(stream.instanceId, stream.id) }] : [];
+  },
+
+  evolve(document, event) {
+    const doc = document as UserDocument | null;
+    const data = event.data as Data;
+    switch (event.type) {
+      case 'UserCreated':
+        return {
+          _id: '',
+          instance_id: parseStreamName(event.streamName)!.instanceId,
+          id: data.id,
+          name: data.name,
+          ...(data.avatar_url !== undefined && { avatar_url: data.avatar_url }),
+          ...(data.custom_data !== undefined && { custom_data: data.custom_data }),
+          created_at: data.created_at,
+          updated_at: data.created_at,
+        } satisfies UserDocument;
+      case 'UserUpdated':
+        if (!doc) return null;
+        return {
+          ...doc,
+          ...(data.name !== undefined && { name: data.name }),
+          ...(data.avatar_url !== undefined && { avatar_url: data.avatar_url }),
+          ...(data.custom_data !== undefined && { custom_data: data.custom_data }),
+          updated_at: data.updated_at,
+        };
+      case 'UserDeleted':
+        return null;
+      default:
+        return doc;
+    }
+  },
+};

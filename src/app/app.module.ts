@@ -1,0 +1,17 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { HealthModule } from '../modules/health/health.module';
+import { InstancesModule } from '../modules/instances/instances.module';
+import { RoomsModule } from '../modules/rooms/rooms.module';
+import { UsersModule } from '../modules/users/users.module';
+import { CoreModule } from './core.module';
+import { Runtime } from './runtime';
+
+@Module({})
+export class AppModule {
+  static forRuntime(runtime: Runtime): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [CoreModule.forRuntime(runtime), HealthModule, InstancesModule, UsersModule, RoomsModule],
+    };
+  }
+}

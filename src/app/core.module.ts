@@ -1,0 +1,35 @@
+import { DynamicModule, Global, Module } from '@nestjs/common';
+import { CqrsModule } from '@nestjs/cqrs';
+import { CONFIG } from '../config/config';
+import { CommandPipeline } from '../shared/application/command-pipeline';
+import { READ_YOUR_WRITES } from '../shared/application/read-your-writes';
+import { CLOCK, PROJECTOR_RUNNER } from '../shared/application/tokens';
+import { SECRET_BOX } from '../shared/crypto/secret-box';
+import { systemClock } from '../shared/domain/clock';
+import { EVENT_STORE } from '../shared/ports/event-store.port';
+import { READ_MODEL_STORE } from '../shared/ports/read-model-store.port';
+import { Runtime } from './runtime';
+
+/** Binds the ports to the adapters this process opened, for every module. */
+@Global()
+@Module({})
+export class CoreModule {
+  static forRuntime(runtime: Runtime): DynamicModule {
+    const providers = [
+      { provide: CONFIG, useValue: runtime.config },
+      { provide: EVENT_STORE, useValue: runtime.stores.events },
+      { provide: READ_MODEL_STORE, useValue: runtime.stores.readModels },
+      { provide: SECRET_BOX, useValue: runtime.secretBox },
+      { provide: READ_YOUR_WRITES, useValue: runtime.readYourWrites },
+      { provide: PROJECTOR_RUNNER, useValue: runtime.runner },
+      { provide: CLOCK, useValue: systemClock },
+      CommandPipeline,
+    ];
+    return {
+      module: CoreModule,
+      imports: [CqrsModule.forRoot()],
+      providers,
+      exports: [...providers.map((p) => ('provide' in p ? p.provide : p)), CqrsModule],
+    };
+  }
+}

@@ -1,0 +1,31 @@
+import { LoggerService } from '@nestjs/common';
+import pino from 'pino';
+
+/**
+ * One pino logger for the whole process. Nothing secret is ever passed to it: key secrets
+ * stay sealed in events and opened only inside the key ring.
+ */
+export const createLogger = (level: string) =>
+  pino({ level, base: { service: 'parley' }, redact: ['req.headers.authorization', '*.secret', '*.password'] });
+
+export type Logger = ReturnType<typeof createLogger>;
+
+/** Lets Nest's own messages go through pino. */
+export class PinoNestLogger implements LoggerService {
+  constructor(private readonly logger: Logger) {}
+  log(message: unknown, context?: string) {
+    this.logger.info({ context }, String(message));
+  }
+  error(message: unknown, trace?: string, context?: string) {
+    this.logger.error({ context, trace }, String(message));
+  }
+  warn(message: unknown, context?: string) {
+    this.logger.warn({ context }, String(message));
+  }
+  debug(message: unknown, context?: string) {
+    this.logger.debug({ context }, String(message));
+  }
+  verbose(message: unknown, context?: string) {
+    this.logger.trace({ context }, String(message));
+  }
+}

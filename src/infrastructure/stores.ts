@@ -1,0 +1,35 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { ParleyConfig } from '../config/config';
+import { EventStore } from '../shared/ports/event-store.port';
+import { ReadModelStore } from '../shared/ports/read-model-store.port';
+import { SqliteEventStore } from '../adapters/event-store/sqlite/sqlite-event-store';
+import { SqliteReadModelStore } from '../adapters/read-models/sqlite/sqlite-read-model-store';
+
+export interface Stores {
+  readonly events: EventStore;
+  readonly readModels: ReadModelStore;
+  /** Which adapters were chosen, for the log line at start. */
+  readonly description: string;
+}
+
+/** EventStoreDB and MongoDB when their addresses are set, each independently; SQLite files otherwise. */
+export async function openStores(config: ParleyConfig): Promise<Stores> {
+  const needsDir = !config.eventStoreConnectionString || !config.mongodbUri;
+  if (needsDir) mkdirSync(config.dataDir, { recursive: true });
+  // The production drivers load only when chosen: the embedded default starts without them.
+  const events: EventStore = config.eventStoreConnectionString
+    ? new (await import('../adapters/event-store/esdb/esdb-event-store')).EsdbEventStore(config.eventStoreConnectionString)
+    : new SqliteEventStore(join(config.dataDir, 'events.sqlite'));
+  const readModels: ReadModelStore = config.mongodbUri
+    ? await (await import('../adapters/read-models/mongo/mongo-read-model-store')).MongoReadModelStore.connect(
+        config.mongodbUri,
+        config.mongodbDatabase,
+      )
+    : new SqliteReadModelStore(join(config.dataDir, 'read-models.sqlite'));
+  const description = [
+    config.eventStoreConnectionString ? 'event log: EventStoreDB' : `event log: SQLite in ${config.dataDir}`,
+    config.mongodbUri ? 'read models: MongoDB' : `read models: SQLite in ${config.dataDir}`,
+  ].join(', ');
+  return { events, readModels, description };
+}

@@ -1,0 +1,51 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { SECRET_BOX, SecretBox, SealedSecret } from '../../../shared/crypto/secret-box';
+import { READ_MODEL_STORE, ReadModelStore } from '../../../shared/ports/read-model-store.port';
+import { INSTANCES, InstanceDocument, instanceDocumentId } from '../../../../projections/instances/instances.projection';
+
+export interface ActiveInstance {
+  readonly id: string;
+  readonly tokenProviderEnabled: boolean;
+  /** key id → plain secret, for active keys only. */
+  readonly keys: ReadonlyMap<string, string>;
+}
+
+/** Seconds a disabled key or instance may still be honoured by another process. */
+const TTL_MS = 2_000;
+
+/**
+ * The active instances and their opened key secrets, read from the instances read model and
+ * kept in memory for a moment: verifying every request must not cost a store read and a
+ * decryption. A change made through this process is seen at once (`forget`).
+ */
+@Injectable()
+export class KeyRing {
+  private readonly cache = new Map<string, { at: number; instance: ActiveInstance | null }>();
+
+  constructor(
+    @Inject(READ_MODEL_STORE) private readonly readModels: ReadModelStore,
+    @Inject(SECRET_BOX) private readonly box: SecretBox,
+  ) {}
+
+  async instance(instanceId: string): Promise<ActiveInstance | null> {
+    const hit = this.cache.get(instanceId);
+    if (hit && Date.now() - hit.at < TTL_MS) return hit.instance;
+    const doc = await this.readModels.get<InstanceDocument>(INSTANCES, instanceDocumentId(instanceId));
+    const instance: ActiveInstance | null =
+      doc && !doc.disabled
+        ? {
+            id: doc.id,
+            tokenProviderEnabled: doc.token_provider_enabled,
+            keys: new Map(
+              doc.keys.filter((k) => !k.disabled).map((k) => [k.key_id, this.box.open(k.secret as SealedSecret)]),
+            ),
+          }
+        : null;
+    this.cache.set(instanceId, { at: Date.now(), instance });
+    return instance;
+  }
+
+  forget(instanceId: string): void {
+    this.cache.delete(instanceId);
+  }
+}

@@ -1,0 +1,107 @@
+import { Body, Controller, HttpCode, Inject, Param, Post, UseGuards } from '@nestjs/common';
+import { CommandBus, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { ArrayMaxSize, IsArray, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { CommandPipeline } from '../../../shared/application/command-pipeline';
+import { CLOCK } from '../../../shared/application/tokens';
+import { Clock } from '../../../shared/domain/clock';
+import { forbidden } from '../../../shared/domain/errors';
+import { Actor } from '../../../shared/domain/event';
+import { CHATKIT_ROUTE, ChatApiVersion, ChatApiVersionPipe } from '../../../shared/http/chatkit-route';
+import { AccessTokenGuard, auditActor, CurrentActor } from '../../instances/authentication/access-token.guard';
+import { RequestActor } from '../../instances/authentication/access-token';
+import { roomDecider, roomStream } from '../domain/room.decider';
+import { presentRoom, RoomResponse } from '../presentation/room.presenter';
+import { RoomFieldsDto } from '../presentation/room-fields';
+import { RoomMembers } from '../room-members';
+import { RoomsReadModel } from '../rooms.read-model';
+
+export const MAX_INITIAL_MEMBERS = 500;
+
+class CreateRoomDto extends RoomFieldsDto {
+  /** v6 only: a caller-chosen id. */
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(160)
+  id?: string;
+
+  /** chatkit-client names the creator here; chatkit-server names it with the token's `sub`. */
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  created_by_id?: string;
+
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(MAX_INITIAL_MEMBERS)
+  @IsString({ each: true })
+  user_ids?: string[];
+}
+
+export class CreateRoomCommand {
+  constructor(
+    readonly instanceId: string,
+    readonly version: ChatApiVersion,
+    readonly fields: CreateRoomDto,
+    readonly creatorId: string | undefined,
+    readonly actor: Actor,
+  ) {}
+}
+
+@CommandHandler(CreateRoomCommand)
+export class CreateRoomHandler implements ICommandHandler<CreateRoomCommand, RoomResponse> {
+  constructor(
+    private readonly pipeline: CommandPipeline,
+    private readonly members: RoomMembers,
+    private readonly rooms: RoomsReadModel,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async execute({ instanceId, version, fields, creatorId, actor }: CreateRoomCommand): Promise<RoomResponse> {
+    const id = (version === 6 && fields.id) || randomUUID();
+    const [creator] = creatorId ? await this.members.resolve(instanceId, [creatorId]) : [];
+    const members = await this.members.resolve(instanceId, fields.user_ids ?? []);
+    const now = this.clock.now().toISOString();
+    await this.pipeline.run(
+      roomStream(instanceId, id),
+      roomDecider,
+      {
+        type: 'CreateRoom',
+        id,
+        // An empty body makes a public room with a generated name (seed, rooms rule 1).
+        name: fields.name ?? `room-${randomBytes(4).toString('hex')}`,
+        private: fields.private ?? false,
+        created_by: creator,
+        members,
+        custom_data: fields.custom_data,
+        push_notification_title_override: fields.push_notification_title_override ?? undefined,
+        now,
+      },
+      { instance_id: instanceId, actor, occurred_at: now },
+    );
+    const room = await this.rooms.get(instanceId, id);
+    return presentRoom(version, room, version === 6 ? await this.rooms.memberIds(instanceId, id) : undefined);
+  }
+}
+
+@Controller(CHATKIT_ROUTE)
+@UseGuards(AccessTokenGuard)
+export class CreateRoomController {
+  constructor(private readonly commands: CommandBus) {}
+
+  @Post('rooms')
+  @HttpCode(201)
+  create(
+    @Param('instanceId') instanceId: string,
+    @Param('version', ChatApiVersionPipe) version: ChatApiVersion,
+    @Body() body: CreateRoomDto,
+    @CurrentActor() actor: RequestActor,
+  ): Promise<RoomResponse> {
+    const creatorId = body.created_by_id ?? actor.userId;
+    if (creatorId !== undefined && creatorId !== actor.userId && !actor.su) {
+      throw forbidden('not_allowed', 'A room can only be created on behalf of the token\'s own user without su');
+    }
+    return this.commands.execute(new CreateRoomCommand(instanceId, version, body, creatorId, auditActor(actor)));
+  }
+}

@@ -1,0 +1,37 @@
+import { DomainEvent } from '../../../shared/domain/event';
+
+export type JsonObject = { [key: string]: unknown };
+
+export interface RoomMember {
+  readonly user_id: string;
+  /** The `created_at` of the user joined, so a later user of the same id is not a member. */
+  readonly user_created_at: string;
+}
+
+export type RoomCreated = DomainEvent<
+  'RoomCreated',
+  {
+    id: string;
+    name: string;
+    private: boolean;
+    created_by_id?: string;
+    custom_data?: JsonObject;
+    push_notification_title_override?: string;
+    created_at: string;
+  }
+>;
+export type RoomUpdated = DomainEvent<
+  'RoomUpdated',
+  {
+    name?: string;
+    private?: boolean;
+    custom_data?: JsonObject;
+    push_notification_title_override?: string | null;
+    updated_at: string;
+  }
+>;
+export type RoomDeleted = DomainEvent<'RoomDeleted', { deleted_at: string }>;
+export type RoomMembersAdded = DomainEvent<'RoomMembersAdded', { members: RoomMember[]; added_at: string }>;
+export type RoomMembersRemoved = DomainEvent<'RoomMembersRemoved', { user_ids: string[]; removed_at: string }>;
+
+export type RoomEvent = RoomCreated | RoomUpdated | RoomDeleted | RoomMembersAdded | RoomMembersRemoved;

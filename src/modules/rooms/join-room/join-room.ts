@@ -1,0 +1,74 @@
+import { Controller, HttpCode, Inject, Param, Post, UseGuards } from '@nestjs/common';
+import { CommandBus, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { CommandPipeline } from '../../../shared/application/command-pipeline';
+import { CLOCK } from '../../../shared/application/tokens';
+import { Clock } from '../../../shared/domain/clock';
+import { Actor } from '../../../shared/domain/event';
+import { CHATKIT_ROUTE, ChatApiVersion, ChatApiVersionPipe } from '../../../shared/http/chatkit-route';
+import {
+  AccessTokenGuard,
+  auditActor,
+  CurrentActor,
+  requireSelfOrSu,
+} from '../../instances/authentication/access-token.guard';
+import { RequestActor } from '../../instances/authentication/access-token';
+import { roomDecider, roomNotFound, roomStream } from '../domain/room.decider';
+import { presentRoom, RoomResponse } from '../presentation/room.presenter';
+import { RoomMembers } from '../room-members';
+import { RoomsReadModel } from '../rooms.read-model';
+
+export class JoinRoomCommand {
+  constructor(
+    readonly instanceId: string,
+    readonly version: ChatApiVersion,
+    readonly roomId: string,
+    readonly userId: string,
+    readonly actor: Actor,
+  ) {}
+}
+
+/** A user enters a public room (private rooms admit only users added to them). Joining twice is fine. */
+@CommandHandler(JoinRoomCommand)
+export class JoinRoomHandler implements ICommandHandler<JoinRoomCommand, RoomResponse> {
+  constructor(
+    private readonly pipeline: CommandPipeline,
+    private readonly members: RoomMembers,
+    private readonly rooms: RoomsReadModel,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async execute({ instanceId, version, roomId, userId, actor }: JoinRoomCommand): Promise<RoomResponse> {
+    const stream = roomStream(instanceId, roomId);
+    const { state } = await this.pipeline.load(stream, roomDecider);
+    if (!state.exists) throw roomNotFound(roomId);
+    const members = await this.members.resolve(instanceId, [userId]);
+    const now = this.clock.now().toISOString();
+    await this.pipeline.run(
+      stream,
+      roomDecider,
+      { type: 'AddMembers', id: roomId, members, join: true, su: actor.su === true, now },
+      { instance_id: instanceId, actor, occurred_at: now },
+    );
+    const room = await this.rooms.get(instanceId, roomId);
+    return presentRoom(version, room, await this.rooms.memberIds(instanceId, roomId));
+  }
+}
+
+@Controller(CHATKIT_ROUTE)
+@UseGuards(AccessTokenGuard)
+export class JoinRoomController {
+  constructor(private readonly commands: CommandBus) {}
+
+  @Post('users/:userId/rooms/:roomId/join')
+  @HttpCode(200)
+  join(
+    @Param('instanceId') instanceId: string,
+    @Param('version', ChatApiVersionPipe) version: ChatApiVersion,
+    @Param('userId') userId: string,
+    @Param('roomId') roomId: string,
+    @CurrentActor() actor: RequestActor,
+  ): Promise<RoomResponse> {
+    requireSelfOrSu(actor, userId);
+    return this.commands.execute(new JoinRoomCommand(instanceId, version, roomId, userId, auditActor(actor)));
+  }
+}

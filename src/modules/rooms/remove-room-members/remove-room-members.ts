@@ -1,0 +1,56 @@
+import { Body, Controller, HttpCode, Inject, Param, Put, UseGuards } from '@nestjs/common';
+import { CommandBus, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { CommandPipeline } from '../../../shared/application/command-pipeline';
+import { CLOCK } from '../../../shared/application/tokens';
+import { Clock } from '../../../shared/domain/clock';
+import { Actor } from '../../../shared/domain/event';
+import { CHATKIT_ROUTE } from '../../../shared/http/chatkit-route';
+import { AccessTokenGuard, auditActor, CurrentActor } from '../../instances/authentication/access-token.guard';
+import { RequestActor } from '../../instances/authentication/access-token';
+import { roomDecider, roomStream } from '../domain/room.decider';
+import { RoomUserIdsDto } from '../add-room-members/add-room-members';
+
+export class RemoveRoomMembersCommand {
+  constructor(
+    readonly instanceId: string,
+    readonly roomId: string,
+    readonly userIds: string[],
+    readonly actor: Actor,
+  ) {}
+}
+
+/** Removes users from a room; ids that are not members are ignored. */
+@CommandHandler(RemoveRoomMembersCommand)
+export class RemoveRoomMembersHandler implements ICommandHandler<RemoveRoomMembersCommand, void> {
+  constructor(
+    private readonly pipeline: CommandPipeline,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async execute({ instanceId, roomId, userIds, actor }: RemoveRoomMembersCommand): Promise<void> {
+    const now = this.clock.now().toISOString();
+    await this.pipeline.run(
+      roomStream(instanceId, roomId),
+      roomDecider,
+      { type: 'RemoveMembers', id: roomId, user_ids: userIds, now },
+      { instance_id: instanceId, actor, occurred_at: now },
+    );
+  }
+}
+
+@Controller(CHATKIT_ROUTE)
+@UseGuards(AccessTokenGuard)
+export class RemoveRoomMembersController {
+  constructor(private readonly commands: CommandBus) {}
+
+  @Put('rooms/:roomId/users/remove')
+  @HttpCode(204)
+  async remove(
+    @Param('instanceId') instanceId: string,
+    @Param('roomId') roomId: string,
+    @Body() body: RoomUserIdsDto,
+    @CurrentActor() actor: RequestActor,
+  ): Promise<void> {
+    await this.commands.execute(new RemoveRoomMembersCommand(instanceId, roomId, body.user_ids, auditActor(actor)));
+  }
+}

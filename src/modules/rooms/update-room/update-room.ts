@@ -1,0 +1,62 @@
+import { Body, Controller, HttpCode, Inject, Param, Put, UseGuards } from '@nestjs/common';
+import { CommandBus, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { CommandPipeline } from '../../../shared/application/command-pipeline';
+import { CLOCK } from '../../../shared/application/tokens';
+import { Clock } from '../../../shared/domain/clock';
+import { Actor } from '../../../shared/domain/event';
+import { CHATKIT_ROUTE } from '../../../shared/http/chatkit-route';
+import {
+  AccessTokenGuard,
+  auditActor,
+  CurrentActor,
+  requireSu,
+} from '../../instances/authentication/access-token.guard';
+import { RequestActor } from '../../instances/authentication/access-token';
+import { roomDecider, roomStream } from '../domain/room.decider';
+import { RoomFieldsDto } from '../presentation/room-fields';
+
+export class UpdateRoomCommand {
+  constructor(
+    readonly instanceId: string,
+    readonly roomId: string,
+    readonly changes: RoomFieldsDto,
+    readonly actor: Actor,
+  ) {}
+}
+
+@CommandHandler(UpdateRoomCommand)
+export class UpdateRoomHandler implements ICommandHandler<UpdateRoomCommand, void> {
+  constructor(
+    private readonly pipeline: CommandPipeline,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async execute({ instanceId, roomId, changes, actor }: UpdateRoomCommand): Promise<void> {
+    const now = this.clock.now().toISOString();
+    await this.pipeline.run(
+      roomStream(instanceId, roomId),
+      roomDecider,
+      { type: 'UpdateRoom', id: roomId, ...changes, now },
+      { instance_id: instanceId, actor, occurred_at: now },
+    );
+  }
+}
+
+/** Updating a room is an administrator's call until roles arrive (the default role may not). */
+@Controller(CHATKIT_ROUTE)
+@UseGuards(AccessTokenGuard)
+export class UpdateRoomController {
+  constructor(private readonly commands: CommandBus) {}
+
+  @Put('rooms/:roomId')
+  @HttpCode(204)
+  async update(
+    @Param('instanceId') instanceId: string,
+    @Param('roomId') roomId: string,
+    @Body() body: RoomFieldsDto,
+    @CurrentActor() actor: RequestActor,
+  ): Promise<void> {
+    requireSu(actor);
+    await this.commands.execute(new UpdateRoomCommand(instanceId, roomId, body, auditActor(actor)));
+  }
+}

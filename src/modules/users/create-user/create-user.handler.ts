@@ -1,0 +1,38 @@
+import { Inject } from '@nestjs/common';
+import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { CommandPipeline } from '../../../shared/application/command-pipeline';
+import { CLOCK } from '../../../shared/application/tokens';
+import { Clock } from '../../../shared/domain/clock';
+import { Actor } from '../../../shared/domain/event';
+import { userDecider, userStream } from '../domain/user.decider';
+import { NewUserDto } from '../presentation/user-fields.dto';
+import { presentUser, UserResponse } from '../presentation/user.presenter';
+import { UsersReadModel } from '../users.read-model';
+
+export class CreateUserCommand {
+  constructor(
+    readonly instanceId: string,
+    readonly user: NewUserDto,
+    readonly actor: Actor,
+  ) {}
+}
+
+@CommandHandler(CreateUserCommand)
+export class CreateUserHandler implements ICommandHandler<CreateUserCommand, UserResponse> {
+  constructor(
+    private readonly pipeline: CommandPipeline,
+    private readonly users: UsersReadModel,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async execute({ instanceId, user, actor }: CreateUserCommand): Promise<UserResponse> {
+    const now = this.clock.now().toISOString();
+    await this.pipeline.run(
+      userStream(instanceId, user.id),
+      userDecider,
+      { type: 'CreateUser', ...user, now },
+      { instance_id: instanceId, actor, occurred_at: now },
+    );
+    return presentUser(await this.users.get(instanceId, user.id));
+  }
+}

@@ -1,0 +1,56 @@
+import { Inject } from '@nestjs/common';
+import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { CommandPipeline } from '../../../shared/application/command-pipeline';
+import { CLOCK } from '../../../shared/application/tokens';
+import { Clock } from '../../../shared/domain/clock';
+import { badRequest } from '../../../shared/domain/errors';
+import { Actor } from '../../../shared/domain/event';
+import { userDecider, userStream } from '../domain/user.decider';
+import { NewUserDto } from '../presentation/user-fields.dto';
+import { presentUser, UserResponse } from '../presentation/user.presenter';
+import { UsersReadModel } from '../users.read-model';
+
+export class CreateUsersCommand {
+  constructor(
+    readonly instanceId: string,
+    readonly users: NewUserDto[],
+    readonly actor: Actor,
+  ) {}
+}
+
+/**
+ * Creates up to 25 users. Every user is checked before any is written, so a batch with one
+ * existing or repeated id writes nothing; the appends then go out together (on SQLite they
+ * share one commit).
+ */
+@CommandHandler(CreateUsersCommand)
+export class CreateUsersHandler implements ICommandHandler<CreateUsersCommand, UserResponse[]> {
+  constructor(
+    private readonly pipeline: CommandPipeline,
+    private readonly users: UsersReadModel,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async execute({ instanceId, users, actor }: CreateUsersCommand): Promise<UserResponse[]> {
+    const ids = users.map((u) => u.id);
+    const repeated = ids.find((id, i) => ids.indexOf(id) !== i);
+    if (repeated !== undefined) throw badRequest('duplicate_user_id', `The user id "${repeated}" appears twice in the batch`);
+    const now = this.clock.now().toISOString();
+    const command = (user: NewUserDto) => ({ type: 'CreateUser' as const, ...user, now });
+    for (const user of users) {
+      const { state } = await this.pipeline.load(userStream(instanceId, user.id), userDecider);
+      userDecider.decide(command(user), state); // throws user_already_exists before anything is written
+    }
+    await Promise.all(
+      users.map((user) =>
+        this.pipeline.run(userStream(instanceId, user.id), userDecider, command(user), {
+          instance_id: instanceId,
+          actor,
+          occurred_at: now,
+        }),
+      ),
+    );
+    const created = new Map((await this.users.findMany(instanceId, ids)).map((u) => [u.id, u]));
+    return ids.map((id) => presentUser(created.get(id)!));
+  }
+}

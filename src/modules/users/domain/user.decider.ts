@@ -1,0 +1,57 @@
+import { Decider } from '../../../shared/domain/decider';
+import { DomainError, notFound } from '../../../shared/domain/errors';
+import { streamName } from '../../../shared/domain/streams';
+import { JsonObject, UserEvent } from './user.events';
+
+export const userStream = (instanceId: string, userId: string) => streamName('user', instanceId, userId);
+
+export interface UserState {
+  readonly exists: boolean;
+  /** Tells apart a user from an earlier user of the same id that was deleted. */
+  readonly createdAt: string | null;
+}
+
+export type UserCommand =
+  | { type: 'CreateUser'; id: string; name: string; avatar_url?: string; custom_data?: JsonObject; now: string }
+  | { type: 'UpdateUser'; id: string; name?: string; avatar_url?: string; custom_data?: JsonObject; now: string }
+  | { type: 'DeleteUser'; id: string; now: string };
+
+export const userNotFound = (id: string) => notFound('user_not_found', `The user "${id}" does not exist`);
+
+export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
+  initialState: () => ({ exists: false, createdAt: null }),
+
+  evolve(state, event) {
+    switch (event.type) {
+      case 'UserCreated':
+        return { exists: true, createdAt: event.data.created_at };
+      case 'UserDeleted':
+        return { exists: false, createdAt: null };
+      default:
+        return state;
+    }
+  },
+
+  decide(command, state) {
+    switch (command.type) {
+      case 'CreateUser': {
+        if (state.exists) {
+          // Apps still compare against the historical string, so it is kept as it was.
+          throw new DomainError('bad_request', 'user_already_exists', `A user with id "${command.id}" already exists`, {
+            code: 'user_already_exists',
+          });
+        }
+        const { id, name, avatar_url, custom_data, now } = command;
+        return [{ type: 'UserCreated', data: { id, name, avatar_url, custom_data, created_at: now } }];
+      }
+      case 'UpdateUser': {
+        if (!state.exists) throw userNotFound(command.id);
+        const { name, avatar_url, custom_data, now } = command;
+        return [{ type: 'UserUpdated', data: { name, avatar_url, custom_data, updated_at: now } }];
+      }
+      case 'DeleteUser':
+        if (!state.exists) throw userNotFound(command.id);
+        return [{ type: 'UserDeleted', data: { deleted_at: command.now } }];
+    }
+  },
+};

@@ -1,0 +1,55 @@
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+/** A key secret as it is stored in the log: AES-256-GCM under the master key, never plain. */
+export interface SealedSecret {
+  readonly alg: 'aes-256-gcm';
+  readonly iv: string;
+  readonly tag: string;
+  readonly ciphertext: string;
+}
+
+/**
+ * Encrypts key secrets with the server's master key. The master key lives outside the log
+ * (MASTER_KEY, or `<DATA_DIR>/master.key`), so a copy of the log alone reveals no secret.
+ */
+export class SecretBox {
+  private constructor(private readonly key: Buffer) {}
+
+  static fromBase64(value: string): SecretBox {
+    const key = Buffer.from(value, 'base64');
+    if (key.length !== 32) throw new Error('MASTER_KEY must be 32 bytes, base64-encoded (openssl rand -base64 32)');
+    return new SecretBox(key);
+  }
+
+  /** Reads the master key file, creating it (mode 0600) on first start. */
+  static fromFile(file: string): SecretBox {
+    if (!existsSync(file)) {
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, randomBytes(32).toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
+    }
+    chmodSync(file, 0o600);
+    return SecretBox.fromBase64(readFileSync(file, 'utf8').trim());
+  }
+
+  seal(plaintext: string): SealedSecret {
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
+    const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+    return {
+      alg: 'aes-256-gcm',
+      iv: iv.toString('base64'),
+      tag: cipher.getAuthTag().toString('base64'),
+      ciphertext: ciphertext.toString('base64'),
+    };
+  }
+
+  open(sealed: SealedSecret): string {
+    const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(sealed.iv, 'base64'));
+    decipher.setAuthTag(Buffer.from(sealed.tag, 'base64'));
+    return Buffer.concat([decipher.update(Buffer.from(sealed.ciphertext, 'base64')), decipher.final()]).toString('utf8');
+  }
+}
+
+export const SECRET_BOX = Symbol('SecretBox');

@@ -1,0 +1,28 @@
+import { ArgumentMetadata, Injectable, ValidationError, ValidationPipe } from '@nestjs/common';
+import { unprocessable } from '../domain/errors';
+
+const flatten = (errors: ValidationError[]): string[] =>
+  errors.flatMap((e) => [...Object.values(e.constraints ?? {}), ...flatten(e.children ?? [])]);
+
+/**
+ * class-validator DTOs; a body that does not fit answers 422 with every reason found.
+ * A missing body counts as `{}`: SDKs send body-less POSTs, and the DTO says what is required.
+ */
+@Injectable()
+export class RequestValidationPipe extends ValidationPipe {
+  constructor() {
+    super({
+      whitelist: true,
+      transform: true,
+      exceptionFactory: (errors) => unprocessable('validation_failed', flatten(errors).join('; ')),
+    });
+  }
+
+  override transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type === 'body' && (value === undefined || value === null)) value = {};
+    if (metadata.type === 'body' && (typeof value !== 'object' || Array.isArray(value))) {
+      throw unprocessable('invalid_body', 'The request body must be a JSON object');
+    }
+    return super.transform(value, metadata);
+  }
+}
