@@ -1,0 +1,412 @@
+import {
+  ANY,
+  AppendExpectedRevision,
+  BACKWARDS,
+  END,
+  EventStoreDBClient,
+  FORWARDS,
+  Filter,
+  JSONType,
+  NO_STREAM,
+  Position,
+  ReadPosition,
+  ReadableSubscription,
+  RecordedEvent as EsdbRecordedEvent,
+  START,
+  STREAM_EXISTS,
+  StreamNotFoundError,
+  StreamingRead,
+  WrongExpectedVersionError,
+  eventTypeFilter,
+  excludeSystemEvents,
+  jsonEvent,
+  streamNameFilter,
+} from '@eventstore/db-client';
+import { randomUUID } from 'node:crypto';
+import { EventMetadata, LogPosition, RecordedEvent } from '../../../shared/domain/event';
+import {
+  AppendResult,
+  EventStore,
+  EventToAppend,
+  ExpectedRevision,
+  LogFilter,
+  LogSubscription,
+  ReadAllOptions,
+  ReadStreamOptions,
+  SubscribeToAllOptions,
+  SubscribeToStreamOptions,
+  WrongExpectedRevisionError,
+} from '../../../shared/ports/event-store.port';
+
+export interface EsdbEventStoreOptions {
+  /**
+   * How long any call may wait for the server. The client waits forever on an endpoint that
+   * accepts TCP but never answers, whatever deadline it is given, so every call is raced
+   * against this timer. For reads it bounds the wait for each next event, not the whole read.
+   */
+  readonly timeoutMs?: number;
+  /** readAll's default maxCount (as in the SQLite adapter) and its page size when filtering. */
+  readonly pageSize?: number;
+}
+
+/** A call the server did not answer in time. For an append, whether it was written is unknown. */
+export class EsdbTimeoutError extends Error {
+  constructor(what: string, ms: number) {
+    super(`EventStoreDB did not answer ${what} within ${ms} ms`);
+    this.name = 'EsdbTimeoutError';
+  }
+}
+
+const WIDTH = 20; // a u64 has at most 20 decimal digits
+/** `commit:prepare`, each zero-padded to 20 digits, so that string order is log order. */
+export const esdbPosition = (p: Position): LogPosition =>
+  `${p.commit.toString().padStart(WIDTH, '0')}:${p.prepare.toString().padStart(WIDTH, '0')}`;
+
+export const parseEsdbPosition = (position: LogPosition): Position => {
+  const match = /^(\d{20}):(\d{20})$/.exec(position);
+  if (!match) throw new Error(`Not an EventStoreDB log position: ${JSON.stringify(position)}`);
+  return { commit: BigInt(match[1]), prepare: BigInt(match[2]) };
+};
+
+/**
+ * The event log in EventStoreDB (client 6.x, gRPC). Events are JSON; revisions (bigints in the
+ * client) become numbers; `$`-prefixed system events and streams are never returned, so positions
+ * seen by readers (checkpoints, headPosition) are always positions of application events.
+ */
+export class EsdbEventStore implements EventStore {
+  private readonly client: EventStoreDBClient;
+  private readonly timeoutMs: number;
+  private readonly pageSize: number;
+  private readonly feeds = new Set<LogSubscription>();
+
+  static connect(connectionString: string, options: EsdbEventStoreOptions = {}): EsdbEventStore {
+    return new EsdbEventStore(connectionString, options);
+  }
+
+  constructor(connection: string | EventStoreDBClient, options: EsdbEventStoreOptions = {}) {
+    this.client = typeof connection === 'string' ? EventStoreDBClient.connectionString(connection) : connection;
+    this.timeoutMs = options.timeoutMs ?? 10_000;
+    this.pageSize = options.pageSize ?? 500;
+  }
+
+  async append(streamName: string, events: readonly EventToAppend[], expected: ExpectedRevision): Promise<AppendResult> {
+    if (events.length === 0) throw new Error('append needs at least one event');
+    const data = events.map((e) =>
+      jsonEvent({
+        id: e.id ?? randomUUID(),
+        type: e.type,
+        // The client JSON-encodes whatever it is given; the casts only satisfy its narrower types.
+        data: (e.data ?? null) as JSONType,
+        metadata: (e.metadata ?? {}) as unknown as JSONType,
+      }),
+    );
+    let result;
+    try {
+      result = await this.deadline(
+        this.client.appendToStream(streamName, data, { expectedRevision: toEsdbExpected(expected) }),
+        `an append to ${streamName} (it may or may not have been written)`,
+      );
+    } catch (error) {
+      if (error instanceof WrongExpectedVersionError) {
+        const actual = error.actualVersion;
+        throw new WrongExpectedRevisionError(
+          streamName,
+          expected,
+          typeof actual === 'bigint' && actual >= 0n ? Number(actual) : 'no_stream',
+        );
+      }
+      throw error;
+    }
+    const nextExpectedRevision = Number(result.nextExpectedRevision);
+    // The reported position is the write's; for a single event that is the event's own position.
+    // For several events, read the last one back rather than trust which record it points at.
+    let position = events.length === 1 && result.position ? esdbPosition(result.position) : undefined;
+    if (!position) {
+      const [last] = await this.readStream(streamName, { fromRevision: nextExpectedRevision, maxCount: 1 });
+      position = last?.position || (result.position && esdbPosition(result.position)) || undefined;
+    }
+    if (!position) throw new Error(`EventStoreDB reported no log position for the append to ${streamName}`);
+    return { nextExpectedRevision, position };
+  }
+
+  async readStream(streamName: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+    if (options.maxCount === 0) return [];
+    const backwards = options.direction === 'backwards';
+    try {
+      const resolved = await this.drain(
+        this.client.readStream(streamName, {
+          direction: backwards ? BACKWARDS : FORWARDS,
+          fromRevision: options.fromRevision === undefined ? (backwards ? END : START) : BigInt(options.fromRevision),
+          maxCount: options.maxCount ?? Number.MAX_SAFE_INTEGER,
+        }),
+        `a read of ${streamName}`,
+      );
+      return resolved.flatMap((r) => (r.event ? [toRecorded(r.event)] : []));
+    } catch (error) {
+      if (error instanceof StreamNotFoundError) return [];
+      throw error;
+    }
+  }
+
+  /**
+   * Client 6.x cannot filter reads of $all on the server (only subscriptions), so this pages
+   * through $all and filters here. `after` is excluded whether or not the server includes it.
+   */
+  async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
+    const limit = options.maxCount ?? this.pageSize;
+    if (limit <= 0) return [];
+    const matches = compileFilter(options.filter);
+    const filtered = Boolean(options.filter?.eventTypes?.length || options.filter?.streamPrefixes?.length);
+    const out: RecordedEvent[] = [];
+    let last: LogPosition | null = options.after ?? null;
+    for (;;) {
+      // One more than needed: the first event may be `after` itself.
+      const batch = filtered ? this.pageSize + 1 : Math.min(limit - out.length, this.pageSize) + 1;
+      const page = await this.drain(
+        this.client.readAll({ fromPosition: last === null ? START : parseEsdbPosition(last), maxCount: batch }),
+        'a read of $all',
+      );
+      for (const { event } of page) {
+        if (!event) continue;
+        const position = esdbPosition(event.position);
+        if (last !== null && position <= last) continue;
+        last = position;
+        if (!isApplicationEvent(event) || !matches(event)) continue;
+        out.push(toRecorded(event, position));
+        if (out.length === limit) return out;
+      }
+      if (page.length < batch) return out; // the end of the log
+    }
+  }
+
+  /** The newest application event: what a subscription's checkpoint can eventually reach. */
+  async headPosition(): Promise<LogPosition | null> {
+    const batch = 64;
+    let from: ReadPosition = END;
+    let seen: LogPosition | null = null;
+    for (;;) {
+      const page = await this.drain(
+        this.client.readAll({ direction: BACKWARDS, fromPosition: from, maxCount: batch }),
+        'a read of the head of $all',
+      );
+      for (const { event } of page) {
+        if (!event) continue;
+        const position = esdbPosition(event.position);
+        if (seen !== null && position >= seen) continue;
+        seen = position;
+        if (isApplicationEvent(event)) return position;
+      }
+      if (page.length < batch || seen === null) return null;
+      from = parseEsdbPosition(seen);
+    }
+  }
+
+  subscribeToAll(options: SubscribeToAllOptions = {}): LogSubscription {
+    const matches = compileFilter(options.filter);
+    const after = options.after ?? null;
+    return this.track(
+      new EsdbFeed(
+        () =>
+          this.client.subscribeToAll({
+            // Subscriptions start after the given position (documented as exclusive).
+            fromPosition: after === null ? START : parseEsdbPosition(after),
+            filter: serverFilter(options.filter),
+          }),
+        () => {
+          // Guards against a duplicate should the server ever include the start position.
+          let last = after;
+          return ({ event }) => {
+            if (!event) return null;
+            const position = esdbPosition(event.position);
+            if (last !== null && position <= last) return null;
+            last = position;
+            return isApplicationEvent(event) && matches(event) ? toRecorded(event, position) : null;
+          };
+        },
+        this.timeoutMs,
+        'a subscription to $all',
+        (feed) => this.feeds.delete(feed),
+      ),
+    );
+  }
+
+  subscribeToStream(streamName: string, options: SubscribeToStreamOptions = {}): LogSubscription {
+    const after = options.afterRevision ?? null;
+    return this.track(
+      new EsdbFeed(
+        () => this.client.subscribeToStream(streamName, { fromRevision: after === null ? START : BigInt(after) }),
+        () => {
+          let last = after ?? -1;
+          return ({ event }) => {
+            if (!event) return null;
+            const recorded = toRecorded(event);
+            if (recorded.revision <= last) return null;
+            last = recorded.revision;
+            return recorded;
+          };
+        },
+        this.timeoutMs,
+        `a subscription to ${streamName}`,
+        (feed) => this.feeds.delete(feed),
+      ),
+    );
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.feeds].map((f) => f.close()));
+    await this.deadline(this.client.dispose(), 'closing the connection').catch(() => undefined);
+  }
+
+  private track(feed: LogSubscription): LogSubscription {
+    this.feeds.add(feed);
+    return feed;
+  }
+
+  private deadline<T>(promise: Promise<T>, what: string): Promise<T> {
+    return withTimeout(promise, this.timeoutMs, what);
+  }
+
+  /** Collects a streamed read, failing if the server goes silent for timeoutMs. */
+  private async drain<T>(stream: StreamingRead<T>, what: string): Promise<T[]> {
+    const out: T[] = [];
+    const iterator = stream[Symbol.asyncIterator]();
+    try {
+      for (;;) {
+        const next = await this.deadline(iterator.next(), what);
+        if (next.done) return out;
+        out.push(next.value);
+      }
+    } catch (error) {
+      stream.cancel().catch(() => undefined);
+      stream.destroy();
+      throw error;
+    }
+  }
+}
+
+const CLOSED = Symbol('closed');
+
+/**
+ * A client subscription consumed with `for await`, one event at a time: EventStoreDB's own
+ * catch-up subscription already switches from stored to live events without a gap.
+ * `close()` ends a pending iteration at once, whatever the stream does after cancellation.
+ */
+class EsdbFeed<R> implements LogSubscription {
+  private closed = false;
+  private active: ReadableSubscription<R> | null = null;
+  private stop!: () => void;
+  private readonly stopped = new Promise<typeof CLOSED>((resolve) => (this.stop = () => resolve(CLOSED)));
+
+  constructor(
+    private readonly open: () => ReadableSubscription<R>,
+    private readonly acceptor: () => (item: R) => RecordedEvent | null,
+    private readonly timeoutMs: number,
+    private readonly what: string,
+    private readonly onClose: (feed: LogSubscription) => void,
+  ) {}
+
+  async *[Symbol.asyncIterator](): AsyncIterator<RecordedEvent> {
+    if (this.closed) return;
+    const subscription = this.open();
+    this.active = subscription;
+    // The server confirms a subscription first; silence means a hung connection.
+    const watchdog = setTimeout(
+      () => subscription.destroy(new EsdbTimeoutError(`${this.what} (no confirmation)`, this.timeoutMs)),
+      this.timeoutMs,
+    );
+    subscription.once('confirmation', () => clearTimeout(watchdog));
+    const accept = this.acceptor();
+    const iterator = subscription[Symbol.asyncIterator]();
+    try {
+      for (;;) {
+        const next = await Promise.race([iterator.next(), this.stopped]);
+        if (next === CLOSED || next.done) return;
+        const event = accept(next.value);
+        if (event) yield event;
+        if (this.closed) return;
+      }
+    } catch (error) {
+      if (this.closed) return; // cancelling surfaces as a stream error
+      throw error;
+    } finally {
+      clearTimeout(watchdog);
+      await this.close();
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.stop();
+    this.onClose(this);
+    const subscription = this.active;
+    if (subscription) {
+      // Not awaited: on a hung connection unsubscribe() never settles.
+      subscription.unsubscribe().catch(() => undefined);
+      subscription.destroy();
+    }
+  }
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new EsdbTimeoutError(what, ms)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+function toEsdbExpected(expected: ExpectedRevision): AppendExpectedRevision {
+  switch (expected) {
+    case 'no_stream':
+      return NO_STREAM;
+    case 'stream_exists':
+      return STREAM_EXISTS;
+    case 'any':
+      return ANY;
+    default:
+      if (!Number.isSafeInteger(expected) || expected < 0) throw new Error(`Invalid expected revision: ${expected}`);
+      return BigInt(expected);
+  }
+}
+
+type AnyRecorded = EsdbRecordedEvent;
+
+const isApplicationEvent = (e: AnyRecorded): boolean => !e.type.startsWith('$') && !e.streamId.startsWith('$');
+
+/** The exact semantics of LogFilter, applied here even when the server filtered already. */
+function compileFilter(filter: LogFilter | undefined): (e: AnyRecorded) => boolean {
+  const types = filter?.eventTypes?.length ? new Set(filter.eventTypes) : null;
+  const prefixes = filter?.streamPrefixes?.length ? filter.streamPrefixes : null;
+  return (e) => (!types || types.has(e.type)) && (!prefixes || prefixes.some((p) => e.streamId.startsWith(p)));
+}
+
+/**
+ * The server filters on one thing only: stream prefixes when given (the other condition is
+ * checked here), else exact event types by regex, else it just leaves out system events.
+ */
+function serverFilter(filter: LogFilter | undefined): Filter {
+  if (filter?.streamPrefixes?.length) return streamNameFilter({ prefixes: [...filter.streamPrefixes] });
+  if (filter?.eventTypes?.length) {
+    return eventTypeFilter({ regex: `^(?:${filter.eventTypes.map(escapeRegex).join('|')})$` });
+  }
+  return excludeSystemEvents();
+}
+
+/** Escapes .NET regex metacharacters (whitespace is literal without IgnorePatternWhitespace). */
+const escapeRegex = (s: string): string => s.replace(/[\\^$.*+?()[\]{}|#]/g, (c) => `\\${c}`);
+
+function toRecorded(e: AnyRecorded, position?: LogPosition): RecordedEvent {
+  const metadata = e.metadata && !(e.metadata instanceof Uint8Array) && typeof e.metadata === 'object' ? e.metadata : {};
+  return {
+    id: e.id,
+    streamName: e.streamId,
+    revision: Number(e.revision),
+    // Stream reads carry positions only on servers newer than 22.6.
+    position: position ?? (e.position ? esdbPosition(e.position) : ''),
+    type: e.type,
+    data: e.data,
+    metadata: metadata as EventMetadata,
+    recordedAt: e.created.toISOString(),
+  };
+}
