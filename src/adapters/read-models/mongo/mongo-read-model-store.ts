@@ -1,0 +1,252 @@
+import { AnyBulkWriteOperation, Collection, Db, Filter, MongoClient, MongoServerError, SortDirection } from 'mongodb';
+import { LogPosition } from '../../../shared/domain/event';
+import {
+  CollectionSpec,
+  Condition,
+  Document,
+  DocumentChange,
+  Query,
+  ReadModelStore,
+  StoredDocument,
+} from '../../../shared/ports/read-model-store.port';
+
+/** A read-model document as stored: the document untouched under `doc`, beside its position. */
+interface Row {
+  _id: string;
+  doc: Document;
+  position: LogPosition;
+}
+interface CheckpointRow {
+  _id: string;
+  position: LogPosition;
+}
+interface LeaseRow {
+  _id: string;
+  owner: string;
+  expiresAt: number;
+}
+
+// The same naming rules as the SQLite adapter, so a projection valid on one is valid on both.
+const NAME = /^[a-z][a-z0-9_]{0,62}$/;
+const FIELD = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** Read models live in `rm_<name>`, apart from the `checkpoints` and `leases` collections. */
+const collectionName = (collection: string): string => {
+  if (!NAME.test(collection)) throw new Error(`Invalid collection name: ${collection}`);
+  return `rm_${collection}`;
+};
+/** Queried fields address `doc.<field>`; `_id` is the row's own key (and its index). */
+const path = (field: string): string => {
+  if (!FIELD.test(field)) throw new Error(`Invalid field name: ${field}`);
+  return field === '_id' ? '_id' : `doc.${field}`;
+};
+
+const DUPLICATE_KEY = 11000;
+const NAMESPACE_EXISTS = 48;
+
+/**
+ * Read models in MongoDB. The document is kept whole under `doc` (a document's fields can never
+ * clash with the row's own), so get/find return exactly what was put. Batches and their
+ * checkpoints commit in one multi-document transaction, which needs a replica set (a
+ * single-node replica set will do).
+ */
+export class MongoReadModelStore implements ReadModelStore {
+  private readonly client: MongoClient;
+  private readonly db: Db;
+  private readonly checkpoints: Collection<CheckpointRow>;
+  private readonly leases: Collection<LeaseRow>;
+  /** Collections known to exist; a batch naming any other fails, as it does in SQLite. */
+  private readonly declared = new Set<string>();
+
+  static async connect(uri: string, dbName = 'parley'): Promise<MongoReadModelStore> {
+    const store = new MongoReadModelStore(uri, dbName);
+    await store.client.connect();
+    return store;
+  }
+
+  constructor(clientOrUri: MongoClient | string, dbName = 'parley') {
+    this.client = typeof clientOrUri === 'string' ? new MongoClient(clientOrUri) : clientOrUri;
+    this.db = this.client.db(dbName);
+    this.checkpoints = this.db.collection<CheckpointRow>('checkpoints');
+    this.leases = this.db.collection<LeaseRow>('leases');
+  }
+
+  private rows(collection: string): Collection<Row> {
+    return this.db.collection<Row>(collectionName(collection));
+  }
+
+  async ensureCollections(specs: readonly CollectionSpec[]): Promise<void> {
+    for (const spec of specs) {
+      const name = collectionName(spec.name);
+      // Created explicitly: inside a transaction an implicit creation may conflict with a concurrent one.
+      await this.db.createCollection(name).catch((error: unknown) => {
+        if (!(error instanceof MongoServerError && error.code === NAMESPACE_EXISTS)) throw error;
+      });
+      for (const index of spec.indexes ?? []) {
+        const fields = index.fields.map((f) => (typeof f === 'string' ? { field: f, descending: false } : f));
+        const keys: Record<string, 1 | -1> = {};
+        for (const f of fields) keys[path(f.field)] = f.descending ? -1 : 1;
+        await this.db.collection(name).createIndex(keys, {
+          name: `ix_${fields.map((f) => (f.descending ? `${f.field}_desc` : f.field)).join('_')}`,
+          unique: index.unique ?? false,
+          // As in SQLite, where NULLs never collide: documents lacking a unique field are not indexed.
+          ...(index.unique
+            ? { partialFilterExpression: Object.fromEntries(fields.map((f) => [path(f.field), { $exists: true }])) }
+            : {}),
+        });
+      }
+      this.declared.add(spec.name);
+    }
+  }
+
+  async get<D extends Document>(collection: string, id: string): Promise<D | null> {
+    const row = await this.rows(collection).findOne({ _id: id }, { projection: { doc: 1 } });
+    return row ? (row.doc as D) : null;
+  }
+
+  async getMany<D extends Document>(collection: string, ids: readonly string[]): Promise<D[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.rows(collection)
+      .find({ _id: { $in: [...ids] } }, { projection: { doc: 1 } })
+      .toArray();
+    return rows.map((r) => r.doc as D);
+  }
+
+  async getStored<D extends Document>(collection: string, id: string): Promise<StoredDocument<D> | null> {
+    const row = await this.rows(collection).findOne({ _id: id });
+    return row ? { document: row.doc as D, position: row.position } : null;
+  }
+
+  async find<D extends Document>(collection: string, query: Query = {}): Promise<D[]> {
+    return (await this.findStored<D>(collection, query)).map((s) => s.document);
+  }
+
+  async findStored<D extends Document>(collection: string, query: Query = {}): Promise<StoredDocument<D>[]> {
+    // Mongo reads limit 0 as "no limit"; the port (and SQLite) mean none.
+    if (query.limit !== undefined && query.limit <= 0) return [];
+    const cursor = this.rows(collection).find(toFilter(query));
+    const sort = (query.sort ?? []).map((s): [string, SortDirection] => [path(s.field), s.descending ? -1 : 1]);
+    if (sort.length) cursor.sort(sort);
+    if (query.limit !== undefined) cursor.limit(query.limit);
+    const rows = await cursor.toArray();
+    return rows.map((r) => ({ document: r.doc as D, position: r.position }));
+  }
+
+  async applyBatch(changes: readonly DocumentChange[], checkpoints: Readonly<Record<string, LogPosition>>): Promise<void> {
+    const marks = Object.entries(checkpoints);
+    if (changes.length === 0 && marks.length === 0) return;
+    await this.requireDeclared(new Set(changes.map((c) => c.collection)));
+    // Per collection, in batch order: changes to one document keep their order.
+    const byCollection = new Map<string, AnyBulkWriteOperation<Row>[]>();
+    for (const change of changes) {
+      let ops = byCollection.get(change.collection);
+      if (!ops) byCollection.set(change.collection, (ops = []));
+      ops.push(
+        change.kind === 'put'
+          ? {
+              replaceOne: {
+                filter: { _id: change.document._id },
+                // Through JSON, as SQLite stores it: `undefined` fields vanish instead of becoming null.
+                replacement: { doc: JSON.parse(JSON.stringify(change.document)) as Document, position: change.position },
+                upsert: true,
+              },
+            }
+          : { deleteOne: { filter: { _id: change.id } } },
+      );
+    }
+    const session = this.client.startSession();
+    try {
+      await session.withTransaction(
+        async () => {
+          for (const [collection, ops] of byCollection) {
+            await this.rows(collection).bulkWrite(ops, { session, ordered: true });
+          }
+          if (marks.length) {
+            await this.checkpoints.bulkWrite(
+              marks.map(([name, position]) => ({
+                updateOne: { filter: { _id: name }, update: { $set: { position } }, upsert: true },
+              })),
+              { session, ordered: true },
+            );
+          }
+        },
+        { readConcern: { level: 'snapshot' }, writeConcern: { w: 'majority' } },
+      );
+    } finally {
+      await session.endSession();
+    }
+  }
+
+  async getCheckpoint(projection: string): Promise<LogPosition | null> {
+    return (await this.checkpoints.findOne({ _id: projection }))?.position ?? null;
+  }
+
+  /**
+   * Drops cannot run in a transaction, so checkpoints go first: a crash half-way leaves old
+   * documents with no checkpoint (a rebuild resets again), never a checkpoint over missing data.
+   */
+  async reset(collections: readonly string[], projections: readonly string[]): Promise<void> {
+    if (projections.length) await this.checkpoints.deleteMany({ _id: { $in: [...projections] } });
+    for (const collection of collections) {
+      await this.rows(collection).drop(); // the driver ignores a missing collection
+      this.declared.delete(collection);
+    }
+  }
+
+  async acquireLease(name: string, owner: string, ttlMs: number): Promise<boolean> {
+    const now = Date.now();
+    try {
+      // Matches only a lease we hold or one that ran out; when none matches, the upsert tries
+      // to insert a second row with the same _id and fails: someone else holds it.
+      const row = await this.leases.findOneAndUpdate(
+        { _id: name, $or: [{ owner }, { expiresAt: { $lt: now } }] },
+        { $set: { owner, expiresAt: now + ttlMs } },
+        { upsert: true, returnDocument: 'after' },
+      );
+      return row?.owner === owner;
+    } catch (error) {
+      if (error instanceof MongoServerError && error.code === DUPLICATE_KEY) return false;
+      throw error;
+    }
+  }
+
+  async releaseLease(name: string, owner: string): Promise<void> {
+    await this.leases.deleteOne({ _id: name, owner });
+  }
+
+  async close(): Promise<void> {
+    await this.client.close();
+  }
+
+  private async requireDeclared(collections: ReadonlySet<string>): Promise<void> {
+    for (const collection of collections) {
+      if (this.declared.has(collection)) continue;
+      // Declared by another process (e.g. the projector) counts too.
+      const found = await this.db.listCollections({ name: collectionName(collection) }, { nameOnly: true }).toArray();
+      if (found.length === 0) throw new Error(`Collection ${collection} was not declared (ensureCollections)`);
+      this.declared.add(collection);
+    }
+  }
+}
+
+function toFilter(query: Query): Filter<Row> {
+  const filter: Record<string, unknown> = {};
+  for (const [field, condition] of Object.entries(query.where ?? {})) {
+    const key = path(field);
+    const translated = toCondition(condition);
+    if (translated !== undefined) filter[key] = translated;
+  }
+  return filter as Filter<Row>;
+}
+
+/** `null` (alone or in `in`) matches null and missing fields in MongoDB, as in SQLite. */
+function toCondition(condition: Condition): unknown {
+  if (condition === null || typeof condition !== 'object') return condition;
+  if ('in' in condition) return { $in: [...condition.in] };
+  const range: Record<string, unknown> = {};
+  if (condition.gt !== undefined) range.$gt = condition.gt;
+  if (condition.gte !== undefined) range.$gte = condition.gte;
+  if (condition.lt !== undefined) range.$lt = condition.lt;
+  if (condition.lte !== undefined) range.$lte = condition.lte;
+  // An empty range is no condition (it would otherwise mean "equals {}").
+  return Object.keys(range).length ? range : undefined;
+}
