@@ -7,7 +7,7 @@ module.exports = {
     '^.+\\.ts$': ['ts-jest', { diagnostics: false }],
   },
   moduleFileExtensions: ['ts', 'js', 'json'],
-  globalSetup: '<rootDir>/test/support/global-setup.js',
   testTimeout: 30000,
   maxWorkers: 2,
+  reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
 };

@@ -1,0 +1,57 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+
+const ROOT = join(__dirname, '..', '..');
+
+export interface ServerProcess {
+  readonly child: ChildProcess;
+  /** Set once the process logs that it listens (API processes only). */
+  readonly port: number;
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+/**
+ * Runs one of Parley's entry points (src/main.ts, main.api.ts, main.projector.ts) as a real
+ * child process from the TypeScript sources, and resolves once it is ready.
+ */
+export function startProcess(entry: string, env: Record<string, string>, ready: RegExp = /Parley is listening/): Promise<ServerProcess> {
+  const child = spawn(process.execPath, ['-r', join(ROOT, 'test/support/ts-register.js'), join(ROOT, entry)], {
+    cwd: ROOT,
+    env: { ...process.env, LOG_LEVEL: 'info', PORT: '0', HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output: string[] = [];
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => fail(new Error(`${entry} did not start in time:\n${output.join('\n')}`)), 20_000);
+    const fail = (error: Error) => {
+      clearTimeout(timer);
+      child.kill('SIGKILL');
+      reject(error);
+    };
+    child.once('exit', (code) => fail(new Error(`${entry} exited with ${code}:\n${output.join('\n')}`)));
+    child.stderr!.on('data', (d) => output.push(String(d)));
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      output.push(line);
+      if (!ready.test(line)) return;
+      clearTimeout(timer);
+      child.removeAllListeners('exit');
+      let port = 0;
+      try {
+        port = JSON.parse(line).httpPort ?? 0;
+      } catch {
+        /* not JSON: a worker's line */
+      }
+      resolve({
+        child,
+        port,
+        stop: (signal = 'SIGTERM') =>
+          new Promise<void>((done) => {
+            if (child.exitCode !== null || child.signalCode !== null) return done();
+            child.once('exit', () => done());
+            child.kill(signal);
+          }),
+      });
+    });
+  });
+}
