@@ -20,6 +20,21 @@ interface Slot {
   position: LogPosition | null;
 }
 
+/** What one projection did since its runner started (the rebuild CLI reports it). */
+export interface ProjectionRunStats {
+  /** Events of its types that it folded. */
+  readonly events: number;
+  /** Documents it wrote or removed; a document changed by several events of one batch counts once. */
+  readonly documents: number;
+}
+
+export interface ProjectorRunnerStats {
+  /** Events read from the log, whatever their type. */
+  readonly eventsRead: number;
+  /** By checkpoint name (`<name>_v<version>`). */
+  readonly projections: Readonly<Record<string, ProjectionRunStats>>;
+}
+
 type Cached = { document: StoredDocument['document'] | null; position: LogPosition | null; dirty: boolean };
 
 /**
@@ -43,6 +58,8 @@ export class ProjectorRunner {
   private waiters: { position: LogPosition; resolve: () => void }[] = [];
   private caughtUpOnce = false;
   private caughtUpWaiters: (() => void)[] = [];
+  private eventsRead = 0;
+  private readonly counts = new Map<string, { events: number; documents: number }>();
 
   constructor(
     private readonly events: EventStore,
@@ -77,6 +94,19 @@ export class ProjectorRunner {
   waitFor(position: LogPosition): Promise<void> {
     if (!positionAfter(position, this.processed)) return Promise.resolve();
     return new Promise((resolve) => this.waiters.push({ position, resolve }));
+  }
+
+  /** Counts since start, for reports. */
+  stats(): ProjectorRunnerStats {
+    const projections: Record<string, ProjectionRunStats> = {};
+    for (const [name, c] of this.counts) projections[name] = { ...c };
+    return { eventsRead: this.eventsRead, projections };
+  }
+
+  private count(checkpoint: string): { events: number; documents: number } {
+    let c = this.counts.get(checkpoint);
+    if (!c) this.counts.set(checkpoint, (c = { events: 0, documents: 0 }));
+    return c;
   }
 
   async stop(): Promise<void> {
@@ -172,6 +202,8 @@ export class ProjectorRunner {
             : { collection, kind: 'delete', id: k.slice(k.indexOf('\u0000') + 1) },
         );
         c.dirty = false;
+        const holder = this.slots.find((s) => s.definition.collections.some((spec) => spec.name === collection));
+        if (holder) this.count(holder.checkpoint).documents++;
       }
       const last = batch[upTo - 1].position;
       const checkpoints: Record<string, LogPosition> = {};
@@ -185,6 +217,7 @@ export class ProjectorRunner {
       const event = batch[i];
       for (const slot of this.slots) {
         if (!slot.handles.has(event.type) || !positionAfter(event.position, slot.position)) continue;
+        this.count(slot.checkpoint).events++;
         for (const target of slot.definition.targets(event)) {
           const refs: { collection: string; id: string }[] = [];
           if (isRef(target)) {
@@ -218,6 +251,7 @@ export class ProjectorRunner {
       }
     }
     await flush(batch.length);
+    this.eventsRead += batch.length;
     this.processed = batch[batch.length - 1].position;
     this.options.onProgress?.(this.processed, applied);
     this.waiters = this.waiters.filter((w) => {
