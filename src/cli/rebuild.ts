@@ -1,0 +1,175 @@
+import { SingleBar } from 'cli-progress';
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { parseArgs } from 'node:util';
+import { openRuntime, Runtime } from '../app/runtime';
+import { ProjectorRunner } from '../shared/application/projector-runner';
+import { LogPosition, positionMagnitude } from '../shared/domain/event';
+import { ALL_PROJECTIONS } from '../../projections';
+import { checkpointName, ProjectionDefinition } from '../../projections/projection';
+import { CliIo, cliConfig, EXIT_FAILED, EXIT_OK, reportFailure, runAsMain, UsageError } from './cli-io';
+
+const names = ALL_PROJECTIONS.map((p) => p.name);
+
+export const REBUILD_USAGE = `Usage: npm run rebuild [-- <projection>...]
+
+Replays the event log into fresh read models: the chosen projections' collections and
+checkpoints are dropped, then the log is folded into them again from its start.
+
+Projections: ${names.join(', ')} (default: all)
+
+Stop the server and the projector workers first: the rebuild refuses to run while another
+process holds a projection's lease. Stores come from DATA_DIR, or EVENTSTORE_CONNECTION_STRING
+and MONGODB_URI, as for the server.`;
+
+/** How long the rebuild's leases last without renewal (the runner renews them meanwhile). */
+const LEASE_TTL_MS = 15_000;
+
+function chooseProjections(argv: readonly string[]): readonly ProjectionDefinition[] | null {
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({ args: [...argv], options: { help: { type: 'boolean', short: 'h' } }, allowPositionals: true });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  if (parsed.values.help || parsed.positionals[0] === 'help') return null;
+  const unknown = parsed.positionals.filter((n) => !names.includes(n));
+  if (unknown.length) throw new UsageError(`unknown projection ${unknown.map((n) => `"${n}"`).join(', ')}`);
+  if (parsed.positionals.length === 0) return ALL_PROJECTIONS;
+  return ALL_PROJECTIONS.filter((p) => parsed.positionals.includes(p.name));
+}
+
+interface Progress {
+  update(position: LogPosition): void;
+  /** Shows the end (complete) or just leaves the last state (failed); later updates are ignored. */
+  stop(complete: boolean): void;
+}
+
+/** A bar on a terminal; otherwise a plain line at most once a second and at the end. */
+function progressReporter(io: CliIo, total: number): Progress {
+  if (io.tty) {
+    const bar = new SingleBar({
+      stream: io.tty,
+      format: 'rebuild [{bar}] {percentage}% | log position {value}/{total} | {duration_formatted}',
+      hideCursor: true,
+    });
+    bar.start(total, 0);
+    let stopped = false;
+    return {
+      update: (position) => {
+        if (!stopped) bar.update(Math.min(positionMagnitude(position), total));
+      },
+      stop: (complete) => {
+        if (stopped) return;
+        stopped = true;
+        if (complete) bar.update(total);
+        bar.stop();
+      },
+    };
+  }
+  let printedAt = 0;
+  let last = -1;
+  let stopped = false;
+  const print = (value: number) => {
+    if (value === last) return;
+    last = value;
+    printedAt = Date.now();
+    const percent = total > 0 ? Math.floor((value / total) * 100) : 100;
+    io.out(`rebuild: log position ${value}/${total} (${percent}%)`);
+  };
+  return {
+    update(position) {
+      if (stopped) return;
+      const value = Math.min(positionMagnitude(position), total);
+      if (value >= total || Date.now() - printedAt >= 1000) print(value);
+    },
+    stop: (complete) => {
+      if (!stopped && complete) print(total);
+      stopped = true;
+    },
+  };
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/**
+ * The rebuild CLI: takes the chosen projections' leases (refusing while a live process holds
+ * one), drops their read models and checkpoints, folds the log into them up to the head read
+ * at the start, and reports what it replayed.
+ */
+export async function run(argv: readonly string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<number> {
+  let runtime: Runtime | undefined;
+  let runner: ProjectorRunner | undefined;
+  let progress: Progress | undefined;
+  const owner = `rebuild-${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
+  let checkpoints: string[] = [];
+  try {
+    const chosen = chooseProjections(argv);
+    if (!chosen) {
+      io.out(REBUILD_USAGE);
+      return EXIT_OK;
+    }
+    checkpoints = chosen.map(checkpointName);
+    // 'separate': no projector of our own starts until the leases are ours and the models reset.
+    runtime = await openRuntime(cliConfig(env), 'separate');
+    const { events, readModels } = runtime.stores;
+
+    const busy: string[] = [];
+    for (const checkpoint of checkpoints) {
+      if (!(await readModels.acquireLease(checkpoint, owner, LEASE_TTL_MS))) busy.push(checkpoint);
+    }
+    if (busy.length) {
+      io.err(
+        `error: another Parley process is running the projection${busy.length > 1 ? 's' : ''} ${busy.join(', ')}.\n` +
+          'Stop the server and any projector workers (npm start, start:api, start:projector), then run the rebuild again.\n' +
+          `A process that stopped without releasing its lease frees it within ${LEASE_TTL_MS / 1000} s.`,
+      );
+      return EXIT_FAILED;
+    }
+
+    const head = await events.headPosition();
+    const total = positionMagnitude(head);
+    io.out(`Rebuilding ${chosen.map((p) => p.name).join(', ')} from the log (${runtime.stores.description})`);
+    await readModels.reset(
+      chosen.flatMap((p) => p.collections.map((c) => c.name)),
+      checkpoints,
+    );
+
+    let fail: (error: unknown) => void = () => undefined;
+    const failed = new Promise<never>((_, reject) => (fail = reject));
+    failed.catch(() => undefined);
+    const started = Date.now();
+    progress = progressReporter(io, total);
+    const bar = progress;
+    runner = new ProjectorRunner(events, readModels, chosen, {
+      owner,
+      leaseTtlMs: LEASE_TTL_MS,
+      onError: fail,
+      onProgress: (position) => bar.update(position),
+    });
+    await runner.start();
+    if (runner.running.length !== chosen.length) throw new Error('lost a projection lease while starting the rebuild');
+    await Promise.race([runner.caughtUp(), failed]);
+    progress.stop(true);
+
+    const stats = runner.stats();
+    const perProjection = chosen.map((p) => {
+      const s = stats.projections[checkpointName(p)] ?? { events: 0, documents: 0 };
+      return `${p.name}: ${plural(s.events, 'event')}, ${plural(s.documents, 'document')} written`;
+    });
+    const seconds = ((Date.now() - started) / 1000).toFixed(1);
+    io.out(`Replayed ${plural(stats.eventsRead, 'event')} in ${seconds} s (${perProjection.join('; ')})`);
+    return EXIT_OK;
+  } catch (error) {
+    progress?.stop(false);
+    return reportFailure(error, io, REBUILD_USAGE);
+  } finally {
+    await runner?.stop().catch(() => undefined);
+    if (runtime) {
+      for (const checkpoint of checkpoints) await runtime.stores.readModels.releaseLease(checkpoint, owner).catch(() => undefined);
+      await runtime.close().catch(() => undefined);
+    }
+  }
+}
+
+if (require.main === module) runAsMain(run);
