@@ -3,6 +3,7 @@ import { HealthModule } from '../modules/health/health.module';
 import { InstancesModule } from '../modules/instances/instances.module';
 import { RoomsModule } from '../modules/rooms/rooms.module';
 import { UsersModule } from '../modules/users/users.module';
+import { StreamingModule } from '../modules/streaming/streaming.module';
 import { CoreModule } from './core.module';
 import { Runtime } from './runtime';
 
@@ -11,7 +12,7 @@ export class AppModule {
   static forRuntime(runtime: Runtime): DynamicModule {
     return {
       module: AppModule,
-      imports: [CoreModule.forRuntime(runtime), HealthModule, InstancesModule, UsersModule, RoomsModule],
+      imports: [CoreModule.forRuntime(runtime), HealthModule, StreamingModule, InstancesModule, UsersModule, RoomsModule],
     };
   }
 }

@@ -14,6 +14,9 @@ import { CreateInstanceCommand } from '../modules/instances/create-instance/crea
 import { CreateKeyCommand } from '../modules/instances/create-key/create-key.handler';
 import { SetTokenProviderCommand } from '../modules/instances/set-token-provider/set-token-provider.handler';
 import { AppModule } from './app.module';
+import { SubscriptionRoutes } from '../modules/streaming/subscription-routes';
+import { registerHttpSubscribe } from '../modules/streaming/http-subscribe.transport';
+import { WebSocketBridge } from '../modules/streaming/websocket-bridge.transport';
 import { Runtime } from './runtime';
 
 export interface RunningServer {
@@ -35,6 +38,7 @@ export async function createApp(runtime: Runtime): Promise<NestFastifyApplicatio
     logger: new PinoNestLogger(runtime.logger),
     bodyParser: false,
   });
+  registerHttpSubscribe(fastify, app.get(SubscriptionRoutes), runtime.config.keepAliveMs);
   app.useGlobalFilters(new ErrorFilter());
   app.useGlobalPipes(new RequestValidationPipe());
   app.enableShutdownHooks();
@@ -62,6 +66,8 @@ export async function startServer(runtime: Runtime): Promise<RunningServer> {
   await app.init();
   await bootstrapInstance(app, runtime);
   const { config } = runtime;
+  const bridge = new WebSocketBridge(app.get(SubscriptionRoutes));
+  bridge.attach(app.getHttpServer());
   await app.listen(config.port, config.host);
   const httpPort = (app.getHttpServer().address() as AddressInfo).port;
   let https: HttpsServer | undefined;
@@ -76,6 +82,7 @@ export async function startServer(runtime: Runtime): Promise<RunningServer> {
       https!.once('error', reject);
       https!.listen(config.httpsPort, config.host, () => resolve());
     });
+    bridge.attach(https);
     httpsPort = (https.address() as AddressInfo).port;
   }
   const readiness = app.get(Readiness);
@@ -87,6 +94,7 @@ export async function startServer(runtime: Runtime): Promise<RunningServer> {
     httpsPort,
     async close() {
       readiness.state = 'stopping';
+      await bridge.close();
       if (https) {
         https.closeAllConnections();
         await new Promise((r) => https!.close(() => r(undefined)));

@@ -80,6 +80,7 @@ export async function openRuntime(config: ParleyConfig, mode: ProjectorMode): Pr
     readYourWrites,
     async close() {
       await runner?.stop();
+      await stores.ephemeral.close();
       await stores.events.close();
       await stores.readModels.close();
     },

@@ -22,6 +22,8 @@ export interface ParleyConfig {
   readonly logLevel: string;
   /** How long a write waits for separate projector workers before answering 503. */
   readonly readYourWritesTimeoutMs: number;
+  /** Gap between `[0, …]` keep-alive frames on SUBSCRIBE streams (at most 30 s). */
+  readonly keepAliveMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -75,6 +77,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ParleyConfig {
     bootstrap,
     logLevel: env.LOG_LEVEL || 'info',
     readYourWritesTimeoutMs: Number(env.READ_YOUR_WRITES_TIMEOUT_MS || 5000),
+    keepAliveMs: Math.min(Number(env.KEEPALIVE_INTERVAL_MS || 15000), 30000),
   };
 }
 

@@ -3,12 +3,15 @@ import { join } from 'node:path';
 import { ParleyConfig } from '../config/config';
 import { EventStore } from '../shared/ports/event-store.port';
 import { ReadModelStore } from '../shared/ports/read-model-store.port';
+import { EphemeralBus } from '../shared/ports/ephemeral-bus.port';
+import { InProcessEphemeralBus } from '../adapters/ephemeral/in-process-ephemeral-bus';
 import { SqliteEventStore } from '../adapters/event-store/sqlite/sqlite-event-store';
 import { SqliteReadModelStore } from '../adapters/read-models/sqlite/sqlite-read-model-store';
 
 export interface Stores {
   readonly events: EventStore;
   readonly readModels: ReadModelStore;
+  readonly ephemeral: EphemeralBus;
   /** Which adapters were chosen, for the log line at start. */
   readonly description: string;
 }
@@ -27,9 +30,11 @@ export async function openStores(config: ParleyConfig): Promise<Stores> {
         config.mongodbDatabase,
       )
     : new SqliteReadModelStore(join(config.dataDir, 'read-models.sqlite'));
+  // Typing and presence cross API processes only where there can be several: with EventStoreDB.
+  const ephemeral: EphemeralBus = new InProcessEphemeralBus();
   const description = [
     config.eventStoreConnectionString ? 'event log: EventStoreDB' : `event log: SQLite in ${config.dataDir}`,
     config.mongodbUri ? 'read models: MongoDB' : `read models: SQLite in ${config.dataDir}`,
   ].join(', ');
-  return { events, readModels, description };
+  return { events, readModels, ephemeral, description };
 }

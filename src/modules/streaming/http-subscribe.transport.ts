@@ -1,0 +1,40 @@
+import type { FastifyInstance } from 'fastify';
+import { toErrorResponse } from '../../shared/http/error.filter';
+import { SubscriptionRoutes } from './subscription-routes';
+
+/**
+ * HTTP `SUBSCRIBE` (wire study §3.3): status 200, then newline-terminated JSON frames:
+ * `[0, padding]` keep-alive, `[1, id, headers, body]` event, `[255, status, headers, body]` end.
+ */
+export function registerHttpSubscribe(fastify: FastifyInstance, routes: SubscriptionRoutes, keepAliveMs: number): void {
+  fastify.route({
+    method: 'SUBSCRIBE',
+    url: '/*',
+    handler: async (request, reply) => {
+      let channel;
+      try {
+        channel = await routes.open({ url: request.url, headers: request.headers });
+      } catch (error) {
+        const { status, body } = toErrorResponse(error, request.url);
+        return reply.status(status).send(body);
+      }
+      reply.hijack();
+      const raw = reply.raw;
+      raw.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
+      const keepAlive = setInterval(() => raw.write('[0,"xxxxxxxxxxxxxxxx"]\n'), keepAliveMs);
+      raw.on('close', () => channel.close());
+      try {
+        for await (const event of channel) {
+          raw.write(JSON.stringify([1, event.id, event.headers ?? {}, event.body]) + '\n');
+        }
+      } finally {
+        clearInterval(keepAlive);
+      }
+      if (!channel.isClosed && !raw.writableEnded) {
+        const eos = channel.endOfStream ?? { status: 204, body: null };
+        raw.end(JSON.stringify([255, eos.status, {}, eos.body]) + '\n');
+        channel.close();
+      }
+    },
+  });
+}

@@ -1,0 +1,34 @@
+import { Global, Inject, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { EVENT_STORE, EventStore } from '../../shared/ports/event-store.port';
+import { LiveLog } from '../../shared/subscriptions/live-log';
+import { InstancesModule } from '../instances/instances.module';
+import { SubscriptionRoutes } from './subscription-routes';
+
+/**
+ * Live subscriptions: the route table both transports serve, and the process's one log
+ * subscription that feeds them. Contexts register their subscription routes on start.
+ */
+@Global()
+@Module({
+  imports: [InstancesModule],
+  providers: [
+    SubscriptionRoutes,
+    {
+      provide: LiveLog,
+      useFactory: (events: EventStore) => new LiveLog(events, (e) => console.error('live log failed', e)),
+      inject: [EVENT_STORE],
+    },
+  ],
+  exports: [SubscriptionRoutes, LiveLog],
+})
+export class StreamingModule implements OnModuleInit, OnApplicationShutdown {
+  constructor(@Inject(LiveLog) private readonly liveLog: LiveLog) {}
+
+  async onModuleInit(): Promise<void> {
+    await this.liveLog.start();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.liveLog.stop();
+  }
+}

@@ -1,0 +1,80 @@
+import { Injectable } from '@nestjs/common';
+import FindMyWay from 'find-my-way';
+import { DomainError, notFound } from '../../shared/domain/errors';
+import { EventChannel } from '../../shared/subscriptions/event-channel';
+import { AccessTokenVerifier, RequestActor } from '../instances/authentication/access-token';
+
+export interface SubscriptionRequest {
+  /** Path and query, e.g. `/services/chatkit/v6/acme/rooms/r1?message_limit=10`. */
+  readonly url: string;
+  /** Request headers (HTTP) or the headers of a WebSocket SUBSCRIBE frame, in any letter case. */
+  readonly headers: Readonly<Record<string, unknown>>;
+}
+
+export interface SubscriptionContext {
+  readonly params: Readonly<Record<string, string>>;
+  readonly query: URLSearchParams;
+  /** Lower-cased header names. */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly lastEventId?: string;
+  /** The verified caller, for routes that need a token. */
+  readonly actor: RequestActor;
+}
+
+/**
+ * Opens one subscription: registers its listeners and pushes its initial events into the
+ * channel, or throws a DomainError (answered before the stream opens). Clean-ups go to
+ * `channel.onClose`.
+ */
+export type SubscriptionHandler = (context: SubscriptionContext, channel: EventChannel) => Promise<void>;
+
+interface Route {
+  readonly handler: SubscriptionHandler;
+  readonly authenticate: boolean;
+}
+
+/**
+ * Every subscription route, served alike by HTTP `SUBSCRIBE` and by the WebSocket bridge on
+ * /ws: both transports hand a path and headers here and frame what comes out.
+ */
+@Injectable()
+export class SubscriptionRoutes {
+  private readonly router = FindMyWay({ ignoreTrailingSlash: true, ignoreDuplicateSlashes: true });
+  private readonly routes: Route[] = [];
+
+  constructor(private readonly verifier: AccessTokenVerifier) {}
+
+  /** `pattern` uses `:param` segments and must contain `:instanceId` when `authenticate` is true. */
+  register(pattern: string, handler: SubscriptionHandler, options: { authenticate?: boolean } = {}): void {
+    const index = this.routes.push({ handler, authenticate: options.authenticate ?? true }) - 1;
+    this.router.on('SUBSCRIBE', pattern, () => undefined, { index });
+  }
+
+  async open(request: SubscriptionRequest): Promise<EventChannel> {
+    const [path, search = ''] = request.url.split('?', 2) as [string, string?];
+    const found = this.router.find('SUBSCRIBE', path);
+    if (!found) throw notFound('route_not_found', `No subscription is served at ${path}`);
+    const route = this.routes[(found.store as { index: number }).index];
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(request.headers)) {
+      if (typeof value === 'string') headers[name.toLowerCase()] = value;
+    }
+    const params = found.params as Record<string, string>;
+    const actor = route.authenticate
+      ? await this.verifier.verify(headers.authorization, params.instanceId)
+      : ({ instanceId: params.instanceId, keyId: '', su: false } as RequestActor);
+    const channel = new EventChannel();
+    try {
+      await route.handler(
+        { params, query: new URLSearchParams(search), headers, lastEventId: headers['last-event-id'], actor },
+        channel,
+      );
+    } catch (error) {
+      channel.close();
+      throw error;
+    }
+    return channel;
+  }
+}
+
+export const isDomainError = (e: unknown): e is DomainError => e instanceof DomainError;

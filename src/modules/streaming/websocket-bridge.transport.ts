@@ -1,0 +1,150 @@
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocket, WebSocketServer } from 'ws';
+import { toErrorResponse } from '../../shared/http/error.filter';
+import { EventChannel } from '../../shared/subscriptions/event-channel';
+import { SubscriptionRoutes } from './subscription-routes';
+
+const SUBSCRIBE = 100;
+const OPEN = 101;
+const EVENT = 102;
+const UNSUBSCRIBE = 198;
+const EOS = 199;
+const PING = 16;
+const PONG = 17;
+const CLOSE = 99;
+
+/**
+ * The multiplexing WebSocket of @pusher/platform (wire study §3.2) on `/ws`: one socket
+ * carries many subscriptions, each opened by `[100, subID, path, headers]` with the token in
+ * the frame's headers. Frame arities are exact: the client rejects anything else.
+ */
+export class WebSocketBridge {
+  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 256 * 1024 });
+  private readonly heartbeat: NodeJS.Timeout;
+
+  constructor(
+    private readonly routes: SubscriptionRoutes,
+    heartbeatMs = 30_000,
+  ) {
+    this.wss.on('connection', (socket) => this.serve(socket));
+    // A socket that stops answering protocol pings is dead: end its subscriptions.
+    this.heartbeat = setInterval(() => {
+      for (const socket of this.wss.clients) {
+        const s = socket as WebSocket & { alive?: boolean };
+        if (s.alive === false) {
+          s.terminate();
+          continue;
+        }
+        s.alive = false;
+        s.ping();
+      }
+    }, heartbeatMs);
+    this.heartbeat.unref();
+  }
+
+  /** Takes over upgrade requests for /ws on an HTTP or HTTPS server. */
+  attach(server: Server): void {
+    server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+      if ((request.url ?? '').split('?')[0] !== '/ws') {
+        socket.destroy();
+        return;
+      }
+      this.wss.handleUpgrade(request, socket, head, (ws) => this.wss.emit('connection', ws, request));
+    });
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.heartbeat);
+    for (const socket of this.wss.clients) socket.terminate();
+    await new Promise((resolve) => this.wss.close(() => resolve(undefined)));
+  }
+
+  private serve(socket: WebSocket & { alive?: boolean }): void {
+    const subscriptions = new Map<number, EventChannel | 'opening'>();
+    const send = (frame: unknown[]) => {
+      if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(frame));
+    };
+    socket.alive = true;
+    socket.on('pong', () => (socket.alive = true));
+    socket.on('close', () => {
+      for (const channel of subscriptions.values()) if (channel !== 'opening') channel.close();
+      subscriptions.clear();
+    });
+    socket.on('message', (data) => {
+      socket.alive = true;
+      let frame: unknown;
+      try {
+        frame = JSON.parse(String(data));
+      } catch {
+        frame = null;
+      }
+      if (!Array.isArray(frame) || typeof frame[0] !== 'number') {
+        send([CLOSE, 400, {}, { error: 'bad_request/invalid_frame', error_description: 'Frames are JSON arrays' }]);
+        socket.close(1002);
+        return;
+      }
+      const [type, id] = frame as [number, unknown];
+      switch (type) {
+        case PING:
+          send([PONG, id]);
+          return;
+        case PONG:
+          return;
+        case UNSUBSCRIBE: {
+          const channel = subscriptions.get(id as number);
+          subscriptions.delete(id as number);
+          if (channel && channel !== 'opening') channel.close();
+          return;
+        }
+        case SUBSCRIBE:
+          void this.subscribe(id as number, frame[2], frame[3], subscriptions, send);
+          return;
+        default:
+          return; // unknown frame types are ignored, as the client ignores unknown ids
+      }
+    });
+  }
+
+  private async subscribe(
+    id: number,
+    path: unknown,
+    headers: unknown,
+    subscriptions: Map<number, EventChannel | 'opening'>,
+    send: (frame: unknown[]) => void,
+  ): Promise<void> {
+    if (typeof id !== 'number' || subscriptions.has(id)) return;
+    if (typeof path !== 'string') {
+      send([EOS, id, 400, {}, { error: 'bad_request/invalid_path', error_description: 'The path must be a string' }]);
+      return;
+    }
+    subscriptions.set(id, 'opening');
+    let channel: EventChannel;
+    try {
+      channel = await this.routes.open({
+        url: path,
+        headers: headers && typeof headers === 'object' ? (headers as Record<string, unknown>) : {},
+      });
+    } catch (error) {
+      if (subscriptions.get(id) === 'opening') {
+        subscriptions.delete(id);
+        const { status, body } = toErrorResponse(error, path);
+        send([EOS, id, status, {}, body]);
+      }
+      return;
+    }
+    if (subscriptions.get(id) !== 'opening') {
+      channel.close(); // unsubscribed, or the socket closed, while opening
+      return;
+    }
+    subscriptions.set(id, channel);
+    send([OPEN, id, 200, {}]);
+    for await (const event of channel) send([EVENT, id, event.id, event.headers ?? {}, event.body]);
+    if (subscriptions.get(id) === channel) {
+      subscriptions.delete(id);
+      const eos = channel.endOfStream ?? { status: 204, body: null };
+      send([EOS, id, eos.status, {}, eos.body]);
+      channel.close();
+    }
+  }
+}
