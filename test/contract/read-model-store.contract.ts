@@ -206,6 +206,14 @@ export function readModelStoreContract(
         expect(await store.find(c, { where: { room: 'r1', author: 'carol' } })).toEqual([]);
       });
 
+      it('count counts the documents a where matches', async () => {
+        const c = await withMessages();
+        expect(await store.count(c)).toBe(6);
+        expect(await store.count(c, { room: 'r1' })).toBe(3);
+        expect(await store.count(c, { room: 'r1', seq: { gt: 1 } })).toBe(2);
+        expect(await store.count(c, { room: 'r9' })).toBe(0);
+      });
+
       it('equality on booleans', async () => {
         const c = await withMessages();
         expect(sortedIds(await store.find(c, { where: { deleted: true } }))).toEqual(['m2', 'm5']);

@@ -46,6 +46,8 @@ export interface ReadModelStore {
   getMany<D extends Document = Document>(collection: string, ids: readonly string[]): Promise<D[]>;
   getStored<D extends Document = Document>(collection: string, id: string): Promise<StoredDocument<D> | null>;
   find<D extends Document = Document>(collection: string, query?: Query): Promise<D[]>;
+  /** How many documents match `where` (sort and limit do not apply). */
+  count(collection: string, where?: Query['where']): Promise<number>;
   /** Every stored document matching the query, with positions: what projectors fold into. */
   findStored<D extends Document = Document>(collection: string, query?: Query): Promise<StoredDocument<D>[]>;
   /**

@@ -120,6 +120,10 @@ export class MongoReadModelStore implements ReadModelStore {
     return (await this.findStored<D>(collection, query)).map((s) => s.document);
   }
 
+  async count(collection: string, where: Query['where'] = {}): Promise<number> {
+    return this.rows(collection).countDocuments(toFilter({ where }));
+  }
+
   async findStored<D extends Document>(collection: string, query: Query = {}): Promise<StoredDocument<D>[]> {
     // Mongo reads limit 0 as "no limit"; the port (and SQLite) mean none.
     if (query.limit !== undefined && query.limit <= 0) return [];

@@ -96,12 +96,14 @@ export class SqliteReadModelStore implements ReadModelStore {
     return (await this.findStored<D>(collection, query)).map((s) => s.document);
   }
 
+  async count(collection: string, where: Query['where'] = {}): Promise<number> {
+    const { clauses, params } = whereClause(where);
+    const sql = `SELECT COUNT(*) AS n FROM "${table(collection)}"` + (clauses.length ? ` WHERE ${clauses.join(' AND ')}` : '');
+    return (this.prepared(sql).get(...params) as { n: number }).n;
+  }
+
   async findStored<D extends Document>(collection: string, query: Query = {}): Promise<StoredDocument<D>[]> {
-    const clauses: string[] = [];
-    const params: unknown[] = [];
-    for (const [name, condition] of Object.entries(query.where ?? {})) {
-      addCondition(clauses, params, field(name), condition);
-    }
+    const { clauses, params } = whereClause(query.where);
     const order = (query.sort ?? []).map((s) => `${field(s.field)} ${s.descending ? 'DESC' : 'ASC'}`);
     const sql =
       `SELECT doc, position FROM "${table(collection)}"` +
@@ -166,6 +168,13 @@ export class SqliteReadModelStore implements ReadModelStore {
   async close(): Promise<void> {
     if (this.db.open) this.db.close();
   }
+}
+
+function whereClause(where: Query['where'] = {}): { clauses: string[]; params: unknown[] } {
+  const clauses: string[] = [];
+  const params: unknown[] = [];
+  for (const [name, condition] of Object.entries(where)) addCondition(clauses, params, field(name), condition);
+  return { clauses, params };
 }
 
 function addCondition(clauses: string[], params: unknown[], expr: string, condition: Condition): void {
