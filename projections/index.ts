@@ -1,3 +1,4 @@
+import { cursorsProjection } from './cursors/cursors.projection';
 import { instancesProjection } from './instances/instances.projection';
 import { membershipsProjection } from './rooms/memberships.projection';
 import { roomsProjection } from './rooms/rooms.projection';
@@ -10,4 +11,5 @@ export const ALL_PROJECTIONS: readonly ProjectionDefinition[] = [
   usersProjection,
   roomsProjection,
   membershipsProjection,
+  cursorsProjection,
 ];

@@ -1,0 +1,71 @@
+import type { RecordedEvent } from '../../src/shared/domain/event';
+import { documentId, parseStreamName } from '../../src/shared/domain/streams';
+import type { Document, ProjectionDefinition, Target } from '../projection';
+
+export const READ_CURSORS = 'read_cursors_v1';
+
+export interface ReadCursorDocument extends Document {
+  readonly instance_id: string;
+  readonly room_id: string;
+  readonly user_id: string;
+  readonly cursor_type: 0;
+  readonly position: number;
+  readonly updated_at: string;
+}
+
+export const readCursorDocumentId = (instanceId: string, roomId: string, userId: string) =>
+  documentId(instanceId, roomId, userId);
+
+type Data = Record<string, any>;
+
+/**
+ * Read cursors by room and by user. The decider only lets positions move forward, so each
+ * accepted set replaces the document. A deleted room or a deleted user takes its cursors
+ * with it (selected by field, as the memberships do).
+ */
+export const cursorsProjection: ProjectionDefinition = {
+  name: 'read_cursors',
+  version: 1,
+  collections: [
+    {
+      name: READ_CURSORS,
+      indexes: [{ fields: ['instance_id', 'user_id'] }, { fields: ['instance_id', 'room_id'] }],
+    },
+  ],
+  handles: ['ReadCursorSet', 'RoomDeleted', 'UserDeleted'],
+
+  targets(event: RecordedEvent): Target[] {
+    const stream = parseStreamName(event.streamName);
+    if (!stream) return [];
+    switch (event.type) {
+      case 'ReadCursorSet':
+        if (stream.category !== 'cursor') return [];
+        return [
+          { collection: READ_CURSORS, id: readCursorDocumentId(stream.instanceId, (event.data as Data).room_id, stream.id) },
+        ];
+      case 'RoomDeleted':
+        if (stream.category !== 'room') return [];
+        return [{ collection: READ_CURSORS, where: { instance_id: stream.instanceId, room_id: stream.id } }];
+      case 'UserDeleted':
+        if (stream.category !== 'user') return [];
+        return [{ collection: READ_CURSORS, where: { instance_id: stream.instanceId, user_id: stream.id } }];
+      default:
+        return [];
+    }
+  },
+
+  evolve(_document, event) {
+    if (event.type !== 'ReadCursorSet') return null;
+    const stream = parseStreamName(event.streamName)!;
+    const data = event.data as Data;
+    return {
+      _id: '',
+      instance_id: stream.instanceId,
+      room_id: data.room_id,
+      user_id: stream.id,
+      cursor_type: 0,
+      position: data.position,
+      updated_at: data.updated_at,
+    } satisfies ReadCursorDocument;
+  },
+};
