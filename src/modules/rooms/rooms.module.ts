@@ -10,6 +10,7 @@ import { LeaveRoomController, LeaveRoomHandler } from './leave-room/leave-room';
 import { ListRoomsController, ListRoomsHandler } from './list-rooms/list-rooms';
 import { ListUserRoomsController, ListUserRoomsHandler } from './list-user-rooms/list-user-rooms';
 import { RemoveRoomMembersController, RemoveRoomMembersHandler } from './remove-room-members/remove-room-members';
+import { SendTypingIndicatorController, SendTypingIndicatorHandler } from './send-typing-indicator/send-typing-indicator';
 import { UpdateRoomController, UpdateRoomHandler } from './update-room/update-room';
 import { RoomMembers } from './room-members';
 import { RoomsReadModel } from './rooms.read-model';
@@ -28,6 +29,7 @@ import { RoomsReadModel } from './rooms.read-model';
     JoinRoomController,
     LeaveRoomController,
     ListUserRoomsController,
+    SendTypingIndicatorController,
   ],
   providers: [
     RoomsReadModel,
@@ -42,6 +44,7 @@ import { RoomsReadModel } from './rooms.read-model';
     JoinRoomHandler,
     LeaveRoomHandler,
     ListUserRoomsHandler,
+    SendTypingIndicatorHandler,
   ],
   exports: [RoomsReadModel],
 })

@@ -1,0 +1,74 @@
+import { Controller, HttpCode, Inject, Param, Post, UseGuards } from '@nestjs/common';
+import { CommandBus, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { CommandPipeline } from '../../../shared/application/command-pipeline';
+import { badRequest, forbidden } from '../../../shared/domain/errors';
+import { CHATKIT_ROUTE } from '../../../shared/http/chatkit-route';
+import { EPHEMERAL_BUS, EphemeralBus, ephemeralChannel } from '../../../shared/ports/ephemeral-bus.port';
+import { AccessTokenGuard, CurrentActor } from '../../instances/authentication/access-token.guard';
+import { RequestActor } from '../../instances/authentication/access-token';
+import { userDecider, userStream } from '../../users/domain/user.decider';
+import { isMember, roomDecider, roomNotFound, roomStream } from '../domain/room.decider';
+
+/** Where a room's typing signals travel; the room message subscription turns them into `is_typing` events. */
+export const typingChannel = (instanceId: string, roomId: string): string =>
+  ephemeralChannel('typing', instanceId, roomId);
+
+/** What is published on a typing channel: who is typing. */
+export interface TypingSignal {
+  readonly user_id: string;
+}
+
+export class SendTypingIndicatorCommand {
+  constructor(
+    readonly instanceId: string,
+    readonly roomId: string,
+    readonly userId: string,
+  ) {}
+}
+
+/**
+ * A member tells the room they are typing. Ephemeral: nothing is appended to the log; the
+ * signal goes out on the ephemeral bus to every process serving the room's subscribers.
+ * Membership is checked on write-side state (the room's and the user's streams).
+ */
+@CommandHandler(SendTypingIndicatorCommand)
+export class SendTypingIndicatorHandler implements ICommandHandler<SendTypingIndicatorCommand, void> {
+  constructor(
+    private readonly pipeline: CommandPipeline,
+    @Inject(EPHEMERAL_BUS) private readonly bus: EphemeralBus,
+  ) {}
+
+  async execute({ instanceId, roomId, userId }: SendTypingIndicatorCommand): Promise<void> {
+    const [room, user] = await Promise.all([
+      this.pipeline.load(roomStream(instanceId, roomId), roomDecider),
+      this.pipeline.load(userStream(instanceId, userId), userDecider),
+    ]);
+    if (!room.state.exists) throw roomNotFound(roomId);
+    // A membership of an earlier, deleted user of the same id does not count.
+    if (!user.state.exists || !isMember(room.state, { user_id: userId, user_created_at: user.state.createdAt! })) {
+      throw forbidden('not_a_member', `The user "${userId}" is not a member of the room "${roomId}"`);
+    }
+    const signal: TypingSignal = { user_id: userId };
+    await this.bus.publish(typingChannel(instanceId, roomId), signal);
+  }
+}
+
+@Controller(CHATKIT_ROUTE)
+@UseGuards(AccessTokenGuard)
+export class SendTypingIndicatorController {
+  constructor(private readonly commands: CommandBus) {}
+
+  /** Any body is ignored (chatkit-client sends none); the answer has no body. */
+  @Post('rooms/:roomId/typing_indicators')
+  @HttpCode(200)
+  async send(
+    @Param('instanceId') instanceId: string,
+    @Param('roomId') roomId: string,
+    @CurrentActor() actor: RequestActor,
+  ): Promise<void> {
+    if (actor.userId === undefined) {
+      throw badRequest('missing_user', 'A typing indicator needs a token with a "sub" claim naming the typing user');
+    }
+    await this.commands.execute(new SendTypingIndicatorCommand(instanceId, roomId, actor.userId));
+  }
+}
