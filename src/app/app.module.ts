@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { HealthModule } from '../modules/health/health.module';
 import { InstancesModule } from '../modules/instances/instances.module';
+import { PresenceModule } from '../modules/presence/presence.module';
 import { RoomsModule } from '../modules/rooms/rooms.module';
 import { UsersModule } from '../modules/users/users.module';
 import { StreamingModule } from '../modules/streaming/streaming.module';
@@ -12,7 +13,7 @@ export class AppModule {
   static forRuntime(runtime: Runtime): DynamicModule {
     return {
       module: AppModule,
-      imports: [CoreModule.forRuntime(runtime), HealthModule, StreamingModule, InstancesModule, UsersModule, RoomsModule],
+      imports: [CoreModule.forRuntime(runtime), HealthModule, StreamingModule, InstancesModule, UsersModule, RoomsModule, PresenceModule],
     };
   }
 }
