@@ -1,5 +1,6 @@
 import { cursorsProjection } from './cursors/cursors.projection';
 import { instancesProjection } from './instances/instances.projection';
+import { messagesProjection } from './messages/messages.projection';
 import { membershipsProjection } from './rooms/memberships.projection';
 import { roomsProjection } from './rooms/rooms.projection';
 import { usersProjection } from './users/users.projection';
@@ -12,4 +13,5 @@ export const ALL_PROJECTIONS: readonly ProjectionDefinition[] = [
   roomsProjection,
   membershipsProjection,
   cursorsProjection,
+  messagesProjection,
 ];

@@ -14,13 +14,15 @@ export interface RoomDocument extends Document {
   readonly push_notification_title_override?: string;
   readonly created_at: string;
   readonly updated_at: string;
+  /** When the newest message was sent (chat v4+ rooms carry it). */
+  readonly last_message_at?: string;
 }
 
 export const roomDocumentId = (instanceId: string, roomId: string) => documentId(instanceId, roomId);
 
 type Data = Record<string, any>;
 
-/** Rooms as the API returns them, listed by id. */
+/** Rooms as the API returns them, listed by id. Messages streams (`messages-<instance>.<room>`) touch `last_message_at`. */
 export const roomsProjection: ProjectionDefinition = {
   name: 'rooms',
   version: 1,
@@ -30,7 +32,7 @@ export const roomsProjection: ProjectionDefinition = {
       indexes: [{ fields: ['instance_id', 'id'] }, { fields: ['instance_id', 'private', 'id'] }],
     },
   ],
-  handles: ['RoomCreated', 'RoomUpdated', 'RoomDeleted'],
+  handles: ['RoomCreated', 'RoomUpdated', 'RoomDeleted', 'MessageSent'],
 
   targets(event: RecordedEvent) {
     const stream = parseStreamName(event.streamName);
@@ -71,6 +73,8 @@ export const roomsProjection: ProjectionDefinition = {
       }
       case 'RoomDeleted':
         return null;
+      case 'MessageSent':
+        return doc ? { ...doc, last_message_at: data.created_at } : null;
       default:
         return doc;
     }

@@ -1,6 +1,8 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { CursorsModule } from '../modules/cursors/cursors.module';
 import { HealthModule } from '../modules/health/health.module';
 import { InstancesModule } from '../modules/instances/instances.module';
+import { MessagesModule } from '../modules/messages/messages.module';
 import { PresenceModule } from '../modules/presence/presence.module';
 import { RoomsModule } from '../modules/rooms/rooms.module';
 import { UsersModule } from '../modules/users/users.module';
@@ -13,7 +15,7 @@ export class AppModule {
   static forRuntime(runtime: Runtime): DynamicModule {
     return {
       module: AppModule,
-      imports: [CoreModule.forRuntime(runtime), HealthModule, StreamingModule, InstancesModule, UsersModule, RoomsModule, PresenceModule],
+      imports: [CoreModule.forRuntime(runtime), HealthModule, StreamingModule, InstancesModule, UsersModule, RoomsModule, MessagesModule, PresenceModule, CursorsModule],
     };
   }
 }

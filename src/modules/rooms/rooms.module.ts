@@ -14,6 +14,7 @@ import { SendTypingIndicatorController, SendTypingIndicatorHandler } from './sen
 import { UpdateRoomController, UpdateRoomHandler } from './update-room/update-room';
 import { RoomMembers } from './room-members';
 import { RoomsReadModel } from './rooms.read-model';
+import { RoomAccess } from './room-access';
 
 /** Rooms and who is in them. */
 @Module({
@@ -33,6 +34,7 @@ import { RoomsReadModel } from './rooms.read-model';
   ],
   providers: [
     RoomsReadModel,
+    RoomAccess,
     RoomMembers,
     CreateRoomHandler,
     ListRoomsHandler,
@@ -46,6 +48,6 @@ import { RoomsReadModel } from './rooms.read-model';
     ListUserRoomsHandler,
     SendTypingIndicatorHandler,
   ],
-  exports: [RoomsReadModel],
+  exports: [RoomsReadModel, RoomAccess],
 })
 export class RoomsModule {}

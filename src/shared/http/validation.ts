@@ -26,3 +26,12 @@ export class RequestValidationPipe extends ValidationPipe {
     return super.transform(value, metadata);
   }
 }
+
+/**
+ * Validates a body against a DTO chosen at run time (e.g. by API version), with the same
+ * rules and errors as the global pipe.
+ */
+export async function validateBody<T extends object>(dto: new () => T, body: unknown): Promise<T> {
+  const pipe = new RequestValidationPipe();
+  return (await pipe.transform(body, { type: 'body', metatype: dto })) as T;
+}

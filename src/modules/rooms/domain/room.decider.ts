@@ -7,6 +7,8 @@ export const roomStream = (instanceId: string, roomId: string) => streamName('ro
 
 export interface RoomState {
   readonly exists: boolean;
+  /** Tells apart a room from an earlier room of the same id that was deleted. */
+  readonly createdAt?: string;
   readonly private: boolean;
   readonly createdById?: string;
   /** user id → the `created_at` of the user that joined. */
@@ -52,6 +54,7 @@ export const roomDecider: Decider<RoomState, RoomCommand, RoomEvent> = {
       case 'RoomCreated':
         return {
           exists: true,
+          createdAt: event.data.created_at,
           private: event.data.private,
           createdById: event.data.created_by_id,
           members: new Map(),

@@ -10,6 +10,8 @@ export interface RoomResponse {
   push_notification_title_override?: string;
   created_at: string;
   updated_at: string;
+  last_message_at?: string;
+  unread_count?: number;
   member_user_ids?: string[];
 }
 
@@ -18,7 +20,13 @@ export interface RoomResponse {
  * tests read them); v2 rooms carry members only where the seed shows them (join, a user's
  * rooms), so `memberIds` is passed only there.
  */
-export const presentRoom = (version: ChatApiVersion, room: RoomDocument, memberIds?: string[]): RoomResponse => ({
+export const presentRoom = (
+  version: ChatApiVersion,
+  room: RoomDocument,
+  memberIds?: string[],
+  /** Messages the viewing user has not read (rooms listed for a user). */
+  unreadCount?: number,
+): RoomResponse => ({
   id: room.id,
   ...(room.created_by_id !== undefined && { created_by_id: room.created_by_id }),
   name: room.name,
@@ -30,5 +38,7 @@ export const presentRoom = (version: ChatApiVersion, room: RoomDocument, memberI
     }),
   created_at: room.created_at,
   updated_at: room.updated_at,
+  ...(room.last_message_at !== undefined && { last_message_at: room.last_message_at }),
+  ...(unreadCount !== undefined && { unread_count: unreadCount }),
   ...(memberIds !== undefined && { member_user_ids: memberIds }),
 });

@@ -1,0 +1,21 @@
+import { DomainEvent } from '../../../shared/domain/event';
+import { MessagePart } from './message-parts';
+
+/** Written into the event itself: stable across rebuilds and migrations between stores. */
+export type MessageId = number;
+
+export type MessageSent = DomainEvent<
+  'MessageSent',
+  { id: MessageId; user_id: string; parts: MessagePart[]; room_created_at: string; created_at: string }
+>;
+export type MessageEdited = DomainEvent<'MessageEdited', { id: MessageId; parts: MessagePart[]; updated_at: string }>;
+/**
+ * `tombstone`: deleted through the seed's v2 route, the message stays as a record with text
+ * DELETED; deleted through v6, it disappears from fetches. Either way its content is gone.
+ */
+export type MessageDeleted = DomainEvent<'MessageDeleted', { id: MessageId; tombstone: boolean; deleted_at: string }>;
+
+export type MessageEvent = MessageSent | MessageEdited | MessageDeleted;
+
+/** A block of message ids reserved by one process for one instance. */
+export type MessageIdsReserved = DomainEvent<'MessageIdsReserved', { first: MessageId; last: MessageId }>;

@@ -1,0 +1,68 @@
+import { Controller, Get, Inject, Param, Query, UseGuards } from '@nestjs/common';
+import { IQueryHandler, QueryBus, QueryHandler } from '@nestjs/cqrs';
+import { unprocessable } from '../../../shared/domain/errors';
+import { CHATKIT_ROUTE, ChatApiVersion, ChatApiVersionPipe } from '../../../shared/http/chatkit-route';
+import { AccessTokenGuard, CurrentActor } from '../../instances/authentication/access-token.guard';
+import { RequestActor } from '../../instances/authentication/access-token';
+import { RoomAccess } from '../../rooms/room-access';
+import { parseLimit } from '../../users/list-users/list-users';
+import { ATTACHMENT_RESOLVER, AttachmentResolver } from '../presentation/attachments.port';
+import { MessageResponse, presentMessage } from '../presentation/message.presenter';
+import { MessagesReadModel } from '../messages.read-model';
+
+export class FetchMessagesQuery {
+  constructor(
+    readonly instanceId: string,
+    readonly version: ChatApiVersion,
+    readonly roomId: string,
+    readonly initialId: number | undefined,
+    readonly direction: 'older' | 'newer',
+    readonly limit: number,
+    readonly actor: RequestActor,
+  ) {}
+}
+
+@QueryHandler(FetchMessagesQuery)
+export class FetchMessagesHandler implements IQueryHandler<FetchMessagesQuery, MessageResponse[]> {
+  constructor(
+    private readonly access: RoomAccess,
+    private readonly messages: MessagesReadModel,
+    @Inject(ATTACHMENT_RESOLVER) private readonly attachments: AttachmentResolver,
+  ) {}
+
+  async execute(q: FetchMessagesQuery): Promise<MessageResponse[]> {
+    await this.access.readable(q.instanceId, q.roomId, q.actor);
+    const docs = await this.messages.page(q.instanceId, q.roomId, q);
+    return docs.map((d) => presentMessage(q.version, d, this.attachments));
+  }
+}
+
+/** A page of a room's messages: `initial_id` exclusive, `direction` older (default, newest first) or newer. */
+@Controller(CHATKIT_ROUTE)
+@UseGuards(AccessTokenGuard)
+export class FetchMessagesController {
+  constructor(private readonly queries: QueryBus) {}
+
+  @Get('rooms/:roomId/messages')
+  fetch(
+    @Param('instanceId') instanceId: string,
+    @Param('version', ChatApiVersionPipe) version: ChatApiVersion,
+    @Param('roomId') roomId: string,
+    @Query() query: Record<string, unknown>,
+    @CurrentActor() actor: RequestActor,
+  ): Promise<MessageResponse[]> {
+    let initialId: number | undefined;
+    if (query.initial_id !== undefined && query.initial_id !== '') {
+      initialId = Number(query.initial_id);
+      if (!Number.isSafeInteger(initialId) || initialId < 0) {
+        throw unprocessable('invalid_initial_id', 'initial_id must be a message id (a whole number)');
+      }
+    }
+    const direction = query.direction === undefined || query.direction === '' ? 'older' : query.direction;
+    if (direction !== 'older' && direction !== 'newer') {
+      throw unprocessable('invalid_direction', 'direction must be older or newer');
+    }
+    const limit = parseLimit(query.limit, { fallback: 20, max: 100 });
+    return this.queries.execute(new FetchMessagesQuery(instanceId, version, roomId, initialId, direction, limit, actor));
+  }
+}

@@ -1,0 +1,54 @@
+import { Controller, Get, Inject, Param, UseGuards } from '@nestjs/common';
+import { IQueryHandler, QueryBus, QueryHandler } from '@nestjs/cqrs';
+import { CHATKIT_ROUTE, ChatApiVersion, ChatApiVersionPipe } from '../../../shared/http/chatkit-route';
+import { AccessTokenGuard, CurrentActor } from '../../instances/authentication/access-token.guard';
+import { RequestActor } from '../../instances/authentication/access-token';
+import { RoomAccess } from '../../rooms/room-access';
+import { messageNotFound } from '../domain/message.decider';
+import { ATTACHMENT_RESOLVER, AttachmentResolver } from '../presentation/attachments.port';
+import { MessageResponse, presentMessage } from '../presentation/message.presenter';
+import { MessagesReadModel } from '../messages.read-model';
+import { parseMessageId } from '../presentation/message-id.pipe';
+
+export class GetMessageQuery {
+  constructor(
+    readonly instanceId: string,
+    readonly version: ChatApiVersion,
+    readonly roomId: string,
+    readonly messageId: number,
+    readonly actor: RequestActor,
+  ) {}
+}
+
+@QueryHandler(GetMessageQuery)
+export class GetMessageHandler implements IQueryHandler<GetMessageQuery, MessageResponse> {
+  constructor(
+    private readonly access: RoomAccess,
+    private readonly messages: MessagesReadModel,
+    @Inject(ATTACHMENT_RESOLVER) private readonly attachments: AttachmentResolver,
+  ) {}
+
+  async execute(q: GetMessageQuery): Promise<MessageResponse> {
+    await this.access.readable(q.instanceId, q.roomId, q.actor);
+    const doc = await this.messages.get(q.instanceId, q.roomId, q.messageId);
+    if (!doc) throw messageNotFound(q.messageId);
+    return presentMessage(q.version, doc, this.attachments);
+  }
+}
+
+@Controller(CHATKIT_ROUTE)
+@UseGuards(AccessTokenGuard)
+export class GetMessageController {
+  constructor(private readonly queries: QueryBus) {}
+
+  @Get('rooms/:roomId/messages/:messageId')
+  get(
+    @Param('instanceId') instanceId: string,
+    @Param('version', ChatApiVersionPipe) version: ChatApiVersion,
+    @Param('roomId') roomId: string,
+    @Param('messageId') messageId: string,
+    @CurrentActor() actor: RequestActor,
+  ): Promise<MessageResponse> {
+    return this.queries.execute(new GetMessageQuery(instanceId, version, roomId, parseMessageId(messageId), actor));
+  }
+}

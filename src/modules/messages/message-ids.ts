@@ -1,0 +1,50 @@
+import { Injectable } from '@nestjs/common';
+import { CommandPipeline } from '../../shared/application/command-pipeline';
+import { idBlockDecider, messageIdsStream } from './domain/message.decider';
+import { MessageId } from './domain/message.events';
+
+const BLOCK_SIZE = 1000;
+
+/**
+ * Hands out message ids from blocks this process reserved for the instance (one append per
+ * thousand messages, not a hot stream per message). Blocks are reserved in increasing
+ * order, so a fresh block lies above every id any process has used: when a room's last id
+ * is already past this process's block, the rest of the block is dropped for a new one.
+ */
+@Injectable()
+export class MessageIds {
+  private readonly blocks = new Map<string, { next: MessageId; last: MessageId }>();
+  private readonly queues = new Map<string, Promise<unknown>>();
+
+  constructor(private readonly pipeline: CommandPipeline) {}
+
+  /** An id unique in the instance and greater than `above` (the room's last id). */
+  next(instanceId: string, above: MessageId): Promise<MessageId> {
+    // One allocation at a time per instance, so concurrent sends never share a reservation.
+    const previous = this.queues.get(instanceId) ?? Promise.resolve();
+    const result = previous.then(() => this.allocate(instanceId, above));
+    const settled = result.catch(() => undefined);
+    this.queues.set(instanceId, settled);
+    void settled.then(() => {
+      if (this.queues.get(instanceId) === settled) this.queues.delete(instanceId);
+    });
+    return result;
+  }
+
+  private async allocate(instanceId: string, above: MessageId): Promise<MessageId> {
+    let block = this.blocks.get(instanceId);
+    while (!block || block.next > block.last || block.next <= above) {
+      const now = new Date().toISOString();
+      const { events } = await this.pipeline.run(
+        messageIdsStream(instanceId),
+        idBlockDecider,
+        { type: 'ReserveIds', size: BLOCK_SIZE },
+        { instance_id: instanceId, actor: { key_id: 'system' }, occurred_at: now },
+      );
+      const { first, last } = events[0].data;
+      block = { next: Math.max(first, above + 1), last };
+      this.blocks.set(instanceId, block);
+    }
+    return block.next++;
+  }
+}

@@ -1,0 +1,36 @@
+import { Module } from '@nestjs/common';
+import { AttachmentsModule } from '../attachments/attachments.module';
+import { InstancesModule } from '../instances/instances.module';
+import { RoomsModule } from '../rooms/rooms.module';
+import { DeleteMessageController, DeleteMessageHandler } from './delete-message/delete-message';
+import { EditMessageController, EditMessageHandler } from './edit-message/edit-message';
+import { FetchMessagesController, FetchMessagesHandler } from './fetch-messages/fetch-messages';
+import { GetMessageController, GetMessageHandler } from './get-message/get-message';
+import { MessageContent } from './message-content';
+import { MessageIds } from './message-ids';
+import { MessagesReadModel } from './messages.read-model';
+import { SendMessageController, SendMessageHandler } from './send-message/send-message';
+
+/** Room timelines: send, fetch, get, edit and delete messages in v2 and v6 shapes. */
+@Module({
+  imports: [InstancesModule, RoomsModule, AttachmentsModule],
+  controllers: [
+    SendMessageController,
+    FetchMessagesController,
+    GetMessageController,
+    EditMessageController,
+    DeleteMessageController,
+  ],
+  providers: [
+    MessageIds,
+    MessagesReadModel,
+    MessageContent,
+    SendMessageHandler,
+    FetchMessagesHandler,
+    GetMessageHandler,
+    EditMessageHandler,
+    DeleteMessageHandler,
+  ],
+  exports: [MessagesReadModel, AttachmentsModule],
+})
+export class MessagesModule {}

@@ -1,0 +1,29 @@
+import { MessagePart } from '../domain/message-parts';
+
+/** An attachment part as v6 clients read it: links that are signed and expire. */
+export interface RenderedAttachment {
+  id: string;
+  download_url: string;
+  refresh_url: string;
+  /** RFC 3339; never less than 30 minutes ahead when rendered. */
+  expiration: string;
+  name: string;
+  size: number;
+  custom_data?: unknown;
+}
+
+/**
+ * What messages need from attachments: turning an uploaded attachment into a stored part,
+ * and a stored part into the links a client reads. Implemented by the attachments use cases.
+ */
+export interface AttachmentResolver {
+  /** The stored part for `{type, attachment: {id}}` as sent; throws a DomainError when the upload is unknown or incomplete. */
+  toStoredPart(instanceId: string, roomId: string, part: { type: string; attachment: { id: string } }): Promise<MessagePart>;
+  render(
+    instanceId: string,
+    roomId: string,
+    attachment: { id: string; name?: string; size?: number; custom_data?: unknown },
+  ): RenderedAttachment;
+}
+
+export const ATTACHMENT_RESOLVER = Symbol('AttachmentResolver');
