@@ -54,6 +54,11 @@ export function reportFailure(error: unknown, io: CliIo, usage: string): number 
 
 /** Runs a CLI as the process's main module: real argv, env and stdio, then exits with its code. */
 export function runAsMain(main: CliMain): void {
+  // `| head` closes the pipe early: stop quietly instead of crashing on the write.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(EXIT_OK);
+    throw error;
+  });
   const exit = (code: number) => process.stdout.write('', () => process.exit(code));
   main(process.argv.slice(2), process.env, processIo()).then(exit, (error) => {
     process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
