@@ -1,0 +1,45 @@
+import { Controller, Get, Param, UseGuards } from '@nestjs/common';
+import { IQueryHandler, QueryBus, QueryHandler } from '@nestjs/cqrs';
+import { AccessTokenGuard, CurrentActor } from '../../instances/authentication/access-token.guard';
+import { RequestActor } from '../../instances/authentication/access-token';
+import { CURSORS_ROUTE } from '../cursors-route';
+import { CursorsReadModel } from '../cursors.read-model';
+import { ReadCursor } from '../presentation/cursor.presenter';
+import { RoomCursorAccess } from '../room-cursor-access';
+
+export class ListRoomCursorsQuery {
+  constructor(
+    readonly instanceId: string,
+    readonly roomId: string,
+    readonly actor: RequestActor,
+  ) {}
+}
+
+/** Every cursor set in a room, by user id; a private room's only for its members and su. */
+@QueryHandler(ListRoomCursorsQuery)
+export class ListRoomCursorsHandler implements IQueryHandler<ListRoomCursorsQuery, ReadCursor[]> {
+  constructor(
+    private readonly cursors: CursorsReadModel,
+    private readonly access: RoomCursorAccess,
+  ) {}
+
+  async execute({ instanceId, roomId, actor }: ListRoomCursorsQuery): Promise<ReadCursor[]> {
+    await this.access.assertMayRead(instanceId, roomId, actor);
+    return this.cursors.cursorsOfRoom(instanceId, roomId);
+  }
+}
+
+@Controller(CURSORS_ROUTE)
+@UseGuards(AccessTokenGuard)
+export class ListRoomCursorsController {
+  constructor(private readonly queries: QueryBus) {}
+
+  @Get('cursors/0/rooms/:roomId')
+  list(
+    @Param('instanceId') instanceId: string,
+    @Param('roomId') roomId: string,
+    @CurrentActor() actor: RequestActor,
+  ): Promise<ReadCursor[]> {
+    return this.queries.execute(new ListRoomCursorsQuery(instanceId, roomId, actor));
+  }
+}

@@ -1,0 +1,40 @@
+import { Controller, Get, Param, UseGuards } from '@nestjs/common';
+import { IQueryHandler, QueryBus, QueryHandler } from '@nestjs/cqrs';
+import { AccessTokenGuard, CurrentActor, requireSelfOrSu } from '../../instances/authentication/access-token.guard';
+import { RequestActor } from '../../instances/authentication/access-token';
+import { CURSORS_ROUTE } from '../cursors-route';
+import { CursorsReadModel } from '../cursors.read-model';
+import { ReadCursor } from '../presentation/cursor.presenter';
+
+export class ListUserCursorsQuery {
+  constructor(
+    readonly instanceId: string,
+    readonly userId: string,
+  ) {}
+}
+
+/** Every cursor of a user, by room id (which rooms a user reads is theirs to see, or su's). */
+@QueryHandler(ListUserCursorsQuery)
+export class ListUserCursorsHandler implements IQueryHandler<ListUserCursorsQuery, ReadCursor[]> {
+  constructor(private readonly cursors: CursorsReadModel) {}
+
+  execute({ instanceId, userId }: ListUserCursorsQuery): Promise<ReadCursor[]> {
+    return this.cursors.cursorsOfUser(instanceId, userId);
+  }
+}
+
+@Controller(CURSORS_ROUTE)
+@UseGuards(AccessTokenGuard)
+export class ListUserCursorsController {
+  constructor(private readonly queries: QueryBus) {}
+
+  @Get('cursors/0/users/:userId')
+  list(
+    @Param('instanceId') instanceId: string,
+    @Param('userId') userId: string,
+    @CurrentActor() actor: RequestActor,
+  ): Promise<ReadCursor[]> {
+    requireSelfOrSu(actor, userId);
+    return this.queries.execute(new ListUserCursorsQuery(instanceId, userId));
+  }
+}

@@ -1,0 +1,83 @@
+import { Body, Controller, HttpCode, Inject, Param, Put, UseGuards } from '@nestjs/common';
+import { CommandBus, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { IsInt, Max, Min } from 'class-validator';
+import { CommandPipeline } from '../../../shared/application/command-pipeline';
+import { CLOCK } from '../../../shared/application/tokens';
+import { Clock } from '../../../shared/domain/clock';
+import { Actor } from '../../../shared/domain/event';
+import {
+  AccessTokenGuard,
+  auditActor,
+  CurrentActor,
+  requireSelfOrSu,
+} from '../../instances/authentication/access-token.guard';
+import { RequestActor } from '../../instances/authentication/access-token';
+import { roomDecider, roomNotFound, roomStream } from '../../rooms/domain/room.decider';
+import { userDecider, userNotFound, userStream } from '../../users/domain/user.decider';
+import { CURSORS_ROUTE } from '../cursors-route';
+import { cursorDecider, cursorStream } from '../domain/cursor.decider';
+
+class SetReadCursorDto {
+  @IsInt()
+  @Min(0)
+  @Max(Number.MAX_SAFE_INTEGER)
+  position: number;
+}
+
+export class SetReadCursorCommand {
+  constructor(
+    readonly instanceId: string,
+    readonly roomId: string,
+    readonly userId: string,
+    readonly position: number,
+    readonly actor: Actor,
+  ) {}
+}
+
+/**
+ * Moves a user's read cursor in a room forward. The user and the room must exist (read from
+ * their streams); a position at or below the current one is accepted and changes nothing.
+ */
+@CommandHandler(SetReadCursorCommand)
+export class SetReadCursorHandler implements ICommandHandler<SetReadCursorCommand, void> {
+  constructor(
+    private readonly pipeline: CommandPipeline,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async execute({ instanceId, roomId, userId, position, actor }: SetReadCursorCommand): Promise<void> {
+    const [user, room] = await Promise.all([
+      this.pipeline.load(userStream(instanceId, userId), userDecider),
+      this.pipeline.load(roomStream(instanceId, roomId), roomDecider),
+    ]);
+    if (!user.state.exists) throw userNotFound(userId);
+    if (!room.state.exists) throw roomNotFound(roomId);
+    const now = this.clock.now().toISOString();
+    await this.pipeline.run(
+      cursorStream(instanceId, userId),
+      cursorDecider,
+      { type: 'SetReadCursor', room_id: roomId, position, user_created_at: user.state.createdAt!, now },
+      { instance_id: instanceId, actor, occurred_at: now },
+    );
+  }
+}
+
+@Controller(CURSORS_ROUTE)
+@UseGuards(AccessTokenGuard)
+export class SetReadCursorController {
+  constructor(private readonly commands: CommandBus) {}
+
+  @Put('cursors/0/rooms/:roomId/users/:userId')
+  @HttpCode(201)
+  async set(
+    @Param('instanceId') instanceId: string,
+    @Param('roomId') roomId: string,
+    @Param('userId') userId: string,
+    @Body() body: SetReadCursorDto,
+    @CurrentActor() actor: RequestActor,
+  ): Promise<Record<string, never>> {
+    requireSelfOrSu(actor, userId);
+    await this.commands.execute(new SetReadCursorCommand(instanceId, roomId, userId, body.position, auditActor(actor)));
+    return {};
+  }
+}

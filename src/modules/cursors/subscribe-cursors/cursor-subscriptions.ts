@@ -1,0 +1,102 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { READ_YOUR_WRITES, ReadYourWrites } from '../../../shared/application/read-your-writes';
+import { CLOCK } from '../../../shared/application/tokens';
+import { Clock } from '../../../shared/domain/clock';
+import { LogPosition, positionAfter, RecordedEvent } from '../../../shared/domain/event';
+import { parseStreamName } from '../../../shared/domain/streams';
+import { EventChannel } from '../../../shared/subscriptions/event-channel';
+import { LiveLog } from '../../../shared/subscriptions/live-log';
+import { requireSelfOrSu } from '../../instances/authentication/access-token.guard';
+import { SubscriptionContext, SubscriptionRoutes } from '../../streaming/subscription-routes';
+import { CURSORS_ROUTE } from '../cursors-route';
+import { CursorSnapshot, CursorsReadModel, snapshotShows } from '../cursors.read-model';
+import { CURSOR_STREAM_CATEGORY, cursorStream } from '../domain/cursor.decider';
+import { cursorOfEvent } from '../presentation/cursor.presenter';
+import { RoomCursorAccess } from '../room-cursor-access';
+
+/** The LiveLog key under which every `ReadCursorSet` of a room is delivered. */
+export const roomCursorsKey = (instanceId: string, roomId: string) => `read-cursors-room:${instanceId}.${roomId}`;
+
+/** Routes cursor sets to their room as well as to their user's stream. */
+export const routeCursorsByRoom = (event: RecordedEvent): readonly string[] => {
+  if (event.type !== 'ReadCursorSet') return [];
+  const stream = parseStreamName(event.streamName);
+  if (!stream || stream.category !== CURSOR_STREAM_CATEGORY) return [];
+  return [roomCursorsKey(stream.instanceId, (event.data as { room_id: string }).room_id)];
+};
+
+/**
+ * SUBSCRIBE `/cursors/0/users/:userId` and `/cursors/0/rooms/:roomId`: an `initial_state` with
+ * every cursor of the user (or room), then a `new_cursor` for each later accepted set. Event
+ * ids are log positions.
+ */
+@Injectable()
+export class CursorSubscriptions {
+  constructor(
+    private readonly routes: SubscriptionRoutes,
+    private readonly liveLog: LiveLog,
+    @Inject(READ_YOUR_WRITES) private readonly readYourWrites: ReadYourWrites,
+    private readonly cursors: CursorsReadModel,
+    private readonly access: RoomCursorAccess,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  /** Call once per process. */
+  register(): void {
+    this.liveLog.addRouter(routeCursorsByRoom);
+    this.routes.register(`/${CURSORS_ROUTE}/cursors/0/users/:userId`, (context, channel) =>
+      this.ofUser(context, channel),
+    );
+    this.routes.register(`/${CURSORS_ROUTE}/cursors/0/rooms/:roomId`, (context, channel) =>
+      this.ofRoom(context, channel),
+    );
+  }
+
+  private async ofUser({ params, actor }: SubscriptionContext, channel: EventChannel): Promise<void> {
+    const { instanceId, userId } = params;
+    requireSelfOrSu(actor, userId);
+    await this.stream(channel, cursorStream(instanceId, userId), () => this.cursors.snapshotOfUser(instanceId, userId));
+  }
+
+  private async ofRoom({ params, actor }: SubscriptionContext, channel: EventChannel): Promise<void> {
+    const { instanceId, roomId } = params;
+    await this.access.assertMayRead(instanceId, roomId, actor);
+    await this.stream(channel, roomCursorsKey(instanceId, roomId), () => this.cursors.snapshotOfRoom(instanceId, roomId));
+  }
+
+  /**
+   * Catch-up without a gap: listen first (buffering), wait until the read model has folded
+   * everything the live log has dispatched, read the snapshot, then flush the buffer, skipping
+   * the cursor sets the snapshot already shows, and go live.
+   */
+  private async stream(channel: EventChannel, key: string, read: () => Promise<CursorSnapshot>): Promise<void> {
+    let buffer: RecordedEvent[] | null = [];
+    let snapshot: CursorSnapshot | null = null;
+    const deliver = (event: RecordedEvent) => {
+      const cursor = cursorOfEvent(event);
+      if (!cursor || snapshotShows(snapshot!, event)) return;
+      channel.push({
+        id: event.position,
+        body: { event_name: 'new_cursor', data: cursor, timestamp: cursor.updated_at },
+      });
+    };
+    channel.onClose(this.liveLog.on(key, (event) => (buffer ? buffer.push(event) : deliver(event))));
+    const dispatched = this.liveLog.position;
+    if (dispatched !== null) await this.readYourWrites.waitFor(dispatched);
+    snapshot = await read();
+    channel.push({
+      id: newest(snapshot) ?? '0',
+      body: { event_name: 'initial_state', data: { cursors: snapshot.cursors }, timestamp: this.clock.now().toISOString() },
+    });
+    const buffered = buffer;
+    buffer = null;
+    for (const event of buffered) deliver(event);
+  }
+}
+
+/** The newest position a snapshot reflects, as the id of its `initial_state`. */
+const newest = (snapshot: CursorSnapshot): LogPosition | null => {
+  let max = snapshot.checkpoint;
+  for (const p of snapshot.positions.values()) if (positionAfter(p, max)) max = p;
+  return max;
+};
