@@ -10,6 +10,7 @@ import { MessageContent } from './message-content';
 import { MessageIds } from './message-ids';
 import { MessagesReadModel } from './messages.read-model';
 import { SendMessageController, SendMessageHandler } from './send-message/send-message';
+import { RoomSubscription } from './subscribe-to-room/subscribe-to-room';
 
 /** Room timelines: send, fetch, get, edit and delete messages in v2 and v6 shapes. */
 @Module({
@@ -30,6 +31,7 @@ import { SendMessageController, SendMessageHandler } from './send-message/send-m
     GetMessageHandler,
     EditMessageHandler,
     DeleteMessageHandler,
+    RoomSubscription,
   ],
   exports: [MessagesReadModel, AttachmentsModule],
 })

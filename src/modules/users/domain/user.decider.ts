@@ -16,7 +16,8 @@ export type UserCommand =
   | { type: 'UpdateUser'; id: string; name?: string; avatar_url?: string; custom_data?: JsonObject; now: string }
   | { type: 'DeleteUser'; id: string; now: string };
 
-export const userNotFound = (id: string) => notFound('user_not_found', `The user "${id}" does not exist`);
+// "user does not exist" is what chatkit-client tests look for when connecting as an unknown user.
+export const userNotFound = (id: string) => notFound('user_not_found', `The user does not exist: "${id}"`);
 
 export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
   initialState: () => ({ exists: false, createdAt: null }),
