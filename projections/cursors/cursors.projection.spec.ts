@@ -7,6 +7,7 @@ const set = (instance: string, user: string, room: string, position: number, m: 
     room_id: room,
     position,
     user_created_at: at(0),
+    room_created_at: at(0),
     updated_at: at(m),
   });
 const cursors = (docs: Map<string, { [k: string]: unknown }>) =>
@@ -61,7 +62,13 @@ describe('read cursors projection', () => {
       set('acme', 'ann', 'r1', 1, 1),
       recorded('user-acme.r1', 'RoomDeleted', { deleted_at: at(2) }),
       recorded('room-acme.ann', 'UserDeleted', { deleted_at: at(2) }),
-      recorded('user-acme.ann', 'ReadCursorSet', { room_id: 'r1', position: 9, user_created_at: at(0), updated_at: at(2) }),
+      recorded('user-acme.ann', 'ReadCursorSet', {
+        room_id: 'r1',
+        position: 9,
+        user_created_at: at(0),
+        room_created_at: at(0),
+        updated_at: at(2),
+      }),
     ]);
     expect(cursors(docs)).toEqual([`acme/r1:ann=1@${at(1)}`]);
   });

@@ -131,7 +131,7 @@ describe('read cursors API (chatkit_cursors v2)', () => {
       expect(missing.body.error).toBe('services/chatkit_cursors/not_found/room_not_found');
     });
 
-    it('drops the cursors of a deleted room and of a deleted user; a re-created user starts afresh', async () => {
+    it('drops the cursors of a deleted room and of a deleted user; a re-created room or user starts afresh', async () => {
       await s.request('POST', s.chat('/users'), { body: { id: 'eve', name: 'eve' } });
       await s.request('POST', s.chat('/rooms'), { body: { id: 'temp', name: 'temp', user_ids: ['eve'] } });
       await put('temp', 'ann', { position: 50 }, as('ann'));
@@ -139,6 +139,10 @@ describe('read cursors API (chatkit_cursors v2)', () => {
       expect((await s.request('DELETE', s.chat('/rooms/temp', 'v2'))).status).toBe(204);
       expect((await get('/users/ann')).body.map((c: { room_id: string }) => c.room_id)).toEqual(['other', 'priv', 'pub']);
       expect((await get('/rooms/temp')).status).toBe(404);
+      await s.request('POST', s.chat('/rooms'), { body: { id: 'temp', name: 'temp' } });
+      expect((await get('/rooms/temp')).body).toEqual([]);
+      expect((await put('temp', 'ann', { position: 5 }, as('ann'))).status).toBe(201);
+      expect((await get('/rooms/temp/users/ann')).body).toEqual(cursorShape('temp', 'ann', 5));
 
       expect((await s.request('DELETE', s.chat('/users/eve'))).status).toBe(204);
       expect((await get('/rooms/pub')).body.map((c: { user_id: string }) => c.user_id)).not.toContain('eve');

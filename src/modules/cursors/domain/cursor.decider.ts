@@ -10,11 +10,17 @@ export const cursorStream = (instanceId: string, userId: string) => streamName(C
 /** The only cursor type so far (the `0` of `/cursors/0`). */
 export const READ_CURSOR_TYPE = 0;
 
+export interface RoomCursor {
+  readonly position: number;
+  /** The `created_at` of the room the position was set in. */
+  readonly roomCreatedAt: string;
+}
+
 export interface CursorState {
-  /** The `created_at` of the user the positions belong to; null before the first cursor. */
+  /** The `created_at` of the user the cursors belong to; null before the first cursor. */
   readonly userCreatedAt: string | null;
-  /** room id → position. */
-  readonly positions: ReadonlyMap<string, number>;
+  /** room id → cursor. */
+  readonly cursors: ReadonlyMap<string, RoomCursor>;
 }
 
 export type CursorCommand = {
@@ -23,28 +29,38 @@ export type CursorCommand = {
   position: number;
   /** The `created_at` of the (existing) user whose cursor this is. */
   user_created_at: string;
+  /** The `created_at` of the (existing) room. */
+  room_created_at: string;
   now: string;
 };
 
-/** The position of a room's cursor for the current user, if one was set. */
-export const currentPosition = (state: CursorState, roomId: string, userCreatedAt: string): number | undefined =>
-  state.userCreatedAt === userCreatedAt ? state.positions.get(roomId) : undefined;
+/** The current position of a user's cursor in a room, unless it was set for an earlier user or room of the same id. */
+export const currentPosition = (
+  state: CursorState,
+  roomId: string,
+  userCreatedAt: string,
+  roomCreatedAt: string,
+): number | undefined => {
+  if (state.userCreatedAt !== userCreatedAt) return undefined;
+  const cursor = state.cursors.get(roomId);
+  return cursor?.roomCreatedAt === roomCreatedAt ? cursor.position : undefined;
+};
 
 /**
  * Read cursors only move forward: setting a position at or below the current one is
  * accepted and decides nothing, so a late, debounced client update cannot move it back.
+ * A re-created user or room (same id, new `created_at`) starts from no cursor.
  */
 export const cursorDecider: Decider<CursorState, CursorCommand, CursorEvent> = {
-  initialState: () => ({ userCreatedAt: null, positions: new Map() }),
+  initialState: () => ({ userCreatedAt: null, cursors: new Map() }),
 
   evolve(state, event) {
     switch (event.type) {
       case 'ReadCursorSet': {
-        const { room_id, position, user_created_at } = event.data;
-        // A cursor of a re-created user starts the user's cursors afresh.
-        const positions = new Map(user_created_at === state.userCreatedAt ? state.positions : []);
-        positions.set(room_id, position);
-        return { userCreatedAt: user_created_at, positions };
+        const { room_id, position, user_created_at, room_created_at } = event.data;
+        const cursors = new Map(user_created_at === state.userCreatedAt ? state.cursors : []);
+        cursors.set(room_id, { position, roomCreatedAt: room_created_at });
+        return { userCreatedAt: user_created_at, cursors };
       }
       default:
         return state;
@@ -54,10 +70,12 @@ export const cursorDecider: Decider<CursorState, CursorCommand, CursorEvent> = {
   decide(command, state) {
     switch (command.type) {
       case 'SetReadCursor': {
-        const { room_id, position, user_created_at, now } = command;
-        const current = currentPosition(state, room_id, user_created_at);
+        const { room_id, position, user_created_at, room_created_at, now } = command;
+        const current = currentPosition(state, room_id, user_created_at, room_created_at);
         if (current !== undefined && position <= current) return [];
-        return [{ type: 'ReadCursorSet', data: { room_id, position, user_created_at, updated_at: now } }];
+        return [
+          { type: 'ReadCursorSet', data: { room_id, position, user_created_at, room_created_at, updated_at: now } },
+        ];
       }
     }
   },

@@ -36,7 +36,8 @@ export class SetReadCursorCommand {
 
 /**
  * Moves a user's read cursor in a room forward. The user and the room must exist (read from
- * their streams); a position at or below the current one is accepted and changes nothing.
+ * their streams, whose `created_at` tells a re-created user or room apart); a position at or
+ * below the current one is accepted and changes nothing.
  */
 @CommandHandler(SetReadCursorCommand)
 export class SetReadCursorHandler implements ICommandHandler<SetReadCursorCommand, void> {
@@ -56,7 +57,14 @@ export class SetReadCursorHandler implements ICommandHandler<SetReadCursorComman
     await this.pipeline.run(
       cursorStream(instanceId, userId),
       cursorDecider,
-      { type: 'SetReadCursor', room_id: roomId, position, user_created_at: user.state.createdAt!, now },
+      {
+        type: 'SetReadCursor',
+        room_id: roomId,
+        position,
+        user_created_at: user.state.createdAt!,
+        room_created_at: room.state.createdAt!,
+        now,
+      },
       { instance_id: instanceId, actor, occurred_at: now },
     );
   }
