@@ -144,18 +144,22 @@ export class SqliteEventStore implements EventStore {
     const items = this.queue;
     this.queue = [];
     const outcomes: ({ ok: AppendResult } | { error: unknown })[] = [];
-    // Each append runs in its own savepoint; the group commits (and fsyncs) once.
+    // Each append runs in its own savepoint; the group commits (and fsyncs) once. IMMEDIATE
+    // takes the write lock up front, so a writer in another process (the admin CLI) makes it
+    // wait (busy_timeout) instead of failing on a lock upgrade.
     const one = this.db.transaction(this.appendOne);
     try {
-      this.db.transaction(() => {
-        for (const item of items) {
-          try {
-            outcomes.push({ ok: one(item) });
-          } catch (error) {
-            outcomes.push({ error });
+      this.db
+        .transaction(() => {
+          for (const item of items) {
+            try {
+              outcomes.push({ ok: one(item) });
+            } catch (error) {
+              outcomes.push({ error });
+            }
           }
-        }
-      })();
+        })
+        .immediate();
     } catch (error) {
       for (const item of items) item.reject(error);
       return;

@@ -68,7 +68,7 @@ export class SqliteReadModelStore implements ReadModelStore {
           );
         });
       }
-    })();
+    }).immediate();
     this.statements.clear();
   }
 
@@ -131,7 +131,7 @@ export class SqliteReadModelStore implements ReadModelStore {
           'INSERT INTO checkpoints (name, position) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET position = excluded.position',
         ).run(name, position);
       }
-    })();
+    }).immediate();
   }
 
   async getCheckpoint(projection: string): Promise<LogPosition | null> {
@@ -145,7 +145,7 @@ export class SqliteReadModelStore implements ReadModelStore {
     this.db.transaction(() => {
       for (const c of collections) this.db.exec(`DROP TABLE IF EXISTS "${table(c)}"`);
       for (const p of projections) this.db.prepare('DELETE FROM checkpoints WHERE name = ?').run(p);
-    })();
+    }).immediate();
     this.statements.clear();
   }
 
