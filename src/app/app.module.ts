@@ -6,6 +6,7 @@ import { MessagesModule } from '../modules/messages/messages.module';
 import { PresenceModule } from '../modules/presence/presence.module';
 import { RoomsModule } from '../modules/rooms/rooms.module';
 import { UsersModule } from '../modules/users/users.module';
+import { UserEventsModule } from '../modules/user-events/user-events.module';
 import { StreamingModule } from '../modules/streaming/streaming.module';
 import { CoreModule } from './core.module';
 import { Runtime } from './runtime';
@@ -15,7 +16,18 @@ export class AppModule {
   static forRuntime(runtime: Runtime): DynamicModule {
     return {
       module: AppModule,
-      imports: [CoreModule.forRuntime(runtime), HealthModule, StreamingModule, InstancesModule, UsersModule, RoomsModule, MessagesModule, PresenceModule, CursorsModule],
+      imports: [
+        CoreModule.forRuntime(runtime),
+        HealthModule,
+        StreamingModule,
+        InstancesModule,
+        UsersModule,
+        RoomsModule,
+        MessagesModule,
+        CursorsModule,
+        PresenceModule,
+        UserEventsModule,
+      ],
     };
   }
 }

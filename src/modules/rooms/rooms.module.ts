@@ -15,6 +15,7 @@ import { UpdateRoomController, UpdateRoomHandler } from './update-room/update-ro
 import { RoomMembers } from './room-members';
 import { RoomsReadModel } from './rooms.read-model';
 import { RoomAccess } from './room-access';
+import { MembershipsSubscription } from './subscribe-to-memberships/subscribe-to-memberships';
 
 /** Rooms and who is in them. */
 @Module({
@@ -35,6 +36,7 @@ import { RoomAccess } from './room-access';
   providers: [
     RoomsReadModel,
     RoomAccess,
+    MembershipsSubscription,
     RoomMembers,
     CreateRoomHandler,
     ListRoomsHandler,

@@ -2,11 +2,15 @@ import { Inject, Injectable } from '@nestjs/common';
 import { READ_MODEL_STORE, ReadModelStore } from '../../shared/ports/read-model-store.port';
 import { ROOMS, RoomDocument, roomDocumentId } from '../../../projections/rooms/rooms.projection';
 import { MEMBERSHIPS, MembershipDocument } from '../../../projections/rooms/memberships.projection';
+import { MESSAGES } from '../../../projections/messages/messages.projection';
+import { READ_CURSORS, ReadCursorDocument } from '../../../projections/cursors/cursors.projection';
 import { roomNotFound } from './domain/room.decider';
 
 export interface RoomWithMembers {
   readonly room: RoomDocument;
   readonly memberIds: string[];
+  /** Unread messages of the user the rooms were listed for, if any. */
+  readonly unreadCount?: number;
 }
 
 /** Reads of the rooms and memberships read models. */
@@ -33,8 +37,19 @@ export class RoomsReadModel {
     return docs.map((d) => d.user_id);
   }
 
-  async withMembers(rooms: readonly RoomDocument[]): Promise<RoomWithMembers[]> {
-    return Promise.all(rooms.map(async (room) => ({ room, memberIds: await this.memberIds(room.instance_id, room.id) })));
+  /** Each room with its member ids and, when `viewerId` is given, that user's unread count. */
+  async withMembers(rooms: readonly RoomDocument[], viewerId?: string): Promise<RoomWithMembers[]> {
+    const unread =
+      viewerId !== undefined && rooms.length
+        ? await this.unreadCounts(rooms[0].instance_id, viewerId, rooms.map((r) => r.id))
+        : undefined;
+    return Promise.all(
+      rooms.map(async (room) => ({
+        room,
+        memberIds: await this.memberIds(room.instance_id, room.id),
+        ...(unread && { unreadCount: unread.get(room.id) ?? 0 }),
+      })),
+    );
   }
 
   /** The rooms a user is a member of, by room id. */
@@ -60,6 +75,28 @@ export class RoomsReadModel {
       sort: [{ field: 'id' }],
       limit,
     });
+  }
+
+  /**
+   * Per room, the messages a user has not read: those after the user's read cursor (all of
+   * them without one).
+   */
+  async unreadCounts(instanceId: string, userId: string, roomIds: readonly string[]): Promise<Map<string, number>> {
+    const cursors = await this.readModels.find<ReadCursorDocument>(READ_CURSORS, {
+      where: { instance_id: instanceId, user_id: userId },
+    });
+    const read = new Map(cursors.map((c) => [c.room_id, c.position]));
+    const counts = await Promise.all(
+      roomIds.map((roomId) =>
+        this.readModels.count(MESSAGES, {
+          instance_id: instanceId,
+          room_id: roomId,
+          visible: true,
+          id: { gt: read.get(roomId) ?? 0 },
+        }),
+      ),
+    );
+    return new Map(roomIds.map((id, i) => [id, counts[i]]));
   }
 
   async isMember(instanceId: string, roomId: string, userId: string): Promise<boolean> {

@@ -28,7 +28,7 @@ export class ListUserRoomsHandler implements IQueryHandler<ListUserRoomsQuery, R
   async execute({ instanceId, userId, joinable }: ListUserRoomsQuery): Promise<RoomWithMembers[]> {
     await this.users.get(instanceId, userId);
     const mine = await this.rooms.roomsOf(instanceId, userId);
-    if (!joinable) return this.rooms.withMembers(mine);
+    if (!joinable) return this.rooms.withMembers(mine, userId);
     const inside = new Set(mine.map((r) => r.id));
     const open: RoomDocument[] = [];
     for (let after: string | undefined; ; ) {
@@ -62,7 +62,7 @@ export class ListUserRoomsController {
     const found: RoomWithMembers[] = await this.queries.execute(
       new ListUserRoomsQuery(instanceId, userId, joinableFlag === 'true'),
     );
-    const rooms = found.map(({ room, memberIds }) => presentRoom(version, room, memberIds));
+    const rooms = found.map(({ room, memberIds, unreadCount }) => presentRoom(version, room, memberIds, unreadCount));
     return version === 2 ? { rooms } : rooms;
   }
 }
