@@ -9,6 +9,7 @@ import { systemClock } from '../shared/domain/clock';
 import { EVENT_STORE } from '../shared/ports/event-store.port';
 import { READ_MODEL_STORE } from '../shared/ports/read-model-store.port';
 import { EPHEMERAL_BUS } from '../shared/ports/ephemeral-bus.port';
+import { BLOB_STORE } from '../shared/ports/blob-store.port';
 import { Runtime } from './runtime';
 
 /** Binds the ports to the adapters this process opened, for every module. */
@@ -21,6 +22,7 @@ export class CoreModule {
       { provide: EVENT_STORE, useValue: runtime.stores.events },
       { provide: READ_MODEL_STORE, useValue: runtime.stores.readModels },
       { provide: EPHEMERAL_BUS, useValue: runtime.stores.ephemeral },
+      { provide: BLOB_STORE, useValue: runtime.stores.blobs },
       { provide: SECRET_BOX, useValue: runtime.secretBox },
       { provide: READ_YOUR_WRITES, useValue: runtime.readYourWrites },
       { provide: PROJECTOR_RUNNER, useValue: runtime.runner },

@@ -83,6 +83,7 @@ export async function openRuntime(config: ParleyConfig, mode: ProjectorMode): Pr
       await stores.ephemeral.close();
       await stores.events.close();
       await stores.readModels.close();
+      await stores.blobs.close();
     },
   };
 }

@@ -4,6 +4,8 @@ import { ParleyConfig } from '../config/config';
 import { EventStore } from '../shared/ports/event-store.port';
 import { ReadModelStore } from '../shared/ports/read-model-store.port';
 import { EphemeralBus } from '../shared/ports/ephemeral-bus.port';
+import { BlobStore } from '../shared/ports/blob-store.port';
+import { FsBlobStore } from '../adapters/blobs/fs/fs-blob-store';
 import { InProcessEphemeralBus } from '../adapters/ephemeral/in-process-ephemeral-bus';
 import { SqliteEventStore } from '../adapters/event-store/sqlite/sqlite-event-store';
 import { SqliteReadModelStore } from '../adapters/read-models/sqlite/sqlite-read-model-store';
@@ -12,6 +14,7 @@ export interface Stores {
   readonly events: EventStore;
   readonly readModels: ReadModelStore;
   readonly ephemeral: EphemeralBus;
+  readonly blobs: BlobStore;
   /** Which adapters were chosen, for the log line at start. */
   readonly description: string;
 }
@@ -32,9 +35,17 @@ export async function openStores(config: ParleyConfig): Promise<Stores> {
     : new SqliteReadModelStore(join(config.dataDir, 'read-models.sqlite'));
   // Typing and presence cross API processes only where there can be several: with EventStoreDB.
   const ephemeral: EphemeralBus = new InProcessEphemeralBus();
+  // Uploaded bytes go where the read models go: GridFS beside MongoDB, files in DATA_DIR beside SQLite.
+  const blobs: BlobStore = config.mongodbUri
+    ? await (await import('../adapters/blobs/gridfs/gridfs-blob-store')).GridFsBlobStore.connect(
+        config.mongodbUri,
+        config.mongodbDatabase,
+      )
+    : await FsBlobStore.open(join(config.dataDir, 'blobs'));
   const description = [
     config.eventStoreConnectionString ? 'event log: EventStoreDB' : `event log: SQLite in ${config.dataDir}`,
     config.mongodbUri ? 'read models: MongoDB' : `read models: SQLite in ${config.dataDir}`,
+    config.mongodbUri ? 'blobs: MongoDB GridFS' : `blobs: files in ${join(config.dataDir, 'blobs')}`,
   ].join(', ');
-  return { events, readModels, ephemeral, description };
+  return { events, readModels, ephemeral, blobs, description };
 }

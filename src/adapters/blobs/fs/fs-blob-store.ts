@@ -1,0 +1,170 @@
+import { randomUUID } from 'node:crypto';
+import { mkdir, open, readdir, rename, rm, rmdir, stat, type FileHandle } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { Readable } from 'node:stream';
+import {
+  assertBlobKey,
+  assertContentType,
+  BlobStore,
+  StoredBlob,
+} from '../../../shared/ports/blob-store.port';
+
+/**
+ * Each blob is one file: a header line `PARLEYBLOB1 <json metadata>\n`, then the bytes. One
+ * file (not a data file and a sidecar) keeps bytes and metadata in a single atomic rename.
+ */
+const MAGIC = 'PARLEYBLOB1 ';
+const MAX_HEADER = 1024;
+/** Temporary files live here; no key can name it (segments never start with `.`). */
+const TEMP_DIR = '.tmp';
+/** Left-over temporary files older than this are removed when the store opens. */
+const STALE_TEMP_MS = 24 * 3600 * 1000;
+
+const isNotFound = (error: unknown): boolean => (error as NodeJS.ErrnoException)?.code === 'ENOENT';
+
+/**
+ * Blobs as files under `<DATA_DIR>/blobs/<key>`. A put writes a temporary file, fsyncs it,
+ * renames it over the final name and fsyncs the directory before it resolves, so a crash
+ * leaves either the old blob or the new one, never half of one under the final name.
+ */
+export class FsBlobStore implements BlobStore {
+  private readonly root: string;
+
+  private constructor(root: string) {
+    this.root = resolve(root);
+  }
+
+  static async open(root: string): Promise<FsBlobStore> {
+    await mkdir(join(root, TEMP_DIR), { recursive: true });
+    const store = new FsBlobStore(root);
+    await store.sweepStaleTemporaries();
+    return store;
+  }
+
+  private path(key: string): string {
+    assertBlobKey(key);
+    return join(this.root, ...key.split('/'));
+  }
+
+  async put(key: string, content: Buffer | Readable, options: { contentType: string }): Promise<{ size: number }> {
+    const final = this.path(key);
+    assertContentType(options.contentType);
+    const temp = join(this.root, TEMP_DIR, `${randomUUID()}.part`);
+    let file: FileHandle | undefined = await open(temp, 'wx', 0o600);
+    try {
+      const header = Buffer.from(`${MAGIC}${JSON.stringify({ contentType: options.contentType })}\n`, 'utf8');
+      await file.write(header);
+      let size = 0;
+      if (Buffer.isBuffer(content)) {
+        if (content.length > 0) await file.write(content);
+        size = content.length;
+      } else {
+        for await (const chunk of content) {
+          const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+          await file.write(bytes);
+          size += bytes.length;
+        }
+      }
+      await file.sync();
+      await file.close();
+      file = undefined;
+      await moveInto(temp, final);
+      return { size };
+    } catch (error) {
+      await file?.close().catch(() => undefined);
+      await rm(temp, { force: true });
+      if (!Buffer.isBuffer(content)) content.destroy();
+      throw error;
+    }
+  }
+
+  async get(key: string): Promise<StoredBlob | null> {
+    let file: FileHandle;
+    try {
+      file = await open(this.path(key), 'r');
+    } catch (error) {
+      if (isNotFound(error)) return null;
+      throw error;
+    }
+    try {
+      const head = Buffer.alloc(MAX_HEADER);
+      const { bytesRead } = await file.read(head, 0, MAX_HEADER, 0);
+      const end = head.subarray(0, bytesRead).indexOf(0x0a);
+      const line = end < 0 ? '' : head.subarray(0, end).toString('utf8');
+      if (!line.startsWith(MAGIC)) throw new Error(`Blob ${key} has no header`);
+      const meta = JSON.parse(line.slice(MAGIC.length)) as { contentType: string };
+      const { size } = await file.stat();
+      const start = end + 1;
+      // The stream owns the handle from here: it closes it at the end, on error or when destroyed.
+      const stream = file.createReadStream({ start, autoClose: true });
+      return { stream, size: size - start, contentType: meta.contentType };
+    } catch (error) {
+      await file.close().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  async exists(key: string): Promise<boolean> {
+    try {
+      return (await stat(this.path(key))).isFile();
+    } catch (error) {
+      if (isNotFound(error)) return false;
+      throw error;
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    const path = this.path(key);
+    await rm(path, { force: true });
+    // Drop directories the key leaves empty (another put may refill one: then rmdir just fails).
+    for (let dir = dirname(path); dir.length > this.root.length && dir.startsWith(this.root); dir = dirname(dir)) {
+      try {
+        await rmdir(dir);
+      } catch {
+        break;
+      }
+    }
+  }
+
+  async close(): Promise<void> {}
+
+  /** Temporaries a crash left behind (never under a final name); recent ones may belong to a live writer. */
+  private async sweepStaleTemporaries(): Promise<void> {
+    const dir = join(this.root, TEMP_DIR);
+    for (const name of await readdir(dir)) {
+      const path = join(dir, name);
+      try {
+        if (Date.now() - (await stat(path)).mtimeMs > STALE_TEMP_MS) await rm(path, { force: true });
+      } catch {
+        // removed meanwhile
+      }
+    }
+  }
+}
+
+/**
+ * Renames the finished temporary over the final name. A concurrent delete may remove the
+ * (empty) parent directory between mkdir and rename: then make it again.
+ */
+async function moveInto(temp: string, final: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    await mkdir(dirname(final), { recursive: true });
+    try {
+      await rename(temp, final);
+      break;
+    } catch (error) {
+      if (!isNotFound(error) || attempt >= 5) throw error;
+    }
+  }
+  await fsyncDirectory(dirname(final));
+}
+
+/** Makes a rename durable: the directory entry is flushed as well as the file. */
+async function fsyncDirectory(dir: string): Promise<void> {
+  const handle = await open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
