@@ -1,3 +1,4 @@
+import { attachmentsProjection } from './attachments/attachments.projection';
 import { cursorsProjection } from './cursors/cursors.projection';
 import { instancesProjection } from './instances/instances.projection';
 import { messagesProjection } from './messages/messages.projection';
@@ -14,4 +15,5 @@ export const ALL_PROJECTIONS: readonly ProjectionDefinition[] = [
   membershipsProjection,
   cursorsProjection,
   messagesProjection,
+  attachmentsProjection,
 ];

@@ -1,0 +1,101 @@
+import type { RecordedEvent } from '../../src/shared/domain/event';
+import { documentId, parseStreamName } from '../../src/shared/domain/streams';
+import type { Document, ProjectionDefinition, Target } from '../projection';
+
+export const ATTACHMENTS = 'attachments_v1';
+
+export interface AttachmentDocument extends Document {
+  readonly instance_id: string;
+  readonly id: string;
+  readonly room_id: string;
+  readonly user_id: string;
+  readonly content_type: string;
+  readonly content_length: number;
+  readonly name: string;
+  readonly custom_data?: unknown;
+  /** `files` for uploads through the files API (v2 data attachments), `attachments` for the v6 flow. */
+  readonly origin: 'attachments' | 'files';
+  readonly file_name?: string;
+  readonly created_at: string;
+  readonly uploaded: boolean;
+  readonly size?: number;
+  readonly sha256?: string;
+  readonly blob_key?: string;
+  readonly uploaded_at?: string;
+}
+
+export const attachmentDocumentId = (instanceId: string, attachmentId: string) => documentId(instanceId, attachmentId);
+
+type Data = Record<string, any>;
+
+/**
+ * Attachments and files by id, by room and file name, and by uploader: what download links,
+ * refresh calls and the files API read. Deleting a file removes it; deleting a room removes
+ * every attachment of the room (its messages go with it).
+ */
+export const attachmentsProjection: ProjectionDefinition = {
+  name: 'attachments',
+  version: 1,
+  collections: [
+    {
+      name: ATTACHMENTS,
+      indexes: [
+        { fields: ['instance_id', 'room_id', 'file_name'] },
+        { fields: ['instance_id', 'user_id', 'origin'] },
+      ],
+    },
+  ],
+  handles: ['AttachmentCreated', 'AttachmentUploaded', 'AttachmentDeleted', 'RoomDeleted'],
+
+  targets(event: RecordedEvent): Target[] {
+    const stream = parseStreamName(event.streamName);
+    if (!stream) return [];
+    if (event.type === 'RoomDeleted') {
+      if (stream.category !== 'room') return [];
+      return [{ collection: ATTACHMENTS, where: { instance_id: stream.instanceId, room_id: stream.id } }];
+    }
+    if (stream.category !== 'attachment') return [];
+    return [{ collection: ATTACHMENTS, id: attachmentDocumentId(stream.instanceId, stream.id) }];
+  },
+
+  evolve(document, event) {
+    const doc = document as AttachmentDocument | null;
+    const data = event.data as Data;
+    switch (event.type) {
+      case 'AttachmentCreated': {
+        const stream = parseStreamName(event.streamName)!;
+        return {
+          _id: '',
+          instance_id: stream.instanceId,
+          id: stream.id,
+          room_id: data.room_id,
+          user_id: data.user_id,
+          content_type: data.content_type,
+          content_length: data.content_length,
+          name: data.name,
+          ...(data.custom_data !== undefined && { custom_data: data.custom_data }),
+          origin: data.file_name !== undefined ? 'files' : 'attachments',
+          ...(data.file_name !== undefined && { file_name: data.file_name }),
+          created_at: data.created_at,
+          uploaded: false,
+        } satisfies AttachmentDocument;
+      }
+      case 'AttachmentUploaded':
+        // Uploaded after its room was deleted: the attachment stays gone.
+        if (!doc) return null;
+        return {
+          ...doc,
+          uploaded: true,
+          size: data.size,
+          sha256: data.sha256,
+          blob_key: data.blob_key,
+          uploaded_at: data.uploaded_at,
+        } satisfies AttachmentDocument;
+      case 'AttachmentDeleted':
+      case 'RoomDeleted':
+        return null;
+      default:
+        return doc;
+    }
+  },
+};

@@ -1,0 +1,147 @@
+import { fold } from '../../../shared/domain/decider';
+import { DomainError } from '../../../shared/domain/errors';
+import { AttachmentCommand, attachmentDecider, attachmentStream, MAX_ATTACHMENT_BYTES } from './attachment.decider';
+import { AttachmentEvent } from './attachment.events';
+
+const now = '2026-01-01T00:00:00.000Z';
+const later = '2026-01-01T00:05:00.000Z';
+const roomBorn = '2025-12-01T00:00:00.000Z';
+const given = (...events: AttachmentEvent[]) => ({
+  when: (command: AttachmentCommand) => attachmentDecider.decide(command, fold(attachmentDecider, events)),
+});
+const failure = (run: () => unknown): { code: string; status: number } => {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof DomainError) return { code: error.code, status: error.status };
+    throw error;
+  }
+  throw new Error('expected a DomainError');
+};
+
+const create: AttachmentCommand = {
+  type: 'CreateAttachment',
+  id: 'a1',
+  roomId: 'r1',
+  roomCreatedAt: roomBorn,
+  userId: 'ann',
+  contentType: 'application/json',
+  contentLength: 12,
+  name: 'data.json',
+  customData: { k: 1 },
+  now,
+};
+const created: AttachmentEvent = {
+  type: 'AttachmentCreated',
+  data: {
+    id: 'a1',
+    room_id: 'r1',
+    room_created_at: roomBorn,
+    user_id: 'ann',
+    content_type: 'application/json',
+    content_length: 12,
+    name: 'data.json',
+    custom_data: { k: 1 },
+    created_at: now,
+  },
+};
+const upload = (sha256 = 'aa', size = 12): AttachmentCommand => ({
+  type: 'RecordUpload',
+  id: 'a1',
+  size,
+  sha256,
+  blobKey: `acme/a1/${sha256}`,
+  now: later,
+});
+const uploaded = (sha256 = 'aa', size = 12): AttachmentEvent => ({
+  type: 'AttachmentUploaded',
+  data: { id: 'a1', size, sha256, blob_key: `acme/a1/${sha256}`, uploaded_at: later },
+});
+
+describe('attachment decider', () => {
+  it('names one stream per attachment', () => {
+    expect(attachmentStream('acme', 'a1')).toBe('attachment-acme.a1');
+  });
+
+  it('announces an attachment, custom_data only when given', () => {
+    expect(given().when(create)).toEqual([created]);
+    const [plain] = given().when({ ...create, customData: undefined });
+    expect(plain.data).not.toHaveProperty('custom_data');
+    expect(plain.data).not.toHaveProperty('file_name');
+  });
+
+  it('refuses more than 5 MiB (413) and lengths that are not whole bytes', () => {
+    expect(given().when({ ...create, contentLength: MAX_ATTACHMENT_BYTES })).toHaveLength(1);
+    expect(failure(() => given().when({ ...create, contentLength: MAX_ATTACHMENT_BYTES + 1 }))).toEqual({
+      code: 'payload_too_large/attachment_too_large',
+      status: 413,
+    });
+    expect(failure(() => given().when({ ...create, contentLength: -1 })).status).toBe(400);
+    expect(failure(() => given().when({ ...create, contentLength: 1.5 })).status).toBe(400);
+  });
+
+  it('refuses announcing the same id twice', () => {
+    expect(failure(() => given(created).when(create)).code).toBe('conflict/attachment_exists');
+  });
+
+  it('records an upload of exactly the announced length', () => {
+    expect(given(created).when(upload())).toEqual([uploaded()]);
+    expect(failure(() => given(created).when(upload('aa', 11)))).toEqual({
+      code: 'bad_request/wrong_content_length',
+      status: 400,
+    });
+  });
+
+  it('takes the same bytes again as a no-op, and refuses other bytes once uploaded', () => {
+    expect(given(created, uploaded()).when(upload())).toEqual([]);
+    expect(failure(() => given(created, uploaded()).when(upload('bb'))).code).toBe('conflict/already_uploaded');
+  });
+
+  it('knows no upload for an attachment never announced or deleted', () => {
+    expect(failure(() => given().when(upload())).code).toBe('not_found/attachment_not_found');
+    const deleted: AttachmentEvent = { type: 'AttachmentDeleted', data: { id: 'a1', deleted_at: later } };
+    expect(failure(() => given(created, deleted).when(upload())).code).toBe('not_found/attachment_not_found');
+  });
+
+  it('stores a files API upload as announced and uploaded at once, under its file name', () => {
+    const events = given().when({
+      type: 'StoreFile',
+      id: 'f1',
+      roomId: 'r1',
+      roomCreatedAt: roomBorn,
+      userId: 'ann',
+      contentType: 'image/png',
+      name: 'cat.png',
+      fileName: 'cat.png',
+      size: 3,
+      sha256: 'cc',
+      blobKey: 'acme/f1/x',
+      now,
+    });
+    expect(events).toEqual([
+      {
+        type: 'AttachmentCreated',
+        data: {
+          id: 'f1',
+          room_id: 'r1',
+          room_created_at: roomBorn,
+          user_id: 'ann',
+          content_type: 'image/png',
+          content_length: 3,
+          name: 'cat.png',
+          file_name: 'cat.png',
+          created_at: now,
+        },
+      },
+      { type: 'AttachmentUploaded', data: { id: 'f1', size: 3, sha256: 'cc', blob_key: 'acme/f1/x', uploaded_at: now } },
+    ]);
+    expect(fold(attachmentDecider, events)).toMatchObject({ exists: true, fileName: 'cat.png', upload: { size: 3 } });
+  });
+
+  it('deletes once; deleting again or deleting nothing decides nothing', () => {
+    const deleted: AttachmentEvent = { type: 'AttachmentDeleted', data: { id: 'a1', deleted_at: later } };
+    expect(given(created, uploaded()).when({ type: 'DeleteAttachment', id: 'a1', now: later })).toEqual([deleted]);
+    expect(given(created, deleted).when({ type: 'DeleteAttachment', id: 'a1', now: later })).toEqual([]);
+    expect(given().when({ type: 'DeleteAttachment', id: 'a1', now: later })).toEqual([]);
+  });
+});
