@@ -75,7 +75,9 @@ describe('admin CLI on the embedded stores, no server running', () => {
   });
 
   it('keeps every secret out of the stores: the log holds them sealed', () => {
-    const files = readdirSync(dataDir).filter((f) => f !== 'master.key');
+    const files = readdirSync(dataDir, { withFileTypes: true })
+      .filter((e) => e.isFile() && e.name !== 'master.key')
+      .map((e) => e.name);
     expect(files).toContain('events.sqlite');
     const bytes = files.map((f) => readFileSync(join(dataDir, f)).toString('latin1')).join('\n');
     expect(bytes).toContain('KeyCreated');

@@ -124,7 +124,9 @@ describe('rebuild CLI', () => {
   });
 
   it('leaves no key secret in plain text anywhere in the stores', async () => {
-    const files = readdirSync(dataDir).filter((f) => f !== 'master.key');
+    const files = readdirSync(dataDir, { withFileTypes: true })
+      .filter((e) => e.isFile() && e.name !== 'master.key')
+      .map((e) => e.name);
     expect(files).toEqual(expect.arrayContaining(['events.sqlite', 'read-models.sqlite']));
     const log = readFileSync(join(dataDir, 'events.sqlite')).toString('latin1');
     expect(log).toContain('Alice A'); // the log's bytes are readable: the check below means something

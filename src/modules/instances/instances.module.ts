@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { AccessTokenVerifier } from './authentication/access-token';
 import { AccessTokenGuard } from './authentication/access-token.guard';
 import { KeyRing } from './authentication/key-ring';
+import { InstanceChanges } from './instance-changes';
 import { CreateInstanceHandler } from './create-instance/create-instance.handler';
 import { CreateKeyHandler } from './create-key/create-key.handler';
 import { DisableKeyHandler } from './disable-key/disable-key.handler';
@@ -15,6 +16,7 @@ import { SetTokenProviderHandler } from './set-token-provider/set-token-provider
   controllers: [IssueTestTokenController],
   providers: [
     KeyRing,
+    InstanceChanges,
     AccessTokenVerifier,
     AccessTokenGuard,
     CreateInstanceHandler,

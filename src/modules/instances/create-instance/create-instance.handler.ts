@@ -1,11 +1,6 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { Inject } from '@nestjs/common';
-import { CommandPipeline } from '../../../shared/application/command-pipeline';
-import { Clock } from '../../../shared/domain/clock';
 import { Actor } from '../../../shared/domain/event';
-import { CLOCK } from '../../../shared/application/tokens';
-import { instanceDecider, instanceStream } from '../domain/instance.decider';
-import { KeyRing } from '../authentication/key-ring';
+import { InstanceChanges } from '../instance-changes';
 
 export class CreateInstanceCommand {
   constructor(
@@ -18,21 +13,10 @@ export class CreateInstanceCommand {
 /** Creates an instance; creating one that exists changes nothing. Answers whether it was new. */
 @CommandHandler(CreateInstanceCommand)
 export class CreateInstanceHandler implements ICommandHandler<CreateInstanceCommand, boolean> {
-  constructor(
-    private readonly pipeline: CommandPipeline,
-    private readonly keyRing: KeyRing,
-    @Inject(CLOCK) private readonly clock: Clock,
-  ) {}
+  constructor(private readonly changes: InstanceChanges) {}
 
   async execute({ instanceId, cluster, actor }: CreateInstanceCommand): Promise<boolean> {
-    const now = this.clock.now().toISOString();
-    const { events } = await this.pipeline.run(
-      instanceStream(instanceId),
-      instanceDecider,
-      { type: 'CreateInstance', id: instanceId, cluster, now },
-      { instance_id: instanceId, actor, occurred_at: now },
-    );
-    this.keyRing.forget(instanceId);
+    const { events } = await this.changes.apply({ type: 'CreateInstance', id: instanceId, cluster }, actor);
     return events.length > 0;
   }
 }

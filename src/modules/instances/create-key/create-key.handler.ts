@@ -2,13 +2,11 @@ import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { Inject } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { CommandPipeline } from '../../../shared/application/command-pipeline';
-import { CLOCK } from '../../../shared/application/tokens';
 import { SECRET_BOX, SecretBox, SealedSecret } from '../../../shared/crypto/secret-box';
-import { Clock } from '../../../shared/domain/clock';
 import { DomainError } from '../../../shared/domain/errors';
 import { Actor } from '../../../shared/domain/event';
 import { instanceDecider, instanceStream } from '../domain/instance.decider';
-import { KeyRing } from '../authentication/key-ring';
+import { InstanceChanges } from '../instance-changes';
 
 export class CreateKeyCommand {
   constructor(
@@ -33,9 +31,8 @@ export interface CreatedKey {
 export class CreateKeyHandler implements ICommandHandler<CreateKeyCommand, CreatedKey> {
   constructor(
     private readonly pipeline: CommandPipeline,
-    private readonly keyRing: KeyRing,
+    private readonly changes: InstanceChanges,
     @Inject(SECRET_BOX) private readonly box: SecretBox,
-    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   async execute(command: CreateKeyCommand): Promise<CreatedKey> {
@@ -55,14 +52,7 @@ export class CreateKeyHandler implements ICommandHandler<CreateKeyCommand, Creat
         return { keyId, secret, created: false };
       }
     }
-    const now = this.clock.now().toISOString();
-    await this.pipeline.run(
-      instanceStream(instanceId),
-      instanceDecider,
-      { type: 'CreateKey', id: instanceId, keyId, secret: this.box.seal(secret), now },
-      { instance_id: instanceId, actor, occurred_at: now },
-    );
-    this.keyRing.forget(instanceId);
+    await this.changes.apply({ type: 'CreateKey', id: instanceId, keyId, secret: this.box.seal(secret) }, actor);
     return { keyId, secret, created: true };
   }
 }

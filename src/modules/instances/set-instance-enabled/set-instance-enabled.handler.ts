@@ -1,11 +1,6 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { Inject } from '@nestjs/common';
-import { CommandPipeline } from '../../../shared/application/command-pipeline';
-import { CLOCK } from '../../../shared/application/tokens';
-import { Clock } from '../../../shared/domain/clock';
 import { Actor } from '../../../shared/domain/event';
-import { instanceDecider, instanceStream } from '../domain/instance.decider';
-import { KeyRing } from '../authentication/key-ring';
+import { InstanceChanges } from '../instance-changes';
 
 export class SetInstanceEnabledCommand {
   constructor(
@@ -18,20 +13,9 @@ export class SetInstanceEnabledCommand {
 /** A disabled instance answers 404 to every call; its data stays in the log and read models. */
 @CommandHandler(SetInstanceEnabledCommand)
 export class SetInstanceEnabledHandler implements ICommandHandler<SetInstanceEnabledCommand, void> {
-  constructor(
-    private readonly pipeline: CommandPipeline,
-    private readonly keyRing: KeyRing,
-    @Inject(CLOCK) private readonly clock: Clock,
-  ) {}
+  constructor(private readonly changes: InstanceChanges) {}
 
   async execute({ instanceId, enabled, actor }: SetInstanceEnabledCommand): Promise<void> {
-    const now = this.clock.now().toISOString();
-    await this.pipeline.run(
-      instanceStream(instanceId),
-      instanceDecider,
-      { type: 'SetInstanceEnabled', id: instanceId, enabled, now },
-      { instance_id: instanceId, actor, occurred_at: now },
-    );
-    this.keyRing.forget(instanceId);
+    await this.changes.apply({ type: 'SetInstanceEnabled', id: instanceId, enabled }, actor);
   }
 }

@@ -5,6 +5,7 @@ import { RecordedEvent } from '../../../shared/domain/event';
 import { ChatApiVersion } from '../../../shared/http/chatkit-route';
 import { EPHEMERAL_BUS, EphemeralBus } from '../../../shared/ports/ephemeral-bus.port';
 import { EventChannel } from '../../../shared/subscriptions/event-channel';
+import { chatkitEvent, endForDeletedRoom } from '../../../shared/subscriptions/wire-event';
 import { LiveLog } from '../../../shared/subscriptions/live-log';
 import { MessageDocument, TOMBSTONE_TEXT } from '../../../../projections/messages/messages.projection';
 import { roomStream } from '../../rooms/domain/room.decider';
@@ -25,8 +26,6 @@ const versionOf = (raw: string): ChatApiVersion => {
   if (raw === 'v6') return 6;
   throw notFound('route_not_found', `Chat API version ${raw} does not exist (v2 and v6 do)`);
 };
-
-const wire = (event_name: string, data: unknown, timestamp: string) => ({ event_name, data, timestamp });
 
 /**
  * `SUBSCRIBE /rooms/:roomId?message_limit=n` (v2 and v6): replays the newest messages oldest
@@ -68,7 +67,7 @@ export class RoomSubscription implements OnModuleInit {
     const emit = (doc: MessageDocument, timestamp: string) => {
       lastId = Math.max(lastId, doc.id);
       remember(doc);
-      channel.push({ id: String(doc.id), body: wire('new_message', presentMessage(version, doc, this.attachments), timestamp) });
+      channel.push({ id: String(doc.id), body: chatkitEvent('new_message', presentMessage(version, doc, this.attachments), timestamp) });
     };
 
     // Live events are buffered until the replay is out, then delivered in log order.
@@ -82,7 +81,7 @@ export class RoomSubscription implements OnModuleInit {
     const offRoom = this.liveLog.on(roomStream(instanceId, roomId), onEvent);
     const offTyping = this.bus.subscribe(typingChannel(instanceId, roomId), (signal) => {
       const { user_id } = signal as TypingSignal;
-      channel.push({ id: String(lastId), body: wire('is_typing', { user_id }, new Date().toISOString()) });
+      channel.push({ id: String(lastId), body: chatkitEvent('is_typing', { user_id }, new Date().toISOString()) });
     });
     channel.onClose(() => {
       offMessages();
@@ -141,7 +140,7 @@ export class RoomSubscription implements OnModuleInit {
       case 'MessageDeleted': {
         const { id, deleted_at } = (event as RecordedEvent<MessageDeleted>).data;
         if (version === 6) {
-          channel.push({ id: String(lastId()), body: wire('message_deleted', { message_id: id }, timestamp) });
+          channel.push({ id: String(lastId()), body: chatkitEvent('message_deleted', { message_id: id }, timestamp) });
           return;
         }
         // v2 subscribers receive the tombstone (seed: text DELETED), never the content.
@@ -155,14 +154,11 @@ export class RoomSubscription implements OnModuleInit {
           updated_at: deleted_at,
           deleted_at,
         };
-        channel.push({ id: String(lastId()), body: wire('new_message', tombstone, timestamp) });
+        channel.push({ id: String(lastId()), body: chatkitEvent('new_message', tombstone, timestamp) });
         return;
       }
       case 'RoomDeleted':
-        channel.end(404, {
-          error: 'services/chatkit/not_found/room_not_found',
-          error_description: `The room "${roomId}" was deleted`,
-        });
+        endForDeletedRoom(channel, roomId);
         return;
       default:
         return;

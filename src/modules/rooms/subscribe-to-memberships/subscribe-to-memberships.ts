@@ -4,6 +4,7 @@ import { notFound } from '../../../shared/domain/errors';
 import { RecordedEvent } from '../../../shared/domain/event';
 import { parseStreamName } from '../../../shared/domain/streams';
 import { EventChannel } from '../../../shared/subscriptions/event-channel';
+import { chatkitEvent, endForDeletedRoom } from '../../../shared/subscriptions/wire-event';
 import { LiveLog } from '../../../shared/subscriptions/live-log';
 import { SubscriptionContext, SubscriptionRoutes } from '../../streaming/subscription-routes';
 import { roomStream } from '../domain/room.decider';
@@ -13,8 +14,6 @@ import { RoomsReadModel } from '../rooms.read-model';
 
 /** Routing key under which every user deletion of an instance is delivered. */
 export const deletedUsersKey = (instanceId: string) => `users-deleted:${instanceId}`;
-
-const wire = (event_name: string, data: unknown, timestamp: string) => ({ event_name, data, timestamp });
 
 /**
  * `SUBSCRIBE /rooms/:roomId/memberships` (v2 and v6): `initial_state {user_ids}`, then
@@ -62,7 +61,7 @@ export class MembershipsSubscription implements OnModuleInit {
     const initial = await this.rooms.memberIds(instanceId, roomId);
     channel.push({
       id: this.liveLog.position ?? '0',
-      body: wire('initial_state', { user_ids: initial }, new Date().toISOString()),
+      body: chatkitEvent('initial_state', { user_ids: initial }, new Date().toISOString()),
     });
     members = new Set(initial);
     for (const event of buffer.splice(0)) this.apply(event, members, roomId, channel);
@@ -70,7 +69,7 @@ export class MembershipsSubscription implements OnModuleInit {
 
   private apply(event: RecordedEvent, members: Set<string>, roomId: string, channel: EventChannel): void {
     const timestamp = event.metadata.occurred_at ?? event.recordedAt;
-    const say = (name: string, userId: string) => channel.push({ id: event.position, body: wire(name, { user_id: userId }, timestamp) });
+    const say = (name: string, userId: string) => channel.push({ id: event.position, body: chatkitEvent(name, { user_id: userId }, timestamp) });
     switch (event.type) {
       case 'RoomMembersAdded':
         for (const { user_id } of (event as RecordedEvent<RoomMembersAdded>).data.members) {
@@ -91,10 +90,7 @@ export class MembershipsSubscription implements OnModuleInit {
         return;
       }
       case 'RoomDeleted':
-        channel.end(404, {
-          error: 'services/chatkit/not_found/room_not_found',
-          error_description: `The room "${roomId}" was deleted`,
-        });
+        endForDeletedRoom(channel, roomId);
         return;
       default:
         return;

@@ -5,6 +5,7 @@ import { RecordedEvent } from '../../../shared/domain/event';
 import { parseStreamName, streamName } from '../../../shared/domain/streams';
 import { ChatApiVersion } from '../../../shared/http/chatkit-route';
 import { EventChannel } from '../../../shared/subscriptions/event-channel';
+import { chatkitEvent } from '../../../shared/subscriptions/wire-event';
 import { LiveLog } from '../../../shared/subscriptions/live-log';
 import { CursorsReadModel } from '../../cursors/cursors.read-model';
 import { cursorOfEvent } from '../../cursors/presentation/cursor.presenter';
@@ -19,8 +20,6 @@ import { UsersReadModel } from '../../users/users.read-model';
 
 /** Routing key for membership changes that concern one user. */
 const membershipKey = (instanceId: string, userId: string) => `memberships-of:${instanceId}.${userId}`;
-
-const wire = (event_name: string, data: unknown, timestamp: string) => ({ event_name, data, timestamp });
 
 /**
  * `SUBSCRIBE /users` (v6, and v2 alike): the events of the token's user. `initial_state`
@@ -101,7 +100,7 @@ export class UserEventsSubscription implements OnModuleInit {
     for (const id of roomIds) watchRoom(id);
     channel.push({
       id: this.liveLog.position ?? '0',
-      body: wire(
+      body: chatkitEvent(
         'initial_state',
         {
           current_user: presentUser(user),
@@ -120,7 +119,7 @@ export class UserEventsSubscription implements OnModuleInit {
     };
     const handle = async (event: RecordedEvent): Promise<void> => {
       const timestamp = event.metadata.occurred_at ?? event.recordedAt;
-      const push = (name: string, data: unknown) => channel.push({ id: event.position, body: wire(name, data, timestamp) });
+      const push = (name: string, data: unknown) => channel.push({ id: event.position, body: chatkitEvent(name, data, timestamp) });
       const roomId = parseStreamName(event.streamName)?.id ?? '';
       await this.readYourWrites.waitFor(event.position);
       switch (event.type) {
