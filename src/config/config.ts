@@ -7,6 +7,12 @@ export interface ParleyConfig {
   readonly httpsPort?: number;
   readonly tlsCertFile?: string;
   readonly tlsKeyFile?: string;
+  /**
+   * The scheme, host and port clients reach this server at, for links it hands out (attachment
+   * downloads, uploads). Unset: `https://localhost:<HTTPS port>` when HTTPS is on, otherwise
+   * `http://localhost:<PORT>` (the ports actually listened on).
+   */
+  readonly publicUrl?: string;
   readonly dataDir: string;
   readonly eventStoreConnectionString?: string;
   readonly mongodbUri?: string;
@@ -63,12 +69,26 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ParleyConfig {
   } else if (env.INSTANCE_KEY) {
     throw new ConfigError('INSTANCE_KEY needs INSTANCE_LOCATOR');
   }
+  let publicUrl: string | undefined;
+  if (env.PUBLIC_URL) {
+    let url: URL;
+    try {
+      url = new URL(env.PUBLIC_URL);
+    } catch {
+      throw new ConfigError(`PUBLIC_URL must be an absolute http(s) URL, got "${env.PUBLIC_URL}"`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      throw new ConfigError(`PUBLIC_URL must be an absolute http(s) URL, got "${env.PUBLIC_URL}"`);
+    }
+    publicUrl = `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+  }
   return {
     port: int('PORT', env.PORT, 8080)!,
     host: env.HOST || '0.0.0.0',
     httpsPort,
     tlsCertFile: env.TLS_CERT_FILE,
     tlsKeyFile: env.TLS_KEY_FILE,
+    publicUrl,
     dataDir: resolve(env.DATA_DIR || './data'),
     eventStoreConnectionString: env.EVENTSTORE_CONNECTION_STRING || undefined,
     mongodbUri: env.MONGODB_URI || undefined,

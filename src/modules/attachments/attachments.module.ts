@@ -1,17 +1,52 @@
-import { Injectable, Module } from '@nestjs/common';
-import { notFound } from '../../shared/domain/errors';
-import { ATTACHMENT_RESOLVER, AttachmentResolver, RenderedAttachment } from '../messages/presentation/attachments.port';
+import { Module } from '@nestjs/common';
+import { InstancesModule } from '../instances/instances.module';
+import { ATTACHMENT_RESOLVER } from '../messages/presentation/attachments.port';
+import { RoomsModule } from '../rooms/rooms.module';
+import { AttachmentRemoval } from './attachment-removal';
+import { UploadedAttachments } from './attachment-resolver';
+import { AttachmentsReadModel } from './attachments.read-model';
+import { CreateAttachmentController, CreateAttachmentHandler } from './create-attachment/create-attachment';
+import { DownloadAttachmentHandler } from './download-attachment/download-attachment';
+import { DeleteFileController, DeleteFileHandler } from './files-api/delete-file/delete-file';
+import { DeleteUserFilesController, DeleteUserFilesHandler } from './files-api/delete-user-files/delete-user-files';
+import { GetFileController, GetFileHandler } from './files-api/get-file/get-file';
+import { UploadFileHandler } from './files-api/upload-file/upload-file';
+import { GetAttachmentController, GetAttachmentHandler } from './get-attachment/get-attachment';
+import { AttachmentLinks } from './links/attachment-links';
+import { PublicOrigin } from './links/public-origin';
+import { TransferRoutes } from './transfer-routes';
+import { UploadAttachmentHandler } from './upload-attachment/upload-attachment';
 
-// Interim: the attachment upload flow is being built in this module; until then no upload exists.
-@Injectable()
-class NoUploadsYet implements AttachmentResolver {
-  async toStoredPart(_i: string, _r: string, part: { attachment: { id: string } }): Promise<never> {
-    throw notFound('attachment_not_found', `The attachment "${part.attachment.id}" does not exist`);
-  }
-  render(): RenderedAttachment {
-    throw new Error('no attachments exist yet');
-  }
-}
-
-@Module({ providers: [{ provide: ATTACHMENT_RESOLVER, useClass: NoUploadsYet }], exports: [ATTACHMENT_RESOLVER] })
+/**
+ * Attachments: the v6 upload flow (announce, PUT to a signed URL, signed downloads), the
+ * files API (chatkit_files v1) for v2 data attachments, and the AttachmentResolver messages
+ * use to store attachment parts and render their links.
+ */
+@Module({
+  imports: [InstancesModule, RoomsModule],
+  controllers: [
+    CreateAttachmentController,
+    GetAttachmentController,
+    GetFileController,
+    DeleteFileController,
+    DeleteUserFilesController,
+  ],
+  providers: [
+    AttachmentLinks,
+    PublicOrigin,
+    AttachmentsReadModel,
+    AttachmentRemoval,
+    TransferRoutes,
+    CreateAttachmentHandler,
+    GetAttachmentHandler,
+    UploadAttachmentHandler,
+    DownloadAttachmentHandler,
+    UploadFileHandler,
+    GetFileHandler,
+    DeleteFileHandler,
+    DeleteUserFilesHandler,
+    { provide: ATTACHMENT_RESOLVER, useClass: UploadedAttachments },
+  ],
+  exports: [ATTACHMENT_RESOLVER],
+})
 export class AttachmentsModule {}

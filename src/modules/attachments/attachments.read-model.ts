@@ -1,0 +1,34 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { READ_MODEL_STORE, ReadModelStore } from '../../shared/ports/read-model-store.port';
+import { ATTACHMENTS, AttachmentDocument, attachmentDocumentId } from '../../../projections/attachments/attachments.projection';
+
+/** Reads of the attachments read model. */
+@Injectable()
+export class AttachmentsReadModel {
+  constructor(@Inject(READ_MODEL_STORE) private readonly readModels: ReadModelStore) {}
+
+  get(instanceId: string, attachmentId: string): Promise<AttachmentDocument | null> {
+    return this.readModels.get<AttachmentDocument>(ATTACHMENTS, attachmentDocumentId(instanceId, attachmentId));
+  }
+
+  /** An uploaded attachment of this room, or null. */
+  async uploadedIn(instanceId: string, roomId: string, attachmentId: string): Promise<AttachmentDocument | null> {
+    const doc = await this.get(instanceId, attachmentId);
+    return doc && doc.room_id === roomId && doc.uploaded ? doc : null;
+  }
+
+  /** Every upload stored under a file name in a room, newest first (the first is the current file). */
+  filesNamed(instanceId: string, roomId: string, fileName: string): Promise<AttachmentDocument[]> {
+    return this.readModels.find<AttachmentDocument>(ATTACHMENTS, {
+      where: { instance_id: instanceId, room_id: roomId, file_name: fileName, uploaded: true },
+      sort: [{ field: 'created_at', descending: true }],
+    });
+  }
+
+  /** Every files API upload of a user in the instance. */
+  filesOf(instanceId: string, userId: string): Promise<AttachmentDocument[]> {
+    return this.readModels.find<AttachmentDocument>(ATTACHMENTS, {
+      where: { instance_id: instanceId, user_id: userId, origin: 'files' },
+    });
+  }
+}
