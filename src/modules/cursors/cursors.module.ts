@@ -1,20 +1,19 @@
 import { Module, OnModuleInit } from '@nestjs/common';
 import { InstancesModule } from '../instances/instances.module';
+import { RoomsModule } from '../rooms/rooms.module';
 import { GetReadCursorController, GetReadCursorHandler } from './get-read-cursor/get-read-cursor';
 import { ListRoomCursorsController, ListRoomCursorsHandler } from './list-room-cursors/list-room-cursors';
 import { ListUserCursorsController, ListUserCursorsHandler } from './list-user-cursors/list-user-cursors';
 import { SetReadCursorController, SetReadCursorHandler } from './set-read-cursor/set-read-cursor';
 import { CursorSubscriptions } from './subscribe-cursors/cursor-subscriptions';
 import { CursorsReadModel } from './cursors.read-model';
-import { RoomCursorAccess } from './room-cursor-access';
 
 /** Read cursors (chatkit_cursors v2): set, get, list by user or room, and their subscriptions. */
 @Module({
-  imports: [InstancesModule],
+  imports: [InstancesModule, RoomsModule],
   controllers: [SetReadCursorController, GetReadCursorController, ListUserCursorsController, ListRoomCursorsController],
   providers: [
     CursorsReadModel,
-    RoomCursorAccess,
     CursorSubscriptions,
     SetReadCursorHandler,
     GetReadCursorHandler,

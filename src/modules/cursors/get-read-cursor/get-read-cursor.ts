@@ -5,7 +5,7 @@ import { RequestActor } from '../../instances/authentication/access-token';
 import { CURSORS_ROUTE } from '../cursors-route';
 import { CursorsReadModel } from '../cursors.read-model';
 import { ReadCursor } from '../presentation/cursor.presenter';
-import { RoomCursorAccess } from '../room-cursor-access';
+import { RoomAccess } from '../../rooms/room-access';
 
 export class GetReadCursorQuery {
   constructor(
@@ -21,11 +21,11 @@ export class GetReadCursorQuery {
 export class GetReadCursorHandler implements IQueryHandler<GetReadCursorQuery, ReadCursor | null> {
   constructor(
     private readonly cursors: CursorsReadModel,
-    private readonly access: RoomCursorAccess,
+    private readonly access: RoomAccess,
   ) {}
 
   async execute({ instanceId, roomId, userId, actor }: GetReadCursorQuery): Promise<ReadCursor | null> {
-    if (!actor.su && actor.userId !== userId) await this.access.assertMayRead(instanceId, roomId, actor);
+    if (!actor.su && actor.userId !== userId) await this.access.readable(instanceId, roomId, actor);
     return this.cursors.cursor(instanceId, roomId, userId);
   }
 }

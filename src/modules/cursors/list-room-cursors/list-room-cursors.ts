@@ -5,7 +5,7 @@ import { RequestActor } from '../../instances/authentication/access-token';
 import { CURSORS_ROUTE } from '../cursors-route';
 import { CursorsReadModel } from '../cursors.read-model';
 import { ReadCursor } from '../presentation/cursor.presenter';
-import { RoomCursorAccess } from '../room-cursor-access';
+import { RoomAccess } from '../../rooms/room-access';
 
 export class ListRoomCursorsQuery {
   constructor(
@@ -20,11 +20,11 @@ export class ListRoomCursorsQuery {
 export class ListRoomCursorsHandler implements IQueryHandler<ListRoomCursorsQuery, ReadCursor[]> {
   constructor(
     private readonly cursors: CursorsReadModel,
-    private readonly access: RoomCursorAccess,
+    private readonly access: RoomAccess,
   ) {}
 
   async execute({ instanceId, roomId, actor }: ListRoomCursorsQuery): Promise<ReadCursor[]> {
-    await this.access.assertMayRead(instanceId, roomId, actor);
+    await this.access.readable(instanceId, roomId, actor);
     return this.cursors.cursorsOfRoom(instanceId, roomId);
   }
 }

@@ -12,7 +12,7 @@ import { CURSORS_ROUTE } from '../cursors-route';
 import { CursorSnapshot, CursorsReadModel, snapshotShows } from '../cursors.read-model';
 import { CURSOR_STREAM_CATEGORY, cursorStream } from '../domain/cursor.decider';
 import { cursorOfEvent } from '../presentation/cursor.presenter';
-import { RoomCursorAccess } from '../room-cursor-access';
+import { RoomAccess } from '../../rooms/room-access';
 
 /** The LiveLog key under which every `ReadCursorSet` of a room is delivered. */
 export const roomCursorsKey = (instanceId: string, roomId: string) => `read-cursors-room:${instanceId}.${roomId}`;
@@ -37,7 +37,7 @@ export class CursorSubscriptions {
     private readonly liveLog: LiveLog,
     @Inject(READ_YOUR_WRITES) private readonly readYourWrites: ReadYourWrites,
     private readonly cursors: CursorsReadModel,
-    private readonly access: RoomCursorAccess,
+    private readonly access: RoomAccess,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
@@ -60,7 +60,7 @@ export class CursorSubscriptions {
 
   private async ofRoom({ params, actor }: SubscriptionContext, channel: EventChannel): Promise<void> {
     const { instanceId, roomId } = params;
-    await this.access.assertMayRead(instanceId, roomId, actor);
+    await this.access.readable(instanceId, roomId, actor);
     await this.stream(channel, roomCursorsKey(instanceId, roomId), () => this.cursors.snapshotOfRoom(instanceId, roomId));
   }
 
