@@ -117,6 +117,11 @@ describe('attachments (v6 upload flow) and the files API', () => {
       expect(download.bytes.equals(data)).toBe(true);
       expect(download.headers.get('content-type')).toBe('application/json');
       expect(download.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(download.headers.get('content-disposition')).toContain('filename="data.json"');
+      const head = await raw('HEAD', attachment.download_url);
+      expect(head.status).toBe(200);
+      expect(head.headers.get('content-length')).toBe(String(data.length));
+      expect(head.bytes.length).toBe(0);
 
       const page = await s.request('GET', s.chat('/rooms/r1/messages?limit=1'), { token: as('ben') });
       expect(page.body[0].parts[1].attachment.id).toBe(attachmentId);
@@ -396,5 +401,38 @@ describe('attachments (v6 upload flow) and the files API', () => {
     expect((await raw('GET', refreshed.body.download_url)).status).toBe(200);
     expect((await s.request('DELETE', s.chat('/rooms/temp'))).status).toBeLessThan(300);
     expect((await raw('GET', refreshed.body.download_url)).status).toBe(404);
+  });
+});
+
+describe('PUBLIC_URL', () => {
+  it('names the origin of every link the server hands out, behind a proxy for instance', async () => {
+    const s = await startTestServer({ env: { PUBLIC_URL: 'https://chat.example.test/' } });
+    try {
+      const as = (sub: string) => s.token({ sub });
+      await s.request('POST', s.chat('/users'), { body: { id: 'ann', name: 'ann' } });
+      await s.request('POST', s.chat('/rooms'), { body: { id: 'r1', name: 'r1' }, token: as('ann') });
+      const created = await s.request('POST', s.chat('/rooms/r1/attachments'), {
+        body: { content_type: 'text/plain', content_length: 2 },
+        token: as('ann'),
+      });
+      const upload = new URL(created.body.upload_url);
+      expect(upload.origin).toBe('https://chat.example.test');
+      // The host is not signed: the same path and query work when reached directly.
+      const put = await fetch(s.baseUrl + upload.pathname + upload.search, { method: 'PUT', body: 'ok' });
+      expect(put.status).toBe(204);
+      const id = created.body.attachment_id;
+      const sent = await s.request('POST', s.chat('/rooms/r1/messages'), {
+        body: { parts: [{ type: 'text/plain', attachment: { id } }] },
+        token: as('ann'),
+      });
+      const got = await s.request('GET', s.chat(`/rooms/r1/messages/${sent.body.message_id}`), { token: as('ann') });
+      const { download_url, refresh_url } = got.body.parts[0].attachment;
+      expect(new URL(download_url).origin).toBe('https://chat.example.test');
+      expect(refresh_url).toBe(`https://chat.example.test/services/chatkit/v6/${s.instanceId}/rooms/r1/attachments/${id}`);
+      const direct = new URL(download_url);
+      expect(await (await fetch(s.baseUrl + direct.pathname + direct.search)).text()).toBe('ok');
+    } finally {
+      await s.close();
+    }
   });
 });
