@@ -46,11 +46,12 @@ export type AttachmentCommand =
 
 export const attachmentNotFound = (id: string) => notFound('attachment_not_found', `The attachment "${id}" does not exist`);
 
-export const tooLarge = (size: number) =>
+/** `size` when known (announced); a streamed body is only known to be over the limit. */
+export const tooLarge = (size?: number) =>
   new DomainError(
     'payload_too_large',
     'attachment_too_large',
-    `Attachments are limited to ${MAX_ATTACHMENT_BYTES} bytes (5 MiB); this one has ${size}`,
+    `Attachments are limited to ${MAX_ATTACHMENT_BYTES} bytes (5 MiB); this one has ${size ?? 'more'}`,
   );
 
 const created = (c: NewAttachment, contentLength: number, fileName?: string): AttachmentEvent => ({

@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import { CommandPipeline } from '../../../shared/application/command-pipeline';
 import { CLOCK } from '../../../shared/application/tokens';
 import { Clock } from '../../../shared/domain/clock';
-import { badRequest, conflict } from '../../../shared/domain/errors';
+import { badRequest, conflict, DomainError } from '../../../shared/domain/errors';
 import { BLOB_STORE, BlobStore } from '../../../shared/ports/blob-store.port';
 import { RoomAccess } from '../../rooms/room-access';
 import { attachmentDecider, attachmentNotFound, attachmentStream } from '../domain/attachment.decider';
@@ -44,7 +44,11 @@ export class UploadAttachmentHandler implements ICommandHandler<UploadAttachment
     const stream = attachmentStream(instanceId, attachmentId);
     const { state } = await this.pipeline.load(stream, attachmentDecider);
     if (!state.exists || state.deleted) throw attachmentNotFound(attachmentId);
-    const room = await this.rooms.room(instanceId, state.roomId!).catch(() => null);
+    // The room was deleted (and maybe made again under its id) since: its attachments went with it.
+    const room = await this.rooms.room(instanceId, state.roomId!).catch((error: unknown) => {
+      if (error instanceof DomainError && error.category === 'not_found') return null;
+      throw error;
+    });
     if (!room || room.createdAt !== state.roomCreatedAt) throw attachmentNotFound(attachmentId);
     const expected = state.contentLength!;
     if (declaredLength !== undefined && declaredLength !== expected) throw wrongLength(expected, declaredLength);

@@ -55,7 +55,7 @@ export class UploadFileHandler implements ICommandHandler<UploadFileCommand, Upl
     const contentType = file.contentType;
     const id = randomUUID();
     const blobKey = `${c.instanceId}/${id}/${randomUUID()}`;
-    const bytes = new MeasuredBytes(file.stream, { max: MAX_ATTACHMENT_BYTES, tooMany: () => tooLarge(MAX_ATTACHMENT_BYTES + 1) });
+    const bytes = new MeasuredBytes(file.stream, { max: MAX_ATTACHMENT_BYTES, tooMany: () => tooLarge() });
     await this.blobs.put(blobKey, bytes, { contentType });
     const { size, sha256 } = bytes.measurement;
     const now = this.clock.now().toISOString();
