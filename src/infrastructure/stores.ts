@@ -34,7 +34,9 @@ export async function openStores(config: ParleyConfig): Promise<Stores> {
       )
     : new SqliteReadModelStore(join(config.dataDir, 'read-models.sqlite'));
   // Typing and presence cross API processes only where there can be several: with EventStoreDB.
-  const ephemeral: EphemeralBus = new InProcessEphemeralBus();
+  const ephemeral: EphemeralBus = config.eventStoreConnectionString
+    ? new (await import('../adapters/ephemeral/esdb-ephemeral-bus')).EsdbEphemeralBus(config.eventStoreConnectionString)
+    : new InProcessEphemeralBus();
   // Uploaded bytes go where the read models go: GridFS beside MongoDB, files in DATA_DIR beside SQLite.
   const blobs: BlobStore = config.mongodbUri
     ? await (await import('../adapters/blobs/gridfs/gridfs-blob-store')).GridFsBlobStore.connect(
