@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { LogPosition } from '../../src/shared/domain/event';
-import { CollectionSpec, Document, DocumentChange, ReadModelStore } from '../../src/shared/ports/read-model-store.port';
+import {
+  CollectionSpec,
+  Document,
+  DocumentChange,
+  ReadModelStore,
+  ReadModelWriteError,
+} from '../../src/shared/ports/read-model-store.port';
 
 /**
  * The behaviour every ReadModelStore adapter must share, bound per adapter by a one-line spec.
@@ -103,7 +109,7 @@ export function readModelStoreContract(
         await store.applyBatch([put(c, { _id: 'u1', email: 'a@x.io' })], { [cp]: pos(1) });
         await expect(
           store.applyBatch([put(c, { _id: 'u2', email: 'b@x.io' }), put(c, { _id: 'u3', email: 'a@x.io' })], { [cp]: pos(3) }),
-        ).rejects.toThrow();
+        ).rejects.toBeInstanceOf(ReadModelWriteError);
         expect(await store.get(c, 'u2')).toBeNull();
         expect(await store.get(c, 'u3')).toBeNull();
         expect(await store.getCheckpoint(cp)).toBe(pos(1));
@@ -124,7 +130,7 @@ export function readModelStoreContract(
           ],
           {},
         );
-        await expect(store.applyBatch([put(c, { _id: '4', room: 'r2', user: 'alice' })], {})).rejects.toThrow();
+        await expect(store.applyBatch([put(c, { _id: '4', room: 'r2', user: 'alice' })], {})).rejects.toBeInstanceOf(ReadModelWriteError);
         expect(await store.find(c)).toHaveLength(3);
       });
     });
@@ -339,7 +345,7 @@ export function readModelStoreContract(
             ],
             { [cp]: pos(2) },
           ),
-        ).rejects.toThrow();
+        ).rejects.toBeInstanceOf(ReadModelWriteError);
         expect(await store.get(c, 'new')).toBeNull();
         expect(await store.getStored(c, 'keep')).toEqual({ document: { _id: 'keep', v: 1 }, position: pos(1) });
         expect(await store.getCheckpoint(cp)).toBe(pos(1));
@@ -364,7 +370,7 @@ export function readModelStoreContract(
         await store.ensureCollections([{ name: gone, indexes: [{ fields: ['k'], unique: true }] }]);
         expect(await store.find(gone)).toEqual([]);
         await store.applyBatch([put(gone, { _id: 'a2', k: 1 })], {});
-        await expect(store.applyBatch([put(gone, { _id: 'a3', k: 1 })], {})).rejects.toThrow();
+        await expect(store.applyBatch([put(gone, { _id: 'a3', k: 1 })], {})).rejects.toBeInstanceOf(ReadModelWriteError);
         // Resetting what does not exist is fine.
         await store.reset([collection('absent')], [checkpoint('absent')]);
       });

@@ -52,7 +52,8 @@ export interface ReadModelStore {
   findStored<D extends Document = Document>(collection: string, query?: Query): Promise<StoredDocument<D>[]>;
   /**
    * Applies the changes and moves each named checkpoint, all or nothing: a crash leaves
-   * either the whole batch and its checkpoints, or neither.
+   * either the whole batch and its checkpoints, or neither. A change that cannot be applied
+   * rejects the whole batch with a ReadModelWriteError.
    */
   applyBatch(changes: readonly DocumentChange[], checkpoints: Readonly<Record<string, LogPosition>>): Promise<void>;
   getCheckpoint(projection: string): Promise<LogPosition | null>;
@@ -65,6 +66,14 @@ export interface ReadModelStore {
   acquireLease(name: string, owner: string, ttlMs: number): Promise<boolean>;
   releaseLease(name: string, owner: string): Promise<void>;
   close(): Promise<void>;
+}
+
+/** What `applyBatch` rejects with when a change cannot be applied (a unique index, an undeclared collection). */
+export class ReadModelWriteError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ReadModelWriteError';
+  }
 }
 
 export const READ_MODEL_STORE = Symbol('ReadModelStore');

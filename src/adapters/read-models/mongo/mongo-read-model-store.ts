@@ -7,6 +7,7 @@ import {
   DocumentChange,
   Query,
   ReadModelStore,
+  ReadModelWriteError,
   StoredDocument,
 } from '../../../shared/ports/read-model-store.port';
 
@@ -138,6 +139,18 @@ export class MongoReadModelStore implements ReadModelStore {
   async applyBatch(changes: readonly DocumentChange[], checkpoints: Readonly<Record<string, LogPosition>>): Promise<void> {
     const marks = Object.entries(checkpoints);
     if (changes.length === 0 && marks.length === 0) return;
+    try {
+      await this.applyInTransaction(changes, marks);
+    } catch (error) {
+      if (error instanceof ReadModelWriteError) throw error;
+      throw new ReadModelWriteError(`The batch was not applied: ${(error as Error).message}`, { cause: error });
+    }
+  }
+
+  private async applyInTransaction(
+    changes: readonly DocumentChange[],
+    marks: [string, LogPosition][],
+  ): Promise<void> {
     await this.requireDeclared(new Set(changes.map((c) => c.collection)));
     // Per collection, in batch order: changes to one document keep their order.
     const byCollection = new Map<string, AnyBulkWriteOperation<Row>[]>();
@@ -226,7 +239,7 @@ export class MongoReadModelStore implements ReadModelStore {
       if (this.declared.has(collection)) continue;
       // Declared by another process (e.g. the projector) counts too.
       const found = await this.db.listCollections({ name: collectionName(collection) }, { nameOnly: true }).toArray();
-      if (found.length === 0) throw new Error(`Collection ${collection} was not declared (ensureCollections)`);
+      if (found.length === 0) throw new ReadModelWriteError(`Collection ${collection} was not declared (ensureCollections)`);
       this.declared.add(collection);
     }
   }

@@ -7,6 +7,7 @@ import {
   DocumentChange,
   Query,
   ReadModelStore,
+  ReadModelWriteError,
   Scalar,
   StoredDocument,
 } from '../../../shared/ports/read-model-store.port';
@@ -115,7 +116,7 @@ export class SqliteReadModelStore implements ReadModelStore {
   }
 
   async applyBatch(changes: readonly DocumentChange[], checkpoints: Readonly<Record<string, LogPosition>>): Promise<void> {
-    this.db.transaction(() => {
+    const apply = this.db.transaction(() => {
       for (const change of changes) {
         const t = table(change.collection);
         if (change.kind === 'put') {
@@ -131,7 +132,12 @@ export class SqliteReadModelStore implements ReadModelStore {
           'INSERT INTO checkpoints (name, position) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET position = excluded.position',
         ).run(name, position);
       }
-    }).immediate();
+    });
+    try {
+      apply.immediate();
+    } catch (error) {
+      throw new ReadModelWriteError(`The batch was not applied: ${(error as Error).message}`, { cause: error });
+    }
   }
 
   async getCheckpoint(projection: string): Promise<LogPosition | null> {
