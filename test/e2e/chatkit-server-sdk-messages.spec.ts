@@ -571,7 +571,8 @@ describe('@pusher/chatkit-server 2.4.0 messages and cursors over HTTPS', () => {
         user_id: 'bob',
         room_id: roomId,
         text: 'json inside',
-        attachment: { resource_link: expect.any(String), type: 'file' },
+        // v2 attachments carry the file name when there is one (wire study §2.8).
+        attachment: { resource_link: expect.any(String), type: 'file', name: 'data.json' },
         created_at: expect.stringMatching(ISO),
         updated_at: expect.stringMatching(ISO),
       });

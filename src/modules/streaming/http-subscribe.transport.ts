@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { toErrorResponse } from '../../shared/http/error.filter';
+import { EventChannel } from '../../shared/subscriptions/event-channel';
 import { SubscriptionRoutes } from './subscription-routes';
 
 /**
@@ -11,18 +12,29 @@ export function registerHttpSubscribe(fastify: FastifyInstance, routes: Subscrip
     method: 'SUBSCRIBE',
     url: '/*',
     handler: async (request, reply) => {
-      let channel;
+      const raw = reply.raw;
+      // Watch for the client leaving from the start: it may go while the subscription opens.
+      let gone = false;
+      const onGone = () => (gone = true);
+      raw.once('close', onGone);
+      let channel: EventChannel;
       try {
         channel = await routes.open({ url: request.url, headers: request.headers });
       } catch (error) {
+        raw.off('close', onGone);
         const { status, body } = toErrorResponse(error, request.url);
         return reply.status(status).send(body);
       }
+      raw.off('close', onGone);
+      if (gone || raw.destroyed) {
+        channel.close();
+        return reply.hijack();
+      }
       reply.hijack();
-      const raw = reply.raw;
-      raw.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
-      const keepAlive = setInterval(() => raw.write('[0,"xxxxxxxxxxxxxxxx"]\n'), keepAliveMs);
       raw.on('close', () => channel.close());
+      raw.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
+      raw.flushHeaders(); // the stream is open now, even before its first frame
+      const keepAlive = setInterval(() => raw.write('[0,"xxxxxxxxxxxxxxxx"]\n'), keepAliveMs);
       try {
         for await (const event of channel) {
           raw.write(JSON.stringify([1, event.id, event.headers ?? {}, event.body]) + '\n');

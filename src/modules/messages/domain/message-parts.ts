@@ -5,7 +5,8 @@
  */
 export type MessagePart =
   | { readonly type: string; readonly content: string }
-  | { readonly type: string; readonly url: string }
+  /** `name`: the file name a v2 attachment was sent with (chatkit-client data attachments). */
+  | { readonly type: string; readonly url: string; readonly name?: string }
   | {
       readonly type: string;
       readonly attachment: { readonly id: string; readonly name?: string; readonly size?: number; readonly custom_data?: unknown };
@@ -28,16 +29,27 @@ export const kindOfMime = (mime: string): V2AttachmentKind => {
   return top === 'image' || top === 'video' || top === 'audio' ? top : 'file';
 };
 
-export const partsFromV2 = (text: string, attachment?: { resource_link: string; type: V2AttachmentKind }): MessagePart[] => [
+export const partsFromV2 = (
+  text: string,
+  attachment?: { resource_link: string; type: V2AttachmentKind; name?: string },
+): MessagePart[] => [
   { type: 'text/plain', content: text },
-  ...(attachment ? [{ type: MIME_OF_KIND[attachment.type], url: attachment.resource_link }] : []),
+  ...(attachment
+    ? [
+        {
+          type: MIME_OF_KIND[attachment.type],
+          url: attachment.resource_link,
+          ...(attachment.name !== undefined && { name: attachment.name }),
+        },
+      ]
+    : []),
 ];
 
 /** The v2 fields of a message; `attachmentUrl` resolves an attachment part to a download link. */
 export const v2View = (
   parts: readonly MessagePart[],
   attachmentUrl: (part: Extract<MessagePart, { attachment: unknown }>) => string,
-): { text: string; attachment?: { resource_link: string; type: V2AttachmentKind } } => {
+): { text: string; attachment?: { resource_link: string; type: V2AttachmentKind; name?: string } } => {
   const text = parts.find((p): p is Extract<MessagePart, { content: string }> => 'content' in p && p.type.startsWith('text/plain'));
   const linked = parts.find((p) => 'url' in p || 'attachment' in p);
   return {
@@ -46,6 +58,8 @@ export const v2View = (
       attachment: {
         resource_link: 'url' in linked ? linked.url : attachmentUrl(linked as Extract<MessagePart, { attachment: unknown }>),
         type: kindOfMime(linked.type),
+        ...('url' in linked && linked.name !== undefined && { name: linked.name }),
+        ...('attachment' in linked && linked.attachment.name !== undefined && { name: linked.attachment.name }),
       },
     }),
   };

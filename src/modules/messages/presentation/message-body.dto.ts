@@ -22,6 +22,12 @@ class V2AttachmentDto {
 
   @IsIn(V2_ATTACHMENT_KINDS as string[])
   type: V2AttachmentKind;
+
+  /** chatkit-client sends the files API's answer as-is, name included. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(255)
+  name?: string;
 }
 
 /** The seed's (v2) message: text and an optional link attachment. */
