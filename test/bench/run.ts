@@ -1,0 +1,598 @@
+/**
+ * `npm run bench`: Parley's write and read throughput against a plain Fastify + better-sqlite3
+ * baseline with the same durability, measured with autocannon in one run.
+ *
+ * Both servers run as child processes (one at a time) so that autocannon, in this process,
+ * does not share their event loop. On a 2-core machine client and server still share the
+ * CPUs, as the numbers in /work/shared/notes/toolchain.md do.
+ *
+ * Environment:
+ *   BENCH_DURATION     seconds per measured scenario (default 10)
+ *   BENCH_CONNECTIONS  concurrent connections (default 50)
+ *   BENCH_WARMUP       seconds of unmeasured warm-up before each scenario (default 2; 0 = none)
+ *   BENCH_ONLY         comma-separated subset of: baseline, parley (default both)
+ *   BENCH_SCENARIOS    comma-separated subset of: write, read (default both)
+ *   BENCH_TMPDIR       where the temporary data directories go (default os.tmpdir())
+ *   BENCH_CPU_PROF     a directory: run the Parley child with --cpu-prof writing there
+ *   BENCH_PARLEY_MAIN  the Parley entry point to start (default dist/src/main.js)
+ *   BENCH_ENFORCE_GOAL 1: also exit non-zero when Parley's writes miss the goal
+ *
+ * Exits non-zero when any measured request was answered non-2xx, errored or timed out.
+ */
+import autocannon from 'autocannon';
+import jwt from 'jsonwebtoken';
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import { join, resolve } from 'node:path';
+
+const DURATION = positive('BENCH_DURATION', 10);
+const CONNECTIONS = positive('BENCH_CONNECTIONS', 50);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 2);
+const ONLY = new Set((process.env.BENCH_ONLY ?? 'baseline,parley').split(',').map((s) => s.trim()));
+const SCENARIOS = new Set((process.env.BENCH_SCENARIOS ?? 'write,read').split(',').map((s) => s.trim()));
+const TMP_ROOT = process.env.BENCH_TMPDIR || os.tmpdir();
+const CPU_PROF_DIR = process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF) : undefined;
+/** Parley must keep at least this share of the baseline's durable write throughput. */
+const WRITE_GOAL = 0.6;
+/** Users created before a read scenario; the reads cycle through them. */
+const READ_SET = 200;
+
+const PROJECT_ROOT = resolve(__dirname, '..', '..', '..');
+const PARLEY_MAIN = resolve(PROJECT_ROOT, process.env.BENCH_PARLEY_MAIN ?? 'dist/src/main.js');
+const BASELINE_MAIN = join(__dirname, 'baseline-server.js');
+
+const INSTANCE_ID = 'bench';
+const KEY_ID = 'key';
+const KEY_SECRET = 'secret';
+
+function positive(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number, got "${raw}"`);
+  return n;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Child processes and temp dirs, always cleaned up: on success, on error and on signals.
+
+interface Child {
+  readonly name: string;
+  readonly proc: ChildProcess;
+  readonly baseUrl: string;
+  readonly output: string[];
+  exited: boolean;
+}
+
+const children = new Set<Child>();
+const tempDirs = new Set<string>();
+
+function makeTempDir(prefix: string): string {
+  const dir = mkdtempSync(join(TMP_ROOT, prefix));
+  tempDirs.add(dir);
+  return dir;
+}
+
+function removeTempDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+  tempDirs.delete(dir);
+}
+
+/** Last-resort cleanup: synchronous, so it also runs from the 'exit' event. */
+function cleanupNow(): void {
+  for (const child of children) {
+    if (!child.exited) {
+      try {
+        child.proc.kill('SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  }
+  children.clear();
+  for (const dir of [...tempDirs]) {
+    try {
+      removeTempDir(dir);
+    } catch {
+      // best effort
+    }
+  }
+}
+
+process.on('exit', cleanupNow);
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  process.on(signal, () => {
+    console.error(`\n${signal}: stopping the benchmark`);
+    cleanupNow();
+    process.exit(130);
+  });
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolvePort(port));
+    });
+  });
+}
+
+async function startChild(
+  name: string,
+  script: string,
+  env: Record<string, string>,
+  nodeArgs: string[] = [],
+): Promise<Child> {
+  const port = await freePort();
+  const proc = spawn(process.execPath, [...nodeArgs, script], {
+    cwd: PROJECT_ROOT,
+    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const child: Child = { name, proc, baseUrl: `http://127.0.0.1:${port}`, output: [], exited: false };
+  children.add(child);
+  const keep = (chunk: Buffer): void => {
+    for (const line of chunk.toString().split('\n')) {
+      if (!line) continue;
+      child.output.push(line);
+      if (child.output.length > 50) child.output.shift();
+      process.stderr.write(`  [${name}] ${line}\n`);
+    }
+  };
+  proc.stdout!.on('data', keep);
+  proc.stderr!.on('data', keep);
+  const exited = new Promise<never>((_, reject) =>
+    proc.once('exit', (code, signal) => {
+      child.exited = true;
+      reject(new Error(`${name} exited during start-up (code ${code}, signal ${signal})\n${child.output.join('\n')}`));
+    }),
+  );
+  exited.catch(() => undefined);
+  await Promise.race([exited, waitForHealth(child, 60_000)]);
+  return child;
+}
+
+async function waitForHealth(child: Child, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (child.exited) return; // the exit promise reports it
+    try {
+      const response = await fetch(`${child.baseUrl}/health`);
+      await response.arrayBuffer();
+      if (response.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`${child.name} was not healthy within ${timeoutMs} ms`);
+    await sleep(100);
+  }
+}
+
+/** SIGTERM (a graceful close, which also lets --cpu-prof write its profile), then SIGKILL. */
+async function stopChild(child: Child, graceMs = 15_000): Promise<void> {
+  if (!child.exited) {
+    const gone = new Promise<void>((r) => {
+      if (child.exited) r();
+      else child.proc.once('exit', () => r());
+    });
+    child.proc.kill('SIGTERM');
+    const timer = setTimeout(() => {
+      if (!child.exited) {
+        console.error(`  [${child.name}] did not stop within ${graceMs} ms: SIGKILL`);
+        child.proc.kill('SIGKILL');
+      }
+    }, graceMs);
+    await gone;
+    clearTimeout(timer);
+  }
+  children.delete(child);
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+// ---------------------------------------------------------------------------------------------
+// Scenarios.
+
+interface Target {
+  readonly label: string;
+  readonly pid: number;
+  readonly baseUrl: string;
+  readonly headers: Record<string, string>;
+  readonly usersPath: string;
+}
+
+interface Row {
+  readonly scenario: string;
+  readonly kind: 'write' | 'read';
+  readonly server: 'baseline' | 'parley';
+  readonly result: autocannon.Result;
+  readonly cpu?: CpuShare;
+}
+
+/** CPU used during a scenario, in cores (1 = one core fully busy); Linux only. */
+interface CpuShare {
+  readonly server: number;
+  readonly client: number;
+  /** Everything else on the machine: other engineers' builds and tests make the numbers noisy. */
+  readonly other: number;
+}
+
+interface CpuSample {
+  readonly busy: number;
+  readonly total: number;
+  readonly server: number;
+  readonly client: number;
+  readonly at: bigint;
+}
+
+/** Jiffies of a process (utime + stime) from /proc/<pid>/stat. */
+function processJiffies(pid: number | 'self'): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+function cpuSample(serverPid: number | 'self'): CpuSample | undefined {
+  try {
+    const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    const total = cpu.reduce((a, b) => a + b, 0);
+    // Interrupt time (loopback networking) is nobody's process time: leave it out of "busy".
+    return {
+      busy: total - cpu[3] - (cpu[4] ?? 0) - (cpu[5] ?? 0) - (cpu[6] ?? 0),
+      total,
+      server: processJiffies(serverPid),
+      client: processJiffies('self'),
+      at: process.hrtime.bigint(),
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+function cpuShare(a: CpuSample | undefined, b: CpuSample | undefined): CpuShare | undefined {
+  if (!a || !b || b.total === a.total) return undefined;
+  const cores = os.cpus().length;
+  // /proc/stat sums every CPU: (Δtotal / cores) jiffies elapsed per core.
+  const perCore = (b.total - a.total) / cores;
+  const server = (b.server - a.server) / perCore;
+  const client = (b.client - a.client) / perCore;
+  const busy = (b.busy - a.busy) / perCore;
+  return { server, client, other: Math.max(0, busy - server - client) };
+}
+
+const rows: Row[] = [];
+const failures: string[] = [];
+let idCounter = 0;
+
+/** A unique user id per request, for every scenario of this run. */
+const nextUserId = (prefix: string): string => `${prefix}-${process.pid}-${(idCounter++).toString(36)}`;
+
+function userBody(id: string): string {
+  return JSON.stringify({ id, name: `Bench User ${id}` });
+}
+
+async function cannon(
+  title: string,
+  target: Target,
+  spec: autocannon.RequestSpec,
+  duration: number,
+): Promise<autocannon.Result> {
+  return autocannon({
+    title,
+    url: target.baseUrl,
+    connections: CONNECTIONS,
+    duration,
+    timeout: 30,
+    requests: [spec],
+  });
+}
+
+async function measured(
+  title: string,
+  target: Target,
+  spec: autocannon.RequestSpec,
+): Promise<{ result: autocannon.Result; cpu?: CpuShare }> {
+  const before = cpuSample(target.pid);
+  const result = await cannon(title, target, spec, DURATION);
+  const cpu = cpuShare(before, cpuSample(target.pid));
+  return { result, cpu };
+}
+
+function checkResult(title: string, result: autocannon.Result): void {
+  const problems: string[] = [];
+  if (result.non2xx > 0) {
+    const codes = Object.entries(result.statusCodeStats)
+      .filter(([code]) => !code.startsWith('2'))
+      .map(([code, s]) => `${code}×${s.count}`)
+      .join(', ');
+    problems.push(`${result.non2xx} non-2xx responses (${codes})`);
+  }
+  if (result.errors > 0) problems.push(`${result.errors} request errors`);
+  if (result.timeouts > 0) problems.push(`${result.timeouts} timeouts`);
+  if (result.mismatches > 0) problems.push(`${result.mismatches} body mismatches`);
+  if (result['2xx'] === 0) problems.push('no successful responses at all');
+  if (problems.length) failures.push(`${title}: ${problems.join('; ')}`);
+}
+
+/** A bodiless request sends no content-type; only the authorization header, if any. */
+const readHeadersOf = (target: Target): Record<string, string> =>
+  target.headers.authorization ? { authorization: target.headers.authorization } : {};
+
+/** One request through fetch, checked, before autocannon hammers the route. */
+async function sanity(
+  target: Target,
+  method: string,
+  path: string,
+  body: string | undefined,
+  expectStatus: number,
+  expectId: string,
+): Promise<void> {
+  const response = await fetch(target.baseUrl + path, {
+    method,
+    headers: body === undefined ? readHeadersOf(target) : target.headers,
+    body,
+  });
+  const text = await response.text();
+  let id: unknown;
+  try {
+    id = (JSON.parse(text) as { id?: unknown }).id;
+  } catch {
+    id = undefined;
+  }
+  if (response.status !== expectStatus || id !== expectId) {
+    throw new Error(
+      `${target.label} ${method} ${path}: expected ${expectStatus} with id ${expectId}, got ${response.status}: ${text.slice(0, 500)}`,
+    );
+  }
+}
+
+async function benchWrites(target: Target, server: Row['server']): Promise<void> {
+  const prefix = `w-${server}`;
+  const probe = nextUserId(prefix);
+  await sanity(target, 'POST', target.usersPath, userBody(probe), 201, probe);
+  const spec: autocannon.RequestSpec = {
+    method: 'POST',
+    path: target.usersPath,
+    headers: target.headers,
+    setupRequest: (request) => {
+      request.body = userBody(nextUserId(prefix));
+      return request;
+    },
+  };
+  const title = `${target.label} create-user`;
+  if (WARMUP > 0) {
+    process.stderr.write(`  warm-up  ${title} (${WARMUP} s)\n`);
+    checkResult(`${title} (warm-up)`, await cannon(`${title} warm-up`, target, spec, WARMUP));
+  }
+  process.stderr.write(`  measure  ${title} (${DURATION} s, ${CONNECTIONS} connections)\n`);
+  const result = await measured(title, target, spec);
+  checkResult(title, result.result);
+  rows.push({ scenario: title, kind: 'write', server, ...result });
+}
+
+async function benchReads(target: Target, server: Row['server']): Promise<void> {
+  const ids: string[] = [];
+  for (let i = 0; i < READ_SET; i++) {
+    const id = nextUserId(`r-${server}`);
+    await sanity(target, 'POST', target.usersPath, userBody(id), 201, id);
+    ids.push(id);
+  }
+  await sanity(target, 'GET', `${target.usersPath}/${encodeURIComponent(ids[0])}`, undefined, 200, ids[0]);
+  let next = 0;
+  const spec: autocannon.RequestSpec = {
+    method: 'GET',
+    path: `${target.usersPath}/${encodeURIComponent(ids[0])}`,
+    headers: readHeadersOf(target),
+    setupRequest: (request) => {
+      request.path = `${target.usersPath}/${encodeURIComponent(ids[next++ % ids.length])}`;
+      return request;
+    },
+  };
+  const title = `${target.label} get-user`;
+  if (WARMUP > 0) {
+    process.stderr.write(`  warm-up  ${title} (${WARMUP} s)\n`);
+    checkResult(`${title} (warm-up)`, await cannon(`${title} warm-up`, target, spec, WARMUP));
+  }
+  process.stderr.write(`  measure  ${title} (${DURATION} s, ${CONNECTIONS} connections)\n`);
+  const result = await measured(title, target, spec);
+  checkResult(title, result.result);
+  rows.push({ scenario: title, kind: 'read', server, ...result });
+}
+
+async function runBaseline(): Promise<void> {
+  const dataDir = makeTempDir('parley-bench-baseline-');
+  process.stderr.write(`starting the baseline server (Fastify + better-sqlite3, WAL, synchronous=FULL)\n`);
+  const child = await startChild('baseline', BASELINE_MAIN, { DATA_DIR: dataDir });
+  try {
+    const target: Target = {
+      label: 'baseline',
+      pid: child.proc.pid!,
+      baseUrl: child.baseUrl,
+      headers: { 'content-type': 'application/json' },
+      usersPath: '/users',
+    };
+    if (SCENARIOS.has('write')) await benchWrites(target, 'baseline');
+    if (SCENARIOS.has('read')) await benchReads(target, 'baseline');
+  } finally {
+    await stopChild(child);
+    removeTempDir(dataDir);
+  }
+}
+
+async function runParley(): Promise<void> {
+  const dataDir = makeTempDir('parley-bench-parley-');
+  process.stderr.write(`starting Parley (${PARLEY_MAIN}, embedded SQLite in ${dataDir})\n`);
+  const nodeArgs = CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`] : [];
+  const child = await startChild(
+    'parley',
+    PARLEY_MAIN,
+    {
+      DATA_DIR: dataDir,
+      INSTANCE_LOCATOR: `v1:bench:${INSTANCE_ID}`,
+      INSTANCE_KEY: `${KEY_ID}:${KEY_SECRET}`,
+      LOG_LEVEL: 'warn',
+    },
+    nodeArgs,
+  );
+  try {
+    const token = jwt.sign({ instance: INSTANCE_ID, iss: `api_keys/${KEY_ID}`, su: true }, KEY_SECRET, {
+      algorithm: 'HS256',
+      expiresIn: '12h',
+    });
+    const target: Target = {
+      label: 'parley',
+      pid: child.proc.pid!,
+      baseUrl: child.baseUrl,
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      usersPath: `/services/chatkit/v6/${INSTANCE_ID}/users`,
+    };
+    if (SCENARIOS.has('write')) await benchWrites(target, 'parley');
+    if (SCENARIOS.has('read')) await benchReads(target, 'parley');
+  } finally {
+    await stopChild(child);
+    if (CPU_PROF_DIR) process.stderr.write(`CPU profile of the Parley child written to ${CPU_PROF_DIR}\n`);
+    removeTempDir(dataDir);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Report.
+
+function machineInfo(): string[] {
+  const cpus = os.cpus();
+  let fs = 'unknown';
+  try {
+    const out = execFileSync('df', ['-T', TMP_ROOT], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    fs = out.trim().split('\n').pop()!.split(/\s+/)[1] ?? fs;
+  } catch {
+    // df missing: leave unknown
+  }
+  const version = (pkg: string): string => {
+    try {
+      return (require(`${pkg}/package.json`) as { version: string }).version;
+    } catch {
+      return '?';
+    }
+  };
+  return [
+    `machine:  ${cpus.length} CPUs (${cpus[0]?.model?.trim() ?? 'unknown'}), ${Math.round(os.totalmem() / 2 ** 30)} GiB RAM, ` +
+      `${os.platform()} ${os.release()}, load avg at start ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`,
+    `runtime:  node ${process.version}, fastify ${version('fastify')}, better-sqlite3 ${version('better-sqlite3')}, ` +
+      `autocannon ${version('autocannon')}`,
+    `settings: ${CONNECTIONS} connections, ${DURATION} s per scenario (+${WARMUP > 0 ? WARMUP : 0} s warm-up), ` +
+      `data dirs under ${TMP_ROOT} (${fs}); client in this process, server in a child process`,
+  ];
+}
+
+/** Share of all CPUs busy over `ms` (from /proc/stat, interrupts left out), or undefined off Linux. */
+async function machineBusy(ms = 1000): Promise<number | undefined> {
+  const a = cpuSample('self');
+  await sleep(ms);
+  const b = cpuSample('self');
+  if (!a || !b || b.total === a.total) return undefined;
+  return (b.busy - a.busy) / (b.total - a.total);
+}
+
+function table(header: string[], body: string[][], rightAlign: boolean[]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((r) => r[i].length)));
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (rightAlign[i] ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join('  ');
+  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');
+}
+
+const fmt = (n: number, digits = 0) =>
+  n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+
+function report(): boolean {
+  const pct = (n: number | undefined) => (n === undefined ? '?' : `${Math.round(n * 100)} %`);
+  const body = rows.map(({ scenario, result, cpu }) => [
+    scenario,
+    fmt(result.requests.average),
+    fmt(result.latency.p50, 1),
+    fmt(result.latency.p99, 1),
+    fmt(result['2xx']),
+    String(result.non2xx + result.errors + result.timeouts),
+    pct(cpu?.server),
+    pct(cpu?.client),
+    pct(cpu?.other),
+  ]);
+  console.log('');
+  for (const line of machineLines ?? machineInfo()) console.log(line);
+  if (busyBefore !== undefined) {
+    const pct = Math.round(busyBefore * 100);
+    console.log(
+      `idle check: other processes used ${pct} % of the CPUs just before the run` +
+        (pct > 20 ? ' — WARNING: the machine was busy, numbers are low and noisy; re-run when it is idle' : ''),
+    );
+  }
+  console.log('');
+  console.log(
+    table(
+      ['scenario', 'req/s (mean)', 'p50 ms', 'p99 ms', '2xx total', 'non-2xx/errors', 'server CPU', 'client CPU', 'other CPU'],
+      body,
+      [false, true, true, true, true, true, true, true, true],
+    ),
+  );
+  console.log('CPU columns: share of one core during the measured seconds (server = the child, client = autocannon,');
+  console.log('other = every other process on the machine; above ~20 % the run competed with other work).');
+  const noisy = rows.filter((r) => r.cpu && r.cpu.other > 0.2).map((r) => r.scenario);
+  if (noisy.length) {
+    console.log(`WARNING: other processes used CPU during ${noisy.join(', ')}: those numbers are low and noisy.`);
+  }
+  console.log('');
+  const find = (kind: Row['kind'], server: Row['server']) =>
+    rows.find((r) => r.kind === kind && r.server === server)?.result.requests.average;
+  let goalMet: boolean | undefined;
+  for (const kind of ['write', 'read'] as const) {
+    const b = find(kind, 'baseline');
+    const p = find(kind, 'parley');
+    if (b && p) {
+      const ratio = p / b;
+      console.log(`ratio parley/baseline, ${kind}s: ${(ratio * 100).toFixed(1)} %`);
+      if (kind === 'write') goalMet = writeGoalMet = ratio >= WRITE_GOAL;
+    }
+  }
+  if (goalMet === undefined) {
+    console.log(`GOAL: Parley writes >= ${WRITE_GOAL * 100} % of baseline — not evaluated (run both servers)`);
+  } else {
+    console.log(`GOAL: Parley writes >= ${WRITE_GOAL * 100} % of baseline — ${goalMet ? 'MET' : 'NOT MET'}`);
+  }
+  if (failures.length) {
+    console.log('');
+    console.log('FAILED: every request must be answered 2xx, without errors or timeouts:');
+    for (const f of failures) console.log(`  - ${f}`);
+    return false;
+  }
+  return true;
+}
+
+let busyBefore: number | undefined;
+let machineLines: string[] | undefined;
+
+async function main(): Promise<void> {
+  machineLines = machineInfo();
+  busyBefore = await machineBusy();
+  if (ONLY.has('baseline')) await runBaseline();
+  if (ONLY.has('parley')) await runParley();
+  const ok = report();
+  process.exitCode = ok ? 0 : 1;
+}
+
+/** Whether the last report found the write goal met (undefined when not evaluated). */
+let writeGoalMet: boolean | undefined;
+
+function finish(): void {
+  if (process.env.BENCH_ENFORCE_GOAL === '1' && writeGoalMet === false) process.exitCode = 1;
+}
+
+main().then(finish, (error) => {
+  if (rows.length) report();
+  console.error(`\nBENCHMARK FAILED: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  cleanupNow();
+  process.exit(1);
+});
