@@ -59,6 +59,8 @@ export class SqliteEventStore implements EventStore {
   private queue: PendingAppend[] = [];
   private flushScheduled = false;
   private readonly listeners = new Set<() => void>();
+  /** Prepared statements by SQL text: preparing costs about as much as running a small read. */
+  private readonly statements = new Map<string, Database.Statement>();
   private readonly stmt: {
     revisionOf: Database.Statement<[string], { revision: number }>;
     insert: Database.Statement<unknown[]>;
@@ -175,11 +177,9 @@ export class SqliteEventStore implements EventStore {
   async readStream(streamName: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
     const backwards = options.direction === 'backwards';
     const from = options.fromRevision ?? (backwards ? Number.MAX_SAFE_INTEGER : 0);
-    const rows = this.db
-      .prepare(
-        `SELECT * FROM events WHERE stream = ? AND revision ${backwards ? '<=' : '>='} ? ORDER BY revision ${backwards ? 'DESC' : 'ASC'} LIMIT ?`,
-      )
-      .all(streamName, from, options.maxCount ?? -1) as Row[];
+    const rows = this.prepared(
+      `SELECT * FROM events WHERE stream = ? AND revision ${backwards ? '<=' : '>='} ? ORDER BY revision ${backwards ? 'DESC' : 'ASC'} LIMIT ?`,
+    ).all(streamName, from, options.maxCount ?? -1) as Row[];
     return rows.map(toRecorded);
   }
 
@@ -198,10 +198,20 @@ export class SqliteEventStore implements EventStore {
       clauses.push(`(${filter.streamPrefixes.map(() => 'substr(stream, 1, ?) = ?').join(' OR ')})`);
       for (const p of filter.streamPrefixes) params.push(p.length, p);
     }
-    const rows = this.db
-      .prepare(`SELECT * FROM events WHERE ${clauses.join(' AND ')} ORDER BY position ASC LIMIT ?`)
-      .all(...params, limit) as Row[];
+    const rows = this.prepared(`SELECT * FROM events WHERE ${clauses.join(' AND ')} ORDER BY position ASC LIMIT ?`).all(
+      ...params,
+      limit,
+    ) as Row[];
     return rows.map(toRecorded);
+  }
+
+  private prepared(sql: string): Database.Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
   }
 
   async headPosition(): Promise<LogPosition | null> {

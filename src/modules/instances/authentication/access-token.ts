@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import jwt from 'jsonwebtoken';
+import { KeyObject } from 'node:crypto';
 import { DomainError, notFound } from '../../../shared/domain/errors';
 import { KeyRing } from './key-ring';
 
@@ -15,6 +16,14 @@ export const unauthorized = (reason: string, description: string) =>
   new DomainError('unauthorized', reason, description);
 
 const ISSUER = /^api_keys\/(.+)$/;
+/** Verified tokens remembered, so a client's repeated calls skip the HMAC (bounded, oldest out first). */
+const VERIFIED_CACHE_SIZE = 10_000;
+
+interface Verified {
+  readonly actor: RequestActor;
+  readonly key: KeyObject;
+  readonly expiresAtMs: number;
+}
 
 /**
  * Verifies the HS256 access tokens the Pusher SDKs mint (wire study §5.1): `iss` names the
@@ -23,6 +32,8 @@ const ISSUER = /^api_keys\/(.+)$/;
  */
 @Injectable()
 export class AccessTokenVerifier {
+  private readonly verified = new Map<string, Verified>();
+
   constructor(private readonly keyRing: KeyRing) {}
 
   async verify(authorization: string | undefined, instanceId: string): Promise<RequestActor> {
@@ -31,10 +42,27 @@ export class AccessTokenVerifier {
     const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
     if (!m) throw unauthorized('missing_token', 'An Authorization header with a Bearer token is required');
     const token = m[1];
+    // A remembered token counts only while it is unexpired, for this instance, and its key still active.
+    const hit = this.verified.get(token);
+    if (
+      hit &&
+      hit.actor.instanceId === instanceId &&
+      hit.expiresAtMs > Date.now() &&
+      instance.keys.get(hit.actor.keyId) === hit.key
+    ) {
+      return hit.actor;
+    }
+    const verified = this.check(token, instanceId, instance.keys);
+    this.verified.set(token, verified);
+    if (this.verified.size > VERIFIED_CACHE_SIZE) this.verified.delete(this.verified.keys().next().value as string);
+    return verified.actor;
+  }
+
+  private check(token: string, instanceId: string, keys: ReadonlyMap<string, KeyObject>): Verified {
     const decoded = jwt.decode(token, { json: true });
     const issuer = typeof decoded?.iss === 'string' ? ISSUER.exec(decoded.iss) : null;
     if (!issuer) throw unauthorized('invalid_token', 'The token has no "iss" claim of the form api_keys/<key_id>');
-    const secret = instance.keys.get(issuer[1]);
+    const secret = keys.get(issuer[1]);
     if (!secret) throw unauthorized('invalid_token', 'The token was signed with an unknown or disabled key');
     let claims: jwt.JwtPayload;
     try {
@@ -48,10 +76,14 @@ export class AccessTokenVerifier {
     }
     if (typeof claims.exp !== 'number') throw unauthorized('invalid_token', 'The token has no "exp" claim');
     return {
-      instanceId,
-      keyId: issuer[1],
-      userId: typeof claims.sub === 'string' && claims.sub !== '' ? claims.sub : undefined,
-      su: claims.su === true,
+      actor: {
+        instanceId,
+        keyId: issuer[1],
+        userId: typeof claims.sub === 'string' && claims.sub !== '' ? claims.sub : undefined,
+        su: claims.su === true,
+      },
+      key: secret,
+      expiresAtMs: claims.exp * 1000,
     };
   }
 }

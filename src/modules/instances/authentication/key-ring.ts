@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { createSecretKey, KeyObject } from 'node:crypto';
 import { SECRET_BOX, SecretBox, SealedSecret } from '../../../shared/crypto/secret-box';
 import { READ_MODEL_STORE, ReadModelStore } from '../../../shared/ports/read-model-store.port';
 import { INSTANCES, InstanceDocument, instanceDocumentId } from '../../../../projections/instances/instances.projection';
@@ -6,8 +7,11 @@ import { INSTANCES, InstanceDocument, instanceDocumentId } from '../../../../pro
 export interface ActiveInstance {
   readonly id: string;
   readonly tokenProviderEnabled: boolean;
-  /** key id → plain secret, for active keys only. */
-  readonly keys: ReadonlyMap<string, string>;
+  /**
+   * key id → the key's secret, for active keys only, as a secret KeyObject: given a plain
+   * string, jsonwebtoken first tries (and fails) to parse it as a public key on every call.
+   */
+  readonly keys: ReadonlyMap<string, KeyObject>;
 }
 
 /** Seconds a disabled key or instance may still be honoured by another process. */
@@ -21,6 +25,8 @@ const TTL_MS = 2_000;
 @Injectable()
 export class KeyRing {
   private readonly cache = new Map<string, { at: number; instance: ActiveInstance | null }>();
+  /** Opened secrets by their sealed form: a refresh keeps the same KeyObject for an unchanged key. */
+  private readonly opened = new Map<string, KeyObject>();
 
   constructor(
     @Inject(READ_MODEL_STORE) private readonly readModels: ReadModelStore,
@@ -37,12 +43,23 @@ export class KeyRing {
             id: doc.id,
             tokenProviderEnabled: doc.token_provider_enabled,
             keys: new Map(
-              doc.keys.filter((k) => !k.disabled).map((k) => [k.key_id, this.box.open(k.secret as SealedSecret)]),
+              doc.keys
+                .filter((k) => !k.disabled)
+                .map((k) => [k.key_id, this.open(k.secret as SealedSecret)]),
             ),
           }
         : null;
     this.cache.set(instanceId, { at: Date.now(), instance });
     return instance;
+  }
+
+  private open(sealed: SealedSecret): KeyObject {
+    let key = this.opened.get(sealed.ciphertext);
+    if (!key) {
+      key = createSecretKey(Buffer.from(this.box.open(sealed), 'utf8'));
+      this.opened.set(sealed.ciphertext, key);
+    }
+    return key;
   }
 
   forget(instanceId: string): void {
