@@ -34,14 +34,14 @@ describe('Parley as real processes', () => {
 
   it('keeps every acknowledged write across a crash (SIGKILL) of the embedded server', async () => {
     const dir = dataDir();
-    const first = await startProcess('src/main.ts', env(dir));
+    const first = await startProcess('dist/src/main.js', env(dir));
     running.push(first);
     const ids = Array.from({ length: 60 }, (_, i) => `crash-${i}`);
     const statuses = await Promise.all(ids.map((id) => call(first.port, 'POST', '/users', { id, name: id }).then((r) => r.status)));
     expect(statuses.every((s) => s === 201)).toBe(true);
     await first.stop('SIGKILL');
 
-    const second = await startProcess('src/main.ts', env(dir));
+    const second = await startProcess('dist/src/main.js', env(dir));
     running.push(second);
     const found = await call(second.port, 'GET', `/users_by_ids?${ids.map((id) => `id=${id}`).join('&')}`);
     expect((await found.json()).map((u: { id: string }) => u.id)).toEqual(ids);
@@ -49,14 +49,18 @@ describe('Parley as real processes', () => {
 
   it('runs as an API process plus a projector worker, and a write is readable as soon as it is acknowledged', async () => {
     const dir = dataDir();
-    const worker = await startProcess('src/main.projector.ts', env(dir), /projector worker running/);
+    const worker = await startProcess('dist/src/main.projector.js', env(dir), /projector worker running/);
     running.push(worker);
-    const api = await startProcess('src/main.api.ts', env(dir));
+    const api = await startProcess('dist/src/main.api.js', env(dir));
     running.push(api);
     for (let i = 0; i < 5; i++) {
       expect((await call(api.port, 'POST', '/users', { id: `sep-${i}`, name: 'S' })).status).toBe(201);
       expect((await call(api.port, 'GET', `/users/sep-${i}`)).status).toBe(200);
     }
+    // Version-dispatched routes through the compiled build (design-type metadata differs from ts-jest's).
+    const room = await call(api.port, 'POST', '/rooms', { id: 'built', name: 'built', user_ids: ['sep-0'] });
+    expect(room.status).toBe(201);
+    expect((await room.json()).member_user_ids).toEqual(['sep-0']);
     const health = await fetch(`http://127.0.0.1:${api.port}/health`);
     expect(health.status).toBe(200);
   }, 60_000);

@@ -12,11 +12,12 @@ export interface ServerProcess {
 }
 
 /**
- * Runs one of Parley's entry points (src/main.ts, main.api.ts, main.projector.ts) as a real
- * child process from the TypeScript sources, and resolves once it is ready.
+ * Runs one of Parley's built entry points (dist/src/main.js, main.api.js, main.projector.js:
+ * what `npm start` and the production scripts run; `npm test` builds them first) as a real
+ * child process, and resolves once it is ready.
  */
 export function startProcess(entry: string, env: Record<string, string>, ready: RegExp = /Parley is listening/): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['-r', join(ROOT, 'test/support/ts-register.js'), join(ROOT, entry)], {
+  const child = spawn(process.execPath, [join(ROOT, entry)], {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: 'info', PORT: '0', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -19,8 +19,11 @@ export class RequestValidationPipe extends ValidationPipe {
   }
 
   override transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
-    if (metadata.type === 'body' && (value === undefined || value === null)) value = {};
-    if (metadata.type === 'body' && (typeof value !== 'object' || Array.isArray(value))) {
+    // Only bodies are DTOs. Path and query values stay strings: a param typed as a union of
+    // numbers would otherwise be "converted" from its design type (v6 → NaN) before its own pipe.
+    if (metadata.type !== 'body') return Promise.resolve(value);
+    if (value === undefined || value === null) value = {};
+    if (typeof value !== 'object' || Array.isArray(value)) {
       throw unprocessable('invalid_body', 'The request body must be a JSON object');
     }
     return super.transform(value, metadata);
