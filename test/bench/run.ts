@@ -11,7 +11,10 @@
  *   BENCH_CONNECTIONS  concurrent connections (default 50)
  *   BENCH_WARMUP       seconds of unmeasured warm-up before each scenario (default 2; 0 = none)
  *   BENCH_ONLY         comma-separated subset of: baseline, parley (default both)
- *   BENCH_SCENARIOS    comma-separated subset of: write, read (default both)
+ *   BENCH_SCENARIOS    comma-separated subset of: write, read, send, realtime (default all)
+ *                      send: durable send-message (Parley only, against the baseline insert);
+ *                      realtime: fan-out of messages to 1,000 live subscribers, and the memory of
+ *                      10,000 idle subscriptions (Parley only)
  *   BENCH_TMPDIR       where the temporary data directories go (default os.tmpdir())
  *   BENCH_CPU_PROF     a directory: run the Parley child with --cpu-prof writing there
  *   BENCH_PARLEY_MAIN  the Parley entry point to start (default dist/src/main.js)
@@ -25,17 +28,22 @@ import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
+import { benchFanOut, benchIdleMemory, FanOutResult, IdleMemoryResult, RealtimeTarget } from './realtime';
 import { join, resolve } from 'node:path';
 
 const DURATION = positive('BENCH_DURATION', 10);
 const CONNECTIONS = positive('BENCH_CONNECTIONS', 50);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 2);
 const ONLY = new Set((process.env.BENCH_ONLY ?? 'baseline,parley').split(',').map((s) => s.trim()));
-const SCENARIOS = new Set((process.env.BENCH_SCENARIOS ?? 'write,read').split(',').map((s) => s.trim()));
+const SCENARIOS = new Set((process.env.BENCH_SCENARIOS ?? 'write,read,send,realtime').split(',').map((s) => s.trim()));
 const TMP_ROOT = process.env.BENCH_TMPDIR || os.tmpdir();
 const CPU_PROF_DIR = process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF) : undefined;
 /** Parley must keep at least this share of the baseline's durable write throughput. */
 const WRITE_GOAL = 0.6;
+/** Fan-out delivery to 1,000 subscribers must stay under this at the 99th percentile. */
+const FANOUT_P99_GOAL_MS = 25;
+/** 10,000 idle subscriptions must fit in this much resident memory. */
+const IDLE_RSS_GOAL_MB = 300;
 /** Users created before a read scenario; the reads cycle through them. */
 const READ_SET = 200;
 
@@ -208,7 +216,7 @@ interface Target {
 
 interface Row {
   readonly scenario: string;
-  readonly kind: 'write' | 'read';
+  readonly kind: 'write' | 'read' | 'send';
   readonly server: 'baseline' | 'parley';
   readonly result: autocannon.Result;
   readonly cpu?: CpuShare;
@@ -375,6 +383,47 @@ async function benchWrites(target: Target, server: Row['server']): Promise<void>
   rows.push({ scenario: title, kind: 'write', server, ...result });
 }
 
+/** Durable send-message: one room, one sender, each request one message (v6 parts). */
+async function benchSends(target: Target, senderToken: string): Promise<void> {
+  const chat = target.usersPath.replace(/\/users$/, '');
+  const setup = async (method: string, path: string, body: unknown) => {
+    const response = await fetch(target.baseUrl + chat + path, { method, headers: target.headers, body: JSON.stringify(body) });
+    if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
+  };
+  await setup('POST', '/users', { id: 'bench-sender', name: 'Sender' });
+  await setup('POST', '/rooms', { id: 'bench-send', name: 'bench-send', user_ids: ['bench-sender'] });
+  let n = 0;
+  const spec: autocannon.RequestSpec = {
+    method: 'POST',
+    path: `${chat}/rooms/bench-send/messages`,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${senderToken}` },
+    setupRequest: (request) => {
+      request.body = JSON.stringify({ parts: [{ type: 'text/plain', content: `message ${n++}` }] });
+      return request;
+    },
+  };
+  const title = `${target.label} send-message`;
+  if (WARMUP > 0) {
+    process.stderr.write(`  warm-up  ${title} (${WARMUP} s)\n`);
+    checkResult(`${title} (warm-up)`, await cannon(`${title} warm-up`, target, spec, WARMUP));
+  }
+  process.stderr.write(`  measure  ${title} (${DURATION} s, ${CONNECTIONS} connections)\n`);
+  const result = await measured(title, target, spec);
+  checkResult(title, result.result);
+  rows.push({ scenario: title, kind: 'send', server: 'parley', ...result });
+}
+
+let fanOut: FanOutResult | undefined;
+let idleMemory: IdleMemoryResult | undefined;
+
+async function benchRealtime(target: Target, mint: RealtimeTarget['token']): Promise<void> {
+  const realtime: RealtimeTarget = { baseUrl: target.baseUrl, pid: target.pid, instanceId: INSTANCE_ID, token: mint };
+  process.stderr.write('  measure  parley fan-out: 1,000 WebSocket subscribers, 50 messages\n');
+  fanOut = await benchFanOut(realtime, 1000, 50);
+  process.stderr.write('  measure  parley memory of 10,000 idle subscriptions (1,000 sockets)\n');
+  idleMemory = await benchIdleMemory(realtime, 10_000, 10);
+}
+
 async function benchReads(target: Target, server: Row['server']): Promise<void> {
   const ids: string[] = [];
   for (let i = 0; i < READ_SET; i++) {
@@ -440,10 +489,12 @@ async function runParley(): Promise<void> {
     nodeArgs,
   );
   try {
-    const token = jwt.sign({ instance: INSTANCE_ID, iss: `api_keys/${KEY_ID}`, su: true }, KEY_SECRET, {
-      algorithm: 'HS256',
-      expiresIn: '12h',
-    });
+    const mint = (claims: { sub?: string; su?: boolean }) =>
+      jwt.sign({ instance: INSTANCE_ID, iss: `api_keys/${KEY_ID}`, ...claims }, KEY_SECRET, {
+        algorithm: 'HS256',
+        expiresIn: '12h',
+      });
+    const token = mint({ su: true });
     const target: Target = {
       label: 'parley',
       pid: child.proc.pid!,
@@ -453,6 +504,8 @@ async function runParley(): Promise<void> {
     };
     if (SCENARIOS.has('write')) await benchWrites(target, 'parley');
     if (SCENARIOS.has('read')) await benchReads(target, 'parley');
+    if (SCENARIOS.has('send')) await benchSends(target, mint({ sub: 'bench-sender' }));
+    if (SCENARIOS.has('realtime')) await benchRealtime(target, mint);
   } finally {
     await stopChild(child);
     if (CPU_PROF_DIR) process.stderr.write(`CPU profile of the Parley child written to ${CPU_PROF_DIR}\n`);
@@ -561,6 +614,29 @@ function report(): boolean {
     console.log(`GOAL: Parley writes >= ${WRITE_GOAL * 100} % of baseline — not evaluated (run both servers)`);
   } else {
     console.log(`GOAL: Parley writes >= ${WRITE_GOAL * 100} % of baseline — ${goalMet ? 'MET' : 'NOT MET'}`);
+  }
+  const send = find('send', 'parley');
+  const baseWrite = find('write', 'baseline');
+  if (send && baseWrite) {
+    const ratio = send / baseWrite;
+    console.log(`ratio parley send-message / baseline insert: ${(ratio * 100).toFixed(1)} %`);
+    console.log(`GOAL: Parley durable send-message >= ${WRITE_GOAL * 100} % of baseline — ${ratio >= WRITE_GOAL ? 'MET' : 'NOT MET'}`);
+  }
+  if (fanOut) {
+    console.log('');
+    console.log(
+      `fan-out: ${fmt(fanOut.messages)} messages to ${fmt(fanOut.subscribers)} WebSocket subscribers, ${fmt(fanOut.deliveries)} deliveries: ` +
+        `p50 ${fanOut.p50Ms.toFixed(1)} ms, p99 ${fanOut.p99Ms.toFixed(1)} ms, max ${fanOut.maxMs.toFixed(1)} ms ` +
+        '(from the send request leaving to arrival, durable append included)',
+    );
+    console.log(`GOAL: fan-out p99 < ${FANOUT_P99_GOAL_MS} ms — ${fanOut.p99Ms < FANOUT_P99_GOAL_MS ? 'MET' : 'NOT MET'}`);
+  }
+  if (idleMemory) {
+    console.log(
+      `idle subscriptions: ${fmt(idleMemory.subscriptions)} on ${fmt(idleMemory.sockets)} sockets: server RSS ` +
+        `${idleMemory.rssBeforeMb.toFixed(0)} MB before, ${idleMemory.rssAfterMb.toFixed(0)} MB after`,
+    );
+    console.log(`GOAL: resident memory with 10,000 idle subscriptions < ${IDLE_RSS_GOAL_MB} MB — ${idleMemory.rssAfterMb < IDLE_RSS_GOAL_MB ? 'MET' : 'NOT MET'}`);
   }
   if (failures.length) {
     console.log('');
