@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { toErrorResponse } from '../../shared/http/error.filter';
-import { EventChannel } from '../../shared/subscriptions/event-channel';
+import { bodyJsonOf, EventChannel } from '../../shared/subscriptions/event-channel';
 import { SubscriptionRoutes } from './subscription-routes';
 
 /**
@@ -37,7 +37,7 @@ export function registerHttpSubscribe(fastify: FastifyInstance, routes: Subscrip
       const keepAlive = setInterval(() => raw.write('[0,"xxxxxxxxxxxxxxxx"]\n'), keepAliveMs);
       try {
         for await (const event of channel) {
-          raw.write(JSON.stringify([1, event.id, event.headers ?? {}, event.body]) + '\n');
+          raw.write(`[1,${JSON.stringify(event.id)},${JSON.stringify(event.headers ?? {})},${bodyJsonOf(event)}]\n`);
         }
       } finally {
         clearInterval(keepAlive);

@@ -2,7 +2,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
 import { toErrorResponse } from '../../shared/http/error.filter';
-import { EventChannel } from '../../shared/subscriptions/event-channel';
+import { bodyJsonOf, EventChannel } from '../../shared/subscriptions/event-channel';
 import { SubscriptionRoutes } from './subscription-routes';
 
 const SUBSCRIBE = 100;
@@ -62,8 +62,9 @@ export class WebSocketBridge {
 
   private serve(socket: WebSocket & { alive?: boolean }): void {
     const subscriptions = new Map<number, EventChannel | 'opening'>();
-    const send = (frame: unknown[]) => {
-      if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(frame));
+    /** A frame as an array, or already as JSON text. */
+    const send = (frame: unknown[] | string) => {
+      if (socket.readyState === WebSocket.OPEN) socket.send(typeof frame === 'string' ? frame : JSON.stringify(frame));
     };
     socket.alive = true;
     socket.on('pong', () => (socket.alive = true));
@@ -111,7 +112,7 @@ export class WebSocketBridge {
     path: unknown,
     headers: unknown,
     subscriptions: Map<number, EventChannel | 'opening'>,
-    send: (frame: unknown[]) => void,
+    send: (frame: unknown[] | string) => void,
   ): Promise<void> {
     if (typeof id !== 'number' || subscriptions.has(id)) return;
     if (typeof path !== 'string') {
@@ -139,7 +140,10 @@ export class WebSocketBridge {
     }
     subscriptions.set(id, channel);
     send([OPEN, id, 200, {}]);
-    for await (const event of channel) send([EVENT, id, event.id, event.headers ?? {}, event.body]);
+    for await (const event of channel) {
+      // Built as text so that a body shared by many subscribers is serialised once.
+      send(`[${EVENT},${id},${JSON.stringify(event.id)},${JSON.stringify(event.headers ?? {})},${bodyJsonOf(event)}]`);
+    }
     if (subscriptions.get(id) === channel) {
       subscriptions.delete(id);
       const eos = channel.endOfStream ?? { status: 204, body: null };

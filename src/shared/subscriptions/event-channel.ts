@@ -3,8 +3,13 @@ export interface WireEvent {
   /** A string, always: the room stream's ids are message ids (what `Last-Event-Id` resumes from). */
   readonly id: string;
   readonly body: unknown;
+  /** `body` already serialised, when many subscribers share the same event (fan-out). */
+  readonly bodyJson?: string;
   readonly headers?: Readonly<Record<string, string>>;
 }
+
+/** The body as JSON text, serialised only if nobody did it already. */
+export const bodyJsonOf = (event: WireEvent): string => event.bodyJson ?? JSON.stringify(event.body);
 
 /** How a subscription ended: 204 is a clean end, anything else an error the client sees. */
 export interface EndOfStream {

@@ -35,6 +35,9 @@ const versionOf = (raw: string): ChatApiVersion => {
  */
 @Injectable()
 export class RoomSubscription implements OnModuleInit {
+  /** Live message events as already rendered per API version, shared by all subscribers. */
+  private readonly rendered = new WeakMap<RecordedEvent, Map<ChatApiVersion, { body: unknown; bodyJson: string }>>();
+
   constructor(
     private readonly routes: SubscriptionRoutes,
     private readonly liveLog: LiveLog,
@@ -64,10 +67,23 @@ export class RoomSubscription implements OnModuleInit {
       sent.set(doc.id, doc);
       if (sent.size > 1000) sent.delete(sent.keys().next().value as number);
     };
-    const emit = (doc: MessageDocument, timestamp: string) => {
+    const emit = (doc: MessageDocument, timestamp: string, shared?: RecordedEvent) => {
       lastId = Math.max(lastId, doc.id);
       remember(doc);
-      channel.push({ id: String(doc.id), body: chatkitEvent('new_message', presentMessage(version, doc, this.attachments), timestamp) });
+      const render = () => chatkitEvent('new_message', presentMessage(version, doc, this.attachments), timestamp);
+      if (!shared) {
+        channel.push({ id: String(doc.id), body: render() });
+        return;
+      }
+      // A live message looks the same to every subscriber of a version: build and serialise it once.
+      let byVersion = this.rendered.get(shared);
+      if (!byVersion) this.rendered.set(shared, (byVersion = new Map()));
+      let wire = byVersion.get(version);
+      if (!wire) {
+        const body = render();
+        byVersion.set(version, (wire = { body, bodyJson: JSON.stringify(body) }));
+      }
+      channel.push({ id: String(doc.id), ...wire });
     };
 
     // Live events are buffered until the replay is out, then delivered in log order.
@@ -112,7 +128,7 @@ export class RoomSubscription implements OnModuleInit {
     instanceId: string,
     roomId: string,
     channel: EventChannel,
-    emit: (doc: MessageDocument, timestamp: string) => void,
+    emit: (doc: MessageDocument, timestamp: string, shared?: RecordedEvent) => void,
     lastId: () => number,
     sent: Map<number, MessageDocument>,
   ): Promise<void> {
@@ -134,6 +150,7 @@ export class RoomSubscription implements OnModuleInit {
             visible: true,
           },
           timestamp,
+          event,
         );
         return;
       }
