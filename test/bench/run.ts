@@ -359,6 +359,24 @@ async function sanity(
   }
 }
 
+/** Warms up (unmeasured), then measures one scenario and records its row. */
+async function scenario(
+  title: string,
+  target: Target,
+  spec: autocannon.RequestSpec,
+  kind: Row['kind'],
+  server: Row['server'],
+): Promise<void> {
+  if (WARMUP > 0) {
+    process.stderr.write(`  warm-up  ${title} (${WARMUP} s)\n`);
+    checkResult(`${title} (warm-up)`, await cannon(`${title} warm-up`, target, spec, WARMUP));
+  }
+  process.stderr.write(`  measure  ${title} (${DURATION} s, ${CONNECTIONS} connections)\n`);
+  const result = await measured(title, target, spec);
+  checkResult(title, result.result);
+  rows.push({ scenario: title, kind, server, ...result });
+}
+
 async function benchWrites(target: Target, server: Row['server']): Promise<void> {
   const prefix = `w-${server}`;
   const probe = nextUserId(prefix);
@@ -372,15 +390,7 @@ async function benchWrites(target: Target, server: Row['server']): Promise<void>
       return request;
     },
   };
-  const title = `${target.label} create-user`;
-  if (WARMUP > 0) {
-    process.stderr.write(`  warm-up  ${title} (${WARMUP} s)\n`);
-    checkResult(`${title} (warm-up)`, await cannon(`${title} warm-up`, target, spec, WARMUP));
-  }
-  process.stderr.write(`  measure  ${title} (${DURATION} s, ${CONNECTIONS} connections)\n`);
-  const result = await measured(title, target, spec);
-  checkResult(title, result.result);
-  rows.push({ scenario: title, kind: 'write', server, ...result });
+  await scenario(`${target.label} create-user`, target, spec, 'write', server);
 }
 
 /** Durable send-message: one room, one sender, each request one message (v6 parts). */
@@ -402,15 +412,7 @@ async function benchSends(target: Target, senderToken: string): Promise<void> {
       return request;
     },
   };
-  const title = `${target.label} send-message`;
-  if (WARMUP > 0) {
-    process.stderr.write(`  warm-up  ${title} (${WARMUP} s)\n`);
-    checkResult(`${title} (warm-up)`, await cannon(`${title} warm-up`, target, spec, WARMUP));
-  }
-  process.stderr.write(`  measure  ${title} (${DURATION} s, ${CONNECTIONS} connections)\n`);
-  const result = await measured(title, target, spec);
-  checkResult(title, result.result);
-  rows.push({ scenario: title, kind: 'send', server: 'parley', ...result });
+  await scenario(`${target.label} send-message`, target, spec, 'send', 'parley');
 }
 
 let fanOut: FanOutResult | undefined;
@@ -442,15 +444,7 @@ async function benchReads(target: Target, server: Row['server']): Promise<void> 
       return request;
     },
   };
-  const title = `${target.label} get-user`;
-  if (WARMUP > 0) {
-    process.stderr.write(`  warm-up  ${title} (${WARMUP} s)\n`);
-    checkResult(`${title} (warm-up)`, await cannon(`${title} warm-up`, target, spec, WARMUP));
-  }
-  process.stderr.write(`  measure  ${title} (${DURATION} s, ${CONNECTIONS} connections)\n`);
-  const result = await measured(title, target, spec);
-  checkResult(title, result.result);
-  rows.push({ scenario: title, kind: 'read', server, ...result });
+  await scenario(`${target.label} get-user`, target, spec, 'read', server);
 }
 
 async function runBaseline(): Promise<void> {
