@@ -17,7 +17,7 @@ import { AppModule } from './app.module';
 import { SubscriptionRoutes } from '../modules/streaming/subscription-routes';
 import { registerHttpSubscribe } from '../modules/streaming/http-subscribe.transport';
 import { WebSocketBridge } from '../modules/streaming/websocket-bridge.transport';
-import { Runtime } from './runtime';
+import { CheckpointPolling, Runtime } from './runtime';
 
 export interface RunningServer {
   readonly app: NestFastifyApplication;
@@ -60,6 +60,20 @@ export async function bootstrapInstance(app: NestFastifyApplication, runtime: Ru
   }
 }
 
+async function markReadyWhenCaughtUp(runtime: Runtime, ready: () => void): Promise<void> {
+  const head = await runtime.stores.events.headPosition();
+  const polling = new CheckpointPolling(runtime.stores.readModels, 5_000, 100);
+  for (;;) {
+    try {
+      if (head) await polling.waitFor(head);
+      ready();
+      return;
+    } catch {
+      runtime.logger.warn('waiting for the projector workers to catch up before reporting healthy');
+    }
+  }
+}
+
 /** Starts the HTTP listener and, when configured, an HTTPS listener serving the same app. */
 export async function startServer(runtime: Runtime): Promise<RunningServer> {
   const app = await createApp(runtime);
@@ -86,8 +100,13 @@ export async function startServer(runtime: Runtime): Promise<RunningServer> {
     httpsPort = (https.address() as AddressInfo).port;
   }
   const readiness = app.get(Readiness);
-  readiness.state = 'ready';
   runtime.logger.info({ httpPort, httpsPort }, 'Parley is listening');
+  if (runtime.runner) {
+    readiness.state = 'ready'; // in-process projectors caught up before the server opened
+  } else {
+    // Separate projector workers: ready once they have folded the log as it was at start.
+    void markReadyWhenCaughtUp(runtime, () => readiness.state === 'starting' && (readiness.state = 'ready'));
+  }
   return {
     app,
     httpPort,
