@@ -13,6 +13,8 @@ const EOS = 199;
 const PING = 16;
 const PONG = 17;
 const CLOSE = 99;
+/** Unsent bytes a socket may hold before its client counts as gone. */
+const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
 
 /**
  * The multiplexing WebSocket of @pusher/platform (wire study §3.2) on `/ws`: one socket
@@ -64,7 +66,13 @@ export class WebSocketBridge {
     const subscriptions = new Map<number, EventChannel | 'opening'>();
     /** A frame as an array, or already as JSON text. */
     const send = (frame: unknown[] | string) => {
-      if (socket.readyState === WebSocket.OPEN) socket.send(typeof frame === 'string' ? frame : JSON.stringify(frame));
+      if (socket.readyState !== WebSocket.OPEN) return;
+      // A client that stopped reading is let go rather than buffered for without bound.
+      if (socket.bufferedAmount > MAX_BUFFERED_BYTES) {
+        socket.terminate();
+        return;
+      }
+      socket.send(typeof frame === 'string' ? frame : JSON.stringify(frame));
     };
     socket.alive = true;
     socket.on('pong', () => (socket.alive = true));
@@ -140,15 +148,15 @@ export class WebSocketBridge {
     }
     subscriptions.set(id, channel);
     send([OPEN, id, 200, {}]);
-    for await (const event of channel) {
+    channel.drainTo(
       // Built as text so that a body shared by many subscribers is serialised once.
-      send(`[${EVENT},${id},${JSON.stringify(event.id)},${JSON.stringify(event.headers ?? {})},${bodyJsonOf(event)}]`);
-    }
-    if (subscriptions.get(id) === channel) {
-      subscriptions.delete(id);
-      const eos = channel.endOfStream ?? { status: 204, body: null };
-      send([EOS, id, eos.status, {}, eos.body]);
-      channel.close();
-    }
+      (event) => send(`[${EVENT},${id},${JSON.stringify(event.id)},${JSON.stringify(event.headers ?? {})},${bodyJsonOf(event)}]`),
+      (eos) => {
+        if (subscriptions.get(id) !== channel) return;
+        subscriptions.delete(id);
+        send([EOS, id, eos.status, {}, eos.body]);
+        channel.close();
+      },
+    );
   }
 }

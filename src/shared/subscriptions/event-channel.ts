@@ -22,8 +22,9 @@ const MAX_QUEUED = 10_000;
 
 /**
  * The push side of one open subscription: handlers `push` events and `end` it; a transport
- * reads it with `for await` and calls `close()` when the client goes away, which runs the
- * handler's clean-ups (listener removal, presence going offline…).
+ * reads it with `for await`, or takes events as they come with `drainTo` (no promise per
+ * event: what a fan-out to thousands of sockets needs), and calls `close()` when the client
+ * goes away, which runs the handler's clean-ups (listener removal, presence going offline…).
  */
 export class EventChannel implements AsyncIterable<WireEvent> {
   private queue: WireEvent[] = [];
@@ -31,9 +32,14 @@ export class EventChannel implements AsyncIterable<WireEvent> {
   private ending: EndOfStream | null = null;
   private closed = false;
   private readonly cleanups: (() => void)[] = [];
+  private sink: { event: (e: WireEvent) => void; end: (eos: EndOfStream) => void } | null = null;
 
   push(event: WireEvent): void {
     if (this.ending || this.closed) return;
+    if (this.sink) {
+      this.sink.event(event);
+      return;
+    }
     if (this.queue.length >= MAX_QUEUED) {
       this.end(503, { error: 'unavailable/slow_consumer', error_description: 'The client fell too far behind' });
       return;
@@ -45,7 +51,21 @@ export class EventChannel implements AsyncIterable<WireEvent> {
   end(status = 204, body: unknown = null): void {
     if (this.ending || this.closed) return;
     this.ending = { status, body };
-    this.notify();
+    if (this.sink) this.sink.end(this.ending);
+    else this.notify();
+  }
+
+  /**
+   * Hands every event to `event` synchronously from now on (those already queued first),
+   * and the end of the stream to `end`. Use instead of iterating, not beside it.
+   */
+  drainTo(event: (e: WireEvent) => void, end: (eos: EndOfStream) => void): void {
+    this.sink = { event, end };
+    for (const queued of this.queue.splice(0)) {
+      if (this.closed) return;
+      event(queued);
+    }
+    if (this.ending && !this.closed) end(this.ending);
   }
 
   /** How the stream ended, once iteration is over (null: the client left). */

@@ -88,9 +88,21 @@ export class RoomSubscription implements OnModuleInit {
 
     // Live events are buffered until the replay is out, then delivered in log order.
     let buffer: RecordedEvent[] | null = [];
-    let chain = Promise.resolve();
+    // Delivered synchronously (a fan-out to thousands must not cost a promise each), unless
+    // an earlier event still waits on a read: then in order behind it.
+    let waitingOn: Promise<void> | null = null;
+    const deliverNow = (event: RecordedEvent) => this.deliverLive(event, version, instanceId, roomId, channel, emit, () => lastId, sent);
     const deliver = (event: RecordedEvent) => {
-      chain = chain.then(() => this.deliverLive(event, version, instanceId, roomId, channel, emit, () => lastId, sent)).catch(() => undefined);
+      if (waitingOn) {
+        waitingOn = waitingOn.then(() => deliverNow(event));
+        return;
+      }
+      const waiting = deliverNow(event);
+      if (!waiting) return;
+      const settled: Promise<void> = waiting.catch(() => undefined).then(() => {
+        if (waitingOn === settled) waitingOn = null;
+      });
+      waitingOn = settled;
     };
     const onEvent = (event: RecordedEvent) => (buffer ? buffer.push(event) : deliver(event));
     const offMessages = this.liveLog.on(messagesStream(instanceId, roomId), onEvent);
@@ -122,7 +134,8 @@ export class RoomSubscription implements OnModuleInit {
     for (const event of pending) deliver(event);
   }
 
-  private async deliverLive(
+  /** Delivers one live event; returns a promise only when it must read first (v2 tombstones). */
+  private deliverLive(
     event: RecordedEvent,
     version: ChatApiVersion,
     instanceId: string,
@@ -131,7 +144,7 @@ export class RoomSubscription implements OnModuleInit {
     emit: (doc: MessageDocument, timestamp: string, shared?: RecordedEvent) => void,
     lastId: () => number,
     sent: Map<number, MessageDocument>,
-  ): Promise<void> {
+  ): Promise<void> | void {
     const timestamp = event.metadata.occurred_at ?? event.recordedAt;
     switch (event.type) {
       case 'MessageSent': {
@@ -161,18 +174,21 @@ export class RoomSubscription implements OnModuleInit {
           return;
         }
         // v2 subscribers receive the tombstone (seed: text DELETED), never the content.
-        const original = sent.get(id) ?? (await this.messages.get(instanceId, roomId, id));
-        const tombstone = {
-          id,
-          ...(original && { user_id: original.user_id }),
-          room_id: roomId,
-          text: TOMBSTONE_TEXT,
-          ...(original && { created_at: original.created_at }),
-          updated_at: deleted_at,
-          deleted_at,
+        const pushTombstone = (original?: MessageDocument) => {
+          const tombstone = {
+            id,
+            ...(original && { user_id: original.user_id }),
+            room_id: roomId,
+            text: TOMBSTONE_TEXT,
+            ...(original && { created_at: original.created_at }),
+            updated_at: deleted_at,
+            deleted_at,
+          };
+          channel.push({ id: String(lastId()), body: chatkitEvent('new_message', tombstone, timestamp) });
         };
-        channel.push({ id: String(lastId()), body: chatkitEvent('new_message', tombstone, timestamp) });
-        return;
+        const known = sent.get(id);
+        if (known) return pushTombstone(known);
+        return this.messages.get(instanceId, roomId, id).then((doc) => pushTombstone(doc ?? undefined));
       }
       case 'RoomDeleted':
         endForDeletedRoom(channel, roomId);
