@@ -10,11 +10,15 @@ export const createLogger = (level: string) =>
 
 export type Logger = ReturnType<typeof createLogger>;
 
+/** Nest's start-up chatter (modules loaded, routes mapped): debug, not info. */
+const STARTUP_CONTEXTS = new Set(['NestFactory', 'InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestApplication']);
+
 /** Lets Nest's own messages go through pino. */
 export class PinoNestLogger implements LoggerService {
   constructor(private readonly logger: Logger) {}
   log(message: unknown, context?: string) {
-    this.logger.info({ context }, String(message));
+    if (context && STARTUP_CONTEXTS.has(context)) this.logger.debug({ context }, String(message));
+    else this.logger.info({ context }, String(message));
   }
   error(message: unknown, trace?: string, context?: string) {
     this.logger.error({ context, trace }, String(message));

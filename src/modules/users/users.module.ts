@@ -1,9 +1,7 @@
 import { Module } from '@nestjs/common';
 import { InstancesModule } from '../instances/instances.module';
-import { CreateUserController } from './create-user/create-user.controller';
-import { CreateUserHandler } from './create-user/create-user.handler';
-import { CreateUsersController } from './create-users/create-users.controller';
-import { CreateUsersHandler } from './create-users/create-users.handler';
+import { CreateUserController, CreateUserHandler } from './create-user/create-user';
+import { CreateUsersController, CreateUsersHandler } from './create-users/create-users';
 import { DeleteUserController, DeleteUserHandler } from './delete-user/delete-user';
 import { GetUserController, GetUserHandler } from './get-user/get-user';
 import { GetUsersByIdsController, GetUsersByIdsHandler } from './get-users-by-ids/get-users-by-ids';

@@ -1,5 +1,5 @@
-import { Inject } from '@nestjs/common';
-import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { Body, Controller, HttpCode, Inject, Param, Post, UseGuards } from '@nestjs/common';
+import { CommandBus, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { CommandPipeline } from '../../../shared/application/command-pipeline';
 import { CLOCK } from '../../../shared/application/tokens';
 import { Clock } from '../../../shared/domain/clock';
@@ -8,6 +8,14 @@ import { userDecider, userStream } from '../domain/user.decider';
 import { NewUserDto } from '../presentation/user-fields.dto';
 import { presentUser, UserResponse } from '../presentation/user.presenter';
 import { UsersReadModel } from '../users.read-model';
+import { CHATKIT_ROUTE } from '../../../shared/http/chatkit-route';
+import {
+  AccessTokenGuard,
+  auditActor,
+  CurrentActor,
+  requireSu,
+} from '../../instances/authentication/access-token.guard';
+import { RequestActor } from '../../instances/authentication/access-token';
 
 export class CreateUserCommand {
   constructor(
@@ -34,5 +42,22 @@ export class CreateUserHandler implements ICommandHandler<CreateUserCommand, Use
       { instance_id: instanceId, actor, occurred_at: now },
     );
     return presentUser(await this.users.get(instanceId, user.id));
+  }
+}
+
+@Controller(CHATKIT_ROUTE)
+@UseGuards(AccessTokenGuard)
+export class CreateUserController {
+  constructor(private readonly commands: CommandBus) {}
+
+  @Post('users')
+  @HttpCode(201)
+  create(
+    @Param('instanceId') instanceId: string,
+    @Body() body: NewUserDto,
+    @CurrentActor() actor: RequestActor,
+  ): Promise<UserResponse> {
+    requireSu(actor);
+    return this.commands.execute(new CreateUserCommand(instanceId, body, auditActor(actor)));
   }
 }

@@ -1,5 +1,7 @@
-import { Inject } from '@nestjs/common';
-import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { Body, Controller, HttpCode, Inject, Param, Post, UseGuards } from '@nestjs/common';
+import { CommandBus, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { Type } from 'class-transformer';
+import { ArrayMaxSize, ArrayMinSize, IsArray, ValidateNested } from 'class-validator';
 import { CommandPipeline } from '../../../shared/application/command-pipeline';
 import { CLOCK } from '../../../shared/application/tokens';
 import { Clock } from '../../../shared/domain/clock';
@@ -9,6 +11,14 @@ import { userDecider, userStream } from '../domain/user.decider';
 import { NewUserDto } from '../presentation/user-fields.dto';
 import { presentUser, UserResponse } from '../presentation/user.presenter';
 import { UsersReadModel } from '../users.read-model';
+import { CHATKIT_ROUTE } from '../../../shared/http/chatkit-route';
+import {
+  AccessTokenGuard,
+  auditActor,
+  CurrentActor,
+  requireSu,
+} from '../../instances/authentication/access-token.guard';
+import { RequestActor } from '../../instances/authentication/access-token';
 
 export class CreateUsersCommand {
   constructor(
@@ -52,5 +62,34 @@ export class CreateUsersHandler implements ICommandHandler<CreateUsersCommand, U
     );
     const created = new Map((await this.users.findMany(instanceId, ids)).map((u) => [u.id, u]));
     return ids.map((id) => presentUser(created.get(id)!));
+  }
+}
+
+/** Seed limit: at most 25 users per batch. */
+export const MAX_BATCH_USERS = 25;
+
+class CreateUsersDto {
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(MAX_BATCH_USERS, { message: `users: at most ${MAX_BATCH_USERS} users per batch` })
+  @ValidateNested({ each: true })
+  @Type(() => NewUserDto)
+  users: NewUserDto[];
+}
+
+@Controller(CHATKIT_ROUTE)
+@UseGuards(AccessTokenGuard)
+export class CreateUsersController {
+  constructor(private readonly commands: CommandBus) {}
+
+  @Post('batch_users')
+  @HttpCode(201)
+  create(
+    @Param('instanceId') instanceId: string,
+    @Body() body: CreateUsersDto,
+    @CurrentActor() actor: RequestActor,
+  ): Promise<UserResponse[]> {
+    requireSu(actor);
+    return this.commands.execute(new CreateUsersCommand(instanceId, body.users, auditActor(actor)));
   }
 }
