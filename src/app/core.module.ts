@@ -3,7 +3,7 @@ import { CqrsModule } from '@nestjs/cqrs';
 import { CONFIG } from '../config/config';
 import { CommandPipeline } from '../shared/application/command-pipeline';
 import { READ_YOUR_WRITES } from '../shared/application/read-your-writes';
-import { CLOCK, PROJECTOR_RUNNER } from '../shared/application/tokens';
+import { CLOCK } from '../shared/application/tokens';
 import { SECRET_BOX } from '../shared/crypto/secret-box';
 import { systemClock } from '../shared/domain/clock';
 import { EVENT_STORE } from '../shared/ports/event-store.port';
@@ -25,7 +25,6 @@ export class CoreModule {
       { provide: BLOB_STORE, useValue: runtime.stores.blobs },
       { provide: SECRET_BOX, useValue: runtime.secretBox },
       { provide: READ_YOUR_WRITES, useValue: runtime.readYourWrites },
-      { provide: PROJECTOR_RUNNER, useValue: runtime.runner },
       { provide: CLOCK, useValue: systemClock },
       CommandPipeline,
     ];

@@ -1,8 +1,6 @@
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { run } from '../../src/cli/admin';
-import { PROJECTOR_RUNNER } from '../../src/shared/application/tokens';
-import { ProjectorRunner } from '../../src/shared/application/projector-runner';
 import { ALL_PROJECTIONS } from '../../projections';
 import { captureIo, eventually, newDataDir, Parley, startParley } from './cli-support';
 
@@ -134,8 +132,7 @@ describe('admin CLI while a server runs on the same stores', () => {
     const key = { keyId: 'tenant-key', secret };
 
     // The server kept its leases: the CLI's writes waited on the server's checkpoints.
-    const runner = parley.server.app.get<ProjectorRunner>(PROJECTOR_RUNNER);
-    expect(runner.running).toHaveLength(ALL_PROJECTIONS.length);
+    expect(parley.runner.running).toHaveLength(ALL_PROJECTIONS.length);
 
     const visible = await eventually(async () => (await status('tenant', key)) === 200);
     expect(visible).toBeLessThan(3000);

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config/config';
 import { openRuntime } from '../../src/app/runtime';
+import { ProjectorRunner } from '../../src/shared/application/projector-runner';
 import { RunningServer, startServer } from '../../src/app/create-app';
 import { CliIo } from '../../src/cli/cli-io';
 
@@ -38,6 +39,8 @@ export const KEY_SECRET = 'boot-secret-7f3a9c0e51d2';
 
 export interface Parley {
   readonly server: RunningServer;
+  /** The server's in-process projectors. */
+  readonly runner: ProjectorRunner;
   readonly instanceId: string;
   /** An access token signed with `secret` (default: the bootstrap key) for `instanceId`. */
   token(claims?: { sub?: string; su?: boolean }, key?: { keyId: string; secret: string }, instanceId?: string): string;
@@ -71,6 +74,7 @@ export async function startParley(dataDir: string, instanceId: string): Promise<
   const suToken = token({ su: true });
   return {
     server,
+    runner: runtime.runner!,
     instanceId,
     token,
     chat: (path, version = 'v6', instance = instanceId) => `/services/chatkit/${version}/${instance}${path}`,

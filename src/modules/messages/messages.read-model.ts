@@ -49,14 +49,4 @@ export class MessagesReadModel {
     });
     return doc ?? null;
   }
-
-  /** Messages of a room with an id above `afterId` (unread after a read cursor). */
-  countAfter(instanceId: string, roomId: string, afterId: number): Promise<number> {
-    return this.readModels.count(MESSAGES, {
-      instance_id: instanceId,
-      room_id: roomId,
-      visible: true,
-      id: { gt: afterId },
-    });
-  }
 }

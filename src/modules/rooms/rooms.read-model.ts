@@ -98,8 +98,4 @@ export class RoomsReadModel {
     );
     return new Map(roomIds.map((id, i) => [id, counts[i]]));
   }
-
-  async isMember(instanceId: string, roomId: string, userId: string): Promise<boolean> {
-    return (await this.memberIds(instanceId, roomId)).includes(userId);
-  }
 }

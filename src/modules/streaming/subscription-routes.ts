@@ -76,5 +76,3 @@ export class SubscriptionRoutes {
     return channel;
   }
 }
-
-export const isDomainError = (e: unknown): e is DomainError => e instanceof DomainError;
