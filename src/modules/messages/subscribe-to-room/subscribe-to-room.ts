@@ -1,8 +1,8 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { READ_YOUR_WRITES, ReadYourWrites } from '../../../shared/application/read-your-writes';
-import { notFound, unprocessable } from '../../../shared/domain/errors';
+import { unprocessable } from '../../../shared/domain/errors';
 import { RecordedEvent } from '../../../shared/domain/event';
-import { ChatApiVersion } from '../../../shared/http/chatkit-route';
+import { ChatApiVersion, parseChatApiVersion } from '../../../shared/http/chatkit-route';
 import { EPHEMERAL_BUS, EphemeralBus } from '../../../shared/ports/ephemeral-bus.port';
 import { EventChannel } from '../../../shared/subscriptions/event-channel';
 import { chatkitEvent, endForDeletedRoom } from '../../../shared/subscriptions/wire-event';
@@ -20,12 +20,6 @@ import { MessagesReadModel } from '../messages.read-model';
 
 export const DEFAULT_MESSAGE_LIMIT = 20;
 export const MAX_MESSAGE_LIMIT = 100;
-
-const versionOf = (raw: string): ChatApiVersion => {
-  if (raw === 'v2') return 2;
-  if (raw === 'v6') return 6;
-  throw notFound('route_not_found', `Chat API version ${raw} does not exist (v2 and v6 do)`);
-};
 
 /**
  * `SUBSCRIBE /rooms/:roomId?message_limit=n` (v2 and v6): replays the newest messages oldest
@@ -55,7 +49,7 @@ export class RoomSubscription implements OnModuleInit {
   }
 
   private async open(context: SubscriptionContext, channel: EventChannel): Promise<void> {
-    const version = versionOf(context.params.version);
+    const version = parseChatApiVersion(context.params.version);
     const { instanceId, roomId } = context.params;
     const limit = parseMessageLimit(context.query.get('message_limit'));
     const resumeAfter = parseLastEventId(context.lastEventId);

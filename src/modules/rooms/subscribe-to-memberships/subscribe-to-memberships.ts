@@ -1,6 +1,6 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { READ_YOUR_WRITES, ReadYourWrites } from '../../../shared/application/read-your-writes';
-import { notFound } from '../../../shared/domain/errors';
+import { parseChatApiVersion } from '../../../shared/http/chatkit-route';
 import { RecordedEvent } from '../../../shared/domain/event';
 import { parseStreamName } from '../../../shared/domain/streams';
 import { EventChannel } from '../../../shared/subscriptions/event-channel';
@@ -44,7 +44,7 @@ export class MembershipsSubscription implements OnModuleInit {
 
   private async open(context: SubscriptionContext, channel: EventChannel): Promise<void> {
     const { version, instanceId, roomId } = context.params;
-    if (version !== 'v2' && version !== 'v6') throw notFound('route_not_found', `Chat API version ${version} does not exist`);
+    parseChatApiVersion(version);
     await this.access.readable(instanceId, roomId, context.actor);
 
     let members: Set<string> | null = null;

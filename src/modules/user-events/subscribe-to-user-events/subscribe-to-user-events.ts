@@ -1,9 +1,9 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { READ_YOUR_WRITES, ReadYourWrites } from '../../../shared/application/read-your-writes';
-import { badRequest, notFound } from '../../../shared/domain/errors';
+import { badRequest } from '../../../shared/domain/errors';
 import { RecordedEvent } from '../../../shared/domain/event';
 import { parseStreamName, streamName } from '../../../shared/domain/streams';
-import { ChatApiVersion } from '../../../shared/http/chatkit-route';
+import { parseChatApiVersion } from '../../../shared/http/chatkit-route';
 import { EventChannel } from '../../../shared/subscriptions/event-channel';
 import { chatkitEvent } from '../../../shared/subscriptions/wire-event';
 import { LiveLog } from '../../../shared/subscriptions/live-log';
@@ -55,10 +55,7 @@ export class UserEventsSubscription implements OnModuleInit {
 
   private async open(context: SubscriptionContext, channel: EventChannel): Promise<void> {
     const { instanceId } = context.params;
-    const version: ChatApiVersion = context.params.version === 'v2' ? 2 : 6;
-    if (context.params.version !== 'v2' && context.params.version !== 'v6') {
-      throw notFound('route_not_found', `Chat API version ${context.params.version} does not exist`);
-    }
+    const version = parseChatApiVersion(context.params.version);
     const userId = context.actor.userId;
     if (!userId) throw badRequest('missing_user', 'The token names no user (sub) whose events to stream');
 
