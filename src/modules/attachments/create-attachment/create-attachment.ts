@@ -60,7 +60,7 @@ export class CreateAttachmentHandler implements ICommandHandler<CreateAttachment
   ) {}
 
   async execute({ instanceId, roomId, userId, body, actor, audit }: CreateAttachmentCommand): Promise<string> {
-    const room = await this.access.writableAs(instanceId, roomId, userId, actor);
+    const room = await this.access.writableAs(instanceId, roomId, userId, actor.su);
     const id = randomUUID();
     const now = this.clock.now().toISOString();
     await this.pipeline.run(

@@ -39,7 +39,7 @@ export class SendMessageHandler implements ICommandHandler<SendMessageCommand, M
   async execute({ instanceId, roomId, userId, parts, actor, su }: SendMessageCommand): Promise<MessageId> {
     const sender = await this.pipeline.load(userStream(instanceId, userId), userDecider);
     if (!sender.state.exists) throw userNotFound(userId);
-    const room = await this.access.writableAs(instanceId, roomId, userId, { instanceId, keyId: '', su, userId });
+    const room = await this.access.writableAs(instanceId, roomId, userId, su);
     const stream = messagesStream(instanceId, roomId);
     for (;;) {
       const timeline = await this.pipeline.load(stream, timelineDecider);

@@ -1,13 +1,11 @@
 import { Controller, HttpCode, Inject, Param, Post, UseGuards } from '@nestjs/common';
 import { CommandBus, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { CommandPipeline } from '../../../shared/application/command-pipeline';
-import { badRequest, forbidden } from '../../../shared/domain/errors';
+import { badRequest } from '../../../shared/domain/errors';
 import { CHATKIT_ROUTE } from '../../../shared/http/chatkit-route';
 import { EPHEMERAL_BUS, EphemeralBus, ephemeralChannel } from '../../../shared/ports/ephemeral-bus.port';
 import { AccessTokenGuard, CurrentActor } from '../../instances/authentication/access-token.guard';
 import { RequestActor } from '../../instances/authentication/access-token';
-import { userDecider, userStream } from '../../users/domain/user.decider';
-import { isMember, roomDecider, roomNotFound, roomStream } from '../domain/room.decider';
+import { RoomAccess } from '../room-access';
 
 /** Where a room's typing signals travel; the room message subscription turns them into `is_typing` events. */
 export const typingChannel = (instanceId: string, roomId: string): string =>
@@ -29,25 +27,17 @@ export class SendTypingIndicatorCommand {
 /**
  * A member tells the room they are typing. Ephemeral: nothing is appended to the log; the
  * signal goes out on the ephemeral bus to every process serving the room's subscribers.
- * Membership is checked on write-side state (the room's and the user's streams).
+ * Membership is checked on write-side state, and su waives nothing: only members type.
  */
 @CommandHandler(SendTypingIndicatorCommand)
 export class SendTypingIndicatorHandler implements ICommandHandler<SendTypingIndicatorCommand, void> {
   constructor(
-    private readonly pipeline: CommandPipeline,
+    private readonly access: RoomAccess,
     @Inject(EPHEMERAL_BUS) private readonly bus: EphemeralBus,
   ) {}
 
   async execute({ instanceId, roomId, userId }: SendTypingIndicatorCommand): Promise<void> {
-    const [room, user] = await Promise.all([
-      this.pipeline.load(roomStream(instanceId, roomId), roomDecider),
-      this.pipeline.load(userStream(instanceId, userId), userDecider),
-    ]);
-    if (!room.state.exists) throw roomNotFound(roomId);
-    // A membership of an earlier, deleted user of the same id does not count.
-    if (!user.state.exists || !isMember(room.state, { user_id: userId, user_created_at: user.state.createdAt! })) {
-      throw forbidden('not_a_member', `The user "${userId}" is not a member of the room "${roomId}"`);
-    }
+    await this.access.writableAs(instanceId, roomId, userId, false);
     const signal: TypingSignal = { user_id: userId };
     await this.bus.publish(typingChannel(instanceId, roomId), signal);
   }

@@ -49,7 +49,7 @@ export class UploadFileHandler implements ICommandHandler<UploadFileCommand, Upl
   ) {}
 
   async execute(c: UploadFileCommand): Promise<UploadedFile> {
-    const room = await this.access.writableAs(c.instanceId, c.roomId, c.userId, c.actor);
+    const room = await this.access.writableAs(c.instanceId, c.roomId, c.userId, c.actor.su);
     const file = await c.openFile();
     if (!file) throw badRequest('missing_file', 'The multipart form needs the file in a part named "file"');
     const contentType = file.contentType;
