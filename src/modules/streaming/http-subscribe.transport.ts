@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { toErrorResponse } from '../../shared/http/error.filter';
-import { bodyJsonOf, EventChannel } from '../../shared/subscriptions/event-channel';
+import { bodyJsonOf, EventChannel, MAX_UNSENT_BYTES } from '../../shared/subscriptions/event-channel';
 import { SubscriptionRoutes } from './subscription-routes';
 
 /**
@@ -35,18 +35,21 @@ export function registerHttpSubscribe(fastify: FastifyInstance, routes: Subscrip
       raw.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
       raw.flushHeaders(); // the stream is open now, even before its first frame
       const keepAlive = setInterval(() => raw.write('[0,"xxxxxxxxxxxxxxxx"]\n'), keepAliveMs);
-      try {
-        for await (const event of channel) {
+      channel.onClose(() => clearInterval(keepAlive));
+      channel.drainTo(
+        (event) => {
+          // A client that stopped reading is let go rather than buffered for without bound.
+          if (raw.writableLength > MAX_UNSENT_BYTES) {
+            raw.destroy();
+            return;
+          }
           raw.write(`[1,${JSON.stringify(event.id)},${JSON.stringify(event.headers ?? {})},${bodyJsonOf(event)}]\n`);
-        }
-      } finally {
-        clearInterval(keepAlive);
-      }
-      if (!channel.isClosed && !raw.writableEnded) {
-        const eos = channel.endOfStream ?? { status: 204, body: null };
-        raw.end(JSON.stringify([255, eos.status, {}, eos.body]) + '\n');
-        channel.close();
-      }
+        },
+        (eos) => {
+          if (!raw.writableEnded) raw.end(JSON.stringify([255, eos.status, {}, eos.body]) + '\n');
+          channel.close();
+        },
+      );
     },
   });
 }

@@ -2,7 +2,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
 import { toErrorResponse } from '../../shared/http/error.filter';
-import { bodyJsonOf, EventChannel } from '../../shared/subscriptions/event-channel';
+import { bodyJsonOf, EventChannel, MAX_UNSENT_BYTES } from '../../shared/subscriptions/event-channel';
 import { SubscriptionRoutes } from './subscription-routes';
 
 const SUBSCRIBE = 100;
@@ -13,8 +13,6 @@ const EOS = 199;
 const PING = 16;
 const PONG = 17;
 const CLOSE = 99;
-/** Unsent bytes a socket may hold before its client counts as gone. */
-const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
 
 /**
  * The multiplexing WebSocket of @pusher/platform (wire study §3.2) on `/ws`: one socket
@@ -68,7 +66,7 @@ export class WebSocketBridge {
     const send = (frame: unknown[] | string) => {
       if (socket.readyState !== WebSocket.OPEN) return;
       // A client that stopped reading is let go rather than buffered for without bound.
-      if (socket.bufferedAmount > MAX_BUFFERED_BYTES) {
+      if (socket.bufferedAmount > MAX_UNSENT_BYTES) {
         socket.terminate();
         return;
       }

@@ -17,18 +17,22 @@ export interface EndOfStream {
   readonly body: unknown;
 }
 
-/** Most events a slow client may have waiting before its subscription is ended. */
+/** Events a subscription may hold before its transport takes them (only while it opens). */
 const MAX_QUEUED = 10_000;
 
+/** Unsent bytes a transport lets one client hold before it counts the client as gone. */
+export const MAX_UNSENT_BYTES = 16 * 1024 * 1024;
+
 /**
- * The push side of one open subscription: handlers `push` events and `end` it; a transport
- * reads it with `for await`, or takes events as they come with `drainTo` (no promise per
- * event: what a fan-out to thousands of sockets needs), and calls `close()` when the client
- * goes away, which runs the handler's clean-ups (listener removal, presence going offline…).
+ * The push side of one open subscription: handlers `push` events and `end` it. Until its
+ * transport attaches with `drainTo`, events wait in a queue (the initial state is pushed
+ * while the subscription opens); after that they go straight to the transport, with no
+ * promise per event — what a fan-out to thousands of sockets needs. The transport calls
+ * `close()` when the client goes away, which runs the handler's clean-ups (listener
+ * removal, presence going offline…).
  */
-export class EventChannel implements AsyncIterable<WireEvent> {
+export class EventChannel {
   private queue: WireEvent[] = [];
-  private wake: (() => void) | null = null;
   private ending: EndOfStream | null = null;
   private closed = false;
   private readonly cleanups: (() => void)[] = [];
@@ -45,20 +49,16 @@ export class EventChannel implements AsyncIterable<WireEvent> {
       return;
     }
     this.queue.push(event);
-    this.notify();
   }
 
+  /** Ends the stream: 204 cleanly, any other status as an error the client sees. */
   end(status = 204, body: unknown = null): void {
     if (this.ending || this.closed) return;
     this.ending = { status, body };
-    if (this.sink) this.sink.end(this.ending);
-    else this.notify();
+    this.sink?.end(this.ending);
   }
 
-  /**
-   * Hands every event to `event` synchronously from now on (those already queued first),
-   * and the end of the stream to `end`. Use instead of iterating, not beside it.
-   */
+  /** Hands every event to `event` synchronously from now on (the queued ones first), and the end to `end`. */
   drainTo(event: (e: WireEvent) => void, end: (eos: EndOfStream) => void): void {
     this.sink = { event, end };
     for (const queued of this.queue.splice(0)) {
@@ -66,11 +66,6 @@ export class EventChannel implements AsyncIterable<WireEvent> {
       event(queued);
     }
     if (this.ending && !this.closed) end(this.ending);
-  }
-
-  /** How the stream ended, once iteration is over (null: the client left). */
-  get endOfStream(): EndOfStream | null {
-    return this.ending;
   }
 
   onClose(cleanup: () => void): void {
@@ -82,35 +77,12 @@ export class EventChannel implements AsyncIterable<WireEvent> {
     if (this.closed) return;
     this.closed = true;
     this.queue = [];
-    this.notify();
     for (const cleanup of this.cleanups.splice(0)) {
       try {
         cleanup();
       } catch {
         /* a clean-up must not stop the others */
       }
-    }
-  }
-
-  get isClosed(): boolean {
-    return this.closed;
-  }
-
-  private notify(): void {
-    const wake = this.wake;
-    this.wake = null;
-    wake?.();
-  }
-
-  async *[Symbol.asyncIterator](): AsyncIterator<WireEvent> {
-    for (;;) {
-      if (this.closed) return;
-      if (this.queue.length) {
-        yield this.queue.shift()!;
-        continue;
-      }
-      if (this.ending) return;
-      await new Promise<void>((resolve) => (this.wake = resolve));
     }
   }
 }
