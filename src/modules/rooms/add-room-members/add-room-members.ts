@@ -8,7 +8,8 @@ import { Actor } from '../../../shared/domain/event';
 import { CHATKIT_ROUTE } from '../../../shared/http/chatkit-route';
 import { AccessTokenGuard, auditActor, CurrentActor } from '../../instances/authentication/access-token.guard';
 import { RequestActor } from '../../instances/authentication/access-token';
-import { roomDecider, roomNotFound, roomStream } from '../domain/room.decider';
+import { roomDecider, roomStream } from '../domain/room.decider';
+import { RoomAccess } from '../room-access';
 import { RoomMembers } from '../room-members';
 
 export const MAX_MEMBERS_PER_CALL = 500;
@@ -36,14 +37,13 @@ export class AddRoomMembersHandler implements ICommandHandler<AddRoomMembersComm
   constructor(
     private readonly pipeline: CommandPipeline,
     private readonly members: RoomMembers,
+    private readonly access: RoomAccess,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   async execute({ instanceId, roomId, userIds, actor }: AddRoomMembersCommand): Promise<void> {
     const stream = roomStream(instanceId, roomId);
-    // The room's existence is checked first, so a missing room answers room_not_found.
-    const { state } = await this.pipeline.load(stream, roomDecider);
-    if (!state.exists) throw roomNotFound(roomId);
+    await this.access.room(instanceId, roomId); // a missing room answers room_not_found before any user check
     const members = await this.members.resolve(instanceId, userIds);
     const now = this.clock.now().toISOString();
     await this.pipeline.run(

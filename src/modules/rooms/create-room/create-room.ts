@@ -60,8 +60,10 @@ export class CreateRoomHandler implements ICommandHandler<CreateRoomCommand, Roo
 
   async execute({ instanceId, version, fields, creatorId, actor }: CreateRoomCommand): Promise<RoomResponse> {
     const id = (version === 6 && fields.id) || randomUUID();
-    const [creator] = creatorId ? await this.members.resolve(instanceId, [creatorId]) : [];
-    const members = await this.members.resolve(instanceId, fields.user_ids ?? []);
+    // One lookup for the creator and the members (the creator comes first; repeats collapse).
+    const resolved = await this.members.resolve(instanceId, [...(creatorId ? [creatorId] : []), ...(fields.user_ids ?? [])]);
+    const creator = creatorId ? resolved[0] : undefined;
+    const members = creatorId ? resolved.slice(1) : resolved;
     const now = this.clock.now().toISOString();
     await this.pipeline.run(
       roomStream(instanceId, id),

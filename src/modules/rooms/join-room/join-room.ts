@@ -12,7 +12,8 @@ import {
   requireSelfOrSu,
 } from '../../instances/authentication/access-token.guard';
 import { RequestActor } from '../../instances/authentication/access-token';
-import { roomDecider, roomNotFound, roomStream } from '../domain/room.decider';
+import { roomDecider, roomStream } from '../domain/room.decider';
+import { RoomAccess } from '../room-access';
 import { presentRoom, RoomResponse } from '../presentation/room.presenter';
 import { RoomMembers } from '../room-members';
 import { RoomsReadModel } from '../rooms.read-model';
@@ -33,14 +34,14 @@ export class JoinRoomHandler implements ICommandHandler<JoinRoomCommand, RoomRes
   constructor(
     private readonly pipeline: CommandPipeline,
     private readonly members: RoomMembers,
+    private readonly access: RoomAccess,
     private readonly rooms: RoomsReadModel,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   async execute({ instanceId, version, roomId, userId, actor }: JoinRoomCommand): Promise<RoomResponse> {
     const stream = roomStream(instanceId, roomId);
-    const { state } = await this.pipeline.load(stream, roomDecider);
-    if (!state.exists) throw roomNotFound(roomId);
+    await this.access.room(instanceId, roomId); // a missing room answers room_not_found before any user check
     const members = await this.members.resolve(instanceId, [userId]);
     const now = this.clock.now().toISOString();
     await this.pipeline.run(
