@@ -1,4 +1,4 @@
-import { Global, Inject, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { Global, Inject, Logger, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { EVENT_STORE, EventStore } from '../../shared/ports/event-store.port';
 import { LiveLog } from '../../shared/subscriptions/live-log';
 import { InstancesModule } from '../instances/instances.module';
@@ -15,7 +15,10 @@ import { SubscriptionRoutes } from './subscription-routes';
     SubscriptionRoutes,
     {
       provide: LiveLog,
-      useFactory: (events: EventStore) => new LiveLog(events, (e) => console.error('live log failed', e)),
+      useFactory: (events: EventStore) => {
+        const logger = new Logger('live-log');
+        return new LiveLog(events, (e) => logger.error('live delivery failed', (e as Error)?.stack));
+      },
       inject: [EVENT_STORE],
     },
   ],
