@@ -3,7 +3,12 @@ import { DomainError } from '../domain/errors';
 
 /** Lets a write answer only once the read models reflect it. */
 export interface ReadYourWrites {
-  waitFor(position: LogPosition): Promise<void>;
+  /**
+   * Resolves once the named projections (checkpoint names `<name>_v<version>`; every
+   * projection when omitted) have folded the log up to `position`. Bounded in every
+   * deployment: past READ_YOUR_WRITES_TIMEOUT_MS it rejects with `projectionLagError`.
+   */
+  waitFor(position: LogPosition, projections?: readonly string[]): Promise<void>;
 }
 
 export const READ_YOUR_WRITES = Symbol('ReadYourWrites');

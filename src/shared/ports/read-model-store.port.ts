@@ -54,8 +54,19 @@ export interface ReadModelStore {
    * Applies the changes and moves each named checkpoint, all or nothing: a crash leaves
    * either the whole batch and its checkpoints, or neither. A change that cannot be applied
    * rejects the whole batch with a ReadModelWriteError.
+   *
+   * Guards, in the store's own update filter (not only in the caller's memory):
+   * - a `put` replaces a stored document only when its position is later than the stored one
+   *   (an older or equal one is skipped, not an error: redelivery is normal);
+   * - a checkpoint only moves forward (an older position leaves it as it is);
+   * - with `fences`, the whole batch is written only while each named lease is held by its
+   *   owner and not expired; otherwise it rejects with LeaseLostError and writes nothing.
    */
-  applyBatch(changes: readonly DocumentChange[], checkpoints: Readonly<Record<string, LogPosition>>): Promise<void>;
+  applyBatch(
+    changes: readonly DocumentChange[],
+    checkpoints: Readonly<Record<string, LogPosition>>,
+    fences?: readonly LeaseFence[],
+  ): Promise<void>;
   getCheckpoint(projection: string): Promise<LogPosition | null>;
   /** Removes collections and the named checkpoints (a rebuild starts from nothing). */
   reset(collections: readonly string[], projections: readonly string[]): Promise<void>;
@@ -66,6 +77,20 @@ export interface ReadModelStore {
   acquireLease(name: string, owner: string, ttlMs: number): Promise<boolean>;
   releaseLease(name: string, owner: string): Promise<void>;
   close(): Promise<void>;
+}
+
+/** A lease a batch may only be written under (see `applyBatch`). */
+export interface LeaseFence {
+  readonly name: string;
+  readonly owner: string;
+}
+
+/** The batch was refused because its writer no longer holds a lease it named: nothing was written. */
+export class LeaseLostError extends Error {
+  constructor(readonly lease: string, readonly owner: string) {
+    super(`The lease ${lease} is no longer held by ${owner}`);
+    this.name = 'LeaseLostError';
+  }
 }
 
 /** What `applyBatch` rejects with when a change cannot be applied (a unique index, an undeclared collection). */
