@@ -30,19 +30,50 @@ export interface ParleyConfig {
   readonly readYourWritesTimeoutMs: number;
   /** Gap between `[0, …]` keep-alive frames on SUBSCRIBE streams (at most 30 s). */
   readonly keepAliveMs: number;
+  /** How long SIGTERM/SIGINT may take to drain requests and streams before the process gives up and exits 1. */
+  readonly shutdownTimeoutMs: number;
 }
 
+/** A setting that cannot be used: the message names the variable and what it accepts. */
 export class ConfigError extends Error {}
 
-const int = (name: string, value: string | undefined, fallback?: number): number | undefined => {
-  if (value === undefined || value === '') return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new ConfigError(`${name} must be a port number, got "${value}"`);
+const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
+
+/**
+ * A whole number from the environment within [min, max], or the fallback when unset. Anything
+ * else stops the start: `Number('abc')` is NaN, which timers read as 1 ms and deadlines as never.
+ */
+export function integerVariable<F extends number | undefined = undefined>(
+  env: NodeJS.ProcessEnv,
+  name: string,
+  { min, max, what }: { readonly min: number; readonly max: number; readonly what: string },
+  fallback?: F,
+): number | F {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === '') return fallback as F;
+  const n = /^\d+$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isSafeInteger(n) || n < min || n > max) {
+    throw new ConfigError(`${name} must be ${what} from ${min} to ${max}, got "${env[name]}"`);
+  }
   return n;
-};
+}
+
+const PORT = { min: 0, max: 65535, what: 'a port number' };
+const MILLISECONDS = (min: number, max: number) => ({ min, max, what: 'a whole number of milliseconds' });
+
+/** 32 bytes in canonical base64, as `openssl rand -base64 32` prints them. */
+function masterKeyVariable(env: NodeJS.ProcessEnv): string | undefined {
+  const value = env.MASTER_KEY?.trim();
+  if (!value) return undefined;
+  const bytes = Buffer.from(value, 'base64');
+  if (bytes.length !== 32 || bytes.toString('base64') !== value) {
+    throw new ConfigError('MASTER_KEY must be 32 random bytes in base64 (openssl rand -base64 32)');
+  }
+  return value;
+}
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): ParleyConfig {
-  const httpsPort = int('HTTPS_PORT', env.HTTPS_PORT);
+  const httpsPort = integerVariable(env, 'HTTPS_PORT', PORT);
   if (httpsPort !== undefined && (!env.TLS_CERT_FILE || !env.TLS_KEY_FILE)) {
     throw new ConfigError('HTTPS_PORT needs TLS_CERT_FILE and TLS_KEY_FILE');
   }
@@ -82,8 +113,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ParleyConfig {
     }
     publicUrl = `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
   }
+  const logLevel = env.LOG_LEVEL || 'info';
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
   return {
-    port: int('PORT', env.PORT, 8080)!,
+    port: integerVariable(env, 'PORT', PORT, 8080),
     host: env.HOST || '0.0.0.0',
     httpsPort,
     tlsCertFile: env.TLS_CERT_FILE,
@@ -93,11 +126,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ParleyConfig {
     eventStoreConnectionString: env.EVENTSTORE_CONNECTION_STRING || undefined,
     mongodbUri: env.MONGODB_URI || undefined,
     mongodbDatabase: env.MONGODB_DATABASE || 'parley',
-    masterKey: env.MASTER_KEY || undefined,
+    masterKey: masterKeyVariable(env),
     bootstrap,
-    logLevel: env.LOG_LEVEL || 'info',
-    readYourWritesTimeoutMs: Number(env.READ_YOUR_WRITES_TIMEOUT_MS || 5000),
-    keepAliveMs: Math.min(Number(env.KEEPALIVE_INTERVAL_MS || 15000), 30000),
+    logLevel,
+    readYourWritesTimeoutMs: integerVariable(env, 'READ_YOUR_WRITES_TIMEOUT_MS', MILLISECONDS(1, 600_000), 5_000),
+    // SDKs that watch heartbeats give up after 60 s of silence: a frame every 30 s at most.
+    keepAliveMs: integerVariable(env, 'KEEPALIVE_INTERVAL_MS', MILLISECONDS(100, 30_000), 15_000),
+    shutdownTimeoutMs: integerVariable(env, 'SHUTDOWN_TIMEOUT_MS', MILLISECONDS(100, 600_000), 10_000),
   };
 }
 

@@ -1,0 +1,64 @@
+import { ConfigError, loadConfig } from './config';
+
+const KEY = Buffer.alloc(32, 9).toString('base64');
+
+describe('loadConfig', () => {
+  it('has working defaults for every number', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      port: 8080,
+      httpsPort: undefined,
+      readYourWritesTimeoutMs: 5_000,
+      keepAliveMs: 15_000,
+      shutdownTimeoutMs: 10_000,
+      logLevel: 'info',
+      masterKey: undefined,
+    });
+  });
+
+  it('reads whole numbers within their range, ignoring surrounding spaces', () => {
+    const config = loadConfig({
+      PORT: '0',
+      HTTPS_PORT: ' 8443 ',
+      TLS_CERT_FILE: 'c',
+      TLS_KEY_FILE: 'k',
+      READ_YOUR_WRITES_TIMEOUT_MS: '250',
+      KEEPALIVE_INTERVAL_MS: '30000',
+      SHUTDOWN_TIMEOUT_MS: '100',
+    });
+    expect(config).toMatchObject({ port: 0, httpsPort: 8443, readYourWritesTimeoutMs: 250, keepAliveMs: 30_000, shutdownTimeoutMs: 100 });
+  });
+
+  // Each bad value stops the start with the variable's name, what it accepts, and what it got.
+  it.each([
+    ['PORT', 'abc', /^PORT must be a port number from 0 to 65535, got "abc"$/],
+    ['PORT', '65536', /^PORT must be a port number from 0 to 65535, got "65536"$/],
+    ['PORT', '-1', /^PORT must be a port number/],
+    ['PORT', '80.5', /^PORT must be a port number/],
+    ['HTTPS_PORT', '0x50', /^HTTPS_PORT must be a port number from 0 to 65535, got "0x50"$/],
+    ['READ_YOUR_WRITES_TIMEOUT_MS', 'abc', /^READ_YOUR_WRITES_TIMEOUT_MS must be a whole number of milliseconds from 1 to 600000, got "abc"$/],
+    ['READ_YOUR_WRITES_TIMEOUT_MS', '0', /^READ_YOUR_WRITES_TIMEOUT_MS must be a whole number of milliseconds from 1 to/],
+    ['READ_YOUR_WRITES_TIMEOUT_MS', '5s', /^READ_YOUR_WRITES_TIMEOUT_MS must be/],
+    ['KEEPALIVE_INTERVAL_MS', 'abc', /^KEEPALIVE_INTERVAL_MS must be a whole number of milliseconds from 100 to 30000, got "abc"$/],
+    ['KEEPALIVE_INTERVAL_MS', '1', /^KEEPALIVE_INTERVAL_MS must be a whole number of milliseconds from 100 to 30000/],
+    ['KEEPALIVE_INTERVAL_MS', '60000', /^KEEPALIVE_INTERVAL_MS must be/],
+    ['SHUTDOWN_TIMEOUT_MS', 'soon', /^SHUTDOWN_TIMEOUT_MS must be a whole number of milliseconds from 100 to 600000, got "soon"$/],
+    ['SHUTDOWN_TIMEOUT_MS', '1e4', /^SHUTDOWN_TIMEOUT_MS must be/],
+    ['LOG_LEVEL', 'loud', /^LOG_LEVEL must be one of trace, debug, info, warn, error, fatal, silent, got "loud"$/],
+    ['MASTER_KEY', 'c2hvcnQ=', /^MASTER_KEY must be 32 random bytes in base64 \(openssl rand -base64 32\)$/],
+    ['MASTER_KEY', `${KEY.slice(0, -2)}!!`, /^MASTER_KEY must be 32 random bytes/],
+  ])('%s=%s is refused', (name, value, message) => {
+    const env = { [name]: value, ...(name === 'HTTPS_PORT' && { TLS_CERT_FILE: 'c', TLS_KEY_FILE: 'k' }) };
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  it('never repeats a refused MASTER_KEY in its message', () => {
+    const bad = 'not-a-key-but-maybe-a-secret';
+    expect(() => loadConfig({ MASTER_KEY: bad })).toThrow(expect.objectContaining({ message: expect.not.stringContaining(bad) }));
+  });
+
+  it('takes a well-formed MASTER_KEY as given (trailing newline of a key file trimmed)', () => {
+    expect(loadConfig({ MASTER_KEY: `${KEY}\n` }).masterKey).toBe(KEY);
+  });
+});
