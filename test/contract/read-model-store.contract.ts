@@ -4,6 +4,8 @@ import {
   CollectionSpec,
   Document,
   DocumentChange,
+  LeaseFence,
+  LeaseLostError,
   ReadModelStore,
   ReadModelWriteError,
 } from '../../src/shared/ports/read-model-store.port';
@@ -52,6 +54,11 @@ export function readModelStoreContract(
       const c = `ct-${tag}-${label}`;
       checkpoints.push(c);
       return c;
+    };
+    const lease = (label: string, owners: string[]) => {
+      const l = `ct-${tag}-lease-${label}`;
+      leases.push({ name: l, owners });
+      return l;
     };
     const pos = (i: number): LogPosition => String(i).padStart(20, '0');
     const put = (c: string, document: Document, position = pos(1)): DocumentChange => ({
@@ -114,7 +121,8 @@ export function readModelStoreContract(
         expect(await store.get(c, 'u3')).toBeNull();
         expect(await store.getCheckpoint(cp)).toBe(pos(1));
         // Replacing the holder of a value is no conflict; documents without the field never collide.
-        await store.applyBatch([put(c, { _id: 'u1', email: 'a@x.io', name: 'A' })], {});
+        await store.applyBatch([put(c, { _id: 'u1', email: 'a@x.io', name: 'A' }, pos(2))], {});
+        expect(await store.get(c, 'u1')).toEqual({ _id: 'u1', email: 'a@x.io', name: 'A' });
         await store.applyBatch([put(c, { _id: 'n1', name: 'no email' }), put(c, { _id: 'n2', name: 'none either' })], {});
         expect(sortedIds(await store.find(c))).toEqual(['n1', 'n2', 'u1']);
       });
@@ -356,6 +364,140 @@ export function readModelStoreContract(
       });
     });
 
+    describe('guards: documents and checkpoints only move forward', () => {
+      it('a put at an older or equal position leaves the stored document as it is; a later one replaces it', async () => {
+        const c = collection('stale');
+        await store.ensureCollections([{ name: c }]);
+        await store.applyBatch([put(c, { _id: 'a', v: 5 }, pos(5))], {});
+        await store.applyBatch([put(c, { _id: 'a', v: 3 }, pos(3))], {}); // redelivered older event
+        await store.applyBatch([put(c, { _id: 'a', v: 99 }, pos(5))], {}); // the same position again
+        expect(await store.getStored(c, 'a')).toEqual({ document: { _id: 'a', v: 5 }, position: pos(5) });
+        await store.applyBatch([put(c, { _id: 'a', v: 6 }, pos(6))], {});
+        expect(await store.getStored(c, 'a')).toEqual({ document: { _id: 'a', v: 6 }, position: pos(6) });
+      });
+
+      it('in one batch, a stale put is skipped while the others apply, with the checkpoint', async () => {
+        const c = collection('mixed');
+        const cp = checkpoint('mixed');
+        await store.ensureCollections([{ name: c }]);
+        await store.applyBatch([put(c, { _id: 'old', v: 1 }, pos(10))], { [cp]: pos(10) });
+        await store.applyBatch([put(c, { _id: 'old', v: 0 }, pos(4)), put(c, { _id: 'new', v: 1 }, pos(11))], { [cp]: pos(11) });
+        expect(await store.getStored(c, 'old')).toEqual({ document: { _id: 'old', v: 1 }, position: pos(10) });
+        expect(await store.getStored(c, 'new')).toEqual({ document: { _id: 'new', v: 1 }, position: pos(11) });
+        expect(await store.getCheckpoint(cp)).toBe(pos(11));
+      });
+
+      it('a checkpoint never moves back, with or without changes beside it', async () => {
+        const c = collection('cpback');
+        const [a, b] = [checkpoint('back-a'), checkpoint('back-b')];
+        await store.ensureCollections([{ name: c }]);
+        await store.applyBatch([], { [a]: pos(9), [b]: pos(2) });
+        await store.applyBatch([], { [a]: pos(4), [b]: pos(3) });
+        expect(await store.getCheckpoint(a)).toBe(pos(9));
+        expect(await store.getCheckpoint(b)).toBe(pos(3));
+        await store.applyBatch([put(c, { _id: 'x', v: 1 }, pos(5))], { [a]: pos(5) });
+        expect(await store.getCheckpoint(a)).toBe(pos(9));
+        expect(await store.get(c, 'x')).toEqual({ _id: 'x', v: 1 }); // documents have guards of their own
+        await store.applyBatch([], { [a]: pos(9) });
+        expect(await store.getCheckpoint(a)).toBe(pos(9));
+        await store.applyBatch([], { [a]: pos(12) });
+        expect(await store.getCheckpoint(a)).toBe(pos(12));
+      });
+    });
+
+    describe('fenced batches', () => {
+      /** A collection, a checkpoint at pos(1) and a document `d` at pos(1), to see that nothing moved. */
+      const fixture = async (label: string) => {
+        const c = collection(label);
+        const cp = checkpoint(label);
+        await store.ensureCollections([{ name: c }]);
+        await store.applyBatch([put(c, { _id: 'd', v: 1 }, pos(1))], { [cp]: pos(1) });
+        const batch = (v: number): [DocumentChange[], Record<string, LogPosition>] => [
+          [put(c, { _id: 'd', v }, pos(v)), put(c, { _id: `n${v}`, v }, pos(v)), { collection: c, kind: 'delete', id: 'gone' }],
+          { [cp]: pos(v) },
+        ];
+        await store.applyBatch([put(c, { _id: 'gone' }, pos(1))], {});
+        const unchanged = async () => {
+          expect(await store.getStored(c, 'd')).toEqual({ document: { _id: 'd', v: 1 }, position: pos(1) });
+          expect(await store.get(c, 'gone')).toEqual({ _id: 'gone' });
+          expect(await store.getCheckpoint(cp)).toBe(pos(1));
+        };
+        return { c, cp, batch, unchanged };
+      };
+      const expectLeaseLost = async (write: Promise<void>, fence: LeaseFence) => {
+        const error = await write.then(
+          () => new Error('the fenced batch was written'),
+          (e: unknown) => e,
+        );
+        expect(error).toBeInstanceOf(LeaseLostError);
+        expect({ lease: (error as LeaseLostError).lease, owner: (error as LeaseLostError).owner }).toEqual({
+          lease: fence.name,
+          owner: fence.owner,
+        });
+      };
+
+      it('the holder of an unexpired lease writes the batch', async () => {
+        const { c, cp, batch } = await fixture('holder');
+        const l = lease('holder', ['w1']);
+        expect(await store.acquireLease(l, 'w1', 10_000)).toBe(true);
+        await store.applyBatch(...batch(2), [{ name: l, owner: 'w1' }]);
+        expect(await store.getStored(c, 'd')).toEqual({ document: { _id: 'd', v: 2 }, position: pos(2) });
+        expect(await store.get(c, 'n2')).toEqual({ _id: 'n2', v: 2 });
+        expect(await store.get(c, 'gone')).toBeNull();
+        expect(await store.getCheckpoint(cp)).toBe(pos(2));
+      });
+
+      it('a batch fenced by another owner of the lease writes nothing and rejects with LeaseLostError', async () => {
+        const { c, batch, unchanged } = await fixture('other');
+        const l = lease('other', ['w1', 'w2']);
+        expect(await store.acquireLease(l, 'w1', 10_000)).toBe(true);
+        await expectLeaseLost(store.applyBatch(...batch(2), [{ name: l, owner: 'w2' }]), { name: l, owner: 'w2' });
+        await unchanged();
+        expect(await store.get(c, 'n2')).toBeNull();
+        // A lease nobody ever took fences too.
+        const never = `ct-${tag}-lease-never`;
+        await expectLeaseLost(store.applyBatch(...batch(3), [{ name: never, owner: 'w1' }]), { name: never, owner: 'w1' });
+        await unchanged();
+      });
+
+      it('a holder whose lease ran out (taken over or not) or was released writes nothing', async () => {
+        const { c, batch, unchanged } = await fixture('expired');
+        const l = lease('expired', ['w1', 'w2']);
+        expect(await store.acquireLease(l, 'w1', 300)).toBe(true);
+        await sleep(500);
+        // Expired, and nobody took it yet: still not the holder's to write under.
+        await expectLeaseLost(store.applyBatch(...batch(2), [{ name: l, owner: 'w1' }]), { name: l, owner: 'w1' });
+        await unchanged();
+        expect(await store.acquireLease(l, 'w2', 10_000)).toBe(true);
+        await expectLeaseLost(store.applyBatch(...batch(3), [{ name: l, owner: 'w1' }]), { name: l, owner: 'w1' });
+        await unchanged();
+        expect(await store.get(c, 'n3')).toBeNull();
+        // The new holder writes; once it releases, its fence fails as well.
+        await store.applyBatch(...batch(4), [{ name: l, owner: 'w2' }]);
+        expect(await store.get(c, 'n4')).toEqual({ _id: 'n4', v: 4 });
+        await store.releaseLease(l, 'w2');
+        await expect(store.applyBatch(...batch(5), [{ name: l, owner: 'w2' }])).rejects.toBeInstanceOf(LeaseLostError);
+        expect(await store.get(c, 'n5')).toBeNull();
+      });
+
+      it('every fence must hold: one lost lease among several refuses the whole batch', async () => {
+        const { batch, unchanged } = await fixture('several');
+        const [held, lost] = [lease('several-held', ['w1']), lease('several-lost', ['w1', 'w2'])];
+        expect(await store.acquireLease(held, 'w1', 10_000)).toBe(true);
+        expect(await store.acquireLease(lost, 'w2', 10_000)).toBe(true);
+        const fences = [
+          { name: held, owner: 'w1' },
+          { name: lost, owner: 'w1' },
+        ];
+        await expectLeaseLost(store.applyBatch(...batch(2), fences), fences[1]);
+        await unchanged();
+        // An empty batch under fences is a check of the leases and nothing else.
+        await expect(store.applyBatch([], {}, fences)).rejects.toBeInstanceOf(LeaseLostError);
+        await store.applyBatch([], {}, [fences[0]]);
+        await unchanged();
+      });
+    });
+
     describe('reset', () => {
       it('drops the named collections and checkpoints, and nothing else', async () => {
         const [gone, kept] = [collection('gone'), collection('kept')];
@@ -377,11 +519,6 @@ export function readModelStoreContract(
     });
 
     describe('leases', () => {
-      const lease = (label: string, owners: string[]) => {
-        const l = `ct-${tag}-lease-${label}`;
-        leases.push({ name: l, owners });
-        return l;
-      };
 
       it('a second owner is refused while the lease runs; the holder renews it', async () => {
         const l = lease('hold', ['w1', 'w2']);

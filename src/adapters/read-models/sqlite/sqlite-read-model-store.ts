@@ -5,6 +5,8 @@ import {
   Condition,
   Document,
   DocumentChange,
+  LeaseFence,
+  LeaseLostError,
   Query,
   ReadModelStore,
   ReadModelWriteError,
@@ -29,6 +31,9 @@ const bind = (v: Scalar): unknown => (typeof v === 'boolean' ? (v ? 1 : 0) : v);
  * log position it reflects; declared indexes become expression indexes on the JSON fields.
  * Read models are disposable (rebuilt from the log), so commits need not fsync: a crash
  * loses a suffix of batches together with their checkpoints, and the projector redoes them.
+ *
+ * Every write runs in one synchronous IMMEDIATE transaction, so no transaction is ever open
+ * between calls; one found open is the remains of a failure (see `recover`).
  */
 export class SqliteReadModelStore implements ReadModelStore {
   private readonly db: Database.Database;
@@ -54,8 +59,33 @@ export class SqliteReadModelStore implements ReadModelStore {
     return stmt;
   }
 
+  /**
+   * better-sqlite3 rolls a failed transaction back, but when the ROLLBACK fails too (an I/O
+   * error, a full disk) the transaction stays open: later reads would see the failed batch's
+   * uncommitted rows and later writes would join it. Each call first ends such a leftover, so
+   * the connection works again as soon as the storage does.
+   */
+  private recover(): void {
+    if (this.db.open && this.db.inTransaction) this.db.exec('ROLLBACK');
+  }
+
+  /** Runs `work` in an IMMEDIATE transaction; on failure nothing is left open. */
+  private write<T>(work: () => T): T {
+    this.recover();
+    try {
+      return this.db.transaction(work).immediate();
+    } catch (error) {
+      try {
+        this.recover();
+      } catch {
+        // Still open: the next call tries again.
+      }
+      throw error;
+    }
+  }
+
   async ensureCollections(specs: readonly CollectionSpec[]): Promise<void> {
-    this.db.transaction(() => {
+    this.write(() => {
       for (const spec of specs) {
         const t = table(spec.name);
         this.db.exec(`CREATE TABLE IF NOT EXISTS "${t}" (id TEXT PRIMARY KEY, doc TEXT NOT NULL, position TEXT NOT NULL)`);
@@ -69,24 +99,27 @@ export class SqliteReadModelStore implements ReadModelStore {
           );
         });
       }
-    }).immediate();
+    });
     this.statements.clear();
   }
 
   async get<D extends Document>(collection: string, id: string): Promise<D | null> {
+    this.recover();
     const row = this.prepared(`SELECT doc FROM "${table(collection)}" WHERE id = ?`).get(id) as { doc: string } | undefined;
     return row ? (JSON.parse(row.doc) as D) : null;
   }
 
   async getMany<D extends Document>(collection: string, ids: readonly string[]): Promise<D[]> {
     if (ids.length === 0) return [];
-    const rows = this.db
-      .prepare(`SELECT doc FROM "${table(collection)}" WHERE id IN (SELECT value FROM json_each(?))`)
-      .all(JSON.stringify(ids)) as { doc: string }[];
+    this.recover();
+    const rows = this.prepared(`SELECT doc FROM "${table(collection)}" WHERE id IN (SELECT value FROM json_each(?))`).all(
+      JSON.stringify(ids),
+    ) as { doc: string }[];
     return rows.map((r) => JSON.parse(r.doc) as D);
   }
 
   async getStored<D extends Document>(collection: string, id: string): Promise<StoredDocument<D> | null> {
+    this.recover();
     const row = this.prepared(`SELECT doc, position FROM "${table(collection)}" WHERE id = ?`).get(id) as
       | { doc: string; position: string }
       | undefined;
@@ -98,12 +131,14 @@ export class SqliteReadModelStore implements ReadModelStore {
   }
 
   async count(collection: string, where: Query['where'] = {}): Promise<number> {
+    this.recover();
     const { clauses, params } = whereClause(where);
     const sql = `SELECT COUNT(*) AS n FROM "${table(collection)}"` + (clauses.length ? ` WHERE ${clauses.join(' AND ')}` : '');
     return (this.prepared(sql).get(...params) as { n: number }).n;
   }
 
   async findStored<D extends Document>(collection: string, query: Query = {}): Promise<StoredDocument<D>[]> {
+    this.recover();
     const { clauses, params } = whereClause(query.where);
     const order = (query.sort ?? []).map((s) => `${field(s.field)} ${s.descending ? 'DESC' : 'ASC'}`);
     const sql =
@@ -115,32 +150,51 @@ export class SqliteReadModelStore implements ReadModelStore {
     return rows.map((r) => ({ document: JSON.parse(r.doc) as D, position: r.position }));
   }
 
-  async applyBatch(changes: readonly DocumentChange[], checkpoints: Readonly<Record<string, LogPosition>>): Promise<void> {
-    const apply = this.db.transaction(() => {
-      for (const change of changes) {
-        const t = table(change.collection);
-        if (change.kind === 'put') {
-          this.prepared(
-            `INSERT INTO "${t}" (id, doc, position) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET doc = excluded.doc, position = excluded.position`,
-          ).run(change.document._id, JSON.stringify(change.document), change.position);
-        } else {
-          this.prepared(`DELETE FROM "${t}" WHERE id = ?`).run(change.id);
-        }
-      }
-      for (const [name, position] of Object.entries(checkpoints)) {
-        this.prepared(
-          'INSERT INTO checkpoints (name, position) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET position = excluded.position',
-        ).run(name, position);
-      }
-    });
+  async applyBatch(
+    changes: readonly DocumentChange[],
+    checkpoints: Readonly<Record<string, LogPosition>>,
+    fences: readonly LeaseFence[] = [],
+  ): Promise<void> {
+    const marks = Object.entries(checkpoints);
+    if (changes.length === 0 && marks.length === 0 && fences.length === 0) return;
     try {
-      apply.immediate();
+      // The fences are read under the write lock (IMMEDIATE), and acquireLease writes under
+      // the same lock, so no lease can change hands between the check and the commit.
+      this.write(() => {
+        const now = Date.now();
+        for (const { name, owner } of fences) {
+          if (!this.prepared('SELECT 1 FROM leases WHERE name = ? AND owner = ? AND expires_at >= ?').get(name, owner, now)) {
+            throw new LeaseLostError(name, owner);
+          }
+        }
+        for (const change of changes) {
+          const t = table(change.collection);
+          if (change.kind === 'put') {
+            // Only a later position replaces a document: a redelivered event changes nothing.
+            this.prepared(
+              `INSERT INTO "${t}" (id, doc, position) VALUES (?, ?, ?)
+               ON CONFLICT(id) DO UPDATE SET doc = excluded.doc, position = excluded.position
+               WHERE excluded.position > "${t}".position`,
+            ).run(change.document._id, JSON.stringify(change.document), change.position);
+          } else {
+            this.prepared(`DELETE FROM "${t}" WHERE id = ?`).run(change.id);
+          }
+        }
+        for (const [name, position] of marks) {
+          this.prepared(
+            `INSERT INTO checkpoints (name, position) VALUES (?, ?)
+             ON CONFLICT(name) DO UPDATE SET position = excluded.position WHERE excluded.position > checkpoints.position`,
+          ).run(name, position);
+        }
+      });
     } catch (error) {
+      if (error instanceof LeaseLostError) throw error;
       throw new ReadModelWriteError(`The batch was not applied: ${(error as Error).message}`, { cause: error });
     }
   }
 
   async getCheckpoint(projection: string): Promise<LogPosition | null> {
+    this.recover();
     const row = this.prepared('SELECT position FROM checkpoints WHERE name = ?').get(projection) as
       | { position: string }
       | undefined;
@@ -148,27 +202,28 @@ export class SqliteReadModelStore implements ReadModelStore {
   }
 
   async reset(collections: readonly string[], projections: readonly string[]): Promise<void> {
-    this.db.transaction(() => {
+    this.write(() => {
       for (const c of collections) this.db.exec(`DROP TABLE IF EXISTS "${table(c)}"`);
-      for (const p of projections) this.db.prepare('DELETE FROM checkpoints WHERE name = ?').run(p);
-    }).immediate();
+      for (const p of projections) this.prepared('DELETE FROM checkpoints WHERE name = ?').run(p);
+    });
     this.statements.clear();
   }
 
   async acquireLease(name: string, owner: string, ttlMs: number): Promise<boolean> {
+    this.recover();
     const now = Date.now();
-    const info = this.db
-      .prepare(
-        `INSERT INTO leases (name, owner, expires_at) VALUES (?, ?, ?)
-         ON CONFLICT(name) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
-         WHERE leases.owner = excluded.owner OR leases.expires_at < ?`,
-      )
-      .run(name, owner, now + ttlMs, now);
+    const info = this.prepared(
+      `INSERT INTO leases (name, owner, expires_at) VALUES (?, ?, ?)
+       ON CONFLICT(name) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
+       WHERE leases.owner = excluded.owner OR leases.expires_at < ?`,
+    ).run(name, owner, now + ttlMs, now);
     return info.changes > 0;
   }
 
   async releaseLease(name: string, owner: string): Promise<void> {
-    if (this.db.open) this.db.prepare('DELETE FROM leases WHERE name = ? AND owner = ?').run(name, owner);
+    if (!this.db.open) return;
+    this.recover();
+    this.prepared('DELETE FROM leases WHERE name = ? AND owner = ?').run(name, owner);
   }
 
   async close(): Promise<void> {
