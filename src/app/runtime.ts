@@ -1,6 +1,6 @@
-import { join } from 'node:path';
 import { ParleyConfig } from '../config/config';
 import { SecretBox } from '../shared/crypto/secret-box';
+import { openMasterKey } from '../shared/crypto/master-key';
 import { ProjectorRunner } from '../shared/application/projector-runner';
 import { projectionLagError, ReadYourWrites } from '../shared/application/read-your-writes';
 import { LogPosition, positionAfter } from '../shared/domain/event';
@@ -49,9 +49,7 @@ export class CheckpointPolling implements ReadYourWrites {
 export async function openRuntime(config: ParleyConfig, mode: ProjectorMode): Promise<Runtime> {
   const logger = createLogger(config.logLevel);
   const stores = await openStores(config);
-  const secretBox = config.masterKey
-    ? SecretBox.fromBase64(config.masterKey)
-    : SecretBox.fromFile(join(config.dataDir, 'master.key'));
+  const secretBox = await openMasterKey(config, stores.events);
   let runner: ProjectorRunner | null = null;
   let readYourWrites: ReadYourWrites;
   if (mode === 'in-process') {

@@ -20,12 +20,19 @@ describe('SecretBox', () => {
   it('creates the master key file once, readable by its owner only', () => {
     const dir = mkdtempSync(join(tmpdir(), 'parley-key-'));
     const file = join(dir, 'master.key');
-    const sealed = SecretBox.fromFile(file).seal('s');
+    const sealed = SecretBox.createFile(file).seal('s');
     expect(statSync(file).mode & 0o777).toBe(0o600);
     const content = readFileSync(file, 'utf8');
     expect(SecretBox.fromFile(file).open(sealed)).toBe('s');
+    expect(SecretBox.createFile(file).open(sealed)).toBe('s'); // a second start keeps the first key
     expect(readFileSync(file, 'utf8')).toBe(content);
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('says whether it is the key a secret was sealed with', () => {
+    const sealed = SecretBox.fromBase64(Buffer.alloc(32, 1).toString('base64')).seal('s');
+    expect(SecretBox.fromBase64(Buffer.alloc(32, 1).toString('base64')).opens(sealed)).toBe(true);
+    expect(SecretBox.fromBase64(Buffer.alloc(32, 2).toString('base64')).opens(sealed)).toBe(false);
   });
 
   it('rejects a master key of the wrong size', () => {

@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 /** A key secret as it is stored in the log: AES-256-GCM under the master key, never plain. */
@@ -17,20 +17,28 @@ export interface SealedSecret {
 export class SecretBox {
   private constructor(private readonly key: Buffer) {}
 
-  static fromBase64(value: string): SecretBox {
+  /** `source` names where the key came from, for the error (MASTER_KEY, or the key file). */
+  static fromBase64(value: string, source = 'MASTER_KEY'): SecretBox {
     const key = Buffer.from(value, 'base64');
-    if (key.length !== 32) throw new Error('MASTER_KEY must be 32 bytes, base64-encoded (openssl rand -base64 32)');
+    if (key.length !== 32) throw new Error(`${source} must be 32 bytes, base64-encoded (openssl rand -base64 32)`);
     return new SecretBox(key);
   }
 
-  /** Reads the master key file, creating it (mode 0600) on first start. */
+  /** Reads a master key file (see `openMasterKey` for when one may be created). */
   static fromFile(file: string): SecretBox {
-    if (!existsSync(file)) {
-      mkdirSync(dirname(file), { recursive: true });
-      writeFileSync(file, randomBytes(32).toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
-    }
     chmodSync(file, 0o600);
-    return SecretBox.fromBase64(readFileSync(file, 'utf8').trim());
+    return SecretBox.fromBase64(readFileSync(file, 'utf8').trim(), file);
+  }
+
+  /** Creates a master key file (mode 0600); a process that started alongside and created it first wins. */
+  static createFile(file: string): SecretBox {
+    mkdirSync(dirname(file), { recursive: true });
+    try {
+      writeFileSync(file, randomBytes(32).toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    return SecretBox.fromFile(file);
   }
 
   seal(plaintext: string): SealedSecret {
@@ -48,6 +56,16 @@ export class SecretBox {
   /** A 32-byte key for one purpose (e.g. signing links), derived from the master key with HKDF-SHA256. */
   deriveKey(purpose: string): Buffer {
     return Buffer.from(hkdfSync('sha256', this.key, Buffer.alloc(0), `parley:${purpose}`, 32));
+  }
+
+  /** Whether this key is the one `sealed` was sealed with (GCM's tag says so). */
+  opens(sealed: SealedSecret): boolean {
+    try {
+      this.open(sealed);
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   open(sealed: SealedSecret): string {
