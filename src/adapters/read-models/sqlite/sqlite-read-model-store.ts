@@ -26,6 +26,14 @@ const field = (name: string): string => {
 /** SQLite's JSON functions read booleans as 1/0. */
 const bind = (v: Scalar): unknown => (typeof v === 'boolean' ? (v ? 1 : 0) : v);
 
+export interface SqliteReadModelStoreOptions {
+  /**
+   * SQLite's `max_page_count`: past this many pages writes fail with SQLITE_FULL, as on a full
+   * disk. A size bound for operators, and how fault tests fill the "disk" without a mount.
+   */
+  readonly maxPageCount?: number;
+}
+
 /**
  * Read models in SQLite: one table per collection holding each document as JSON beside the
  * log position it reflects; declared indexes become expression indexes on the JSON fields.
@@ -39,11 +47,12 @@ export class SqliteReadModelStore implements ReadModelStore {
   private readonly db: Database.Database;
   private readonly statements = new Map<string, Database.Statement>();
 
-  constructor(file: string) {
+  constructor(file: string, options: SqliteReadModelStoreOptions = {}) {
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('busy_timeout = 5000');
+    if (options.maxPageCount !== undefined) this.db.pragma(`max_page_count = ${Math.floor(options.maxPageCount)}`);
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS checkpoints (name TEXT PRIMARY KEY, position TEXT NOT NULL);
       CREATE TABLE IF NOT EXISTS leases (name TEXT PRIMARY KEY, owner TEXT NOT NULL, expires_at INTEGER NOT NULL);

@@ -1,0 +1,135 @@
+import { execFileSync } from 'node:child_process';
+import { closeSync, ftruncateSync, mkdtempSync, openSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LogPosition } from '../../../shared/domain/event';
+import { ReadModelWriteError } from '../../../shared/ports/read-model-store.port';
+import { SqliteReadModelStore } from './sqlite-read-model-store';
+
+/**
+ * A full disk while running, on real storage: a small tmpfs filled up with a file when the
+ * test runs as root, otherwise SQLite's page limit (which fails the same way, SQLITE_FULL).
+ */
+interface FullDisk {
+  readonly means: string;
+  readonly file: string;
+  open(): SqliteReadModelStore;
+  /** Leaves only a little room (called once the store exists). */
+  fill(): void;
+  free(): void | Promise<void>;
+  cleanup(): void;
+}
+
+const KiB = 1024;
+
+function tmpfsDisk(): FullDisk {
+  const dir = mkdtempSync(join(tmpdir(), 'parley-rm-full-'));
+  execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=2m', 'tmpfs', dir]);
+  const filler = join(dir, 'filler');
+  return {
+    means: 'a 2 MiB tmpfs filled with a file',
+    file: join(dir, 'read-models.sqlite'),
+    open() {
+      return new SqliteReadModelStore(this.file);
+    },
+    fill() {
+      const fd = openSync(filler, 'w');
+      const chunk = Buffer.alloc(64 * KiB, 1);
+      let size = 0;
+      try {
+        for (;;) size += writeSync(fd, chunk);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
+      }
+      ftruncateSync(fd, Math.max(0, size - 256 * KiB));
+      closeSync(fd);
+    },
+    free() {
+      unlinkSync(filler);
+    },
+    cleanup() {
+      execFileSync('umount', [dir]);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+function pageLimitedDisk(): FullDisk {
+  const dir = mkdtempSync(join(tmpdir(), 'parley-rm-full-'));
+  let store: SqliteReadModelStore | null = null;
+  return {
+    means: "SQLite's page limit (max_page_count)",
+    file: join(dir, 'read-models.sqlite'),
+    open() {
+      return (store = new SqliteReadModelStore(this.file, { maxPageCount: 128 }));
+    },
+    fill() {
+      // The limit is the filling.
+    },
+    async free() {
+      // Frees pages inside the file for SQLite to reuse: what deleting old data does.
+      await store!.applyBatch([{ collection: 'filler', kind: 'delete', id: 'filler' }], {});
+    },
+    cleanup() {
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+const pos = (i: number): LogPosition => String(i).padStart(20, '0');
+const pad = 'x'.repeat(8 * KiB);
+
+describe('SqliteReadModelStore on a full disk', () => {
+  const asRoot = process.getuid?.() === 0;
+  const disk = asRoot ? tmpfsDisk() : pageLimitedDisk();
+  afterAll(() => disk.cleanup());
+
+  it(`rejects the batch that does not fit, keeps what was stored, and writes again once space is freed (${disk.means})`, async () => {
+    const store = disk.open();
+    await store.ensureCollections([{ name: 'docs', indexes: [{ fields: ['n'] }] }, { name: 'filler' }]);
+    // Room to free later under the page limit (unused on tmpfs, where the filler is a file).
+    await store.applyBatch([{ collection: 'filler', kind: 'put', document: { _id: 'filler', pad: 'f'.repeat(160 * KiB) }, position: pos(0) }], {});
+    await store.applyBatch([{ collection: 'docs', kind: 'put', document: { _id: 'd0', n: 0, pad }, position: pos(0) }], { docs_v1: pos(0) });
+    disk.fill();
+    const batch = (i: number) =>
+      [[{ collection: 'docs', kind: 'put' as const, document: { _id: `d${i}`, n: i, pad }, position: pos(i) }], { docs_v1: pos(i) }] as const;
+
+    // Write until the disk is full: the failing call rejects, it never throws synchronously.
+    let stored = 0;
+    let failure: unknown = null;
+    for (let i = 1; i <= 2_000 && !failure; i++) {
+      let write!: Promise<void>;
+      expect(() => (write = store.applyBatch(...batch(i)))).not.toThrow();
+      failure = await write.then(
+        () => null,
+        (error: unknown) => error,
+      );
+      if (!failure) stored = i;
+    }
+    expect(stored).toBeGreaterThan(0);
+    expect(failure).toBeInstanceOf(ReadModelWriteError);
+    expect(String(((failure as Error).cause as { code?: string }).code)).toMatch(/^SQLITE_(FULL|IOERR)/);
+
+    // Nothing of the failed batch, everything before it; reads and later attempts still answer.
+    const failed = stored + 1;
+    expect(await store.get('docs', `d${failed}`)).toBeNull();
+    expect(await store.getCheckpoint('docs_v1')).toBe(pos(stored));
+    expect(await store.count('docs')).toBe(stored + 1);
+    await expect(store.applyBatch(...batch(failed))).rejects.toBeInstanceOf(ReadModelWriteError);
+    expect(await store.getCheckpoint('docs_v1')).toBe(pos(stored));
+
+    await disk.free();
+    // The same connection writes again, with no restart.
+    await store.applyBatch(...batch(failed));
+    await store.applyBatch(...batch(failed + 1));
+    expect(await store.get('docs', `d${failed}`)).toEqual({ _id: `d${failed}`, n: failed, pad });
+    expect(await store.getCheckpoint('docs_v1')).toBe(pos(failed + 1));
+    await store.close();
+
+    // And all of it is on disk.
+    const reopened = disk.open();
+    expect(await reopened.count('docs')).toBe(failed + 2);
+    expect(await reopened.getCheckpoint('docs_v1')).toBe(pos(failed + 1));
+    await reopened.close();
+  });
+});
