@@ -38,3 +38,11 @@ export interface ProjectionDefinition {
 }
 
 export const checkpointName = (p: ProjectionDefinition): string => `${p.name}_v${p.version}`;
+
+/**
+ * Where a projection version keeps a collection: version 1 under the collection's own name
+ * (as every store has always had it), later versions under `<collection>_v<version>`, so a
+ * bumped version builds beside the one that serves until it has caught up.
+ */
+export const physicalCollection = (collection: string, version: number): string =>
+  version === 1 ? collection : `${collection}_v${version}`;

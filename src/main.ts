@@ -6,6 +6,6 @@ import { runUntilSignalled } from './app/process';
 
 /** The embedded default: the API and the projectors in one process (`npm start`). */
 runUntilSignalled(async () => {
-  const runtime = await openRuntime(loadConfig(), 'in-process');
+  const runtime = await openRuntime(loadConfig(), 'embedded');
   return startServer(runtime);
 });

@@ -10,7 +10,31 @@ import { EVENT_STORE } from '../shared/ports/event-store.port';
 import { READ_MODEL_STORE } from '../shared/ports/read-model-store.port';
 import { EPHEMERAL_BUS } from '../shared/ports/ephemeral-bus.port';
 import { BLOB_STORE } from '../shared/ports/blob-store.port';
-import { Runtime } from './runtime';
+import { HEALTH_SOURCES, HealthSources } from '../modules/health/health-sources';
+import { PROJECTOR_STATUS } from '../shared/application/projector-runner';
+import { ALL_CHECKPOINTS, Runtime } from './runtime';
+
+/** What /health reads of this process's runtime. */
+const healthSources = (runtime: Runtime): HealthSources => {
+  const { events, readModels } = runtime.stores;
+  return {
+    checkpoints: ALL_CHECKPOINTS,
+    projectorStatus: () => runtime.runner?.status() ?? null,
+    refreshPositions: async () => {
+      await runtime.projections.refresh();
+      return (name) => runtime.projections.positionOf(name);
+    },
+    headPosition: () => events.headPosition(),
+    firstEventAfter: async (position) => (await events.readAll({ after: position, maxCount: 1 }))[0] ?? null,
+    parkedProjections: () => readModels.find(PROJECTOR_STATUS, { where: { state: 'parked' } }),
+    storageFailure: () => runtime.storage.failing,
+    probeStorage: () =>
+      readModels.applyBatch(
+        [{ collection: PROJECTOR_STATUS, kind: 'put', document: { _id: 'storage-probe', at: new Date().toISOString() }, position: String(Date.now()).padStart(20, '0') }],
+        {},
+      ),
+  };
+};
 
 /** Binds the ports to the adapters this process opened, for every module. */
 @Global()
@@ -24,8 +48,9 @@ export class CoreModule {
       { provide: EPHEMERAL_BUS, useValue: runtime.stores.ephemeral },
       { provide: BLOB_STORE, useValue: runtime.stores.blobs },
       { provide: SECRET_BOX, useValue: runtime.secretBox },
-      { provide: READ_YOUR_WRITES, useValue: runtime.readYourWrites },
+      { provide: READ_YOUR_WRITES, useValue: runtime.projections },
       { provide: CLOCK, useValue: systemClock },
+      { provide: HEALTH_SOURCES, useValue: healthSources(runtime) },
       CommandPipeline,
     ];
     return {

@@ -17,7 +17,7 @@ import { AppModule } from './app.module';
 import { SubscriptionRoutes } from '../modules/streaming/subscription-routes';
 import { registerHttpSubscribe } from '../modules/streaming/http-subscribe.transport';
 import { WebSocketBridge } from '../modules/streaming/websocket-bridge.transport';
-import { CheckpointPolling, Runtime } from './runtime';
+import { Runtime } from './runtime';
 
 export interface RunningServer {
   readonly app: NestFastifyApplication;
@@ -60,20 +60,6 @@ export async function bootstrapInstance(app: NestFastifyApplication, runtime: Ru
   }
 }
 
-async function markReadyWhenCaughtUp(runtime: Runtime, ready: () => void): Promise<void> {
-  const head = await runtime.stores.events.headPosition();
-  const polling = new CheckpointPolling(runtime.stores.readModels, 5_000, 100);
-  for (;;) {
-    try {
-      if (head) await polling.waitFor(head);
-      ready();
-      return;
-    } catch {
-      runtime.logger.warn('waiting for the projector workers to catch up before reporting healthy');
-    }
-  }
-}
-
 /** Starts the HTTP listener and, when configured, an HTTPS listener serving the same app. */
 export async function startServer(runtime: Runtime): Promise<RunningServer> {
   const app = await createApp(runtime);
@@ -101,12 +87,8 @@ export async function startServer(runtime: Runtime): Promise<RunningServer> {
   }
   const readiness = app.get(Readiness);
   runtime.logger.info({ httpPort, httpsPort }, 'Parley is listening');
-  if (runtime.runner) {
-    readiness.state = 'ready'; // in-process projectors caught up before the server opened
-  } else {
-    // Separate projector workers: ready once they have folded the log as it was at start.
-    void markReadyWhenCaughtUp(runtime, () => readiness.state === 'starting' && (readiness.state = 'ready'));
-  }
+  // From here /health computes readiness (projections caught up, live log, storage) on every call.
+  readiness.state = 'serving';
   return {
     app,
     httpPort,

@@ -1,87 +1,97 @@
+import { mkdirSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { ParleyConfig } from '../config/config';
 import { SecretBox } from '../shared/crypto/secret-box';
 import { openMasterKey } from '../shared/crypto/master-key';
 import { ProjectorRunner } from '../shared/application/projector-runner';
-import { projectionLagError, ReadYourWrites } from '../shared/application/read-your-writes';
-import { LogPosition, positionAfter } from '../shared/domain/event';
-import { ReadModelStore } from '../shared/ports/read-model-store.port';
+import { ProjectionWatch } from '../shared/application/projection-watch';
+import { ObservedEventStore, StorageHealth } from '../shared/application/storage-health';
 import { openStores, Stores } from '../infrastructure/stores';
 import { createLogger, Logger } from '../infrastructure/logger';
+import { DataDirLock } from '../infrastructure/data-dir-lock';
 import { ALL_PROJECTIONS } from '../../projections';
 import { checkpointName } from '../../projections/projection';
 
-/** Where projections run relative to the API. */
-export type ProjectorMode = 'in-process' | 'separate';
+/**
+ * Where projections run relative to this process:
+ * - `embedded`: the default server; it owns DATA_DIR (a lock) and folds every projection
+ *   itself, taking over its own dead predecessor's leases at once;
+ * - `in-process`: folds the projections whose leases it can take (projector workers, the admin CLI);
+ * - `separate`: folds nothing (API processes beside workers, read-only CLIs).
+ */
+export type ProjectorMode = 'embedded' | 'in-process' | 'separate';
 
 /** Everything a Parley process holds outside Nest's container: stores, master key, projectors. */
 export interface Runtime {
   readonly config: ParleyConfig;
+  readonly mode: ProjectorMode;
   readonly logger: Logger;
   readonly stores: Stores;
   readonly secretBox: SecretBox;
   readonly runner: ProjectorRunner | null;
-  readonly readYourWrites: ReadYourWrites;
+  /** Read-your-writes and projection positions for this process. */
+  readonly projections: ProjectionWatch;
+  readonly storage: StorageHealth;
   close(): Promise<void>;
 }
 
-/**
- * With projectors in another process, a write waits by polling the projections' stored
- * checkpoints until they pass its position, for a bounded time.
- */
-export class CheckpointPolling implements ReadYourWrites {
-  constructor(
-    private readonly readModels: ReadModelStore,
-    private readonly timeoutMs: number,
-    private readonly intervalMs = 10,
-  ) {}
-
-  async waitFor(position: LogPosition): Promise<void> {
-    const deadline = Date.now() + this.timeoutMs;
-    for (;;) {
-      const checkpoints = await Promise.all(ALL_PROJECTIONS.map((p) => this.readModels.getCheckpoint(checkpointName(p))));
-      if (checkpoints.every((c) => c !== null && !positionAfter(position, c))) return;
-      if (Date.now() > deadline) throw projectionLagError(this.timeoutMs);
-      await new Promise((r) => setTimeout(r, this.intervalMs));
-    }
-  }
-}
+export const ALL_CHECKPOINTS = ALL_PROJECTIONS.map(checkpointName);
 
 export async function openRuntime(config: ParleyConfig, mode: ProjectorMode): Promise<Runtime> {
   const logger = createLogger(config.logLevel);
-  const stores = await openStores(config);
+  const lock = mode === 'embedded' && needsDataDir(config) ? lockDataDir(config.dataDir) : null;
+  let opened: Stores;
+  try {
+    opened = await openStores(config);
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
+  const storage = new StorageHealth();
+  const stores: Stores = { ...opened, events: new ObservedEventStore(opened.events, storage) };
   const secretBox = await openMasterKey(config, stores.events);
   let runner: ProjectorRunner | null = null;
-  let readYourWrites: ReadYourWrites;
-  if (mode === 'in-process') {
+  if (mode !== 'separate') {
     runner = new ProjectorRunner(stores.events, stores.readModels, ALL_PROJECTIONS, {
-      onError: (error) => logger.error({ err: error }, 'projector failed'),
+      // The embedded server is alone on its data directory (the lock), so a stable owner
+      // lets a restart renew the leases its killed predecessor still held.
+      owner: mode === 'embedded' ? `embedded@${hostname()}:${config.dataDir}` : undefined,
+      onError: (error, { projection, parked }) =>
+        parked
+          ? logger.error({ err: error, projection }, 'projection parked: one event keeps failing it; the others go on')
+          : logger.error({ err: error, projection }, 'projector dropped; resubscribing from its checkpoints'),
     });
+  }
+  const projections = new ProjectionWatch(stores.readModels, ALL_CHECKPOINTS, runner, config.readYourWritesTimeoutMs);
+  if (runner) {
     await runner.start();
     await runner.caughtUp();
-    const inProcess = runner;
-    // Another process may hold a projection's lease (e.g. a second embedded server): then poll.
-    const polling = new CheckpointPolling(stores.readModels, config.readYourWritesTimeoutMs);
-    readYourWrites = {
-      waitFor: (position) =>
-        inProcess.running.length === ALL_PROJECTIONS.length ? inProcess.waitFor(position) : polling.waitFor(position),
-    };
-  } else {
-    readYourWrites = new CheckpointPolling(stores.readModels, config.readYourWritesTimeoutMs);
   }
   logger.info(`Parley stores: ${stores.description}`);
   return {
     config,
+    mode,
     logger,
     stores,
     secretBox,
     runner,
-    readYourWrites,
+    projections,
+    storage,
     async close() {
+      projections.close();
       await runner?.stop();
       await stores.ephemeral.close();
       await stores.events.close();
       await stores.readModels.close();
       await stores.blobs.close();
+      lock?.release();
     },
   };
+}
+
+const needsDataDir = (config: ParleyConfig) => !config.eventStoreConnectionString || !config.mongodbUri;
+
+function lockDataDir(dataDir: string): DataDirLock {
+  mkdirSync(dataDir, { recursive: true });
+  return DataDirLock.acquire(dataDir);
 }

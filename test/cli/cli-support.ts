@@ -62,7 +62,7 @@ export async function startParley(dataDir: string, instanceId: string): Promise<
     INSTANCE_KEY: `${KEY_ID}:${KEY_SECRET}`,
     LOG_LEVEL: 'warn',
   });
-  const runtime = await openRuntime(config, 'in-process');
+  const runtime = await openRuntime(config, 'embedded');
   const server = await startServer(runtime);
   const baseUrl = `http://127.0.0.1:${server.httpPort}`;
   const token: Parley['token'] = ({ sub, su } = { su: true }, key = { keyId: KEY_ID, secret: KEY_SECRET }, instance = instanceId) =>

@@ -41,10 +41,15 @@ describe('authentication, errors and the test token provider', () => {
     expect(version.body.error).toBe('services/chatkit/not_found/route_not_found');
   });
 
-  it('serves /health', async () => {
+  it('serves /health (readiness, with what it checked) and /health/live (liveness)', async () => {
     const res = await s.request('GET', '/health', { token: null });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ status: 'ok' });
+    expect(res.body).toMatchObject({ status: 'ok', problems: [], live_log: { state: 'following' }, storage: { state: 'ok' } });
+    expect(Object.values(res.body.projections).map((p: any) => p.state)).toEqual(expect.arrayContaining(['running']));
+    expect(Object.values(res.body.projections).every((p: any) => p.state === 'running' && p.lag_events === 0)).toBe(true);
+    const live = await s.request('GET', '/health/live', { token: null });
+    expect(live.status).toBe(200);
+    expect(live.body).toEqual({ status: 'alive' });
   });
 
   describe('test token provider', () => {

@@ -61,7 +61,7 @@ export async function startTestServer(
     ...(options.https && { HTTPS_PORT: '0', TLS_CERT_FILE: CERT_FILE, TLS_KEY_FILE: KEY_FILE }),
     ...options.env,
   });
-  const runtime = await openRuntime(config, 'in-process');
+  const runtime = await openRuntime(config, 'embedded');
   const server = await startServer(runtime);
   const baseUrl = `http://127.0.0.1:${server.httpPort}`;
   const token: TestServer['token'] = ({ sub, su, expiresIn = 3600 } = {}) =>

@@ -1,11 +1,109 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { positionMagnitude } from '../../shared/domain/event';
+import { LiveLog } from '../../shared/subscriptions/live-log';
+import { HEALTH_SOURCES, HealthSources } from './health-sources';
 
-/** Whether this process should receive traffic. */
+/** How long the oldest event a projection has not folded may wait before the process reports unready. */
+export const MAX_PROJECTION_LAG_MS = 10_000;
+
+export interface ProjectionHealth {
+  readonly state: string;
+  readonly position: string | null;
+  readonly lag_events: number;
+  readonly lag_seconds: number;
+  readonly error?: string;
+  readonly failed_event?: { readonly position: string; readonly type: string; readonly stream?: string };
+}
+
+export interface HealthReport {
+  readonly status: 'ok' | 'unavailable' | 'starting' | 'stopping';
+  /** What is wrong, one sentence each; empty when ready. */
+  readonly problems: readonly string[];
+  readonly projections: Readonly<Record<string, ProjectionHealth>>;
+  readonly live_log: { readonly state: 'following' | 'dropped'; readonly error?: string };
+  readonly storage: { readonly state: 'ok' | 'failing'; readonly error?: string };
+}
+
+/**
+ * Readiness is computed on every call, never set once: the process serves (not starting or
+ * stopping), every projection runs and has folded the log to within MAX_PROJECTION_LAG_MS,
+ * the live log follows the log, and storage accepts writes.
+ */
 @Injectable()
 export class Readiness {
-  state: 'starting' | 'ready' | 'stopping' = 'starting';
+  /** The process's lifecycle; `serving` once it listens, `stopping` while it drains. */
+  state: 'starting' | 'serving' | 'stopping' = 'starting';
 
-  get ready(): boolean {
-    return this.state === 'ready';
+  constructor(
+    @Inject(HEALTH_SOURCES) private readonly sources: HealthSources,
+    private readonly liveLog: LiveLog,
+  ) {}
+
+  async report(): Promise<HealthReport> {
+    const problems: string[] = [];
+    const now = Date.now();
+    const [positionOf, head, parkedDocs] = await Promise.all([
+      this.sources.refreshPositions(),
+      this.sources.headPosition(),
+      this.sources.parkedProjections().catch(() => []),
+    ]);
+    const local = new Map((this.sources.projectorStatus() ?? []).map((s) => [s.name, s]));
+    const parked = new Map(parkedDocs.map((d) => [d._id, d]));
+    const projections: Record<string, ProjectionHealth> = {};
+    for (const name of this.sources.checkpoints) {
+      const position = positionOf(name);
+      const lagEvents = Math.max(0, positionMagnitude(head) - positionMagnitude(position));
+      let lagSeconds = 0;
+      if (lagEvents > 0) {
+        const next = await this.sources.firstEventAfter(position).catch(() => null);
+        if (next) lagSeconds = Math.max(0, (now - Date.parse(next.recordedAt)) / 1000);
+      }
+      const mine = local.get(name);
+      const parkedDoc = parked.get(name);
+      let state = mine?.state ?? 'running_elsewhere';
+      let error = mine?.error;
+      let failedEvent: ProjectionHealth['failed_event'] = mine?.failedEvent;
+      if (!mine && parkedDoc) {
+        state = 'parked';
+        error = String(parkedDoc.error);
+        failedEvent = { position: String(parkedDoc.event_position), type: String(parkedDoc.event_type), stream: String(parkedDoc.event_stream) };
+      }
+      projections[name] = {
+        state,
+        position,
+        lag_events: lagEvents,
+        lag_seconds: Math.round(lagSeconds * 10) / 10,
+        ...(error && { error }),
+        ...(failedEvent && { failed_event: failedEvent }),
+      };
+      if (state === 'parked') {
+        problems.push(`projection ${name} is parked at position ${failedEvent?.position} (event ${failedEvent?.type}): ${error}`);
+      } else if (state === 'dropped') {
+        problems.push(`projection ${name} dropped and is resubscribing: ${error}`);
+      } else if (lagSeconds * 1000 > MAX_PROJECTION_LAG_MS) {
+        problems.push(`projection ${name} is ${lagEvents} events (${projections[name].lag_seconds} s) behind the log`);
+      }
+    }
+    const dropped = this.liveLog.dropped;
+    if (dropped) problems.push(`the live log dropped and is resubscribing: ${dropped.error}`);
+    let failing = this.sources.storageFailure();
+    if (failing) {
+      // The last append failed: see whether storage takes writes again before saying so.
+      const { error } = failing;
+      try {
+        await this.sources.probeStorage();
+        failing = null;
+      } catch {
+        problems.push(`storage refuses writes: ${error}`);
+      }
+    }
+    const status = this.state !== 'serving' ? this.state : problems.length ? 'unavailable' : 'ok';
+    return {
+      status,
+      problems,
+      projections,
+      live_log: dropped ? { state: 'dropped', error: dropped.error } : { state: 'following' },
+      storage: failing ? { state: 'failing', error: failing.error } : { state: 'ok' },
+    };
   }
 }

@@ -17,7 +17,10 @@ import { SubscriptionRoutes } from './subscription-routes';
       provide: LiveLog,
       useFactory: (events: EventStore) => {
         const logger = new Logger('live-log');
-        return new LiveLog(events, (e) => logger.error('live delivery failed', (e as Error)?.stack));
+        return new LiveLog(events, {
+          onError: (e, { dropped }) =>
+            logger.error(dropped ? 'live log dropped; resubscribing' : 'live delivery failed', (e as Error)?.stack),
+        });
       },
       inject: [EVENT_STORE],
     },

@@ -9,6 +9,7 @@ import { USERS, userDocumentId } from '../../../projections/users/users.projecti
 import { MEMBERSHIPS } from '../../../projections/rooms/memberships.projection';
 import { usersProjection } from '../../../projections/users/users.projection';
 import { ProjectorRunner } from './projector-runner';
+import { ProjectionWatch } from './projection-watch';
 
 const meta = { occurred_at: '2026-01-01T00:00:00.000Z' };
 
@@ -52,7 +53,7 @@ describe('ProjectorRunner over SQLite', () => {
       [{ type: 'UserUpdated', data: { name: 'C', updated_at: 't4' }, metadata: meta }],
       1,
     );
-    await runner.waitFor(position);
+    await new ProjectionWatch(readModels, ALL_PROJECTIONS.map(checkpointName), runner, 5_000).waitFor(position);
     expect(await readModels.get(USERS, userDocumentId('acme', 'ann'))).toMatchObject({ name: 'C' });
     await runner.stop();
   });

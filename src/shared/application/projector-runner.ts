@@ -1,16 +1,56 @@
 import { randomUUID } from 'node:crypto';
 import { LogPosition, RecordedEvent, positionAfter } from '../domain/event';
 import { EventStore, LogSubscription } from '../ports/event-store.port';
-import { DocumentChange, ReadModelStore, StoredDocument } from '../ports/read-model-store.port';
-import { checkpointName, isRef, ProjectionDefinition } from '../../../projections/projection';
+import { DocumentChange, LeaseFence, LeaseLostError, ReadModelStore, StoredDocument } from '../ports/read-model-store.port';
+import { checkpointName, isRef, physicalCollection, ProjectionDefinition } from '../../../projections/projection';
+import { Backoff } from './backoff';
 
 export interface ProjectorRunnerOptions {
   /** Who holds the leases, for operators reading the lease table. */
   readonly owner?: string;
   readonly maxBatch?: number;
   readonly leaseTtlMs?: number;
-  readonly onError?: (error: unknown) => void;
+  /** First and longest wait before resubscribing after a drop. */
+  readonly backoff?: { readonly initialMs: number; readonly maxMs: number };
+  /** How many times the same event may fail a projection's `evolve` before that projection is parked. */
+  readonly maxEventAttempts?: number;
+  /** Every drop (the runner resubscribes by itself) and every parked projection. */
+  readonly onError?: (error: unknown, context: { readonly projection?: string; readonly parked?: boolean }) => void;
   readonly onProgress?: (position: LogPosition, eventsApplied: number) => void;
+}
+
+/** Where one projection stands, for health, logs and read-your-writes. */
+export interface ProjectionStatus {
+  /** The checkpoint name, `<name>_v<version>`. */
+  readonly name: string;
+  /**
+   * `running`: this runner folds it; `waiting_for_lease`: another process holds it;
+   * `dropped`: the runner failed and will resubscribe; `parked`: one event keeps failing its
+   * `evolve` and the projection stopped alone.
+   */
+  readonly state: 'running' | 'waiting_for_lease' | 'dropped' | 'parked';
+  /** The last position folded (its checkpoint), null before the first event. */
+  readonly position: LogPosition | null;
+  readonly error?: string;
+  /** The event a parked projection stopped at. */
+  readonly failedEvent?: { readonly position: LogPosition; readonly type: string; readonly stream: string };
+}
+
+/** `evolve` or `targets` of one projection threw on one event. */
+export class ProjectionEventError extends Error {
+  constructor(
+    readonly projection: string,
+    readonly event: RecordedEvent,
+    cause: unknown,
+  ) {
+    super(
+      `Projection ${projection} failed on event ${event.type} at position ${event.position} (${event.streamName}): ${
+        cause instanceof Error ? cause.message : String(cause)
+      }`,
+      { cause },
+    );
+    this.name = 'ProjectionEventError';
+  }
 }
 
 interface Slot {
@@ -37,27 +77,43 @@ export interface ProjectorRunnerStats {
 
 type Cached = { document: StoredDocument['document'] | null; position: LogPosition | null; dirty: boolean };
 
+/** Where parked projections are recorded, so every process (and /health) sees them. */
+export const PROJECTOR_STATUS = 'projector_status';
+
 /**
- * Folds the log into read models for a group of projections that this process holds the
- * leases of. One catch-up-then-live subscription feeds the whole group; each batch of
- * document changes is written together with every projection's checkpoint, so a crash
- * never leaves a half-applied batch, and a redelivered event is skipped by the position
- * each document records.
+ * Folds the log into read models for the projections this process holds the leases of. One
+ * catch-up-then-live subscription feeds the whole group; each batch of document changes is
+ * written together with every projection's checkpoint and fenced by the leases, so a crash
+ * never leaves a half-applied batch, a redelivered event is skipped by the position each
+ * document records, and a worker whose lease lapsed cannot write.
+ *
+ * It never stops by itself while it runs (Eventuous's model): any error of the store or the
+ * subscription drops it; it stops renewing its leases, reports, waits with backoff and
+ * resubscribes from the stored checkpoints. An event that keeps failing one projection's
+ * `evolve` parks that projection alone; the others go on.
  */
 export class ProjectorRunner {
   private readonly owner: string;
   private readonly maxBatch: number;
   private readonly leaseTtlMs: number;
+  private readonly maxEventAttempts: number;
+  private readonly backoff: Backoff;
   private slots: Slot[] = [];
+  /** Last known positions of every projection, held or not (checkpoints read at claim time). */
+  private readonly positions = new Map<string, LogPosition | null>();
+  private readonly parked = new Map<string, { error: string; event: RecordedEvent }>();
+  private readonly failures = new Map<string, number>();
   private subscription: LogSubscription | null = null;
-  private loop: Promise<void> | null = null;
+  private supervisor: Promise<void> | null = null;
   private leaseTimer: NodeJS.Timeout | null = null;
+  private wakeSupervisor: (() => void) | null = null;
+  private leaseSetChanged = false;
   private stopped = false;
-  /** The newest position this process has folded (for in-process read-your-writes). */
-  private processed: LogPosition | null = null;
-  private waiters: { position: LogPosition; resolve: () => void }[] = [];
+  private dropped: { error: string; since: number } | null = null;
   private caughtUpOnce = false;
+  private headAtStart: LogPosition | null = null;
   private caughtUpWaiters: (() => void)[] = [];
+  private progressListeners = new Set<() => void>();
   private eventsRead = 0;
   private readonly counts = new Map<string, { events: number; documents: number }>();
 
@@ -70,6 +126,8 @@ export class ProjectorRunner {
     this.owner = options.owner ?? `projector-${process.pid}-${randomUUID().slice(0, 8)}`;
     this.maxBatch = options.maxBatch ?? 500;
     this.leaseTtlMs = options.leaseTtlMs ?? 15_000;
+    this.maxEventAttempts = options.maxEventAttempts ?? 3;
+    this.backoff = new Backoff(options.backoff?.initialMs ?? 100, options.backoff?.maxMs ?? 5_000);
   }
 
   /** Names of the projections this runner holds and folds. */
@@ -77,23 +135,53 @@ export class ProjectorRunner {
     return this.slots.map((s) => s.checkpoint);
   }
 
+  /** Every projection of the group as this runner sees it. */
+  status(): ProjectionStatus[] {
+    const held = new Set(this.running);
+    return this.definitions.map((definition) => {
+      const name = checkpointName(definition);
+      const parked = this.parked.get(name);
+      const position = this.positionOf(name);
+      if (parked) {
+        const { event } = parked;
+        return {
+          name,
+          state: 'parked',
+          position,
+          error: parked.error,
+          failedEvent: { position: event.position, type: event.type, stream: event.streamName },
+        };
+      }
+      if (this.dropped) return { name, state: 'dropped', position, error: this.dropped.error };
+      return { name, state: held.has(name) ? 'running' : 'waiting_for_lease', position };
+    });
+  }
+
+  /** The newest position this runner knows a projection folded (held ones are exact). */
+  positionOf(checkpoint: string): LogPosition | null {
+    const slot = this.slots.find((s) => s.checkpoint === checkpoint);
+    return slot ? slot.position : (this.positions.get(checkpoint) ?? null);
+  }
+
+  /** Called after every batch this runner writes (read-your-writes listens). */
+  onProgress(listener: () => void): () => void {
+    this.progressListeners.add(listener);
+    return () => this.progressListeners.delete(listener);
+  }
+
+  /** Takes what leases it can and starts folding; resolves after the first attempt, whatever its outcome. */
   async start(): Promise<void> {
-    await this.readModels.ensureCollections(this.definitions.flatMap((d) => d.collections));
-    await this.claim();
-    this.leaseTimer = setInterval(() => void this.claim().catch((e) => this.options.onError?.(e)), this.leaseTtlMs / 3);
-    this.leaseTimer.unref();
+    const firstAttempt = new Promise<void>((resolve) => (this.firstAttemptDone = resolve));
+    this.supervisor = this.supervise();
+    await firstAttempt;
   }
 
-  /** Resolves once the group has folded everything that was in the log when it started. */
+  private firstAttemptDone: () => void = () => undefined;
+
+  /** Resolves once the projections held have folded everything that was in the log at the first claim. */
   async caughtUp(): Promise<void> {
-    if (this.caughtUpOnce || this.slots.length === 0) return;
+    if (this.caughtUpOnce) return;
     await new Promise<void>((resolve) => this.caughtUpWaiters.push(resolve));
-  }
-
-  /** Resolves when every held projection has folded the log up to `position`. */
-  waitFor(position: LogPosition): Promise<void> {
-    if (!positionAfter(position, this.processed)) return Promise.resolve();
-    return new Promise((resolve) => this.waiters.push({ position, resolve }));
   }
 
   /** Counts since start, for reports. */
@@ -103,61 +191,193 @@ export class ProjectorRunner {
     return { eventsRead: this.eventsRead, projections };
   }
 
-  private count(checkpoint: string): { events: number; documents: number } {
-    let c = this.counts.get(checkpoint);
-    if (!c) this.counts.set(checkpoint, (c = { events: 0, documents: 0 }));
-    return c;
-  }
-
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.leaseTimer) clearInterval(this.leaseTimer);
-    await this.subscription?.close();
-    await this.loop?.catch(() => undefined);
+    this.stopRenewing();
+    this.wakeSupervisor?.();
+    await this.subscription?.close().catch(() => undefined);
+    await this.supervisor?.catch(() => undefined);
     for (const slot of this.slots) await this.readModels.releaseLease(slot.checkpoint, this.owner).catch(() => undefined);
     this.slots = [];
   }
 
-  /** Takes the leases that are free, renews those held, and (re)starts the loop when the set grew. */
-  private async claim(): Promise<void> {
-    if (this.stopped) return;
+  private async supervise(): Promise<void> {
+    let ensured = false;
+    while (!this.stopped) {
+      try {
+        if (!ensured) {
+          await this.readModels.ensureCollections([
+            ...this.definitions.flatMap(physicalCollections),
+            { name: PROJECTOR_STATUS },
+          ]);
+          ensured = true;
+        }
+        await this.claim();
+        this.startRenewing();
+        this.dropped = null;
+        this.firstAttemptDone();
+        if (this.slots.length === 0) {
+          // Another process holds every lease: keep trying, it may die.
+          this.markCaughtUpIfDone();
+          await this.pause(Math.max(50, this.leaseTtlMs / 3));
+          continue;
+        }
+        await this.follow();
+        this.backoff.reset();
+      } catch (error) {
+        if (this.stopped) break;
+        this.stopRenewing();
+        await this.subscription?.close().catch(() => undefined);
+        this.noteFailure(error);
+        this.firstAttemptDone();
+        await this.pause(error instanceof LeaseLostError ? 0 : this.backoff.next());
+      }
+    }
+  }
+
+  private noteFailure(error: unknown): void {
+    const message = error instanceof Error ? error.message : String(error);
+    if (error instanceof ProjectionEventError) {
+      const key = `${error.projection}@${error.event.position}`;
+      const attempts = (this.failures.get(key) ?? 0) + 1;
+      this.failures.set(key, attempts);
+      if (attempts >= this.maxEventAttempts) {
+        this.parked.set(error.projection, { error: message, event: error.event });
+        this.options.onError?.(error, { projection: error.projection, parked: true });
+        void this.recordParked(error.projection).catch(() => undefined);
+        return;
+      }
+      this.options.onError?.(error, { projection: error.projection });
+    } else {
+      this.options.onError?.(error, {});
+    }
+    this.dropped = { error: message, since: Date.now() };
+  }
+
+  /** Parked projections are written down so that API processes report them in /health. */
+  private async recordParked(checkpoint: string): Promise<void> {
+    const parked = this.parked.get(checkpoint)!;
+    await this.readModels.applyBatch(
+      [
+        {
+          collection: PROJECTOR_STATUS,
+          kind: 'put',
+          document: {
+            _id: checkpoint,
+            state: 'parked',
+            error: parked.error,
+            event_position: parked.event.position,
+            event_type: parked.event.type,
+            event_stream: parked.event.streamName,
+            owner: this.owner,
+            at: new Date().toISOString(),
+          },
+          position: parked.event.position,
+        },
+      ],
+      {},
+    );
+  }
+
+  private pause(ms: number): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wakeSupervisor = () => {
+        this.wakeSupervisor = null;
+        done();
+      };
+    });
+  }
+
+  /** Renews held leases and takes free ones every third of their time; a change restarts the subscription. */
+  private startRenewing(): void {
+    if (this.leaseTimer) return;
+    this.leaseTimer = setInterval(() => {
+      void this.renew().catch((error) => this.failSubscription(error));
+    }, this.leaseTtlMs / 3);
+  }
+
+  private stopRenewing(): void {
+    if (this.leaseTimer) clearInterval(this.leaseTimer);
+    this.leaseTimer = null;
+  }
+
+  private async renew(): Promise<void> {
+    const held = await this.acquireLeases();
+    const current = this.slots.map((s) => s.checkpoint);
+    const changed = held.length !== current.length || held.some((d) => !current.includes(checkpointName(d)));
+    if (changed && !this.stopped) {
+      this.leaseSetChanged = true;
+      this.wakeSupervisor?.();
+      await this.subscription?.close();
+    }
+  }
+
+  private failure: unknown = null;
+
+  /** Ends the current subscription with an error: the supervisor drops and resubscribes. */
+  private failSubscription(error: unknown): void {
+    this.failure = error;
+    void this.subscription?.close();
+  }
+
+  private async acquireLeases(): Promise<ProjectionDefinition[]> {
     const held: ProjectionDefinition[] = [];
     for (const definition of this.definitions) {
-      if (await this.readModels.acquireLease(checkpointName(definition), this.owner, this.leaseTtlMs)) held.push(definition);
+      const name = checkpointName(definition);
+      if (this.parked.has(name)) {
+        // Keep holding a parked projection, so that no other worker folds it into the same failure.
+        await this.readModels.acquireLease(name, this.owner, this.leaseTtlMs);
+        continue;
+      }
+      if (await this.readModels.acquireLease(name, this.owner, this.leaseTtlMs)) held.push(definition);
     }
-    const current = new Set(this.slots.map((s) => s.checkpoint));
-    const changed = held.length !== current.size || held.some((d) => !current.has(checkpointName(d)));
-    if (!changed) return;
-    await this.subscription?.close();
-    await this.loop?.catch(() => undefined);
+    return held;
+  }
+
+  /** Takes the leases that are free, renews those held, and reads where each projection stands. */
+  private async claim(): Promise<void> {
+    this.leaseSetChanged = false;
+    const held = await this.acquireLeases();
     this.slots = [];
+    for (const definition of this.definitions) {
+      const name = checkpointName(definition);
+      this.positions.set(name, await this.readModels.getCheckpoint(name));
+    }
     for (const definition of held) {
       const checkpoint = checkpointName(definition);
-      this.slots.push({
-        definition,
-        checkpoint,
-        handles: new Set(definition.handles),
-        position: await this.readModels.getCheckpoint(checkpoint),
-      });
+      this.slots.push({ definition, checkpoint, handles: new Set(definition.handles), position: this.positions.get(checkpoint) ?? null });
     }
-    if (this.slots.length === 0) return;
-    // Start after the least advanced checkpoint; each slot skips what it already folded.
+    // A projection this runner takes on gets another chance: its old "parked" note goes.
+    const stale = (await this.readModels.find(PROJECTOR_STATUS, { where: { state: 'parked' } })).filter((d) =>
+      this.slots.some((s) => s.checkpoint === d._id && !this.parked.has(s.checkpoint)),
+    );
+    if (stale.length) await this.readModels.applyBatch(stale.map((d) => ({ collection: PROJECTOR_STATUS, kind: 'delete', id: d._id })), {});
+    if (this.headAtStart === null && !this.caughtUpOnce) this.headAtStart = await this.events.headPosition();
+    this.notifyProgress();
+  }
+
+  /** One catch-up-then-live subscription from the least advanced checkpoint, until it ends or fails. */
+  private async follow(): Promise<void> {
+    // Each slot skips what it already folded.
     const from = this.slots.some((s) => s.position === null)
       ? null
       : this.slots.map((s) => s.position!).reduce((a, b) => (a < b ? a : b));
-    const head = await this.events.headPosition();
-    if (head === null || !positionAfter(head, from)) this.markCaughtUp();
-    this.runFrom(from, head);
-  }
-
-  private runFrom(from: LogPosition | null, headAtStart: LogPosition | null): void {
+    this.markCaughtUpIfDone();
     const subscription = this.events.subscribeToAll({ after: from });
     this.subscription = subscription;
-    this.loop = (async () => {
-      const iterator = subscription[Symbol.asyncIterator]();
-      let pending: Promise<IteratorResult<RecordedEvent>> | null = null;
-      let batch: RecordedEvent[] = [];
-      const IDLE = Symbol('idle');
+    this.failure = null;
+    if (this.leaseSetChanged || this.stopped) await subscription.close();
+    const iterator = subscription[Symbol.asyncIterator]();
+    let pending: Promise<IteratorResult<RecordedEvent>> | null = null;
+    let batch: RecordedEvent[] = [];
+    const IDLE = Symbol('idle');
+    try {
       for (;;) {
         pending ??= iterator.next();
         // Take every event that is already buffered, then write them as one batch.
@@ -166,10 +386,10 @@ export class ProjectorRunner {
             ? await pending
             : await Promise.race([pending, new Promise<typeof IDLE>((r) => setImmediate(() => r(IDLE)))]);
         if (next === IDLE || (next as IteratorResult<RecordedEvent>).done) {
-          if (batch.length) await this.applyBatch(batch);
+          if (batch.length && !this.failure) await this.applyBatch(batch);
           batch = [];
-          if (headAtStart && this.processed && !positionAfter(headAtStart, this.processed)) this.markCaughtUp();
-          if (next !== IDLE) return;
+          this.markCaughtUpIfDone();
+          if (next !== IDLE) break;
           continue;
         }
         pending = null;
@@ -177,19 +397,23 @@ export class ProjectorRunner {
         if (batch.length >= this.maxBatch) {
           await this.applyBatch(batch);
           batch = [];
-          if (headAtStart && this.processed && !positionAfter(headAtStart, this.processed)) this.markCaughtUp();
+          this.markCaughtUpIfDone();
         }
       }
-    })().catch((error) => {
-      if (!this.stopped) this.options.onError?.(error);
-    });
+    } finally {
+      await subscription.close().catch(() => undefined);
+    }
+    if (this.failure) throw this.failure;
   }
 
   private async applyBatch(batch: readonly RecordedEvent[]): Promise<void> {
+    const slots = this.slots.filter((s) => !this.parked.has(s.checkpoint));
+    const fences: LeaseFence[] = this.slots.map((s) => ({ name: s.checkpoint, owner: this.owner }));
     const cache = new Map<string, Cached>();
     const key = (collection: string, id: string) => `${collection}\u0000${id}`;
     let applied = 0;
     let done = 0; // events of the batch already written (before a selection forced a flush)
+    const documentsBy = new Map<string, number>();
 
     const flush = async (upTo: number) => {
       const changes: DocumentChange[] = [];
@@ -202,48 +426,62 @@ export class ProjectorRunner {
             : { collection, kind: 'delete', id: k.slice(k.indexOf('\u0000') + 1) },
         );
         c.dirty = false;
-        const holder = this.slots.find((s) => s.definition.collections.some((spec) => spec.name === collection));
-        if (holder) this.count(holder.checkpoint).documents++;
       }
       const last = batch[upTo - 1].position;
       const checkpoints: Record<string, LogPosition> = {};
-      for (const slot of this.slots) if (positionAfter(last, slot.position)) checkpoints[slot.checkpoint] = last;
-      if (changes.length || Object.keys(checkpoints).length) await this.readModels.applyBatch(changes, checkpoints);
-      for (const slot of this.slots) if (checkpoints[slot.checkpoint]) slot.position = last;
+      for (const slot of slots) if (positionAfter(last, slot.position)) checkpoints[slot.checkpoint] = last;
+      if (changes.length || Object.keys(checkpoints).length) await this.readModels.applyBatch(changes, checkpoints, fences);
+      for (const slot of slots) if (checkpoints[slot.checkpoint]) slot.position = last;
+      for (const [checkpoint, n] of documentsBy) this.count(checkpoint).documents += n;
+      documentsBy.clear();
       done = upTo;
     };
 
     for (let i = 0; i < batch.length; i++) {
       const event = batch[i];
-      for (const slot of this.slots) {
+      for (const slot of slots) {
         if (!slot.handles.has(event.type) || !positionAfter(event.position, slot.position)) continue;
         this.count(slot.checkpoint).events++;
-        for (const target of slot.definition.targets(event)) {
-          const refs: { collection: string; id: string }[] = [];
+        const version = slot.definition.version;
+        let targets;
+        try {
+          targets = slot.definition.targets(event);
+        } catch (error) {
+          throw new ProjectionEventError(slot.checkpoint, event, error);
+        }
+        for (const target of targets) {
+          const collection = physicalCollection(target.collection, version);
+          const refs: string[] = [];
           if (isRef(target)) {
-            const k = key(target.collection, target.id);
+            const k = key(collection, target.id);
             if (!cache.has(k)) {
-              const stored = await this.readModels.getStored(target.collection, target.id);
+              const stored = await this.readModels.getStored(collection, target.id);
               cache.set(k, { document: stored?.document ?? null, position: stored?.position ?? null, dirty: false });
             }
-            refs.push(target);
+            refs.push(target.id);
           } else {
             // A selection reads the store, so everything folded so far must be in it first.
             if (i > done) await flush(i);
-            for (const stored of await this.readModels.findStored(target.collection, { where: target.where })) {
-              const k = key(target.collection, stored.document._id);
+            for (const stored of await this.readModels.findStored(collection, { where: target.where })) {
+              const k = key(collection, stored.document._id);
               const cached = cache.get(k);
               if (!cached || !cached.dirty) cache.set(k, { document: stored.document, position: stored.position, dirty: false });
-              if (cache.get(k)!.document) refs.push({ collection: target.collection, id: stored.document._id });
+              if (cache.get(k)!.document) refs.push(stored.document._id);
             }
           }
-          for (const ref of refs) {
-            const entry = cache.get(key(ref.collection, ref.id))!;
+          for (const id of refs) {
+            const entry = cache.get(key(collection, id))!;
             if (entry.position !== null && !positionAfter(event.position, entry.position)) continue; // already folded
-            const next = slot.definition.evolve(entry.document, event, ref);
+            let next;
+            try {
+              next = slot.definition.evolve(entry.document, event, { collection: target.collection, id });
+            } catch (error) {
+              throw new ProjectionEventError(slot.checkpoint, event, error);
+            }
             if (next === entry.document) continue;
-            entry.document = next ? { ...next, _id: ref.id } : null;
+            entry.document = next ? { ...next, _id: id } : null;
             entry.position = event.position;
+            if (!entry.dirty) documentsBy.set(slot.checkpoint, (documentsBy.get(slot.checkpoint) ?? 0) + 1);
             entry.dirty = true;
             applied++;
           }
@@ -251,19 +489,37 @@ export class ProjectorRunner {
       }
     }
     await flush(batch.length);
+    this.backoff.reset();
+    // A projection that folded past the event it once failed on is no longer in trouble there.
+    for (const k of this.failures.keys()) {
+      const [checkpoint, position] = k.split('@');
+      const slot = slots.find((s) => s.checkpoint === checkpoint);
+      if (slot && slot.position && slot.position >= position) this.failures.delete(k);
+    }
     this.eventsRead += batch.length;
-    this.processed = batch[batch.length - 1].position;
-    this.options.onProgress?.(this.processed, applied);
-    this.waiters = this.waiters.filter((w) => {
-      if (positionAfter(w.position, this.processed)) return true;
-      w.resolve();
-      return false;
-    });
+    this.options.onProgress?.(batch[batch.length - 1].position, applied);
+    this.notifyProgress();
   }
 
-  private markCaughtUp(): void {
+  private count(checkpoint: string): { events: number; documents: number } {
+    let c = this.counts.get(checkpoint);
+    if (!c) this.counts.set(checkpoint, (c = { events: 0, documents: 0 }));
+    return c;
+  }
+
+  private notifyProgress(): void {
+    for (const listener of [...this.progressListeners]) listener();
+  }
+
+  private markCaughtUpIfDone(): void {
     if (this.caughtUpOnce) return;
+    const head = this.headAtStart;
+    const active = this.slots.filter((s) => !this.parked.has(s.checkpoint));
+    if (head !== null && active.some((s) => positionAfter(head, s.position))) return;
     this.caughtUpOnce = true;
     for (const resolve of this.caughtUpWaiters.splice(0)) resolve();
   }
 }
+
+const physicalCollections = (definition: ProjectionDefinition) =>
+  definition.collections.map((spec) => ({ ...spec, name: physicalCollection(spec.name, definition.version) }));

@@ -1,3 +1,4 @@
+import { Backoff } from '../application/backoff';
 import { LogPosition, RecordedEvent } from '../domain/event';
 import { EventStore, LogSubscription } from '../ports/event-store.port';
 
@@ -5,10 +6,20 @@ export type LiveListener = (event: RecordedEvent) => void;
 /** Extra routing keys an event is delivered under besides its stream name (e.g. the users it concerns). */
 export type EventRouter = (event: RecordedEvent) => readonly string[];
 
+export interface LiveLogOptions {
+  /** A listener threw, or the subscription dropped (it resubscribes by itself). */
+  readonly onError?: (error: unknown, context: { readonly dropped: boolean }) => void;
+  readonly backoff?: { readonly initialMs: number; readonly maxMs: number };
+}
+
 /**
  * The one log subscription of a process that feeds every open client subscription: it
  * follows the log from where it was at start and hands each event to the listeners of its
  * stream and of the keys the routers derive, so a thousand subscribers cost one reader.
+ *
+ * When the subscription fails or the store ends it, the live log reports it, waits with
+ * backoff and resubscribes after the last event it dispatched: listeners see neither a gap
+ * nor a repeat.
  */
 export class LiveLog {
   private readonly listeners = new Map<string, Set<LiveListener>>();
@@ -16,28 +27,32 @@ export class LiveLog {
   private subscription: LogSubscription | null = null;
   private loop: Promise<void> | null = null;
   private current: LogPosition | null = null;
+  private stopped = false;
+  private droppedState: { error: string; since: number } | null = null;
+  private wake: (() => void) | null = null;
+  private readonly backoff: Backoff;
 
   constructor(
     private readonly events: EventStore,
-    private readonly onError: (error: unknown) => void = () => undefined,
-  ) {}
+    private readonly options: LiveLogOptions = {},
+  ) {
+    this.backoff = new Backoff(options.backoff?.initialMs ?? 100, options.backoff?.maxMs ?? 5_000);
+  }
 
+  /** Starts following the log from its head; resolves once the head is known. */
   async start(): Promise<void> {
     this.current = await this.events.headPosition();
-    const subscription = this.events.subscribeToAll({ after: this.current });
-    this.subscription = subscription;
-    this.loop = (async () => {
-      for await (const event of subscription) {
-        this.current = event.position;
-        this.dispatch(event.streamName, event);
-        for (const router of this.routers) for (const key of router(event)) this.dispatch(key, event);
-      }
-    })().catch(this.onError);
+    this.loop = this.follow();
   }
 
   /** The newest position handed to listeners: everything up to it was dispatched. */
   get position(): LogPosition | null {
     return this.current;
+  }
+
+  /** Why the live log is not following the log right now, or null while it is. */
+  get dropped(): { readonly error: string; readonly since: number } | null {
+    return this.droppedState;
   }
 
   addRouter(router: EventRouter): void {
@@ -55,6 +70,40 @@ export class LiveLog {
     };
   }
 
+  private async follow(): Promise<void> {
+    while (!this.stopped) {
+      let subscription: LogSubscription | null = null;
+      try {
+        // After a drop, the store must answer again before the live log says it follows.
+        if (this.droppedState) await this.events.headPosition();
+        this.droppedState = null;
+        subscription = this.events.subscribeToAll({ after: this.current });
+        this.subscription = subscription;
+        for await (const event of subscription) {
+          this.backoff.reset();
+          this.current = event.position;
+          this.dispatch(event.streamName, event);
+          for (const router of this.routers) for (const key of router(event)) this.dispatch(key, event);
+        }
+        if (this.stopped) return;
+        throw new Error('the event store ended the live subscription');
+      } catch (error) {
+        if (this.stopped) return;
+        this.droppedState = { error: error instanceof Error ? error.message : String(error), since: Date.now() };
+        this.options.onError?.(error, { dropped: true });
+        await subscription?.close().catch(() => undefined);
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, this.backoff.next());
+          this.wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        this.wake = null;
+      }
+    }
+  }
+
   private dispatch(key: string, event: RecordedEvent): void {
     const set = this.listeners.get(key);
     if (!set) return;
@@ -62,12 +111,14 @@ export class LiveLog {
       try {
         listener(event);
       } catch (error) {
-        this.onError(error);
+        this.options.onError?.(error, { dropped: false });
       }
     }
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
+    this.wake?.();
     await this.subscription?.close();
     await this.loop;
   }

@@ -1,16 +1,34 @@
 import { Controller, Get, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { Readiness } from '../readiness';
+import { HealthReport, Readiness } from '../readiness';
 
-/** 200 once this process serves requests on caught-up read models; 503 before that or while stopping. */
+/**
+ * Readiness: 200 while this process should receive traffic (serving, every projection running
+ * and caught up within a bound, the live log following, storage writable); 503 with the same
+ * JSON body naming what is wrong otherwise. Orchestrators route on it.
+ */
 @Controller('health')
 export class HealthController {
   constructor(private readonly readiness: Readiness) {}
 
   @Get()
-  check(@Res({ passthrough: true }) reply: FastifyReply): { status: string } {
-    if (this.readiness.ready) return { status: 'ok' };
-    void reply.status(503);
-    return { status: this.readiness.state };
+  async check(@Res({ passthrough: true }) reply: FastifyReply): Promise<HealthReport> {
+    const report = await this.readiness.report().catch(
+      (error): HealthReport => ({
+        status: 'unavailable',
+        problems: [`health could not be computed: ${error instanceof Error ? error.message : String(error)}`],
+        projections: {},
+        live_log: { state: 'following' },
+        storage: { state: 'failing', error: String(error) },
+      }),
+    );
+    if (report.status !== 'ok') void reply.status(503);
+    return report;
+  }
+
+  /** Liveness: answers while the process runs and its event loop turns (orchestrators restart on it). */
+  @Get('live')
+  live(): { status: 'alive' } {
+    return { status: 'alive' };
   }
 }

@@ -1,0 +1,24 @@
+import type { ProjectionStatus } from '../../shared/application/projector-runner';
+import type { LogPosition, RecordedEvent } from '../../shared/domain/event';
+import type { Document } from '../../shared/ports/read-model-store.port';
+
+/** What /health reads, bound by the core module from the process's runtime. */
+export interface HealthSources {
+  /** This process's projector runner, when it folds projections itself. */
+  projectorStatus(): ProjectionStatus[] | null;
+  /** Every projection's checkpoint name. */
+  readonly checkpoints: readonly string[];
+  /** Reads the stored checkpoints again and answers a projection's newest known position. */
+  refreshPositions(): Promise<(name: string) => LogPosition | null>;
+  headPosition(): Promise<LogPosition | null>;
+  /** The first event after a position: its age is how far a projection lags in time. */
+  firstEventAfter(position: LogPosition | null): Promise<RecordedEvent | null>;
+  /** Projections parked by any worker (documents of the projector_status collection). */
+  parkedProjections(): Promise<Document[]>;
+  /** The last append failed and none succeeded since. */
+  storageFailure(): { readonly error: string; readonly since: number } | null;
+  /** A small write to the read-model store: whether storage accepts writes again. */
+  probeStorage(): Promise<void>;
+}
+
+export const HEALTH_SOURCES = Symbol('HealthSources');
