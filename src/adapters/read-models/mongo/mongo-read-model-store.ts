@@ -5,6 +5,8 @@ import {
   Condition,
   Document,
   DocumentChange,
+  LeaseFence,
+  LeaseLostError,
   Query,
   ReadModelStore,
   ReadModelWriteError,
@@ -24,7 +26,10 @@ interface CheckpointRow {
 interface LeaseRow {
   _id: string;
   owner: string;
+  /** Milliseconds since the epoch on the clock of the process that took or renewed it. */
   expiresAt: number;
+  /** Bumped by every fenced batch, so that the batch's transaction writes the lease (see applyBatch). */
+  fencedBatches?: number;
 }
 
 // The same naming rules as the SQLite adapter, so a projection valid on one is valid on both.
@@ -43,12 +48,52 @@ const path = (field: string): string => {
 
 const DUPLICATE_KEY = 11000;
 const NAMESPACE_EXISTS = 48;
+const COMMAND_NOT_FOUND = 59;
+
+/**
+ * A whole-document replacement that happens only when `position` is later than the stored
+ * one (or nothing is stored: the upsert then starts from `{_id}`), decided by the server in
+ * the update itself. An upsert filtered on the position would instead fail with a duplicate
+ * key on a newer document, and inside a transaction any write error aborts the transaction.
+ */
+const replaceIfLater = (document: Document, position: LogPosition): Record<string, unknown>[] => [
+  {
+    $replaceWith: {
+      $cond: {
+        if: { $or: [{ $eq: [{ $type: '$position' }, 'missing'] }, { $lt: ['$position', position] }] },
+        // $literal: the document's own values (a string starting with `$`) are data, not expressions.
+        then: { _id: '$_id', doc: { $literal: document }, position: { $literal: position } },
+        else: '$$ROOT',
+      },
+    },
+  },
+];
+
+/**
+ * Transactions need a replica set (or a sharded cluster); on a standalone server every batch
+ * would fail. Refuse at connect with what to do, naming the variable, never its value (it may
+ * hold credentials).
+ */
+async function requireReplicaSet(client: MongoClient): Promise<void> {
+  const admin = client.db('admin');
+  const hello = await admin.command({ hello: 1 }).catch((error: unknown) => {
+    if (error instanceof MongoServerError && error.code === COMMAND_NOT_FOUND) return admin.command({ isMaster: 1 });
+    throw error;
+  });
+  if (typeof hello.setName === 'string' || hello.msg === 'isdbgrid') return;
+  throw new Error(
+    'MONGODB_URI points at a standalone MongoDB server, but Parley needs a replica set for its transactions ' +
+      '(a single-node replica set will do: start mongod with --replSet rs0 and run rs.initiate() once)',
+  );
+}
 
 /**
  * Read models in MongoDB. The document is kept whole under `doc` (a document's fields can never
  * clash with the row's own), so get/find return exactly what was put. Batches and their
  * checkpoints commit in one multi-document transaction, which needs a replica set (a
- * single-node replica set will do).
+ * single-node replica set will do; `connect` refuses a standalone server). The guards of
+ * `applyBatch` are in the server's own updates: a put replaces a document only from a later
+ * position, a checkpoint moves with `$max`, and fences write their leases in the transaction.
  */
 export class MongoReadModelStore implements ReadModelStore {
   private readonly client: MongoClient;
@@ -60,7 +105,13 @@ export class MongoReadModelStore implements ReadModelStore {
 
   static async connect(uri: string, dbName = 'parley'): Promise<MongoReadModelStore> {
     const store = new MongoReadModelStore(uri, dbName);
-    await store.client.connect();
+    try {
+      await store.client.connect();
+      await requireReplicaSet(store.client);
+    } catch (error) {
+      await store.client.close().catch(() => undefined);
+      throw error;
+    }
     return store;
   }
 
@@ -75,13 +126,20 @@ export class MongoReadModelStore implements ReadModelStore {
     return this.db.collection<Row>(collectionName(collection));
   }
 
+  /** Created explicitly: inside a transaction an implicit creation may conflict with a concurrent one. */
+  private async createCollection(name: string): Promise<void> {
+    await this.db.createCollection(name).catch((error: unknown) => {
+      if (!(error instanceof MongoServerError && error.code === NAMESPACE_EXISTS)) throw error;
+    });
+  }
+
   async ensureCollections(specs: readonly CollectionSpec[]): Promise<void> {
+    // The batches' transactions write these too.
+    await this.createCollection(this.checkpoints.collectionName);
+    await this.createCollection(this.leases.collectionName);
     for (const spec of specs) {
       const name = collectionName(spec.name);
-      // Created explicitly: inside a transaction an implicit creation may conflict with a concurrent one.
-      await this.db.createCollection(name).catch((error: unknown) => {
-        if (!(error instanceof MongoServerError && error.code === NAMESPACE_EXISTS)) throw error;
-      });
+      await this.createCollection(name);
       for (const index of spec.indexes ?? []) {
         const fields = index.fields.map((f) => (typeof f === 'string' ? { field: f, descending: false } : f));
         const keys: Record<string, 1 | -1> = {};
@@ -136,13 +194,17 @@ export class MongoReadModelStore implements ReadModelStore {
     return rows.map((r) => ({ document: r.doc as D, position: r.position }));
   }
 
-  async applyBatch(changes: readonly DocumentChange[], checkpoints: Readonly<Record<string, LogPosition>>): Promise<void> {
+  async applyBatch(
+    changes: readonly DocumentChange[],
+    checkpoints: Readonly<Record<string, LogPosition>>,
+    fences: readonly LeaseFence[] = [],
+  ): Promise<void> {
     const marks = Object.entries(checkpoints);
-    if (changes.length === 0 && marks.length === 0) return;
+    if (changes.length === 0 && marks.length === 0 && fences.length === 0) return;
     try {
-      await this.applyInTransaction(changes, marks);
+      await this.applyInTransaction(changes, marks, fences);
     } catch (error) {
-      if (error instanceof ReadModelWriteError) throw error;
+      if (error instanceof ReadModelWriteError || error instanceof LeaseLostError) throw error;
       throw new ReadModelWriteError(`The batch was not applied: ${(error as Error).message}`, { cause: error });
     }
   }
@@ -150,6 +212,7 @@ export class MongoReadModelStore implements ReadModelStore {
   private async applyInTransaction(
     changes: readonly DocumentChange[],
     marks: [string, LogPosition][],
+    fences: readonly LeaseFence[],
   ): Promise<void> {
     await this.requireDeclared(new Set(changes.map((c) => c.collection)));
     // Per collection, in batch order: changes to one document keep their order.
@@ -160,10 +223,10 @@ export class MongoReadModelStore implements ReadModelStore {
       ops.push(
         change.kind === 'put'
           ? {
-              replaceOne: {
+              updateOne: {
                 filter: { _id: change.document._id },
                 // Through JSON, as SQLite stores it: `undefined` fields vanish instead of becoming null.
-                replacement: { doc: JSON.parse(JSON.stringify(change.document)) as Document, position: change.position },
+                update: replaceIfLater(JSON.parse(JSON.stringify(change.document)) as Document, change.position),
                 upsert: true,
               },
             }
@@ -174,13 +237,26 @@ export class MongoReadModelStore implements ReadModelStore {
     try {
       await session.withTransaction(
         async () => {
+          const now = Date.now();
+          for (const { name, owner } of fences) {
+            // A write rather than a read: a takeover of the lease (acquireLease, outside any
+            // transaction) then conflicts with this transaction instead of slipping past a
+            // snapshot read. Whichever commits first wins; a retried callback sees the new owner.
+            const fenced = await this.leases.updateOne(
+              { _id: name, owner, expiresAt: { $gte: now } },
+              { $inc: { fencedBatches: 1 } },
+              { session },
+            );
+            if (fenced.matchedCount === 0) throw new LeaseLostError(name, owner);
+          }
           for (const [collection, ops] of byCollection) {
             await this.rows(collection).bulkWrite(ops, { session, ordered: true });
           }
           if (marks.length) {
             await this.checkpoints.bulkWrite(
               marks.map(([name, position]) => ({
-                updateOne: { filter: { _id: name }, update: { $set: { position } }, upsert: true },
+                // $max: a checkpoint only moves forward (positions are fixed-width strings).
+                updateOne: { filter: { _id: name }, update: { $max: { position } }, upsert: true },
               })),
               { session, ordered: true },
             );
