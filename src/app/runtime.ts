@@ -56,6 +56,7 @@ export async function openRuntime(config: ParleyConfig, mode: ProjectorMode): Pr
       // The embedded server is alone on its data directory (the lock), so a stable owner
       // lets a restart renew the leases its killed predecessor still held.
       owner: mode === 'embedded' ? `embedded@${hostname()}:${config.dataDir}` : undefined,
+      leaseTtlMs: config.projectionLeaseTtlMs,
       onError: (error, { projection, parked }) =>
         parked
           ? logger.error({ err: error, projection }, 'projection parked: one event keeps failing it; the others go on')

@@ -32,6 +32,10 @@ export interface ParleyConfig {
   readonly keepAliveMs: number;
   /** How long SIGTERM/SIGINT may take to drain requests and streams before the process gives up and exits 1. */
   readonly shutdownTimeoutMs: number;
+  /** How long a projection lease lasts unrenewed: how soon a worker takes over from a dead one. */
+  readonly projectionLeaseTtlMs: number;
+  /** /health reports unready when a projection's oldest unfolded event is older than this. */
+  readonly readinessMaxLagMs: number;
 }
 
 /** A setting that cannot be used: the message names the variable and what it accepts. */
@@ -133,6 +137,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ParleyConfig {
     // SDKs that watch heartbeats give up after 60 s of silence: a frame every 30 s at most.
     keepAliveMs: integerVariable(env, 'KEEPALIVE_INTERVAL_MS', MILLISECONDS(100, 30_000), 15_000),
     shutdownTimeoutMs: integerVariable(env, 'SHUTDOWN_TIMEOUT_MS', MILLISECONDS(100, 600_000), 10_000),
+    projectionLeaseTtlMs: integerVariable(env, 'PROJECTION_LEASE_TTL_MS', MILLISECONDS(1_000, 600_000), 15_000),
+    readinessMaxLagMs: integerVariable(env, 'READINESS_MAX_LAG_MS', MILLISECONDS(100, 3_600_000), 10_000),
   };
 }
 

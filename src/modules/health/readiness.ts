@@ -1,10 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { CONFIG, ParleyConfig } from '../../config/config';
 import { positionMagnitude } from '../../shared/domain/event';
 import { LiveLog } from '../../shared/subscriptions/live-log';
 import { HEALTH_SOURCES, HealthSources } from './health-sources';
-
-/** How long the oldest event a projection has not folded may wait before the process reports unready. */
-export const MAX_PROJECTION_LAG_MS = 10_000;
 
 export interface ProjectionHealth {
   readonly state: string;
@@ -26,7 +24,7 @@ export interface HealthReport {
 
 /**
  * Readiness is computed on every call, never set once: the process serves (not starting or
- * stopping), every projection runs and has folded the log to within MAX_PROJECTION_LAG_MS,
+ * stopping), every projection runs and has folded the log to within READINESS_MAX_LAG_MS,
  * the live log follows the log, and storage accepts writes.
  */
 @Injectable()
@@ -36,6 +34,7 @@ export class Readiness {
 
   constructor(
     @Inject(HEALTH_SOURCES) private readonly sources: HealthSources,
+    @Inject(CONFIG) private readonly config: ParleyConfig,
     private readonly liveLog: LiveLog,
   ) {}
 
@@ -80,7 +79,7 @@ export class Readiness {
         problems.push(`projection ${name} is parked at position ${failedEvent?.position} (event ${failedEvent?.type}): ${error}`);
       } else if (state === 'dropped') {
         problems.push(`projection ${name} dropped and is resubscribing: ${error}`);
-      } else if (lagSeconds * 1000 > MAX_PROJECTION_LAG_MS) {
+      } else if (lagSeconds * 1000 > this.config.readinessMaxLagMs) {
         problems.push(`projection ${name} is ${lagEvents} events (${projections[name].lag_seconds} s) behind the log`);
       }
     }
