@@ -1,0 +1,103 @@
+import { execFileSync } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { SqliteEventStore } from '../../src/adapters/event-store/sqlite/sqlite-event-store';
+import { chat, eventually, FaultLab, health, processEnv } from './process-client';
+
+const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+
+/** Fills a file system until it refuses more bytes; returns the filler's path. */
+function fillDisk(dir: string): string {
+  const filler = join(dir, 'filler.bin');
+  const fd = openSync(filler, 'w');
+  const chunk = Buffer.alloc(64 * 1024, 1);
+  try {
+    for (;;) writeSync(fd, chunk);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
+  } finally {
+    closeSync(fd);
+  }
+  return filler;
+}
+
+describe('failing projections and storage (real processes, real files)', () => {
+  const lab = new FaultLab();
+  afterEach(() => lab.stopAll());
+  afterAll(() => lab.cleanUp());
+
+  it('parks only the projection whose evolve keeps failing on an event, names it in /health, and the others go on', async () => {
+    const dir = lab.dataDir();
+    const server = await lab.start('dist/src/main.js', processEnv(dir, { READ_YOUR_WRITES_TIMEOUT_MS: '1500' }));
+    expect((await chat(server.port, 'POST', '/users', { id: 'ann', name: 'Ann' })).status).toBe(201);
+
+    // A malformed event reaches the log (as a bug in an older release could have written it).
+    const log = new SqliteEventStore(join(dir, 'events.sqlite'));
+    const { position } = await log.append(
+      'user-faults.broken',
+      [{ type: 'UserCreated', data: null, metadata: { occurred_at: new Date().toISOString() } }],
+      'no_stream',
+    );
+    await log.close();
+
+    let report: any;
+    expect(
+      await eventually(async () => {
+        const answer = await health(server.port);
+        report = answer.body;
+        return answer.status === 503 && report.projections.users_v1.state === 'parked';
+      }, 15_000),
+    ).toBe(true);
+    expect(report.projections.users_v1.failed_event).toMatchObject({ position, type: 'UserCreated', stream: 'user-faults.broken' });
+    expect(report.problems.join(' ')).toMatch(/users_v1 is parked at position/);
+    expect(report.projections.rooms_v1.state).toBe('running');
+
+    // The other projections still fold: a room is created and readable at once.
+    const room = await chat(server.port, 'POST', '/rooms', { id: 'still-works', name: 'ok', user_ids: ['ann'] });
+    expect(room.status).toBe(201);
+    expect((await chat(server.port, 'GET', '/rooms/still-works')).status).toBe(200);
+    // A user write is kept, and says truthfully that it is not visible yet.
+    const user = await chat(server.port, 'POST', '/users', { id: 'bob', name: 'Bob' });
+    expect(user.status).toBe(503);
+    expect(user.body.error).toMatch(/projection_lag/);
+    expect(user.body.error_description).toMatch(/was saved/);
+    expect((await fetch(`http://127.0.0.1:${server.port}/health/live`)).status).toBe(200);
+  }, 60_000);
+
+  (asRoot ? it : it.skip)('answers writes on a full disk with a JSON 503 that says nothing was saved, reports it in /health, and recovers by itself once space is freed', async () => {
+    const dir = join(lab.dataDir(), 'small-volume');
+    mkdirSync(dir);
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=24m', 'tmpfs', dir]);
+    try {
+      const server = await lab.start('dist/src/main.js', processEnv(dir));
+      expect((await chat(server.port, 'POST', '/users', { id: 'carol', name: 'C' })).status).toBe(201);
+      expect((await chat(server.port, 'POST', '/rooms', { id: 'full', name: 'full', user_ids: ['carol'] })).status).toBe(201);
+      const acknowledged: string[] = [];
+      const send = async (text: string) => {
+        const answer = await chat(server.port, 'POST', '/rooms/full/messages', { text }, { sub: 'carol', version: 'v2' });
+        if (answer.status === 201) acknowledged.push(text);
+        return answer;
+      };
+      expect((await send('before')).status).toBe(201);
+
+      const filler = fillDisk(dir);
+      const refused = await send('x'.repeat(4000));
+      expect(refused.status).toBe(503);
+      expect(refused.body.error).toMatch(/^services\/chatkit\/unavailable\//);
+      expect(refused.body.error_description).toMatch(/not saved/i);
+      const sick = await health(server.port);
+      expect(sick.status).toBe(503);
+      expect(sick.body.storage.state).toBe('failing');
+      expect((await fetch(`http://127.0.0.1:${server.port}/health/live`)).status).toBe(200);
+
+      rmSync(filler);
+      expect(await eventually(async () => (await health(server.port)).status === 200, 15_000)).toBe(true);
+      expect((await send('after')).status).toBe(201);
+      const page = await chat(server.port, 'GET', '/rooms/full/messages?limit=100', undefined, { sub: 'carol', version: 'v2' });
+      expect(page.body.map((m: { text: string }) => m.text).sort()).toEqual([...acknowledged].sort());
+    } finally {
+      await lab.stopAll();
+      execFileSync('umount', ['-l', dir]);
+    }
+  }, 60_000);
+});
