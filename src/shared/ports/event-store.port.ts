@@ -78,3 +78,18 @@ export interface EventStore {
 }
 
 export const EVENT_STORE = Symbol('EventStore');
+
+/**
+ * The store could not carry out an append or a read (disk full, read-only volume, locked by
+ * another process, unreachable) and wrote nothing. `reason` says why in words safe to show
+ * a client: no paths, no driver internals.
+ */
+export class EventStoreUnavailableError extends Error {
+  constructor(
+    readonly reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`The event log is unavailable: ${reason}`, options);
+    this.name = 'EventStoreUnavailableError';
+  }
+}

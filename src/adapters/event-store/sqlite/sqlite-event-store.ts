@@ -9,6 +9,7 @@ import {
   LogFilter,
   LogSubscription,
   ReadAllOptions,
+  EventStoreUnavailableError,
   ReadStreamOptions,
   SubscribeToAllOptions,
   SubscribeToStreamOptions,
@@ -22,6 +23,14 @@ export interface SqliteEventStoreOptions {
   /** How often idle subscriptions look for events appended by other processes (the admin CLI). */
   readonly pollMs?: number;
   readonly pageSize?: number;
+  /**
+   * How long an append waits for the write lock another process holds (the admin CLI, or a
+   * second server on the same files) before failing with "locked". The wait is asynchronous:
+   * the event loop keeps serving meanwhile. Default 5000 ms.
+   */
+  readonly lockTimeoutMs?: number;
+  /** Caps the file at this many pages, like a quota: appends past it fail as "disk full". */
+  readonly maxPageCount?: number;
 }
 
 interface Row {
@@ -41,7 +50,14 @@ interface PendingAppend {
   expected: ExpectedRevision;
   resolve: (r: AppendResult) => void;
   reject: (e: unknown) => void;
+  /** When it was queued: it waits for another process's write lock until `lockTimeoutMs` after. */
+  queuedAt: number;
 }
+
+/** How long a read waits, synchronously, on a lock (in WAL mode only recovery and checkpoints make readers wait). */
+const READ_BUSY_TIMEOUT_MS = 5000;
+/** Between two tries for the write lock another process holds. */
+const LOCK_RETRY_MS = 20;
 
 const POSITION_WIDTH = 20;
 export const sqlitePosition = (seq: number): LogPosition => String(seq).padStart(POSITION_WIDTH, '0');
@@ -58,6 +74,8 @@ export class SqliteEventStore implements EventStore {
   private readonly pageSize: number;
   private queue: PendingAppend[] = [];
   private flushScheduled = false;
+  private retryTimer: NodeJS.Timeout | null = null;
+  private readonly lockTimeoutMs: number;
   private readonly listeners = new Set<() => void>();
   /** Prepared statements by SQL text: preparing costs about as much as running a small read. */
   private readonly statements = new Map<string, Database.Statement>();
@@ -71,8 +89,10 @@ export class SqliteEventStore implements EventStore {
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
-    this.db.pragma('busy_timeout = 5000');
+    this.db.pragma(`busy_timeout = ${READ_BUSY_TIMEOUT_MS}`);
     this.pollMs = options.pollMs ?? 500;
+    this.lockTimeoutMs = options.lockTimeoutMs ?? 5000;
+    if (options.maxPageCount !== undefined) this.db.pragma(`max_page_count = ${Math.floor(options.maxPageCount)}`);
     this.pageSize = options.pageSize ?? 500;
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS events (
@@ -103,8 +123,9 @@ export class SqliteEventStore implements EventStore {
 
   append(streamName: string, events: readonly EventToAppend[], expected: ExpectedRevision): Promise<AppendResult> {
     if (events.length === 0) return Promise.reject(new Error('append needs at least one event'));
+    if (!this.db.open) return Promise.reject(new EventStoreUnavailableError('the event log is closed'));
     return new Promise((resolve, reject) => {
-      this.queue.push({ streamName, events, expected, resolve, reject });
+      this.queue.push({ streamName, events, expected, resolve, reject, queuedAt: Date.now() });
       if (!this.flushScheduled) {
         this.flushScheduled = true;
         setImmediate(() => this.flush());
@@ -143,38 +164,70 @@ export class SqliteEventStore implements EventStore {
 
   private flush(): void {
     this.flushScheduled = false;
+    this.retryTimer = null;
     const items = this.queue;
     this.queue = [];
     const outcomes: ({ ok: AppendResult } | { error: unknown })[] = [];
     // Each append runs in its own savepoint; the group commits (and fsyncs) once. IMMEDIATE
-    // takes the write lock up front, so a writer in another process (the admin CLI) makes it
-    // wait (busy_timeout) instead of failing on a lock upgrade.
+    // takes the write lock up front, without waiting: when another process holds it, the
+    // group is tried again shortly (asynchronously, so the event loop keeps serving).
     const one = this.db.transaction(this.appendOne);
     try {
+      this.db.pragma('busy_timeout = 0');
       this.db
         .transaction(() => {
           for (const item of items) {
             try {
               outcomes.push({ ok: one(item) });
             } catch (error) {
+              // SQLite rolls the whole transaction back by itself on some errors (disk full,
+              // I/O): then nothing of the group is written, and none of it may go on outside it.
+              if (!this.db.inTransaction) throw error;
               outcomes.push({ error });
             }
           }
         })
         .immediate();
     } catch (error) {
-      for (const item of items) item.reject(error);
+      // better-sqlite3 rolled back whatever was still open: nothing of the group is stored.
+      if (isLocked(error)) return this.retryLater(items, error);
+      const failure = unavailable(error, this.db.open);
+      for (const item of items) item.reject(failure);
       return;
+    } finally {
+      if (this.db.open) this.db.pragma(`busy_timeout = ${READ_BUSY_TIMEOUT_MS}`);
     }
     items.forEach((item, i) => {
       const outcome = outcomes[i];
       if ('ok' in outcome) item.resolve(outcome.ok);
-      else item.reject(outcome.error);
+      else item.reject(unavailable(outcome.error, true));
     });
     for (const listener of [...this.listeners]) listener();
   }
 
+  /** Another process holds the write lock: fail what waited long enough, try the rest again soon. */
+  private retryLater(items: PendingAppend[], error: unknown): void {
+    const now = Date.now();
+    const waiting = items.filter((item) => {
+      if (now - item.queuedAt < this.lockTimeoutMs) return true;
+      item.reject(unavailable(error, true));
+      return false;
+    });
+    this.queue = [...waiting, ...this.queue];
+    if (this.queue.length === 0 || this.flushScheduled) return;
+    this.flushScheduled = true;
+    this.retryTimer = setTimeout(() => this.flush(), LOCK_RETRY_MS);
+  }
+
   async readStream(streamName: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+    try {
+      return this.readStreamSync(streamName, options);
+    } catch (error) {
+      throw unavailable(error, this.db.open);
+    }
+  }
+
+  private readStreamSync(streamName: string, options: ReadStreamOptions): RecordedEvent[] {
     const backwards = options.direction === 'backwards';
     const from = options.fromRevision ?? (backwards ? Number.MAX_SAFE_INTEGER : 0);
     const rows = this.prepared(
@@ -184,7 +237,11 @@ export class SqliteEventStore implements EventStore {
   }
 
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
-    return this.readAllSync(seqOf(options.after), options.maxCount ?? this.pageSize, options.filter);
+    try {
+      return this.readAllSync(seqOf(options.after), options.maxCount ?? this.pageSize, options.filter);
+    } catch (error) {
+      throw unavailable(error, this.db.open);
+    }
   }
 
   private readAllSync(afterSeq: number, limit: number, filter?: LogFilter): RecordedEvent[] {
@@ -215,7 +272,12 @@ export class SqliteEventStore implements EventStore {
   }
 
   async headPosition(): Promise<LogPosition | null> {
-    const head = this.stmt.head.get()?.position;
+    let head: number | null | undefined;
+    try {
+      head = this.stmt.head.get()?.position;
+    } catch (error) {
+      throw unavailable(error, this.db.open);
+    }
     return head ? sqlitePosition(head) : null;
   }
 
@@ -231,7 +293,7 @@ export class SqliteEventStore implements EventStore {
   subscribeToStream(streamName: string, options: SubscribeToStreamOptions = {}): LogSubscription {
     const start = options.afterRevision ?? -1;
     return new PollingFeed(
-      (last) => this.readStream(streamName, { fromRevision: (last ? last.revision : start) + 1, maxCount: this.pageSize }),
+      (last) => this.readStreamSync(streamName, { fromRevision: (last ? last.revision : start) + 1, maxCount: this.pageSize }),
       (signal) => this.onAppend(signal.ring),
       this.pollMs,
     );
@@ -243,7 +305,11 @@ export class SqliteEventStore implements EventStore {
   }
 
   async close(): Promise<void> {
-    if (this.queue.length) this.flush();
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    if (this.queue.length && this.db.open) this.flush();
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    // Appends still waiting for another process's lock are not written.
+    for (const item of this.queue.splice(0)) item.reject(new EventStoreUnavailableError('the event log was closed'));
     if (this.db.open) this.db.close();
   }
 }
@@ -258,3 +324,34 @@ const toRecorded = (row: Row): RecordedEvent => ({
   metadata: JSON.parse(row.metadata),
   recordedAt: row.recorded_at,
 });
+
+const sqliteCode = (error: unknown): string | undefined => {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('SQLITE_') ? code : undefined;
+};
+
+const isLocked = (error: unknown): boolean => /^SQLITE_(BUSY|LOCKED)/.test(sqliteCode(error) ?? '');
+
+/**
+ * SQLite's storage failures as the port's "unavailable, nothing written", with a reason fit
+ * for a client (SQLite's own messages are, but its extended codes say more to an operator).
+ * Other errors (a bug, a constraint) stay as they are.
+ */
+function unavailable(error: unknown, open: boolean): unknown {
+  if (error instanceof EventStoreUnavailableError) return error;
+  if (!open) return new EventStoreUnavailableError('the event log is closed', { cause: error });
+  const code = sqliteCode(error);
+  if (!code) return error;
+  const reason = code.startsWith('SQLITE_FULL')
+    ? 'the disk is full'
+    : code.startsWith('SQLITE_READONLY')
+      ? 'the event log is read-only'
+      : isLocked(error)
+        ? 'the event log is locked by another process'
+        : /^SQLITE_(IOERR|CANTOPEN|PERM|PROTOCOL|NOMEM|NOLFS)/.test(code)
+          ? `the event log could not be written or read (${code})`
+          : /^SQLITE_(CORRUPT|NOTADB)/.test(code)
+            ? `the event log file is damaged (${code})`
+            : undefined;
+  return reason ? new EventStoreUnavailableError(reason, { cause: error }) : error;
+}
