@@ -32,7 +32,13 @@ export class EsdbEphemeralTimeoutError extends Error {
   }
 }
 
-const STREAM_PREFIX = 'ephemeral-';
+/**
+ * The category of the signal streams. The EventStoreDB event store leaves these streams out of
+ * everything it reads from $all (see its isApplicationEvent), so signals never reach projectors,
+ * the live log or audits.
+ */
+export const EPHEMERAL_STREAM_PREFIX = 'ephemeral-';
+const STREAM_PREFIX = EPHEMERAL_STREAM_PREFIX;
 const EVENT_TYPE = 'EphemeralSignal';
 /** How many streams are remembered as having their max-age set (a stream per room or user). */
 const MAX_AGED_STREAMS = 10_000;
@@ -55,9 +61,9 @@ interface SignalData {
  * and hands each signal to its local listeners of that channel. A gap while the subscription
  * is reopened loses signals; that is acceptable here (presence heartbeats repair it).
  *
- * These streams never reach read models or the audit trail: projections fold only the event
- * types they name (never `EphemeralSignal`), and the audit CLI reads only entity streams
- * (`user-…`, `room-…`, `instance-…`), not `ephemeral-…`.
+ * These streams never reach read models, the live log or the audit trail: the EventStoreDB
+ * event store excludes `ephemeral-…` streams from its $all reads and subscriptions (on the
+ * server where it can, and again in the client), and the audit CLI reads only entity streams.
  */
 export class EsdbEphemeralBus implements EphemeralBus {
   private readonly client: EventStoreDBClient;

@@ -14,15 +14,16 @@ import {
   RecordedEvent as EsdbRecordedEvent,
   START,
   STREAM_EXISTS,
+  StreamDeletedError,
   StreamNotFoundError,
   StreamingRead,
   WrongExpectedVersionError,
   eventTypeFilter,
-  excludeSystemEvents,
   jsonEvent,
   streamNameFilter,
 } from '@eventstore/db-client';
 import { randomUUID } from 'node:crypto';
+import { conflict } from '../../../shared/domain/errors';
 import { EventMetadata, LogPosition, RecordedEvent } from '../../../shared/domain/event';
 import {
   AppendResult,
@@ -37,6 +38,7 @@ import {
   SubscribeToStreamOptions,
   WrongExpectedRevisionError,
 } from '../../../shared/ports/event-store.port';
+import { EPHEMERAL_STREAM_PREFIX } from '../../ephemeral/esdb-ephemeral-bus';
 
 export interface EsdbEventStoreOptions {
   /**
@@ -56,6 +58,25 @@ export class EsdbTimeoutError extends Error {
     this.name = 'EsdbTimeoutError';
   }
 }
+
+/**
+ * The server ended a subscription that nobody closed (a restart, a leader change, a deleted
+ * stream): thrown out of the `for await`, so that the consumer resubscribes from its checkpoint
+ * instead of taking the end for the end of the log.
+ */
+export class EsdbSubscriptionEndedError extends Error {
+  constructor(what: string) {
+    super(`EventStoreDB ended ${what}`);
+    this.name = 'EsdbSubscriptionEndedError';
+  }
+}
+
+/** A hard-deleted (tombstoned) stream can never be written again: a conflict, and nothing was stored. */
+const streamDeleted = () =>
+  conflict(
+    'stream_deleted',
+    'The resource was deleted permanently from the event log; nothing was written, and its id cannot be used again',
+  );
 
 const WIDTH = 20; // a u64 has at most 20 decimal digits
 /** `commit:prepare`, each zero-padded to 20 digits, so that string order is log order. */
@@ -101,21 +122,26 @@ export class EsdbEventStore implements EventStore {
       }),
     );
     let result;
-    try {
-      result = await this.deadline(
-        this.client.appendToStream(streamName, data, { expectedRevision: toEsdbExpected(expected) }),
-        `an append to ${streamName} (it may or may not have been written)`,
-      );
-    } catch (error) {
-      if (error instanceof WrongExpectedVersionError) {
-        const actual = error.actualVersion;
-        throw new WrongExpectedRevisionError(
-          streamName,
-          expected,
-          typeof actual === 'bigint' && actual >= 0n ? Number(actual) : 'no_stream',
+    let expectedRevision = toEsdbExpected(expected);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        result = await this.deadline(
+          this.client.appendToStream(streamName, data, { expectedRevision }),
+          `an append to ${streamName} (it may or may not have been written)`,
         );
+        break;
+      } catch (error) {
+        if (error instanceof StreamDeletedError) throw streamDeleted();
+        if (!(error instanceof WrongExpectedVersionError)) throw error;
+        const actual = typeof error.actualVersion === 'bigint' && error.actualVersion >= 0n ? error.actualVersion : null;
+        // A soft-deleted stream reads as absent (so the caller expected no stream) but keeps its
+        // numbering: EventStoreDB recreates it by appending after its last revision.
+        if (attempt === 0 && expected === 'no_stream' && actual !== null && (await this.readStream(streamName, { maxCount: 1 })).length === 0) {
+          expectedRevision = actual;
+          continue;
+        }
+        throw new WrongExpectedRevisionError(streamName, expected, actual === null ? 'no_stream' : Number(actual));
       }
-      throw error;
     }
     const nextExpectedRevision = Number(result.nextExpectedRevision);
     // The reported position is the write's; for a single event that is the event's own position.
@@ -143,7 +169,9 @@ export class EsdbEventStore implements EventStore {
       );
       return resolved.flatMap((r) => (r.event ? [toRecorded(r.event)] : []));
     } catch (error) {
-      if (error instanceof StreamNotFoundError) return [];
+      // Soft-deleted streams answer "not found", tombstoned ones "deleted": both read as absent
+      // (an append to a tombstoned one then fails with a conflict, see append).
+      if (error instanceof StreamNotFoundError || error instanceof StreamDeletedError) return [];
       throw error;
     }
   }
@@ -179,9 +207,12 @@ export class EsdbEventStore implements EventStore {
     }
   }
 
-  /** The newest application event: what a subscription's checkpoint can eventually reach. */
+  /**
+   * The newest application event: what a subscription's checkpoint can eventually reach.
+   * Pages grow as they go, so a tail of signals and system events costs few round trips.
+   */
   async headPosition(): Promise<LogPosition | null> {
-    const batch = 64;
+    let batch = 64;
     let from: ReadPosition = END;
     let seen: LogPosition | null = null;
     for (;;) {
@@ -198,6 +229,7 @@ export class EsdbEventStore implements EventStore {
       }
       if (page.length < batch || seen === null) return null;
       from = parseEsdbPosition(seen);
+      batch = Math.min(batch * 4, 4_096);
     }
   }
 
@@ -239,6 +271,8 @@ export class EsdbEventStore implements EventStore {
           let last = after ?? -1;
           return ({ event }) => {
             if (!event) return null;
+            // A hard delete appends this tombstone: the stream has ended for good.
+            if (event.type === '$streamDeleted') throw new EsdbSubscriptionEndedError(`a subscription to ${streamName} (the stream was deleted)`);
             const recorded = toRecorded(event);
             if (recorded.revision <= last) return null;
             last = recorded.revision;
@@ -277,6 +311,7 @@ export class EsdbEventStore implements EventStore {
         out.push(next.value);
       }
     } catch (error) {
+      stream.on('error', () => undefined); // late errors of an abandoned read (see EsdbFeed.close)
       stream.cancel().catch(() => undefined);
       stream.destroy();
       throw error;
@@ -290,6 +325,8 @@ const CLOSED = Symbol('closed');
  * A client subscription consumed with `for await`, one event at a time: EventStoreDB's own
  * catch-up subscription already switches from stored to live events without a gap.
  * `close()` ends a pending iteration at once, whatever the stream does after cancellation.
+ * Any other end throws: an error of the stream (a dropped connection, a deleted stream), no
+ * confirmation within the timeout, or the server ending it (EsdbSubscriptionEndedError).
  */
 class EsdbFeed<R> implements LogSubscription {
   private closed = false;
@@ -320,7 +357,8 @@ class EsdbFeed<R> implements LogSubscription {
     try {
       for (;;) {
         const next = await Promise.race([iterator.next(), this.stopped]);
-        if (next === CLOSED || next.done) return;
+        if (next === CLOSED || this.closed) return;
+        if (next.done) throw new EsdbSubscriptionEndedError(this.what);
         const event = accept(next.value);
         if (event) yield event;
         if (this.closed) return;
@@ -341,6 +379,9 @@ class EsdbFeed<R> implements LogSubscription {
     this.onClose(this);
     const subscription = this.active;
     if (subscription) {
+      // The client re-emits the call's late errors (a connection that fails after cancelling)
+      // on the subscription itself; unheard, an 'error' event would crash the process.
+      subscription.on('error', () => undefined);
       // Not awaited: on a hung connection unsubscribe() never settles.
       subscription.unsubscribe().catch(() => undefined);
       subscription.destroy();
@@ -372,7 +413,14 @@ function toEsdbExpected(expected: ExpectedRevision): AppendExpectedRevision {
 
 type AnyRecorded = EsdbRecordedEvent;
 
-const isApplicationEvent = (e: AnyRecorded): boolean => !e.type.startsWith('$') && !e.streamId.startsWith('$');
+/**
+ * What the log means to its readers (projectors, the live log, rebuilds, audits): neither
+ * EventStoreDB's own events and streams (`$…`) nor the typing and presence signals that the
+ * ephemeral bus writes to the same server (`ephemeral-…` streams, dropped by the server after
+ * their max age). readAll, headPosition and both subscriptions pass every event through here.
+ */
+const isApplicationEvent = (e: AnyRecorded): boolean =>
+  !e.type.startsWith('$') && !e.streamId.startsWith('$') && !e.streamId.startsWith(EPHEMERAL_STREAM_PREFIX);
 
 /** The exact semantics of LogFilter, applied here even when the server filtered already. */
 function compileFilter(filter: LogFilter | undefined): (e: AnyRecorded) => boolean {
@@ -383,14 +431,16 @@ function compileFilter(filter: LogFilter | undefined): (e: AnyRecorded) => boole
 
 /**
  * The server filters on one thing only: stream prefixes when given (the other condition is
- * checked here), else exact event types by regex, else it just leaves out system events.
+ * checked here), else exact event types by regex, else stream names that are neither system
+ * (`$…`) nor ephemeral signal streams, so a busy typing channel costs the readers nothing.
+ * Whatever the server lets through is checked again by isApplicationEvent and the filter.
  */
 function serverFilter(filter: LogFilter | undefined): Filter {
   if (filter?.streamPrefixes?.length) return streamNameFilter({ prefixes: [...filter.streamPrefixes] });
   if (filter?.eventTypes?.length) {
     return eventTypeFilter({ regex: `^(?:${filter.eventTypes.map(escapeRegex).join('|')})$` });
   }
-  return excludeSystemEvents();
+  return streamNameFilter({ regex: `^(?!\\$|${escapeRegex(EPHEMERAL_STREAM_PREFIX)})` });
 }
 
 /** Escapes .NET regex metacharacters (whitespace is literal without IgnorePatternWhitespace). */
