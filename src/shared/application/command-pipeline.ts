@@ -1,8 +1,19 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
+import { randomUUID } from 'node:crypto';
 import { Decider } from '../domain/decider';
-import { conflict } from '../domain/errors';
-import { DomainEvent, EventMetadata, LogPosition } from '../domain/event';
-import { EVENT_STORE, EventStore, WrongExpectedRevisionError } from '../ports/event-store.port';
+import { conflict, DomainError } from '../domain/errors';
+import { DomainEvent, EventMetadata, LogPosition, RecordedEvent } from '../domain/event';
+import {
+  AppendResult,
+  EVENT_STORE,
+  EventStore,
+  EventStoreUnavailableError,
+  EventToAppend,
+  ExpectedRevision,
+  ReadStreamOptions,
+  WrongExpectedRevisionError,
+} from '../ports/event-store.port';
 import { READ_YOUR_WRITES, ReadYourWrites } from './read-your-writes';
 
 interface Folded<S> {
@@ -18,35 +29,105 @@ export interface CommandOutcome<S, E> {
   readonly position: LogPosition | null;
 }
 
+export interface RunOptions {
+  /**
+   * Checkpoint names (`checkpointName(definition)`, e.g. `messages_v1`) of the projections
+   * that reads of the written entity need: the command answers once those reflect it.
+   * Omitted: every projection. Empty: as soon as the append is durable, for internal writes
+   * no read depends on (id reservations).
+   */
+  readonly awaitProjections?: readonly string[];
+}
+
 const MAX_ATTEMPTS = 4;
-const CACHE_LIMIT = 20_000;
+/**
+ * Folded states kept, by stream (least recently used go first). States are small: deciders
+ * keep what decisions need (a timeline its last id, a room its settings and members).
+ */
+export const STATE_CACHE_ENTRIES = 10_000;
 /** Most commands of one stream decided and appended together. */
 const MAX_BATCH = 500;
+/** Events read per step when a stream is read backwards to where its state starts. */
+const TAIL_PAGE = 16;
 
 interface Queued {
   readonly decider: Decider<unknown, unknown, DomainEvent>;
   readonly command: unknown;
   readonly metadata: EventMetadata;
+  readonly awaitProjections: readonly string[] | undefined;
   readonly resolve: (outcome: CommandOutcome<unknown, DomainEvent>) => void;
   readonly reject: (error: unknown) => void;
   attempts: number;
 }
 
+interface Decided {
+  readonly item: Queued;
+  readonly events: DomainEvent[];
+  readonly state: unknown;
+}
+
+const reasonOf = (error: unknown): string =>
+  error instanceof EventStoreUnavailableError ? error.reason : 'the event log failed';
+
+const withCause = (error: DomainError, cause: unknown): DomainError => Object.assign(error, { cause });
+
+/** Nothing was appended: a retry cannot duplicate anything. */
+export const changeNotSaved = (cause: unknown) =>
+  withCause(
+    new DomainError('unavailable', 'storage_unavailable', `The change was not saved: ${reasonOf(cause)}; it is safe to retry`),
+    cause,
+  );
+
+const eventLogUnreadable = (cause: unknown) =>
+  withCause(
+    new DomainError(
+      'unavailable',
+      'storage_unavailable',
+      `The event log could not be read: ${reasonOf(cause)}; nothing was changed, it is safe to retry`,
+    ),
+    cause,
+  );
+
+const outcomeUnknown = (cause: unknown) =>
+  withCause(
+    new DomainError(
+      'unavailable',
+      'storage_unavailable',
+      `The event log failed during the write (${reasonOf(cause)}) and could not be read back: the change may or may not be saved; read it before retrying`,
+    ),
+    cause,
+  );
+
+/** The append is in the log; only confirming the read models failed (for an unexpected reason). */
+const savedUnconfirmed = (cause: unknown) =>
+  withCause(
+    new DomainError(
+      'unavailable',
+      'projection_lag',
+      'The change was saved, but whether the read models reflect it could not be checked; do not send it again, read it back shortly',
+    ),
+    cause,
+  );
+
 /**
  * The one write path: read the stream, fold it, decide, append with the revision read,
- * then wait until the read models show the change. A concurrent writer (another process)
- * makes the append fail on its expected revision; the command is then decided again on
- * fresh state.
+ * then wait until the read models the answer depends on show the change. A concurrent
+ * writer (another process) makes the append fail on its expected revision; the command is
+ * then decided again on fresh state.
+ *
+ * Its errors tell the truth about the log: anything that fails before or at the append says
+ * the change was not saved (an append that failed is read back, so an append the store did
+ * write is never reported as lost); only a failure after the append says it was saved.
  *
  * Commands for one stream are queued: whatever arrived while the previous append was in
  * flight is decided in order against the evolving state and appended as one batch, so a
  * busy stream (a room's timeline) costs one append per batch and no conflicts in-process.
- * Folded states are cached by stream and revision, so a hot stream is read from where the
- * cache left it rather than from its start; another process's appends are still read.
+ * Folded states are cached by stream and revision (LRU), so a hot stream is read from where
+ * the cache left it rather than from its start; another process's appends are still read.
  */
 @Injectable()
 export class CommandPipeline {
-  private readonly cache = new Map<string, Folded<unknown>>();
+  private readonly cache = new LRUCache<string, Folded<unknown>>({ max: STATE_CACHE_ENTRIES });
   private readonly queues = new Map<string, Queued[]>();
 
   constructor(
@@ -54,17 +135,18 @@ export class CommandPipeline {
     @Inject(READ_YOUR_WRITES) private readonly readYourWrites: ReadYourWrites,
   ) {}
 
+  /** The stream's current state; a failed read answers 503 "nothing was changed". */
   async load<S, E extends DomainEvent>(stream: string, decider: Decider<S, unknown, E>): Promise<Folded<S>> {
     const cached = this.cache.get(stream) as Folded<S> | undefined;
     let state = cached ? cached.state : decider.initialState();
     let revision = cached ? cached.revision : -1;
-    const newer = await this.events.readStream(stream, { fromRevision: revision + 1 });
+    const newer = cached || !decider.foldsFrom ? await this.readStream(stream, { fromRevision: revision + 1 }) : await this.tail(stream, decider.foldsFrom);
     for (const event of newer) {
       state = decider.evolve(state, event as unknown as E);
       revision = event.revision;
     }
     const folded = { state, revision };
-    if (newer.length > 0 || !cached) this.remember(stream, folded);
+    if (newer.length > 0 || !cached) this.cache.set(stream, folded);
     return folded;
   }
 
@@ -73,12 +155,14 @@ export class CommandPipeline {
     decider: Decider<S, C, E>,
     command: C,
     metadata: EventMetadata,
+    options: RunOptions = {},
   ): Promise<CommandOutcome<S, E>> {
     return new Promise((resolve, reject) => {
       const queued: Queued = {
         decider: decider as unknown as Queued['decider'],
         command,
         metadata,
+        awaitProjections: options.awaitProjections,
         resolve: resolve as Queued['resolve'],
         reject,
         attempts: 0,
@@ -91,6 +175,29 @@ export class CommandPipeline {
       this.queues.set(stream, [queued]);
       void this.drain(stream);
     });
+  }
+
+  /** The newest events of a stream back to (and including) the newest one `foldsFrom` accepts, oldest first. */
+  private async tail<E extends DomainEvent>(stream: string, foldsFrom: (event: E) => boolean): Promise<RecordedEvent[]> {
+    const newestFirst: RecordedEvent[] = [];
+    for (let from: number | undefined; ; ) {
+      const page = await this.readStream(stream, { direction: 'backwards', fromRevision: from, maxCount: TAIL_PAGE });
+      for (const event of page) {
+        newestFirst.push(event);
+        if (foldsFrom(event as unknown as E)) return newestFirst.reverse();
+      }
+      if (page.length < TAIL_PAGE || page[page.length - 1].revision === 0) return newestFirst.reverse();
+      from = page[page.length - 1].revision - 1;
+    }
+  }
+
+  /** Events of a stream as the write side reads them: a failed read answers 503 "nothing was changed". */
+  async readStream(stream: string, options: ReadStreamOptions): Promise<RecordedEvent[]> {
+    try {
+      return await this.events.readStream(stream, options);
+    } catch (error) {
+      throw eventLogUnreadable(error);
+    }
   }
 
   private async drain(stream: string): Promise<void> {
@@ -107,11 +214,11 @@ export class CommandPipeline {
     try {
       folded = await this.load(stream, batch[0].decider);
     } catch (error) {
-      for (const item of batch) item.reject(error);
+      for (const item of batch) item.reject(error); // nothing appended: "nothing was changed", or a bug (500)
       return;
     }
     let state = folded.state;
-    const decided: { item: Queued; events: DomainEvent[]; state: unknown }[] = [];
+    const decided: Decided[] = [];
     for (const item of batch) {
       try {
         const events = item.decider.decide(item.command, state);
@@ -121,47 +228,79 @@ export class CommandPipeline {
         item.reject(error); // this command alone fails; the others still go ahead
       }
     }
-    const toAppend = decided.flatMap(({ item, events }) =>
-      events.map((e) => ({ type: e.type, data: e.data, metadata: item.metadata })),
+    const toAppend: EventToAppend[] = decided.flatMap(({ item, events }) =>
+      events.map((e) => ({ id: randomUUID(), type: e.type, data: e.data, metadata: item.metadata })),
     );
     if (toAppend.length === 0) {
       for (const d of decided) d.item.resolve({ state: d.state, events: [], position: null });
       return;
     }
-    let position: LogPosition;
+    const expected: ExpectedRevision = folded.revision < 0 ? 'no_stream' : folded.revision;
+    let result: AppendResult;
     try {
-      const result = await this.events.append(stream, toAppend, folded.revision < 0 ? 'no_stream' : folded.revision);
-      position = result.position;
-      this.remember(stream, { state, revision: result.nextExpectedRevision });
+      result = await this.events.append(stream, toAppend, expected);
     } catch (error) {
-      this.cache.delete(stream); // deciding may have evolved the cached state
-      if (!(error instanceof WrongExpectedRevisionError)) {
-        for (const d of decided) d.item.reject(error);
+      // The cached state is still that of `folded.revision` (evolve is pure): loading reads on from it.
+      if (error instanceof WrongExpectedRevisionError) return this.retryOnFreshState(queue, decided);
+      // A store may fail after writing (a lost connection): the log, not the error, says which.
+      let landed: AppendResult | null;
+      try {
+        landed = await this.landed(stream, expected, toAppend);
+      } catch {
+        for (const d of decided) d.item.reject(outcomeUnknown(error));
         return;
       }
-      const again = decided.map((d) => d.item).filter((item) => ++item.attempts < MAX_ATTEMPTS);
-      for (const d of decided) {
-        if (d.item.attempts >= MAX_ATTEMPTS) {
-          d.item.reject(conflict('concurrent_modification', 'The resource was changed by another request at the same time; retry'));
-        }
+      if (!landed) {
+        for (const d of decided) d.item.reject(changeNotSaved(error));
+        return;
       }
-      queue.unshift(...again); // decided again, in the same order, on fresh state
-      return;
+      result = landed;
     }
+    this.cache.set(stream, { state, revision: result.nextExpectedRevision });
     // The next batch may append while this one waits for the read models.
-    this.readYourWrites.waitFor(position).then(
-      () => {
-        for (const d of decided) d.item.resolve({ state: d.state, events: d.events, position: d.events.length ? position : null });
-      },
-      (error) => {
-        for (const d of decided) d.item.reject(error);
-      },
-    );
+    this.answerOnceProjected(decided, result.position);
   }
 
-  private remember(stream: string, folded: Folded<unknown>): void {
-    this.cache.delete(stream);
-    this.cache.set(stream, folded);
-    if (this.cache.size > CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value as string);
+  private retryOnFreshState(queue: Queued[], decided: Decided[]): void {
+    const again: Queued[] = [];
+    for (const { item } of decided) {
+      if (++item.attempts < MAX_ATTEMPTS) again.push(item);
+      else item.reject(conflict('concurrent_modification', 'The resource was changed by another request at the same time; retry'));
+    }
+    queue.unshift(...again); // decided again, in the same order, on fresh state
+  }
+
+  /** Whether an append that reported a failure is in the log after all, and where. */
+  private async landed(stream: string, expected: ExpectedRevision, appended: readonly EventToAppend[]): Promise<AppendResult | null> {
+    const first = typeof expected === 'number' ? expected + 1 : 0;
+    const found = await this.events.readStream(stream, { fromRevision: first, maxCount: appended.length });
+    if (found.length < appended.length || found.some((event, i) => event.id !== appended[i].id)) return null;
+    const last = found[found.length - 1];
+    return { nextExpectedRevision: last.revision, position: last.position };
+  }
+
+  /** Commands that wait for the same projections share one wait. */
+  private answerOnceProjected(decided: Decided[], position: LogPosition): void {
+    const byProjections = new Map<string, Decided[]>();
+    for (const d of decided) {
+      const key = d.item.awaitProjections ? JSON.stringify(d.item.awaitProjections) : '*';
+      const group = byProjections.get(key);
+      if (group) group.push(d);
+      else byProjections.set(key, [d]);
+    }
+    for (const group of byProjections.values()) {
+      const projections = group[0].item.awaitProjections;
+      const projected = projections?.length === 0 ? Promise.resolve() : this.readYourWrites.waitFor(position, projections);
+      projected.then(
+        () => {
+          for (const d of group) d.item.resolve({ state: d.state, events: d.events, position: d.events.length ? position : null });
+        },
+        (error) => {
+          // The append succeeded: whatever failed since, the change is saved and must say so.
+          const answer = error instanceof DomainError && error.reason === 'projection_lag' ? error : savedUnconfirmed(error);
+          for (const d of group) d.item.reject(answer);
+        },
+      );
+    }
   }
 }

@@ -7,8 +7,16 @@ import { DomainEvent } from './event';
  */
 export interface Decider<State, Command, Event extends DomainEvent> {
   initialState(): State;
+  /** Returns a new state; never changes `state` (states are cached and shared). */
   evolve(state: State, event: Event): State;
   decide(command: Command, state: State): Event[];
+  /**
+   * For streams whose state depends only on their newest events (a timeline needs its last
+   * message id, not every message): true for an event from which folding forwards gives the
+   * whole state. A stream is then read backwards to the newest such event, not from its
+   * start, so loading it costs the same however long it grew.
+   */
+  readonly foldsFrom?: (event: Event) => boolean;
 }
 
 export const fold = <State, Event extends DomainEvent>(
