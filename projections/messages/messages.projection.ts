@@ -2,7 +2,7 @@ import type { RecordedEvent } from '../../src/shared/domain/event';
 import { documentId, parseStreamName } from '../../src/shared/domain/streams';
 import type { Document, ProjectionDefinition, Target } from '../projection';
 
-export const MESSAGES = 'messages_v1';
+export const MESSAGES = 'messages';
 
 /** What fetches and room streams show of a deleted message's text (seed: tombstones). */
 export const TOMBSTONE_TEXT = 'DELETED';
@@ -46,7 +46,11 @@ export const messagesProjection: ProjectionDefinition = {
     if (event.type === 'RoomDeleted') {
       return [{ collection: MESSAGES, where: { instance_id: stream.instanceId, room_id: stream.id } }];
     }
-    return [{ collection: MESSAGES, id: messageDocumentId(stream.instanceId, stream.id, (event.data as Data).id) }];
+    // Edits and deletions carry their room (they live in the message's own stream); older
+    // logs have them in the room's timeline, whose name gives the room.
+    const data = event.data as Data;
+    const roomId = event.type === 'MessageSent' ? stream.id : (data.room_id ?? stream.id);
+    return [{ collection: MESSAGES, id: messageDocumentId(stream.instanceId, roomId, data.id) }];
   },
 
   evolve(document, event) {

@@ -40,6 +40,9 @@ export class MessageIds {
         idBlockDecider,
         { type: 'ReserveIds', size: BLOCK_SIZE },
         { instance_id: instanceId, actor: { key_id: 'system' }, occurred_at: now },
+        // No read shows reservations: waiting for read models here would only delay (or,
+        // with lagging projections, fail) the send before its message is even appended.
+        { awaitProjections: [] },
       );
       const { first, last } = events[0].data;
       block = { next: Math.max(first, above + 1), last };

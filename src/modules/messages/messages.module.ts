@@ -7,9 +7,11 @@ import { EditMessageController, EditMessageHandler } from './edit-message/edit-m
 import { FetchMessagesController, FetchMessagesHandler } from './fetch-messages/fetch-messages';
 import { GetMessageController, GetMessageHandler } from './get-message/get-message';
 import { MessageContent } from './message-content';
+import { MessageChangeRouting } from './message-change-routing';
 import { MessageIds } from './message-ids';
 import { MessagesReadModel } from './messages.read-model';
 import { SendMessageController, SendMessageHandler } from './send-message/send-message';
+import { SentMessages } from './sent-messages';
 import { RoomSubscription } from './subscribe-to-room/subscribe-to-room';
 
 /** Room timelines: send, fetch, get, edit and delete messages in v2 and v6 shapes. */
@@ -24,6 +26,8 @@ import { RoomSubscription } from './subscribe-to-room/subscribe-to-room';
   ],
   providers: [
     MessageIds,
+    SentMessages,
+    MessageChangeRouting,
     MessagesReadModel,
     MessageContent,
     SendMessageHandler,

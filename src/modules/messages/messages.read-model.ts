@@ -1,6 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { READ_MODEL_STORE, ReadModelStore } from '../../shared/ports/read-model-store.port';
-import { MESSAGES, MessageDocument, messageDocumentId } from '../../../projections/messages/messages.projection';
+import { MESSAGES, MessageDocument, messageDocumentId, messagesProjection } from '../../../projections/messages/messages.projection';
+import { checkpointName } from '../../../projections/projection';
+
+/**
+ * The projections reads of messages need: a message write answers once these show it
+ * (not the rooms' last_message_at or unread counts, which follow a moment later).
+ */
+export const MESSAGE_READS: readonly string[] = [checkpointName(messagesProjection)];
 
 /** Reads of the messages read model: pages of a room's timeline, single messages, counts. */
 @Injectable()

@@ -13,8 +13,9 @@ import {
 } from '../../instances/authentication/access-token.guard';
 import { RequestActor } from '../../instances/authentication/access-token';
 import { RoomAccess } from '../../rooms/room-access';
-import { messageNotFound, messagesStream, timelineDecider } from '../domain/message.decider';
-import { MessagesReadModel } from '../messages.read-model';
+import { messageDecider, messageNotFound, messageStream } from '../domain/message.decider';
+import { MESSAGE_READS, MessagesReadModel } from '../messages.read-model';
+import { SentMessages } from '../sent-messages';
 import { parseMessageId } from '../presentation/message-id.pipe';
 
 export class DeleteMessageCommand {
@@ -35,24 +36,29 @@ export class DeleteMessageHandler implements ICommandHandler<DeleteMessageComman
   constructor(
     private readonly pipeline: CommandPipeline,
     private readonly access: RoomAccess,
+    private readonly sentMessages: SentMessages,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   async execute({ instanceId, roomId, messageId, tombstone, requester, actor }: DeleteMessageCommand): Promise<void> {
     const room = await this.access.room(instanceId, roomId);
+    const sent = await this.sentMessages.find(instanceId, roomId, messageId);
     const now = this.clock.now().toISOString();
     await this.pipeline.run(
-      messagesStream(instanceId, roomId),
-      timelineDecider,
+      messageStream(instanceId, messageId),
+      messageDecider,
       {
         type: 'DeleteMessage',
         id: messageId,
+        roomId,
+        sent,
         roomCreatedAt: room.createdAt,
         actor: { userId: requester.userId, su: requester.su },
         tombstone,
         now,
       },
       { instance_id: instanceId, actor, occurred_at: now },
+      { awaitProjections: MESSAGE_READS },
     );
   }
 }

@@ -9,15 +9,15 @@ export const messagesStream = (instanceId: string, roomId: string) => streamName
 /** Where processes reserve blocks of message ids for an instance: one append per block, not per message. */
 export const messageIdsStream = (instanceId: string) => `messageids-${instanceId}`;
 
-interface StoredMessage {
-  readonly userId: string;
-  readonly roomCreatedAt: string;
-  readonly deleted: boolean;
-}
+/**
+ * Where a message's edits and deletion go: its own short stream, so deciding about one
+ * message reads that message alone, not its room's history. Ids are unique per instance.
+ */
+export const messageStream = (instanceId: string, messageId: MessageId) => streamName('message', instanceId, String(messageId));
 
+/** All a timeline's decisions need: ids only grow, so its newest message fixes the state. */
 export interface TimelineState {
   readonly lastId: MessageId;
-  readonly messages: ReadonlyMap<MessageId, StoredMessage>;
 }
 
 /** The id offered is not above the timeline's last id: allocate a higher one and retry. */
@@ -27,66 +27,77 @@ export class StaleMessageIdError extends Error {
   }
 }
 
-export type TimelineCommand =
-  | { type: 'SendMessage'; id: MessageId; userId: string; parts: MessagePart[]; roomCreatedAt: string; now: string }
-  | {
-      type: 'EditMessage';
-      id: MessageId;
-      roomCreatedAt: string;
-      actor: { userId?: string; su: boolean };
-      parts: MessagePart[];
-      now: string;
-    }
-  | {
-      type: 'DeleteMessage';
-      id: MessageId;
-      roomCreatedAt: string;
-      actor: { userId?: string; su: boolean };
-      tombstone: boolean;
-      now: string;
-    };
+export type TimelineCommand = {
+  type: 'SendMessage';
+  id: MessageId;
+  userId: string;
+  parts: MessagePart[];
+  roomCreatedAt: string;
+  now: string;
+};
 
 export const messageNotFound = (id: MessageId) => notFound('message_not_found', `The message ${id} does not exist`);
 
 export const timelineDecider: Decider<TimelineState, TimelineCommand, MessageEvent> = {
-  initialState: () => ({ lastId: 0, messages: new Map() }),
-
-  // The message map is shared from one state to the next (folding a long timeline stays
-  // linear): a timeline state is only ever used as the latest state of its stream.
-  evolve(state, event) {
-    const messages = state.messages as Map<MessageId, StoredMessage>;
-    switch (event.type) {
-      case 'MessageSent':
-        messages.set(event.data.id, { userId: event.data.user_id, roomCreatedAt: event.data.room_created_at, deleted: false });
-        return { lastId: Math.max(state.lastId, event.data.id), messages };
-      case 'MessageDeleted': {
-        const m = messages.get(event.data.id);
-        if (m) messages.set(event.data.id, { ...m, deleted: true });
-        return { ...state };
-      }
-      default:
-        return state;
-    }
-  },
+  initialState: () => ({ lastId: 0 }),
+  // Timelines written before edits and deletions had their own streams also hold those; they change no id.
+  foldsFrom: (event) => event.type === 'MessageSent',
+  evolve: (state, event) => (event.type === 'MessageSent' ? { lastId: Math.max(state.lastId, event.data.id) } : state),
 
   decide(command, state) {
-    if (command.type === 'SendMessage') {
-      if (command.id <= state.lastId) throw new StaleMessageIdError(state.lastId);
-      const { id, userId, parts, roomCreatedAt, now } = command;
-      return [
-        { type: 'MessageSent', data: { id, user_id: userId, parts, room_created_at: roomCreatedAt, created_at: now } },
-      ];
-    }
-    const message = state.messages.get(command.id);
-    // A message of an earlier room of the same id does not exist for this room.
-    if (!message || message.deleted || message.roomCreatedAt !== command.roomCreatedAt) throw messageNotFound(command.id);
-    if (!command.actor.su && command.actor.userId !== message.userId) {
+    if (command.id <= state.lastId) throw new StaleMessageIdError(state.lastId);
+    const { id, userId, parts, roomCreatedAt, now } = command;
+    return [{ type: 'MessageSent', data: { id, user_id: userId, parts, room_created_at: roomCreatedAt, created_at: now } }];
+  },
+};
+
+/** What the room's timeline says of a message: who sent it, to which incarnation of the room. */
+export interface SentMessage {
+  readonly userId: string;
+  readonly roomCreatedAt: string;
+}
+
+export interface MessageState {
+  readonly deleted: boolean;
+}
+
+interface MessageChange {
+  id: MessageId;
+  roomId: string;
+  /** Found in the room's timeline, or null when the timeline holds no such message. */
+  sent: SentMessage | null;
+  /** The room as it is now: a message of an earlier room of the same id does not exist for it. */
+  roomCreatedAt: string;
+  actor: { userId?: string; su: boolean };
+  now: string;
+}
+
+export type MessageCommand =
+  | (MessageChange & { type: 'EditMessage'; parts: MessagePart[] })
+  | (MessageChange & { type: 'DeleteMessage'; tombstone: boolean });
+
+/** Decides edits and deletion of one message on its own stream (`messageStream`). */
+export const messageDecider: Decider<MessageState, MessageCommand, MessageEvent> = {
+  initialState: () => ({ deleted: false }),
+  // Nothing follows a deletion, so the newest event alone says whether the message is deleted.
+  foldsFrom: () => true,
+  evolve: (state, event) => (event.type === 'MessageDeleted' ? { deleted: true } : state),
+
+  decide(command, state) {
+    const { sent } = command;
+    if (!sent || state.deleted || sent.roomCreatedAt !== command.roomCreatedAt) throw messageNotFound(command.id);
+    if (!command.actor.su && command.actor.userId !== sent.userId) {
       throw forbidden('not_message_sender', 'Only the sender of a message (or su) may change it');
     }
     if (command.type === 'EditMessage') {
-      return [{ type: 'MessageEdited', data: { id: command.id, parts: command.parts, updated_at: command.now } }];
+      return [{ type: 'MessageEdited', data: { id: command.id, room_id: command.roomId, parts: command.parts, updated_at: command.now } }];
     }
-    return [{ type: 'MessageDeleted', data: { id: command.id, tombstone: command.tombstone, deleted_at: command.now } }];
+    return [
+      {
+        type: 'MessageDeleted',
+        data: { id: command.id, room_id: command.roomId, tombstone: command.tombstone, deleted_at: command.now },
+      },
+    ];
   },
 };
 
@@ -96,6 +107,8 @@ export interface IdBlockState {
 
 export const idBlockDecider: Decider<IdBlockState, { type: 'ReserveIds'; size: number }, MessageIdsReserved> = {
   initialState: () => ({ last: 0 }),
+  // Blocks are reserved in increasing order: the newest one holds the highest id.
+  foldsFrom: () => true,
   evolve: (state, event) => ({ last: Math.max(state.last, event.data.last) }),
   decide(command, state) {
     if (command.size < 1) throw new DomainError('bad_request', 'invalid_block', 'A block holds at least one id');

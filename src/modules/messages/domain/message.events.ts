@@ -8,12 +8,19 @@ export type MessageSent = DomainEvent<
   'MessageSent',
   { id: MessageId; user_id: string; parts: MessagePart[]; room_created_at: string; created_at: string }
 >;
-export type MessageEdited = DomainEvent<'MessageEdited', { id: MessageId; parts: MessagePart[]; updated_at: string }>;
+/**
+ * Edits and deletions are written to the message's own stream (`message-<instance>.<id>`)
+ * with `room_id`; older logs have them in the room's timeline, without it.
+ */
+export type MessageEdited = DomainEvent<'MessageEdited', { id: MessageId; room_id?: string; parts: MessagePart[]; updated_at: string }>;
 /**
  * `tombstone`: deleted through the seed's v2 route, the message stays as a record with text
  * DELETED; deleted through v6, it disappears from fetches. Either way its content is gone.
  */
-export type MessageDeleted = DomainEvent<'MessageDeleted', { id: MessageId; tombstone: boolean; deleted_at: string }>;
+export type MessageDeleted = DomainEvent<
+  'MessageDeleted',
+  { id: MessageId; room_id?: string; tombstone: boolean; deleted_at: string }
+>;
 
 export type MessageEvent = MessageSent | MessageEdited | MessageDeleted;
 

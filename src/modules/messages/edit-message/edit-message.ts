@@ -9,8 +9,10 @@ import { AccessTokenGuard, auditActor, CurrentActor } from '../../instances/auth
 import { RequestActor } from '../../instances/authentication/access-token';
 import { RoomAccess } from '../../rooms/room-access';
 import { MessagePart } from '../domain/message-parts';
-import { messagesStream, timelineDecider } from '../domain/message.decider';
+import { messageDecider, messageStream } from '../domain/message.decider';
 import { MessageContent } from '../message-content';
+import { MESSAGE_READS } from '../messages.read-model';
+import { SentMessages } from '../sent-messages';
 import { parseMessageId } from '../presentation/message-id.pipe';
 
 export class EditMessageCommand {
@@ -30,24 +32,29 @@ export class EditMessageHandler implements ICommandHandler<EditMessageCommand, v
   constructor(
     private readonly pipeline: CommandPipeline,
     private readonly access: RoomAccess,
+    private readonly sentMessages: SentMessages,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   async execute({ instanceId, roomId, messageId, parts, requester, actor }: EditMessageCommand): Promise<void> {
     const room = await this.access.room(instanceId, roomId);
+    const sent = await this.sentMessages.find(instanceId, roomId, messageId);
     const now = this.clock.now().toISOString();
     await this.pipeline.run(
-      messagesStream(instanceId, roomId),
-      timelineDecider,
+      messageStream(instanceId, messageId),
+      messageDecider,
       {
         type: 'EditMessage',
         id: messageId,
+        roomId,
+        sent,
         roomCreatedAt: room.createdAt,
         actor: { userId: requester.userId, su: requester.su },
         parts,
         now,
       },
       { instance_id: instanceId, actor, occurred_at: now },
+      { awaitProjections: MESSAGE_READS },
     );
   }
 }

@@ -15,6 +15,7 @@ import { messagesStream, StaleMessageIdError, timelineDecider } from '../domain/
 import { MessageId } from '../domain/message.events';
 import { MessageContent } from '../message-content';
 import { MessageIds } from '../message-ids';
+import { MESSAGE_READS } from '../messages.read-model';
 
 export class SendMessageCommand {
   constructor(
@@ -51,6 +52,7 @@ export class SendMessageHandler implements ICommandHandler<SendMessageCommand, M
           timelineDecider,
           { type: 'SendMessage', id, userId, parts, roomCreatedAt: room.createdAt, now },
           { instance_id: instanceId, actor, occurred_at: now },
+          { awaitProjections: MESSAGE_READS },
         );
         return id;
       } catch (error) {
