@@ -40,9 +40,8 @@ export interface ProjectionDefinition {
 export const checkpointName = (p: ProjectionDefinition): string => `${p.name}_v${p.version}`;
 
 /**
- * Where a projection version keeps a collection: version 1 under the collection's own name
- * (as every store has always had it), later versions under `<collection>_v<version>`, so a
- * bumped version builds beside the one that serves until it has caught up.
+ * Where a projection version keeps a collection: `<collection>_v<version>`, so a bumped
+ * version builds beside the one that serves until it has caught up. Projections name their
+ * collections without a version; the runner and the queries add it.
  */
-export const physicalCollection = (collection: string, version: number): string =>
-  version === 1 ? collection : `${collection}_v${version}`;
+export const physicalCollection = (collection: string, version: number): string => `${collection}_v${version}`;

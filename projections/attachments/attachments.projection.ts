@@ -2,7 +2,7 @@ import type { RecordedEvent } from '../../src/shared/domain/event';
 import { documentId, parseStreamName } from '../../src/shared/domain/streams';
 import type { Document, ProjectionDefinition, Target } from '../projection';
 
-export const ATTACHMENTS = 'attachments_v1';
+export const ATTACHMENTS = 'attachments';
 
 export interface AttachmentDocument extends Document {
   readonly instance_id: string;

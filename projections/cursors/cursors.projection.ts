@@ -2,7 +2,7 @@ import type { RecordedEvent } from '../../src/shared/domain/event';
 import { documentId, parseStreamName } from '../../src/shared/domain/streams';
 import type { Document, ProjectionDefinition, Target } from '../projection';
 
-export const READ_CURSORS = 'read_cursors_v1';
+export const READ_CURSORS = 'read_cursors';
 
 export interface ReadCursorDocument extends Document {
   readonly instance_id: string;

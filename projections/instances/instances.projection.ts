@@ -2,7 +2,7 @@ import type { RecordedEvent } from '../../src/shared/domain/event';
 import { documentId, parseStreamName } from '../../src/shared/domain/streams';
 import type { Document, ProjectionDefinition } from '../projection';
 
-export const INSTANCES = 'instances_v1';
+export const INSTANCES = 'instances';
 
 export interface InstanceKeyDocument {
   readonly key_id: string;

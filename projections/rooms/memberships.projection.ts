@@ -2,7 +2,7 @@ import type { RecordedEvent } from '../../src/shared/domain/event';
 import { documentId, parseStreamName } from '../../src/shared/domain/streams';
 import type { Document, ProjectionDefinition, Target } from '../projection';
 
-export const MEMBERSHIPS = 'room_memberships_v1';
+export const MEMBERSHIPS = 'room_memberships';
 
 export interface MembershipDocument extends Document {
   readonly instance_id: string;

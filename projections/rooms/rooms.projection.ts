@@ -2,7 +2,7 @@ import type { RecordedEvent } from '../../src/shared/domain/event';
 import { documentId, parseStreamName } from '../../src/shared/domain/streams';
 import type { Document, ProjectionDefinition } from '../projection';
 
-export const ROOMS = 'rooms_v1';
+export const ROOMS = 'rooms';
 
 export interface RoomDocument extends Document {
   readonly instance_id: string;

@@ -2,7 +2,7 @@ import type { RecordedEvent } from '../../src/shared/domain/event';
 import { documentId, parseStreamName } from '../../src/shared/domain/streams';
 import type { Document, ProjectionDefinition } from '../projection';
 
-export const USERS = 'users_v1';
+export const USERS = 'users';
 
 export interface UserDocument extends Document {
   readonly instance_id: string;

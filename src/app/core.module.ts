@@ -12,6 +12,7 @@ import { EPHEMERAL_BUS } from '../shared/ports/ephemeral-bus.port';
 import { BLOB_STORE } from '../shared/ports/blob-store.port';
 import { HEALTH_SOURCES, HealthSources } from '../modules/health/health-sources';
 import { PROJECTOR_STATUS } from '../shared/application/projector-runner';
+import { VersionedReadModels } from '../shared/application/versioned-read-models';
 import { ALL_CHECKPOINTS, Runtime } from './runtime';
 
 /** What /health reads of this process's runtime. */
@@ -20,6 +21,7 @@ const healthSources = (runtime: Runtime): HealthSources => {
   return {
     checkpoints: ALL_CHECKPOINTS,
     projectorStatus: () => runtime.runner?.status() ?? null,
+    roleOf: (checkpoint) => runtime.versions.role(checkpoint),
     refreshPositions: async () => {
       await runtime.projections.refresh();
       return (name) => runtime.projections.positionOf(name);
@@ -44,7 +46,8 @@ export class CoreModule {
     const providers = [
       { provide: CONFIG, useValue: runtime.config },
       { provide: EVENT_STORE, useValue: runtime.stores.events },
-      { provide: READ_MODEL_STORE, useValue: runtime.stores.readModels },
+      // Queries read whichever version of each projection serves now.
+      { provide: READ_MODEL_STORE, useValue: new VersionedReadModels(runtime.stores.readModels, runtime.versions) },
       { provide: EPHEMERAL_BUS, useValue: runtime.stores.ephemeral },
       { provide: BLOB_STORE, useValue: runtime.stores.blobs },
       { provide: SECRET_BOX, useValue: runtime.secretBox },

@@ -5,6 +5,7 @@ import { SecretBox } from '../shared/crypto/secret-box';
 import { openMasterKey } from '../shared/crypto/master-key';
 import { ProjectorRunner } from '../shared/application/projector-runner';
 import { ProjectionWatch } from '../shared/application/projection-watch';
+import { ProjectionVersions } from '../shared/application/projection-versions';
 import { ObservedEventStore, StorageHealth } from '../shared/application/storage-health';
 import { openStores, Stores } from '../infrastructure/stores';
 import { createLogger, Logger } from '../infrastructure/logger';
@@ -31,6 +32,8 @@ export interface Runtime {
   readonly runner: ProjectorRunner | null;
   /** Read-your-writes and projection positions for this process. */
   readonly projections: ProjectionWatch;
+  /** Which version of each projection serves reads. */
+  readonly versions: ProjectionVersions;
   readonly storage: StorageHealth;
   close(): Promise<void>;
 }
@@ -63,11 +66,15 @@ export async function openRuntime(config: ParleyConfig, mode: ProjectorMode): Pr
           : logger.error({ err: error, projection }, 'projector dropped; resubscribing from its checkpoints'),
     });
   }
-  const projections = new ProjectionWatch(stores.readModels, ALL_CHECKPOINTS, runner, config.readYourWritesTimeoutMs);
+  // Positions come from the watch, which needs the versions to resolve waits: tie the knot lazily.
+  let projections: ProjectionWatch | null = null;
+  const versions = new ProjectionVersions(ALL_PROJECTIONS, (checkpoint) => projections!.positionOf(checkpoint));
+  projections = new ProjectionWatch(stores.readModels, ALL_CHECKPOINTS, runner, config.readYourWritesTimeoutMs, 10, versions);
   if (runner) {
     await runner.start();
     await runner.caughtUp();
   }
+  await projections.refresh(); // which version serves is decided on known positions, never on none
   logger.info(`Parley stores: ${stores.description}`);
   return {
     config,
@@ -77,6 +84,7 @@ export async function openRuntime(config: ParleyConfig, mode: ProjectorMode): Pr
     secretBox,
     runner,
     projections,
+    versions,
     storage,
     async close() {
       projections.close();

@@ -6,7 +6,7 @@ import { openRuntime, Runtime } from '../app/runtime';
 import { ProjectorRunner } from '../shared/application/projector-runner';
 import { LogPosition, positionMagnitude } from '../shared/domain/event';
 import { ALL_PROJECTIONS } from '../../projections';
-import { checkpointName, ProjectionDefinition } from '../../projections/projection';
+import { checkpointName, physicalCollection, ProjectionDefinition } from '../../projections/projection';
 import { CliIo, cliConfig, EXIT_FAILED, EXIT_OK, reportFailure, runAsMain, UsageError } from './cli-io';
 
 const names = ALL_PROJECTIONS.map((p) => p.name);
@@ -131,7 +131,7 @@ export async function run(argv: readonly string[], env: NodeJS.ProcessEnv, io: C
     const total = positionMagnitude(head);
     io.out(`Rebuilding ${chosen.map((p) => p.name).join(', ')} from the log (${runtime.stores.description})`);
     await readModels.reset(
-      chosen.flatMap((p) => p.collections.map((c) => c.name)),
+      chosen.flatMap((p) => p.collections.map((c) => physicalCollection(c.name, p.version))),
       checkpoints,
     );
 

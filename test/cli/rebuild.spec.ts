@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { run as rebuild } from '../../src/cli/rebuild';
 import { run as admin } from '../../src/cli/admin';
 import { SqliteReadModelStore } from '../../src/adapters/read-models/sqlite/sqlite-read-model-store';
-import { USERS } from '../../projections/users/users.projection';
+import { USERS, usersProjection } from '../../projections/users/users.projection';
+import { physicalCollection } from '../../projections/projection';
 import { ALL_PROJECTIONS } from '../../projections';
 import { captureIo, KEY_SECRET, newDataDir, Parley, startParley } from './cli-support';
 
@@ -102,7 +103,7 @@ describe('rebuild CLI', () => {
 
     // Make the read models wrong on purpose: the rebuild must not depend on them.
     const models = new SqliteReadModelStore(join(dataDir, 'read-models.sqlite'));
-    await models.reset([USERS], []);
+    await models.reset([physicalCollection(USERS, usersProjection.version)], []);
     await models.close();
 
     const res = await rebuildCli(dataDir);

@@ -6,6 +6,8 @@ import type { Document } from '../../shared/ports/read-model-store.port';
 export interface HealthSources {
   /** This process's projector runner, when it folds projections itself. */
   projectorStatus(): ProjectionStatus[] | null;
+  /** `building`: a newer version catching up before reads switch to it; `retired`: an older one no longer read. */
+  roleOf(checkpoint: string): 'serving' | 'building' | 'retired';
   /** Every projection's checkpoint name. */
   readonly checkpoints: readonly string[];
   /** Reads the stored checkpoints again and answers a projection's newest known position. */

@@ -6,6 +6,7 @@ import { HEALTH_SOURCES, HealthSources } from './health-sources';
 
 export interface ProjectionHealth {
   readonly state: string;
+  readonly role?: 'building' | 'retired';
   readonly position: string | null;
   readonly lag_events: number;
   readonly lag_seconds: number;
@@ -67,15 +68,19 @@ export class Readiness {
         error = String(parkedDoc.error);
         failedEvent = { position: String(parkedDoc.event_position), type: String(parkedDoc.event_type), stream: String(parkedDoc.event_stream) };
       }
+      const role = this.sources.roleOf(name);
       projections[name] = {
         state,
+        ...(role !== 'serving' && { role }),
         position,
         lag_events: lagEvents,
         lag_seconds: Math.round(lagSeconds * 10) / 10,
         ...(error && { error }),
         ...(failedEvent && { failed_event: failedEvent }),
       };
-      if (state === 'parked') {
+      if (role !== 'serving') {
+        // A version that builds beside the serving one, or one kept after the switch, never makes the process unready.
+      } else if (state === 'parked') {
         problems.push(`projection ${name} is parked at position ${failedEvent?.position} (event ${failedEvent?.type}): ${error}`);
       } else if (state === 'dropped') {
         problems.push(`projection ${name} dropped and is resubscribing: ${error}`);

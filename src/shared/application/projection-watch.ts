@@ -1,6 +1,7 @@
 import { LogPosition, positionAfter } from '../domain/event';
 import { ReadModelStore } from '../ports/read-model-store.port';
 import type { ProjectorRunner } from './projector-runner';
+import type { ProjectionVersions } from './projection-versions';
 import { projectionLagError, ReadYourWrites } from './read-your-writes';
 
 interface Waiter {
@@ -34,11 +35,16 @@ export class ProjectionWatch implements ReadYourWrites {
     private readonly runner: ProjectorRunner | null,
     private readonly timeoutMs: number,
     private readonly pollMs = 10,
+    /** When projections are listed in several versions: waits are for the version serving reads. */
+    private readonly versions?: ProjectionVersions,
   ) {
     this.offProgress = runner ? runner.onProgress(() => this.settle()) : () => undefined;
   }
 
-  waitFor(position: LogPosition, projections: readonly string[] = this.all): Promise<void> {
+  waitFor(position: LogPosition, requested?: readonly string[]): Promise<void> {
+    const projections = this.versions
+      ? [...new Set((requested ?? this.versions.activeCheckpoints()).map((name) => this.versions!.activeCheckpoint(name)))]
+      : (requested ?? this.all);
     if (projections.every((name) => this.reached(name, position))) return Promise.resolve();
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {

@@ -4,13 +4,15 @@ import { join } from 'node:path';
 import { SqliteEventStore } from '../../adapters/event-store/sqlite/sqlite-event-store';
 import { SqliteReadModelStore } from '../../adapters/read-models/sqlite/sqlite-read-model-store';
 import { ALL_PROJECTIONS } from '../../../projections';
-import { checkpointName } from '../../../projections/projection';
+import { checkpointName, physicalCollection } from '../../../projections/projection';
 import { USERS, userDocumentId } from '../../../projections/users/users.projection';
 import { MEMBERSHIPS } from '../../../projections/rooms/memberships.projection';
 import { usersProjection } from '../../../projections/users/users.projection';
 import { ProjectorRunner } from './projector-runner';
 import { ProjectionWatch } from './projection-watch';
 
+/** The runner writes to versioned collections; this spec reads the store underneath. */
+const PHYSICAL_USERS = physicalCollection(USERS, 1);
 const meta = { occurred_at: '2026-01-01T00:00:00.000Z' };
 
 describe('ProjectorRunner over SQLite', () => {
@@ -46,7 +48,7 @@ describe('ProjectorRunner over SQLite', () => {
     await runner.caughtUp();
     const head = (await events.headPosition())!;
     for (const p of ALL_PROJECTIONS) expect(await readModels.getCheckpoint(checkpointName(p))).toBe(head);
-    expect(await readModels.get(USERS, userDocumentId('acme', 'ann'))).toMatchObject({ name: 'B' });
+    expect(await readModels.get(PHYSICAL_USERS, userDocumentId('acme', 'ann'))).toMatchObject({ name: 'B' });
 
     const { position } = await events.append(
       'user-acme.ann',
@@ -54,7 +56,7 @@ describe('ProjectorRunner over SQLite', () => {
       1,
     );
     await new ProjectionWatch(readModels, ALL_PROJECTIONS.map(checkpointName), runner, 5_000).waitFor(position);
-    expect(await readModels.get(USERS, userDocumentId('acme', 'ann'))).toMatchObject({ name: 'C' });
+    expect(await readModels.get(PHYSICAL_USERS, userDocumentId('acme', 'ann'))).toMatchObject({ name: 'C' });
     await runner.stop();
   });
 
@@ -64,7 +66,7 @@ describe('ProjectorRunner over SQLite', () => {
     await first.start();
     await first.caughtUp();
     await first.stop();
-    const before = await readModels.getStored(USERS, userDocumentId('acme', 'ann'));
+    const before = await readModels.getStored(PHYSICAL_USERS, userDocumentId('acme', 'ann'));
 
     // Redeliver everything, as after a crash between a write and its checkpoint.
     await readModels.applyBatch([], { [checkpointName(usersProjection)]: '0'.padStart(20, '0') });
@@ -72,7 +74,7 @@ describe('ProjectorRunner over SQLite', () => {
     await again.start();
     await again.caughtUp();
     await again.stop();
-    expect(await readModels.getStored(USERS, userDocumentId('acme', 'ann'))).toEqual(before);
+    expect(await readModels.getStored(PHYSICAL_USERS, userDocumentId('acme', 'ann'))).toEqual(before);
     expect(before?.document).toMatchObject({ name: 'B' });
   });
 
@@ -94,8 +96,8 @@ describe('ProjectorRunner over SQLite', () => {
     const runner = new ProjectorRunner(events, readModels, ALL_PROJECTIONS);
     await runner.start();
     await runner.caughtUp();
-    expect(await readModels.find(MEMBERSHIPS, { where: { user_id: 'ann' } })).toEqual([]);
-    expect(await readModels.get(USERS, userDocumentId('acme', 'ann'))).toBeNull();
+    expect(await readModels.find(physicalCollection(MEMBERSHIPS, 1), { where: { user_id: 'ann' } })).toEqual([]);
+    expect(await readModels.get(PHYSICAL_USERS, userDocumentId('acme', 'ann'))).toBeNull();
     await runner.stop();
   });
 });

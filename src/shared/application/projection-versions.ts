@@ -1,0 +1,74 @@
+import { LogPosition, positionAfter } from '../domain/event';
+import { checkpointName, physicalCollection, ProjectionDefinition } from '../../../projections/projection';
+
+/**
+ * Which version of each projection serves reads. A projection may be listed in several
+ * versions at once (the old one kept while a bumped one builds, see README "Changing a
+ * projection"): the oldest serves until a newer one has folded at least as far, then reads
+ * switch to the newer one for good. A fresh store (nothing folded anywhere) serves the newest.
+ */
+export class ProjectionVersions {
+  private readonly byName = new Map<string, ProjectionDefinition[]>();
+  private readonly serving = new Map<string, ProjectionDefinition>();
+  private readonly ownerOfCollection = new Map<string, string>();
+  /** Every checkpoint name of every listed version. */
+  readonly checkpoints: readonly string[];
+
+  constructor(
+    definitions: readonly ProjectionDefinition[],
+    private readonly positionOf: (checkpoint: string) => LogPosition | null,
+  ) {
+    for (const definition of definitions) {
+      const versions = this.byName.get(definition.name) ?? [];
+      versions.push(definition);
+      versions.sort((a, b) => a.version - b.version);
+      this.byName.set(definition.name, versions);
+      for (const collection of definition.collections) this.ownerOfCollection.set(collection.name, definition.name);
+    }
+    this.checkpoints = definitions.map(checkpointName);
+  }
+
+  /** The definition serving reads of a projection now. */
+  active(name: string): ProjectionDefinition {
+    const versions = this.byName.get(name);
+    if (!versions) throw new Error(`Unknown projection ${name}`);
+    let current = this.serving.get(name) ?? versions[0];
+    for (const newer of versions) {
+      if (newer.version > current.version && this.hasReached(newer, current)) current = newer;
+    }
+    this.serving.set(name, current);
+    return current;
+  }
+
+  /** The serving checkpoint for a checkpoint name of any version of the same projection. */
+  activeCheckpoint(checkpoint: string): string {
+    const name = checkpoint.replace(/_v\d+$/, '');
+    return this.byName.has(name) ? checkpointName(this.active(name)) : checkpoint;
+  }
+
+  /** Every serving checkpoint: what "all projections" means for read-your-writes and readiness. */
+  activeCheckpoints(): string[] {
+    return [...this.byName.keys()].map((name) => checkpointName(this.active(name)));
+  }
+
+  /** Where reads find a projection's collection now. */
+  collection(logical: string): string {
+    const owner = this.ownerOfCollection.get(logical);
+    return owner ? physicalCollection(logical, this.active(owner).version) : logical;
+  }
+
+  /** `building` for a newer version still catching up, `retired` for an older one no longer read. */
+  role(checkpoint: string): 'serving' | 'building' | 'retired' {
+    const active = this.activeCheckpoint(checkpoint);
+    if (active === checkpoint) return 'serving';
+    const version = (c: string) => Number(/_v(\d+)$/.exec(c)?.[1] ?? 0);
+    return version(checkpoint) > version(active) ? 'building' : 'retired';
+  }
+
+  private hasReached(newer: ProjectionDefinition, older: ProjectionDefinition): boolean {
+    const olderAt = this.positionOf(checkpointName(older));
+    const newerAt = this.positionOf(checkpointName(newer));
+    if (olderAt === null) return true; // the older one has nothing to offer either
+    return newerAt !== null && !positionAfter(olderAt, newerAt);
+  }
+}
