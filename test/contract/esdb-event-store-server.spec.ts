@@ -78,12 +78,14 @@ describeWithEnv('EVENTSTORE_CONNECTION_STRING', 'EventStoreDB adapter on a real 
         bus.subscribe(channel, (message) => heard.push(message));
         const before = await store.headPosition();
         const marker = await store.append(`${p}a-1`, [ev('Marker')], 'no_stream');
-        // Signals after the marker, seen by the bus itself so they are surely in the log.
-        for (let i = 0; i < 5; i++) {
-          await bus.publish(channel, { n: i });
-          await sleep(20);
+        // Signals after the marker, until the bus itself has heard five (its subscription starts
+        // from the end of the log once confirmed), so they are surely in the log.
+        const deadline = Date.now() + 15_000;
+        for (let n = 0; heard.length < 5; n++) {
+          if (Date.now() > deadline) throw new Error('the ephemeral bus did not hear its own signals');
+          await bus.publish(channel, { n });
+          await sleep(50);
         }
-        await waitUntil(() => heard.length >= 5);
 
         const head = (await store.headPosition())!;
         expect(head >= marker.position).toBe(true);
