@@ -9,6 +9,7 @@ export interface ProjectorRunnerOptions {
   /** Who holds the leases, for operators reading the lease table. */
   readonly owner?: string;
   readonly maxBatch?: number;
+  readonly catchUpPage?: number;
   readonly leaseTtlMs?: number;
   /** First and longest wait before resubscribing after a drop. */
   readonly backoff?: { readonly initialMs: number; readonly maxMs: number };
@@ -95,6 +96,8 @@ export const PROJECTOR_STATUS = 'projector_status';
 export class ProjectorRunner {
   private readonly owner: string;
   private readonly maxBatch: number;
+  /** Events read per page while catching up. */
+  private readonly catchUpPage: number;
   private readonly leaseTtlMs: number;
   private readonly maxEventAttempts: number;
   private readonly backoff: Backoff;
@@ -125,6 +128,7 @@ export class ProjectorRunner {
   ) {
     this.owner = options.owner ?? `projector-${process.pid}-${randomUUID().slice(0, 8)}`;
     this.maxBatch = options.maxBatch ?? 500;
+    this.catchUpPage = options.catchUpPage ?? 2_000;
     this.leaseTtlMs = options.leaseTtlMs ?? 15_000;
     this.maxEventAttempts = options.maxEventAttempts ?? 3;
     this.backoff = new Backoff(options.backoff?.initialMs ?? 100, options.backoff?.maxMs ?? 5_000);
@@ -362,16 +366,28 @@ export class ProjectorRunner {
     this.notifyProgress();
   }
 
-  /** One catch-up-then-live subscription from the least advanced checkpoint, until it ends or fails. */
+  /**
+   * Catches up from the least advanced checkpoint by whole pages of the log (a rebuild reads
+   * nothing event by event), then follows it live, until the subscription ends or fails.
+   */
   private async follow(): Promise<void> {
     // Each slot skips what it already folded.
-    const from = this.slots.some((s) => s.position === null)
+    let from = this.slots.some((s) => s.position === null)
       ? null
       : this.slots.map((s) => s.position!).reduce((a, b) => (a < b ? a : b));
+    this.failure = null;
+    for (;;) {
+      if (this.leaseSetChanged || this.stopped) return;
+      if (this.failure) throw this.failure;
+      const page = await this.events.readAll({ after: from, maxCount: this.catchUpPage });
+      if (page.length === 0) break;
+      await this.applyBatch(page);
+      from = page[page.length - 1].position;
+      this.markCaughtUpIfDone();
+    }
     this.markCaughtUpIfDone();
     const subscription = this.events.subscribeToAll({ after: from });
     this.subscription = subscription;
-    this.failure = null;
     if (this.leaseSetChanged || this.stopped) await subscription.close();
     const iterator = subscription[Symbol.asyncIterator]();
     let pending: Promise<IteratorResult<RecordedEvent>> | null = null;
