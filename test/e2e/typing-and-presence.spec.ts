@@ -1,4 +1,4 @@
-import { typingChannel } from '../../src/modules/rooms/send-typing-indicator/send-typing-indicator';
+import { typingChannel } from '../../src/modules/rooms/typing-channel';
 import { EPHEMERAL_BUS, EphemeralBus } from '../../src/shared/ports/ephemeral-bus.port';
 import { EVENT_STORE, EventStore } from '../../src/shared/ports/event-store.port';
 import { openHttpSubscription, openWsSubscription, WsBridgeClient, wsUrlOf } from '../support/subscribe-client';

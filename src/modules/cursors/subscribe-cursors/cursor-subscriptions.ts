@@ -6,6 +6,9 @@ import { LogPosition, positionAfter, RecordedEvent } from '../../../shared/domai
 import { parseStreamName } from '../../../shared/domain/streams';
 import { EventChannel } from '../../../shared/subscriptions/event-channel';
 import { LiveLog } from '../../../shared/subscriptions/live-log';
+import { openCatchUpThenLive } from '../../../shared/subscriptions/catch-up-then-live';
+import { cursorsProjection } from '../../../../projections/cursors/cursors.projection';
+import { checkpointName } from '../../../../projections/projection';
 import { requireSelfOrSu } from '../../instances/authentication/access-token.guard';
 import { SubscriptionContext, SubscriptionRoutes } from '../../streaming/subscription-routes';
 import { CURSORS_ROUTE } from '../cursors-route';
@@ -64,33 +67,29 @@ export class CursorSubscriptions {
     await this.stream(channel, roomCursorsKey(instanceId, roomId), () => this.cursors.snapshotOfRoom(instanceId, roomId));
   }
 
-  /**
-   * Catch-up without a gap: listen first (buffering), wait until the read model has folded
-   * everything the live log has dispatched, read the snapshot, then flush the buffer, skipping
-   * the cursor sets the snapshot already shows, and go live.
-   */
-  private async stream(channel: EventChannel, key: string, read: () => Promise<CursorSnapshot>): Promise<void> {
-    let buffer: RecordedEvent[] | null = [];
-    let snapshot: CursorSnapshot | null = null;
-    const deliver = (event: RecordedEvent) => {
-      const cursor = cursorOfEvent(event);
-      if (!cursor || snapshotShows(snapshot!, event)) return;
-      channel.push({
-        id: event.position,
-        body: { event_name: 'new_cursor', data: cursor, timestamp: cursor.updated_at },
-      });
-    };
-    channel.onClose(this.liveLog.on(key, (event) => (buffer ? buffer.push(event) : deliver(event))));
-    const dispatched = this.liveLog.position;
-    if (dispatched !== null) await this.readYourWrites.waitFor(dispatched);
-    snapshot = await read();
-    channel.push({
-      id: newest(snapshot) ?? '0',
-      body: { event_name: 'initial_state', data: { cursors: snapshot.cursors }, timestamp: this.clock.now().toISOString() },
+  /** `initial_state`, then each cursor set the snapshot does not show yet. */
+  private stream(channel: EventChannel, key: string, read: () => Promise<CursorSnapshot>): Promise<void> {
+    return openCatchUpThenLive({
+      liveLog: this.liveLog,
+      readYourWrites: this.readYourWrites,
+      channel,
+      service: 'chatkit_cursors',
+      keys: [key],
+      projections: [checkpointName(cursorsProjection)],
+      readInitial: async () => {
+        const snapshot = await read();
+        channel.push({
+          id: newest(snapshot) ?? '0',
+          body: { event_name: 'initial_state', data: { cursors: snapshot.cursors }, timestamp: this.clock.now().toISOString() },
+        });
+        return snapshot;
+      },
+      deliver: (event, snapshot) => {
+        const cursor = cursorOfEvent(event);
+        if (!cursor || snapshotShows(snapshot, event)) return;
+        channel.push({ id: event.position, body: { event_name: 'new_cursor', data: cursor, timestamp: cursor.updated_at } });
+      },
     });
-    const buffered = buffer;
-    buffer = null;
-    for (const event of buffered) deliver(event);
   }
 }
 

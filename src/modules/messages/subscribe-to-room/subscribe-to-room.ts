@@ -7,16 +7,17 @@ import { EPHEMERAL_BUS, EphemeralBus } from '../../../shared/ports/ephemeral-bus
 import { EventChannel } from '../../../shared/subscriptions/event-channel';
 import { chatkitEvent, endForDeletedRoom } from '../../../shared/subscriptions/wire-event';
 import { LiveLog } from '../../../shared/subscriptions/live-log';
+import { openCatchUpThenLive } from '../../../shared/subscriptions/catch-up-then-live';
 import { MessageDocument, TOMBSTONE_TEXT } from '../../../../projections/messages/messages.projection';
 import { roomStream } from '../../rooms/domain/room.decider';
 import { RoomAccess } from '../../rooms/room-access';
-import { typingChannel, TypingSignal } from '../../rooms/send-typing-indicator/send-typing-indicator';
+import { typingChannel, TypingSignal } from '../../rooms/typing-channel';
 import { SubscriptionContext, SubscriptionRoutes } from '../../streaming/subscription-routes';
 import { messagesStream } from '../domain/message.decider';
 import { MessageDeleted, MessageSent } from '../domain/message.events';
 import { ATTACHMENT_RESOLVER, AttachmentResolver } from '../presentation/attachments.port';
 import { presentMessage } from '../presentation/message.presenter';
-import { MessagesReadModel } from '../messages.read-model';
+import { MESSAGE_READS, MessagesReadModel } from '../messages.read-model';
 
 export const DEFAULT_MESSAGE_LIMIT = 20;
 export const MAX_MESSAGE_LIMIT = 100;
@@ -80,52 +81,33 @@ export class RoomSubscription implements OnModuleInit {
       channel.push({ id: String(doc.id), ...wire });
     };
 
-    // Live events are buffered until the replay is out, then delivered in log order.
-    let buffer: RecordedEvent[] | null = [];
-    // Delivered synchronously (a fan-out to thousands must not cost a promise each), unless
-    // an earlier event still waits on a read: then in order behind it.
-    let waitingOn: Promise<void> | null = null;
-    const deliverNow = (event: RecordedEvent) => this.deliverLive(event, version, instanceId, roomId, channel, emit, () => lastId, sent);
-    const deliver = (event: RecordedEvent) => {
-      if (waitingOn) {
-        waitingOn = waitingOn.then(() => deliverNow(event));
-        return;
-      }
-      const waiting = deliverNow(event);
-      if (!waiting) return;
-      const settled: Promise<void> = waiting.catch(() => undefined).then(() => {
-        if (waitingOn === settled) waitingOn = null;
-      });
-      waitingOn = settled;
-    };
-    const onEvent = (event: RecordedEvent) => (buffer ? buffer.push(event) : deliver(event));
-    const offMessages = this.liveLog.on(messagesStream(instanceId, roomId), onEvent);
-    const offRoom = this.liveLog.on(roomStream(instanceId, roomId), onEvent);
     const offTyping = this.bus.subscribe(typingChannel(instanceId, roomId), (signal) => {
       const { user_id } = signal as TypingSignal;
       channel.push({ id: String(lastId), body: chatkitEvent('is_typing', { user_id }, new Date().toISOString()) });
     });
-    channel.onClose(() => {
-      offMessages();
-      offRoom();
-      offTyping();
-    });
+    channel.onClose(offTyping);
 
-    // Everything the live log handed out before we listened is in the read model after this.
-    if (this.liveLog.position) await this.readYourWrites.waitFor(this.liveLog.position);
-    if (resumeAfter !== undefined) {
-      for (let after = resumeAfter; ; ) {
-        const page = await this.messages.after(instanceId, roomId, after, 500);
-        for (const doc of page) emit(doc, doc.created_at);
-        if (page.length < 500) break;
-        after = page[page.length - 1].id;
-      }
-    } else if (limit > 0) {
-      for (const doc of await this.messages.latest(instanceId, roomId, limit)) emit(doc, doc.created_at);
-    }
-    const pending = buffer;
-    buffer = null;
-    for (const event of pending) deliver(event);
+    await openCatchUpThenLive({
+      liveLog: this.liveLog,
+      readYourWrites: this.readYourWrites,
+      channel,
+      service: 'chatkit',
+      keys: [messagesStream(instanceId, roomId), roomStream(instanceId, roomId)],
+      projections: MESSAGE_READS,
+      readInitial: async () => {
+        if (resumeAfter !== undefined) {
+          for (let after = resumeAfter; ; ) {
+            const page = await this.messages.after(instanceId, roomId, after, 500);
+            for (const doc of page) emit(doc, doc.created_at);
+            if (page.length < 500) break;
+            after = page[page.length - 1].id;
+          }
+        } else if (limit > 0) {
+          for (const doc of await this.messages.latest(instanceId, roomId, limit)) emit(doc, doc.created_at);
+        }
+      },
+      deliver: (event) => this.deliverLive(event, version, instanceId, roomId, channel, emit, () => lastId, sent),
+    });
   }
 
   /** Delivers one live event; returns a promise only when it must read first (v2 tombstones). */

@@ -2,19 +2,11 @@ import { Controller, HttpCode, Inject, Param, Post, UseGuards } from '@nestjs/co
 import { CommandBus, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { badRequest } from '../../../shared/domain/errors';
 import { CHATKIT_ROUTE } from '../../../shared/http/chatkit-route';
-import { EPHEMERAL_BUS, EphemeralBus, ephemeralChannel } from '../../../shared/ports/ephemeral-bus.port';
+import { EPHEMERAL_BUS, EphemeralBus } from '../../../shared/ports/ephemeral-bus.port';
 import { AccessTokenGuard, CurrentActor } from '../../instances/authentication/access-token.guard';
 import { RequestActor } from '../../instances/authentication/access-token';
 import { RoomAccess } from '../room-access';
-
-/** Where a room's typing signals travel; the room message subscription turns them into `is_typing` events. */
-export const typingChannel = (instanceId: string, roomId: string): string =>
-  ephemeralChannel('typing', instanceId, roomId);
-
-/** What is published on a typing channel: who is typing. */
-export interface TypingSignal {
-  readonly user_id: string;
-}
+import { typingChannel, TypingSignal } from '../typing-channel';
 
 export class SendTypingIndicatorCommand {
   constructor(

@@ -6,6 +6,9 @@ import { parseStreamName } from '../../../shared/domain/streams';
 import { EventChannel } from '../../../shared/subscriptions/event-channel';
 import { chatkitEvent, endForDeletedRoom } from '../../../shared/subscriptions/wire-event';
 import { LiveLog } from '../../../shared/subscriptions/live-log';
+import { openCatchUpThenLive } from '../../../shared/subscriptions/catch-up-then-live';
+import { membershipsProjection } from '../../../../projections/rooms/memberships.projection';
+import { checkpointName } from '../../../../projections/projection';
 import { SubscriptionContext, SubscriptionRoutes } from '../../streaming/subscription-routes';
 import { roomStream } from '../domain/room.decider';
 import { RoomMembersAdded, RoomMembersRemoved } from '../domain/room.events';
@@ -47,24 +50,23 @@ export class MembershipsSubscription implements OnModuleInit {
     parseChatApiVersion(version);
     await this.access.readable(instanceId, roomId, context.actor);
 
-    let members: Set<string> | null = null;
-    const buffer: RecordedEvent[] = [];
-    const onEvent = (event: RecordedEvent) => (members ? this.apply(event, members, roomId, channel) : buffer.push(event));
-    const offRoom = this.liveLog.on(roomStream(instanceId, roomId), onEvent);
-    const offDeleted = this.liveLog.on(deletedUsersKey(instanceId), onEvent);
-    channel.onClose(() => {
-      offRoom();
-      offDeleted();
+    await openCatchUpThenLive({
+      liveLog: this.liveLog,
+      readYourWrites: this.readYourWrites,
+      channel,
+      service: 'chatkit',
+      keys: [roomStream(instanceId, roomId), deletedUsersKey(instanceId)],
+      projections: [checkpointName(membershipsProjection)],
+      readInitial: async () => {
+        const initial = await this.rooms.memberIds(instanceId, roomId);
+        channel.push({
+          id: this.liveLog.position ?? '0',
+          body: chatkitEvent('initial_state', { user_ids: initial }, new Date().toISOString()),
+        });
+        return new Set(initial);
+      },
+      deliver: (event, members) => this.apply(event, members, roomId, channel),
     });
-
-    if (this.liveLog.position) await this.readYourWrites.waitFor(this.liveLog.position);
-    const initial = await this.rooms.memberIds(instanceId, roomId);
-    channel.push({
-      id: this.liveLog.position ?? '0',
-      body: chatkitEvent('initial_state', { user_ids: initial }, new Date().toISOString()),
-    });
-    members = new Set(initial);
-    for (const event of buffer.splice(0)) this.apply(event, members, roomId, channel);
   }
 
   private apply(event: RecordedEvent, members: Set<string>, roomId: string, channel: EventChannel): void {

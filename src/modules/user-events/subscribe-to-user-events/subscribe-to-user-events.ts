@@ -7,9 +7,15 @@ import { parseChatApiVersion } from '../../../shared/http/chatkit-route';
 import { EventChannel } from '../../../shared/subscriptions/event-channel';
 import { chatkitEvent } from '../../../shared/subscriptions/wire-event';
 import { LiveLog } from '../../../shared/subscriptions/live-log';
+import { openCatchUpThenLive } from '../../../shared/subscriptions/catch-up-then-live';
+import { checkpointName } from '../../../../projections/projection';
+import { cursorsProjection } from '../../../../projections/cursors/cursors.projection';
+import { messagesProjection } from '../../../../projections/messages/messages.projection';
+import { membershipsProjection } from '../../../../projections/rooms/memberships.projection';
+import { roomsProjection } from '../../../../projections/rooms/rooms.projection';
+import { usersProjection } from '../../../../projections/users/users.projection';
 import { CursorsReadModel } from '../../cursors/cursors.read-model';
 import { cursorOfEvent } from '../../cursors/presentation/cursor.presenter';
-import { roomStream } from '../../rooms/domain/room.decider';
 import { RoomMembersAdded, RoomMembersRemoved } from '../../rooms/domain/room.events';
 import { presentRoom } from '../../rooms/presentation/room.presenter';
 import { RoomsReadModel } from '../../rooms/rooms.read-model';
@@ -20,13 +26,27 @@ import { UsersReadModel } from '../../users/users.read-model';
 
 /** Routing key for membership changes that concern one user. */
 const membershipKey = (instanceId: string, userId: string) => `memberships-of:${instanceId}.${userId}`;
+/** Routing key for every room update and deletion of an instance: each subscription keeps those of its rooms. */
+const changedRoomsKey = (instanceId: string) => `rooms-changed:${instanceId}`;
+
+const ROUTED_ROOM_EVENTS = new Set(['RoomUpdated', 'RoomDeleted', 'RoomMembersAdded', 'RoomMembersRemoved']);
+
+/** What the initial state and the rooms of later events are read from. */
+const USER_EVENTS_PROJECTIONS = [
+  usersProjection,
+  roomsProjection,
+  membershipsProjection,
+  cursorsProjection,
+  messagesProjection,
+].map(checkpointName);
 
 /**
  * `SUBSCRIBE /users` (v6, and v2 alike): the events of the token's user. `initial_state`
  * carries `current_user`, the user's `rooms` (with `unread_count` and `last_message_at`) and
  * `cursors`; then `added_to_room`, `removed_from_room`, `room_updated`, `room_deleted` and
- * `new_cursor`. Events are handled one at a time in log order, each after the read models
- * reflect it, so the rooms shown are never older than the event that announced them.
+ * `new_cursor`, in log order. An event that shows a room waits until the read models reflect
+ * it (later events wait behind it), so the rooms shown are never older than the event that
+ * announced them; the others go out at once.
  */
 @Injectable()
 export class UserEventsSubscription implements OnModuleInit {
@@ -41,9 +61,10 @@ export class UserEventsSubscription implements OnModuleInit {
 
   onModuleInit(): void {
     this.liveLog.addRouter((event) => {
-      if (event.type !== 'RoomMembersAdded' && event.type !== 'RoomMembersRemoved') return [];
+      if (!ROUTED_ROOM_EVENTS.has(event.type)) return [];
       const stream = parseStreamName(event.streamName);
       if (!stream) return [];
+      if (event.type === 'RoomUpdated' || event.type === 'RoomDeleted') return [changedRoomsKey(stream.instanceId)];
       const userIds =
         event.type === 'RoomMembersAdded'
           ? (event as RecordedEvent<RoomMembersAdded>).data.members.map((m) => m.user_id)
@@ -59,94 +80,46 @@ export class UserEventsSubscription implements OnModuleInit {
     const userId = context.actor.userId;
     if (!userId) throw badRequest('missing_user', 'The token names no user (sub) whose events to stream');
 
-    const roomListeners = new Map<string, () => void>();
-    let ready = false;
-    const buffer: RecordedEvent[] = [];
-    let chain = Promise.resolve();
-    const onEvent = (event: RecordedEvent) => {
-      if (!ready) {
-        buffer.push(event);
-        return;
-      }
-      chain = chain.then(() => handle(event)).catch(() => undefined);
-    };
-    const watchRoom = (roomId: string) => {
-      if (!roomListeners.has(roomId)) roomListeners.set(roomId, this.liveLog.on(roomStream(instanceId, roomId), onEvent));
-    };
-    const unwatchRoom = (roomId: string) => {
-      roomListeners.get(roomId)?.();
-      roomListeners.delete(roomId);
-    };
-    const offMemberships = this.liveLog.on(membershipKey(instanceId, userId), onEvent);
-    const offCursors = this.liveLog.on(streamName('cursor', instanceId, userId), onEvent);
-    const offUser = this.liveLog.on(userStream(instanceId, userId), onEvent);
-    channel.onClose(() => {
-      offMemberships();
-      offCursors();
-      offUser();
-      for (const off of roomListeners.values()) off();
-    });
-
-    if (this.liveLog.position) await this.readYourWrites.waitFor(this.liveLog.position);
-    const user = await this.users.find(instanceId, userId);
-    if (!user) throw userNotFound(userId);
-    const myRooms = await this.rooms.withMembers(await this.rooms.roomsOf(instanceId, userId), userId);
-    const snapshot = await this.cursors.snapshotOfUser(instanceId, userId);
-    const roomIds = new Set(myRooms.map((r) => r.room.id));
-    const cursorAt = new Map(snapshot.cursors.map((c) => [c.room_id, c.position]));
-    for (const id of roomIds) watchRoom(id);
-    channel.push({
-      id: this.liveLog.position ?? '0',
-      body: chatkitEvent(
-        'initial_state',
-        {
-          current_user: presentUser(user),
-          rooms: myRooms.map((r) => presentRoom(version, r.room, r.memberIds, r.unreadCount)),
-          cursors: snapshot.cursors,
-        },
-        new Date().toISOString(),
-      ),
-    });
-
     const roomJson = async (roomId: string) => {
       const room = await this.rooms.find(instanceId, roomId);
       if (!room) return null;
       const [withMembers] = await this.rooms.withMembers([room], userId);
       return presentRoom(version, room, withMembers.memberIds, withMembers.unreadCount);
     };
-    const handle = async (event: RecordedEvent): Promise<void> => {
+    /** What the client was shown: its rooms, and the cursor position of each room. */
+    interface Shown {
+      readonly roomIds: Set<string>;
+      readonly cursorAt: Map<string, number>;
+    }
+    const deliver = (event: RecordedEvent, { roomIds, cursorAt }: Shown): void | Promise<void> => {
       const timestamp = event.metadata.occurred_at ?? event.recordedAt;
       const push = (name: string, data: unknown) => channel.push({ id: event.position, body: chatkitEvent(name, data, timestamp) });
       const roomId = parseStreamName(event.streamName)?.id ?? '';
-      await this.readYourWrites.waitFor(event.position);
+      // The room as the read models show it once they reflect this event (its members, unread count).
+      const roomAt = async (then: (room: unknown) => void) => {
+        await this.readYourWrites.waitFor(event.position, USER_EVENTS_PROJECTIONS);
+        const room = await roomJson(roomId);
+        if (room) then(room);
+      };
       switch (event.type) {
         case 'RoomMembersAdded': {
           const joined = (event as RecordedEvent<RoomMembersAdded>).data.members.some((m) => m.user_id === userId);
           if (!joined || roomIds.has(roomId)) return;
-          const room = await roomJson(roomId);
-          if (!room) return;
-          roomIds.add(roomId);
-          watchRoom(roomId);
-          push('added_to_room', { room });
-          return;
+          return roomAt((room) => {
+            roomIds.add(roomId);
+            push('added_to_room', { room });
+          });
         }
         case 'RoomMembersRemoved': {
           const left = (event as RecordedEvent<RoomMembersRemoved>).data.user_ids.includes(userId);
-          if (!left || !roomIds.delete(roomId)) return;
-          unwatchRoom(roomId);
-          push('removed_from_room', { room_id: roomId });
+          if (left && roomIds.delete(roomId)) push('removed_from_room', { room_id: roomId });
           return;
         }
-        case 'RoomUpdated': {
-          if (!roomIds.has(roomId)) return;
-          const room = await roomJson(roomId);
-          if (room) push('room_updated', { room });
+        case 'RoomUpdated':
+          if (roomIds.has(roomId)) return roomAt((room) => push('room_updated', { room }));
           return;
-        }
         case 'RoomDeleted':
-          if (!roomIds.delete(roomId)) return;
-          unwatchRoom(roomId);
-          push('room_deleted', { room_id: roomId });
+          if (roomIds.delete(roomId)) push('room_deleted', { room_id: roomId });
           return;
         case 'UserDeleted':
           channel.end(404, { error: 'services/chatkit/not_found/user_not_found', error_description: `The user does not exist: "${userId}"` });
@@ -160,7 +133,42 @@ export class UserEventsSubscription implements OnModuleInit {
         }
       }
     };
-    ready = true;
-    for (const event of buffer.splice(0)) onEvent(event);
+
+    await openCatchUpThenLive<Shown>({
+      liveLog: this.liveLog,
+      readYourWrites: this.readYourWrites,
+      channel,
+      service: 'chatkit',
+      keys: [
+        membershipKey(instanceId, userId),
+        changedRoomsKey(instanceId),
+        streamName('cursor', instanceId, userId),
+        userStream(instanceId, userId),
+      ],
+      projections: USER_EVENTS_PROJECTIONS,
+      readInitial: async () => {
+        const user = await this.users.find(instanceId, userId);
+        if (!user) throw userNotFound(userId);
+        const myRooms = await this.rooms.withMembers(await this.rooms.roomsOf(instanceId, userId), userId);
+        const snapshot = await this.cursors.snapshotOfUser(instanceId, userId);
+        channel.push({
+          id: this.liveLog.position ?? '0',
+          body: chatkitEvent(
+            'initial_state',
+            {
+              current_user: presentUser(user),
+              rooms: myRooms.map((r) => presentRoom(version, r.room, r.memberIds, r.unreadCount)),
+              cursors: snapshot.cursors,
+            },
+            new Date().toISOString(),
+          ),
+        });
+        return {
+          roomIds: new Set(myRooms.map((r) => r.room.id)),
+          cursorAt: new Map(snapshot.cursors.map((c) => [c.room_id, c.position])),
+        };
+      },
+      deliver,
+    });
   }
 }
