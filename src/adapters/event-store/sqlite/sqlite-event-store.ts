@@ -25,8 +25,8 @@ export interface SqliteEventStoreOptions {
   readonly pageSize?: number;
   /**
    * How long an append waits for the write lock another process holds (the admin CLI, or a
-   * second server on the same files) before failing with "locked". The wait is asynchronous:
-   * the event loop keeps serving meanwhile. Default 5000 ms.
+   * tool writing the same file) before failing with "locked". Such writers hold it for
+   * milliseconds; the wait is asynchronous, the event loop keeps serving. Default 2000 ms.
    */
   readonly lockTimeoutMs?: number;
   /** Caps the file at this many pages, like a quota: appends past it fail as "disk full". */
@@ -91,7 +91,7 @@ export class SqliteEventStore implements EventStore {
     this.db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
     this.db.pragma(`busy_timeout = ${READ_BUSY_TIMEOUT_MS}`);
     this.pollMs = options.pollMs ?? 500;
-    this.lockTimeoutMs = options.lockTimeoutMs ?? 5000;
+    this.lockTimeoutMs = options.lockTimeoutMs ?? 2000;
     if (options.maxPageCount !== undefined) this.db.pragma(`max_page_count = ${Math.floor(options.maxPageCount)}`);
     this.pageSize = options.pageSize ?? 500;
     this.db.exec(`
