@@ -75,8 +75,15 @@ export class ErrorFilter implements ExceptionFilter {
     const request = http.getRequest<FastifyRequest>();
     const reply = http.getResponse<FastifyReply>();
     const { status, body } = toErrorResponse(error, request.url);
-    if (status >= 500) this.logger.error(`${request.method} ${request.url.split('?')[0]} failed`, (error as Error)?.stack);
+    if (status >= 500) this.logger.error(`${request.method} ${request.url.split('?')[0]} failed`, withCauses(error));
     if (reply.sent) return;
     void reply.status(status).header('content-type', 'application/json; charset=utf-8').send(body);
   }
 }
+
+/** A stack and the stacks of its causes: a 503 "not saved" names the storage failure behind it. */
+const withCauses = (error: unknown): string | undefined => {
+  const stacks: string[] = [];
+  for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) stacks.push(e.stack ?? String(e));
+  return stacks.length ? stacks.join('\ncaused by: ') : undefined;
+};
