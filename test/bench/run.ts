@@ -11,10 +11,15 @@
  *   BENCH_CONNECTIONS  concurrent connections (default 50)
  *   BENCH_WARMUP       seconds of unmeasured warm-up before each scenario (default 2; 0 = none)
  *   BENCH_ONLY         comma-separated subset of: baseline, parley (default both)
- *   BENCH_SCENARIOS    comma-separated subset of: write, read, send, realtime (default all)
+ *   BENCH_SCENARIOS    comma-separated subset of: write, read, send, realtime, scale (default all)
  *                      send: durable send-message (Parley only, against the baseline insert);
  *                      realtime: fan-out of messages to 1,000 live subscribers, and the memory of
- *                      10,000 idle subscriptions (Parley only)
+ *                      10,000 idle subscriptions (Parley only);
+ *                      scale: a room of 1,000,000 messages in an instance of 1,000,000 users,
+ *                      written through the event store port: the first start's fold rate, send
+ *                      latency at start and end, 50 senders in that one room, restart-to-healthy,
+ *                      the first send after the restart and resident memory (Parley only)
+ *   BENCH_SCALE_MESSAGES, BENCH_SCALE_USERS  the scale scenario's sizes (default 1,000,000 each)
  *   BENCH_TMPDIR       where the temporary data directories go (default os.tmpdir())
  *   BENCH_CPU_PROF     a directory: run the Parley child with --cpu-prof writing there
  *   BENCH_PARLEY_MAIN  the Parley entry point to start (default dist/src/main.js)
@@ -28,14 +33,18 @@ import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
-import { benchFanOut, benchIdleMemory, FanOutResult, IdleMemoryResult, RealtimeTarget } from './realtime';
+import { performance } from 'node:perf_hooks';
+import { benchFanOut, benchIdleMemory, FanOutResult, IdleMemoryResult, RealtimeTarget, rssMb } from './realtime';
+import { fillScale, Latencies, ScaleShape, senderId, sequentialSends, timedSend } from './scale';
 import { join, resolve } from 'node:path';
 
 const DURATION = positive('BENCH_DURATION', 10);
 const CONNECTIONS = positive('BENCH_CONNECTIONS', 50);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 2);
 const ONLY = new Set((process.env.BENCH_ONLY ?? 'baseline,parley').split(',').map((s) => s.trim()));
-const SCENARIOS = new Set((process.env.BENCH_SCENARIOS ?? 'write,read,send,realtime').split(',').map((s) => s.trim()));
+const SCENARIOS = new Set((process.env.BENCH_SCENARIOS ?? 'write,read,send,realtime,scale').split(',').map((s) => s.trim()));
+const SCALE_MESSAGES = positive('BENCH_SCALE_MESSAGES', 1_000_000);
+const SCALE_USERS = positive('BENCH_SCALE_USERS', 1_000_000);
 const TMP_ROOT = process.env.BENCH_TMPDIR || os.tmpdir();
 const CPU_PROF_DIR = process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF) : undefined;
 /** Parley must keep at least this share of the baseline's durable write throughput. */
@@ -44,6 +53,12 @@ const WRITE_GOAL = 0.6;
 const FANOUT_P99_GOAL_MS = 25;
 /** 10,000 idle subscriptions must fit in this much resident memory. */
 const IDLE_RSS_GOAL_MB = 300;
+/** The first send to the long room after a restart must answer within this. */
+const FIRST_SEND_GOAL_MS = 50;
+/** Events a start folds into the read models per second. */
+const FOLD_RATE_GOAL = 100_000;
+/** Sequential sends timed at the start and at the end of the scale scenario. */
+const SCALE_SAMPLES = 200;
 /** Users created before a read scenario; the reads cycle through them. */
 const READ_SET = 200;
 
@@ -135,6 +150,7 @@ async function startChild(
   script: string,
   env: Record<string, string>,
   nodeArgs: string[] = [],
+  healthTimeoutMs = 60_000,
 ): Promise<Child> {
   const port = await freePort();
   const proc = spawn(process.execPath, [...nodeArgs, script], {
@@ -161,7 +177,7 @@ async function startChild(
     }),
   );
   exited.catch(() => undefined);
-  await Promise.race([exited, waitForHealth(child, 60_000)]);
+  await Promise.race([exited, waitForHealth(child, healthTimeoutMs)]);
   return child;
 }
 
@@ -216,7 +232,7 @@ interface Target {
 
 interface Row {
   readonly scenario: string;
-  readonly kind: 'write' | 'read' | 'send';
+  readonly kind: 'write' | 'read' | 'send' | 'scale-send';
   readonly server: 'baseline' | 'parley';
   readonly result: autocannon.Result;
   readonly cpu?: CpuShare;
@@ -471,23 +487,9 @@ async function runParley(): Promise<void> {
   const dataDir = makeTempDir('parley-bench-parley-');
   process.stderr.write(`starting Parley (${PARLEY_MAIN}, embedded SQLite in ${dataDir})\n`);
   const nodeArgs = CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`] : [];
-  const child = await startChild(
-    'parley',
-    PARLEY_MAIN,
-    {
-      DATA_DIR: dataDir,
-      INSTANCE_LOCATOR: `v1:bench:${INSTANCE_ID}`,
-      INSTANCE_KEY: `${KEY_ID}:${KEY_SECRET}`,
-      LOG_LEVEL: 'warn',
-    },
-    nodeArgs,
-  );
+  const child = await startChild('parley', PARLEY_MAIN, parleyEnv(dataDir), nodeArgs);
   try {
-    const mint = (claims: { sub?: string; su?: boolean }) =>
-      jwt.sign({ instance: INSTANCE_ID, iss: `api_keys/${KEY_ID}`, ...claims }, KEY_SECRET, {
-        algorithm: 'HS256',
-        expiresIn: '12h',
-      });
+    const mint = mintToken;
     const token = mint({ su: true });
     const target: Target = {
       label: 'parley',
@@ -505,6 +507,115 @@ async function runParley(): Promise<void> {
     if (CPU_PROF_DIR) process.stderr.write(`CPU profile of the Parley child written to ${CPU_PROF_DIR}\n`);
     removeTempDir(dataDir);
   }
+}
+
+interface ScaleResult {
+  readonly shape: ScaleShape;
+  readonly fill: { events: number; ms: number };
+  /** From spawning the first process on the filled log to /health 200 (it folds the whole log). */
+  readonly firstStartMs: number;
+  readonly atStart: Latencies;
+  readonly atEnd: Latencies;
+  readonly rssEndMb: number;
+  readonly restartMs: number;
+  readonly rssHealthyMb: number;
+  readonly firstSendAfterRestartMs: number;
+  readonly rssAfterFirstSendMb: number;
+}
+
+let scale: ScaleResult | undefined;
+
+const parleyEnv = (dataDir: string): Record<string, string> => ({
+  DATA_DIR: dataDir,
+  INSTANCE_LOCATOR: `v1:bench:${INSTANCE_ID}`,
+  INSTANCE_KEY: `${KEY_ID}:${KEY_SECRET}`,
+  LOG_LEVEL: 'warn',
+});
+
+const mintToken = (claims: { sub?: string; su?: boolean }) =>
+  jwt.sign({ instance: INSTANCE_ID, iss: `api_keys/${KEY_ID}`, ...claims }, KEY_SECRET, { algorithm: 'HS256', expiresIn: '12h' });
+
+/** A room of a million messages in an instance of a million users: what costs grow with history? */
+async function runScale(): Promise<void> {
+  const shape: ScaleShape = { instanceId: INSTANCE_ID, roomId: 'long-room', users: SCALE_USERS, messages: SCALE_MESSAGES, senders: CONNECTIONS };
+  const dataDir = makeTempDir('parley-bench-scale-');
+  process.stderr.write(`  fill     ${fmt(shape.users)} users and a room of ${fmt(shape.messages)} messages through the event store port\n`);
+  const fill = await fillScale(dataDir, shape, (line) => process.stderr.write(`${line}\n`));
+  process.stderr.write(`starting Parley on the filled log (its first start folds ${fmt(fill.events)} events)\n`);
+  let started = performance.now();
+  let child = await startChild('parley-scale', PARLEY_MAIN, parleyEnv(dataDir), [], 60 * 60_000);
+  const firstStartMs = performance.now() - started;
+  try {
+    const messagesPath = `/services/chatkit/v6/${INSTANCE_ID}/rooms/${shape.roomId}/messages`;
+    const tokens = Array.from({ length: shape.senders }, (_, n) => mintToken({ sub: senderId(n) }));
+    let sent = 0;
+    const body = () => JSON.stringify({ parts: [{ type: 'text/plain', content: `scale message ${sent++}` }] });
+    const send = (baseUrl: string, token = tokens[0]) => () =>
+      fetch(baseUrl + messagesPath, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: body() });
+
+    process.stderr.write(`  measure  parley scale: ${SCALE_SAMPLES} sequential sends to the long room\n`);
+    const atStart = await sequentialSends(send(child.baseUrl), SCALE_SAMPLES);
+    const target: Target = { label: 'parley', pid: child.proc.pid!, baseUrl: child.baseUrl, headers: {}, usersPath: '' };
+    let turn = 0;
+    const spec: autocannon.RequestSpec = {
+      method: 'POST',
+      path: messagesPath,
+      setupRequest: (request) => {
+        request.headers = { 'content-type': 'application/json', authorization: `Bearer ${tokens[turn++ % tokens.length]}` };
+        request.body = body();
+        return request;
+      },
+    };
+    await scenario(`parley scale: ${shape.senders} senders, one room of ${fmt(shape.messages)}`, target, spec, 'scale-send', 'parley');
+    process.stderr.write(`  measure  parley scale: ${SCALE_SAMPLES} sequential sends after the load\n`);
+    const atEnd = await sequentialSends(send(child.baseUrl), SCALE_SAMPLES);
+    const rssEndMb = rssMb(child.proc.pid!);
+
+    await stopChild(child);
+    process.stderr.write('  measure  parley scale: restart, then the first send to the long room\n');
+    started = performance.now();
+    child = await startChild('parley-scale', PARLEY_MAIN, parleyEnv(dataDir), [], 10 * 60_000);
+    const restartMs = performance.now() - started;
+    const rssHealthyMb = rssMb(child.proc.pid!);
+    const firstSendAfterRestartMs = await timedSend(send(child.baseUrl, tokens[1]));
+    const rssAfterFirstSendMb = rssMb(child.proc.pid!);
+    scale = { shape, fill, firstStartMs, atStart, atEnd, rssEndMb, restartMs, rssHealthyMb, firstSendAfterRestartMs, rssAfterFirstSendMb };
+  } finally {
+    await stopChild(child);
+    removeTempDir(dataDir);
+  }
+}
+
+function reportScale(s: ScaleResult): void {
+  const latencies = (l: Latencies) => `p50 ${l.p50Ms.toFixed(1)} ms, p99 ${l.p99Ms.toFixed(1)} ms, max ${l.maxMs.toFixed(1)} ms`;
+  // The fold alone: the first start less what a start without anything to fold takes (the restart).
+  const foldRate = s.fill.events / (Math.max(1, s.firstStartMs - s.restartMs) / 1000);
+  console.log('');
+  console.log(`scale: a room of ${fmt(s.shape.messages)} messages, an instance of ${fmt(s.shape.users)} users (${fmt(s.fill.events)} events, written in ${(s.fill.ms / 1000).toFixed(1)} s)`);
+  console.log(
+    `  first start on that log (folds all of it): healthy after ${(s.firstStartMs / 1000).toFixed(1)} s; ` +
+      `less a plain restart's ${(s.restartMs / 1000).toFixed(1)} s, the fold ran at ${fmt(foldRate)} events/s`,
+  );
+  console.log(`  GOAL: rebuild >= ${fmt(FOLD_RATE_GOAL)} events/s — ${foldRate >= FOLD_RATE_GOAL ? 'MET' : 'NOT MET'}`);
+  console.log(`  sends at start (${s.atStart.count}, one at a time): ${latencies(s.atStart)}`);
+  console.log(`  sends at end   (${s.atEnd.count}, one at a time): ${latencies(s.atEnd)}`);
+  const concurrent = rows.find((r) => r.kind === 'scale-send')?.result.requests.average;
+  const baseWrite = rows.find((r) => r.kind === 'write' && r.server === 'baseline')?.result.requests.average;
+  if (concurrent !== undefined) {
+    const ratio = baseWrite ? concurrent / baseWrite : undefined;
+    console.log(
+      `  ${s.shape.senders} concurrent senders in the one room: ${fmt(concurrent)} messages/s` +
+        (ratio === undefined ? ' (baseline insert not measured in this run)' : ` = ${(ratio * 100).toFixed(1)} % of the baseline insert`),
+    );
+    if (ratio !== undefined) console.log(`  GOAL: one busy room >= ${WRITE_GOAL * 100} % of the baseline insert — ${ratio >= WRITE_GOAL ? 'MET' : 'NOT MET'}`);
+  }
+  console.log(`  resident memory after the load: ${s.rssEndMb.toFixed(0)} MB`);
+  console.log(`  restart (SIGTERM, start, /health 200): ${(s.restartMs / 1000).toFixed(2)} s; resident memory then ${s.rssHealthyMb.toFixed(0)} MB`);
+  console.log(
+    `  first send after the restart: ${s.firstSendAfterRestartMs.toFixed(1)} ms; resident memory after it ${s.rssAfterFirstSendMb.toFixed(0)} MB ` +
+      `(${(s.rssAfterFirstSendMb - s.rssHealthyMb).toFixed(1)} MB more)`,
+  );
+  console.log(`  GOAL: first send after a restart < ${FIRST_SEND_GOAL_MS} ms — ${s.firstSendAfterRestartMs < FIRST_SEND_GOAL_MS ? 'MET' : 'NOT MET'}`);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -625,6 +736,7 @@ function report(): boolean {
     );
     console.log(`GOAL: fan-out p99 < ${FANOUT_P99_GOAL_MS} ms — ${fanOut.p99Ms < FANOUT_P99_GOAL_MS ? 'MET' : 'NOT MET'}`);
   }
+  if (scale) reportScale(scale);
   if (idleMemory) {
     console.log(
       `idle subscriptions: ${fmt(idleMemory.subscriptions)} on ${fmt(idleMemory.sockets)} sockets: server RSS ` +
@@ -648,7 +760,8 @@ async function main(): Promise<void> {
   machineLines = machineInfo();
   busyBefore = await machineBusy();
   if (ONLY.has('baseline')) await runBaseline();
-  if (ONLY.has('parley')) await runParley();
+  if (ONLY.has('parley') && ['write', 'read', 'send', 'realtime'].some((name) => SCENARIOS.has(name))) await runParley();
+  if (ONLY.has('parley') && SCENARIOS.has('scale')) await runScale();
   const ok = report();
   process.exitCode = ok ? 0 : 1;
 }
