@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteEventStore } from '../../adapters/event-store/sqlite/sqlite-event-store';
 import { SqliteReadModelStore } from '../../adapters/read-models/sqlite/sqlite-read-model-store';
-import { checkpointName } from '../../../projections/projection';
+import { checkpointName, physicalCollection } from '../../../projections/projection';
 import { USERS, UserDocument, usersProjection } from '../../../projections/users/users.projection';
 import { ProjectionWatch } from '../application/projection-watch';
 import { ProjectorRunner } from '../application/projector-runner';
@@ -15,6 +15,8 @@ import { EndOfStream, EventChannel, WireEvent } from './event-channel';
 import { LiveLog } from './live-log';
 
 const USERS_CHECKPOINT = checkpointName(usersProjection);
+/** The users collection as this version of the projection stores it. */
+const USERS_STORED = physicalCollection(USERS, usersProjection.version);
 const meta = { occurred_at: '2026-01-01T00:00:00.000Z' };
 /** Every user creation of instance acme, whatever the user's stream. */
 const ACME_USERS = 'users-of:acme';
@@ -120,7 +122,7 @@ describe('openCatchUpThenLive over a real LiveLog, SQLite stores and the project
         keys: [ACME_USERS],
         projections: options.projections ?? [USERS_CHECKPOINT],
         readInitial: async () => {
-          const docs = await p.readModels.find<UserDocument>(USERS, { where: { instance_id: 'acme' } });
+          const docs = await p.readModels.find<UserDocument>(USERS_STORED, { where: { instance_id: 'acme' } });
           const shown = new Set(docs.map((d) => d.id));
           channel.push({ id: 'initial', body: [...shown].sort() });
           return shown;
@@ -218,7 +220,7 @@ describe('openCatchUpThenLive over a real LiveLog, SQLite stores and the project
       deliver: (event, _shown, push) =>
         Number(userIdOf(event).slice(1)) % 2 === 0
           ? p.watch.waitFor(event.position, [USERS_CHECKPOINT]).then(async () => {
-              await p.readModels.find(USERS, { where: { instance_id: 'acme' } });
+              await p.readModels.find(USERS_STORED, { where: { instance_id: 'acme' } });
               push();
             })
           : push(),
