@@ -2,7 +2,7 @@ import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { READ_YOUR_WRITES, ReadYourWrites } from '../../../shared/application/read-your-writes';
 import { badRequest } from '../../../shared/domain/errors';
 import { RecordedEvent } from '../../../shared/domain/event';
-import { parseStreamName, streamName } from '../../../shared/domain/streams';
+import { parseStreamName } from '../../../shared/domain/streams';
 import { parseChatApiVersion } from '../../../shared/http/chatkit-route';
 import { EventChannel } from '../../../shared/subscriptions/event-channel';
 import { chatkitEvent } from '../../../shared/subscriptions/wire-event';
@@ -15,6 +15,7 @@ import { membershipsProjection } from '../../../../projections/rooms/memberships
 import { roomsProjection } from '../../../../projections/rooms/rooms.projection';
 import { usersProjection } from '../../../../projections/users/users.projection';
 import { CursorsReadModel } from '../../cursors/cursors.read-model';
+import { cursorStream } from '../../cursors/domain/cursor.decider';
 import { cursorOfEvent } from '../../cursors/presentation/cursor.presenter';
 import { RoomMembersAdded, RoomMembersRemoved } from '../../rooms/domain/room.events';
 import { presentRoom } from '../../rooms/presentation/room.presenter';
@@ -142,7 +143,7 @@ export class UserEventsSubscription implements OnModuleInit {
       keys: [
         membershipKey(instanceId, userId),
         changedRoomsKey(instanceId),
-        streamName('cursor', instanceId, userId),
+        cursorStream(instanceId, userId),
         userStream(instanceId, userId),
       ],
       projections: USER_EVENTS_PROJECTIONS,
