@@ -66,7 +66,8 @@ export class LiveLog {
     set.add(listener);
     return () => {
       set!.delete(listener);
-      if (set!.size === 0) this.listeners.delete(key);
+      // A removal called twice must not drop a newer set of the same key.
+      if (set!.size === 0 && this.listeners.get(key) === set) this.listeners.delete(key);
     };
   }
 
