@@ -33,16 +33,9 @@ export interface SqliteEventStoreOptions {
   readonly maxPageCount?: number;
 }
 
-interface Row {
-  position: number;
-  stream: string;
-  revision: number;
-  event_id: string;
-  type: string;
-  data: string;
-  metadata: string;
-  recorded_at: string;
-}
+/** An event's columns in this order, read as an array (no object per row: reads are a rebuild's first cost). */
+const COLUMNS = 'position, stream, revision, event_id, type, data, metadata, recorded_at';
+type Row = [position: number, stream: string, revision: number, eventId: string, type: string, data: string, metadata: string, recordedAt: string];
 
 interface PendingAppend {
   streamName: string;
@@ -230,8 +223,8 @@ export class SqliteEventStore implements EventStore {
   private readStreamSync(streamName: string, options: ReadStreamOptions): RecordedEvent[] {
     const backwards = options.direction === 'backwards';
     const from = options.fromRevision ?? (backwards ? Number.MAX_SAFE_INTEGER : 0);
-    const rows = this.prepared(
-      `SELECT * FROM events WHERE stream = ? AND revision ${backwards ? '<=' : '>='} ? ORDER BY revision ${backwards ? 'DESC' : 'ASC'} LIMIT ?`,
+    const rows = this.preparedRaw(
+      `SELECT ${COLUMNS} FROM events WHERE stream = ? AND revision ${backwards ? '<=' : '>='} ? ORDER BY revision ${backwards ? 'DESC' : 'ASC'} LIMIT ?`,
     ).all(streamName, from, options.maxCount ?? -1) as Row[];
     return rows.map(toRecorded);
   }
@@ -255,17 +248,18 @@ export class SqliteEventStore implements EventStore {
       clauses.push(`(${filter.streamPrefixes.map(() => 'substr(stream, 1, ?) = ?').join(' OR ')})`);
       for (const p of filter.streamPrefixes) params.push(p.length, p);
     }
-    const rows = this.prepared(`SELECT * FROM events WHERE ${clauses.join(' AND ')} ORDER BY position ASC LIMIT ?`).all(
+    const rows = this.preparedRaw(`SELECT ${COLUMNS} FROM events WHERE ${clauses.join(' AND ')} ORDER BY position ASC LIMIT ?`).all(
       ...params,
       limit,
     ) as Row[];
     return rows.map(toRecorded);
   }
 
-  private prepared(sql: string): Database.Statement {
+  /** A statement whose rows are arrays of the selected columns. */
+  private preparedRaw(sql: string): Database.Statement {
     let statement = this.statements.get(sql);
     if (!statement) {
-      statement = this.db.prepare(sql);
+      statement = this.db.prepare(sql).raw(true);
       this.statements.set(sql, statement);
     }
     return statement;
@@ -314,15 +308,15 @@ export class SqliteEventStore implements EventStore {
   }
 }
 
-const toRecorded = (row: Row): RecordedEvent => ({
-  id: row.event_id,
-  streamName: row.stream,
-  revision: row.revision,
-  position: sqlitePosition(row.position),
-  type: row.type,
-  data: JSON.parse(row.data),
-  metadata: JSON.parse(row.metadata),
-  recordedAt: row.recorded_at,
+const toRecorded = ([position, stream, revision, eventId, type, data, metadata, recordedAt]: Row): RecordedEvent => ({
+  id: eventId,
+  streamName: stream,
+  revision,
+  position: sqlitePosition(position),
+  type,
+  data: JSON.parse(data),
+  metadata: JSON.parse(metadata),
+  recordedAt,
 });
 
 const sqliteCode = (error: unknown): string | undefined => {
