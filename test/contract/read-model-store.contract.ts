@@ -201,6 +201,20 @@ export function readModelStoreContract(
         const [one] = await store.getMany(c, ['m2']);
         expect(one).toEqual(messages[1]);
       });
+
+      it('getStoredMany returns the documents that exist with their positions, and skips the others', async () => {
+        const c = await withMessages();
+        const found = await store.getStoredMany(c, ['m3', 'nope', 'm1', 'm3']);
+        expect(found.sort((a, b) => a.document._id.localeCompare(b.document._id))).toEqual([
+          { document: messages[0], position: pos(1) },
+          { document: messages[2], position: pos(3) },
+        ]);
+        expect(await store.getStoredMany(c, [])).toEqual([]);
+        expect(await store.getStoredMany(c, ['nope'])).toEqual([]);
+        const many = Array.from({ length: 1500 }, (_, i) => `x${i}`);
+        await store.applyBatch(many.map((id, i) => put(c, { _id: id, n: i }, pos(100 + i))), {});
+        expect((await store.getStoredMany(c, many)).length).toBe(1500);
+      });
     });
 
     describe('queries', () => {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { LogPosition, RecordedEvent, positionAfter } from '../domain/event';
 import { EventStore, LogSubscription } from '../ports/event-store.port';
 import { DocumentChange, LeaseFence, LeaseLostError, ReadModelStore, StoredDocument } from '../ports/read-model-store.port';
-import { checkpointName, isRef, physicalCollection, ProjectionDefinition } from '../../../projections/projection';
+import { checkpointName, isRef, physicalCollection, ProjectionDefinition, Target } from '../../../projections/projection';
 import { Backoff } from './backoff';
 
 export interface ProjectorRunnerOptions {
@@ -58,7 +58,17 @@ interface Slot {
   readonly definition: ProjectionDefinition;
   readonly checkpoint: string;
   readonly handles: ReadonlySet<string>;
+  /** Where this version keeps a collection the projection names. */
+  readonly collection: (name: string) => string;
   position: LogPosition | null;
+}
+
+/** One projection's share of one event of a batch: the documents it targets, or what `targets` threw. */
+interface Step {
+  readonly index: number;
+  readonly slot: Slot;
+  readonly targets: readonly Target[];
+  readonly failure?: { readonly error: unknown };
 }
 
 /** What one projection did since its runner started (the rebuild CLI reports it). */
@@ -355,7 +365,14 @@ export class ProjectorRunner {
     }
     for (const definition of held) {
       const checkpoint = checkpointName(definition);
-      this.slots.push({ definition, checkpoint, handles: new Set(definition.handles), position: this.positions.get(checkpoint) ?? null });
+      const physical = new Map(definition.collections.map((spec) => [spec.name, physicalCollection(spec.name, definition.version)]));
+      this.slots.push({
+        definition,
+        checkpoint,
+        handles: new Set(definition.handles),
+        collection: (name) => physical.get(name) ?? physicalCollection(name, definition.version),
+        position: this.positions.get(checkpoint) ?? null,
+      });
     }
     // A projection this runner takes on gets another chance: its old "parked" note goes.
     const stale = (await this.readModels.find(PROJECTOR_STATUS, { where: { state: 'parked' } })).filter((d) =>
@@ -425,23 +442,25 @@ export class ProjectorRunner {
   private async applyBatch(batch: readonly RecordedEvent[]): Promise<void> {
     const slots = this.slots.filter((s) => !this.parked.has(s.checkpoint));
     const fences: LeaseFence[] = this.slots.map((s) => ({ name: s.checkpoint, owner: this.owner }));
-    const cache = new Map<string, Cached>();
-    const key = (collection: string, id: string) => `${collection}\u0000${id}`;
+    // The batch's documents by physical collection and id: read once, folded in memory, written together.
+    const cache = new Map<string, Map<string, Cached>>();
+    const documentsOf = (collection: string): Map<string, Cached> => {
+      let documents = cache.get(collection);
+      if (!documents) cache.set(collection, (documents = new Map()));
+      return documents;
+    };
     let applied = 0;
     let done = 0; // events of the batch already written (before a selection forced a flush)
     const documentsBy = new Map<string, number>();
 
     const flush = async (upTo: number) => {
       const changes: DocumentChange[] = [];
-      for (const [k, c] of cache) {
-        if (!c.dirty) continue;
-        const collection = k.slice(0, k.indexOf('\u0000'));
-        changes.push(
-          c.document
-            ? { collection, kind: 'put', document: c.document, position: c.position! }
-            : { collection, kind: 'delete', id: k.slice(k.indexOf('\u0000') + 1) },
-        );
-        c.dirty = false;
+      for (const [collection, documents] of cache) {
+        for (const [id, c] of documents) {
+          if (!c.dirty) continue;
+          changes.push(c.document ? { collection, kind: 'put', document: c.document, position: c.position! } : { collection, kind: 'delete', id });
+          c.dirty = false;
+        }
       }
       const last = batch[upTo - 1].position;
       const checkpoints: Record<string, LogPosition> = {};
@@ -453,54 +472,74 @@ export class ProjectorRunner {
       done = upTo;
     };
 
-    for (let i = 0; i < batch.length; i++) {
-      const event = batch[i];
+    // What each projection targets is pure, so it is known before anything is folded: the
+    // documents named by key are then read with one query per collection, not one each.
+    const steps: Step[] = [];
+    const wanted = new Map<string, Set<string>>();
+    for (let index = 0; index < batch.length; index++) {
+      const event = batch[index];
       for (const slot of slots) {
         if (!slot.handles.has(event.type) || !positionAfter(event.position, slot.position)) continue;
-        this.count(slot.checkpoint).events++;
-        const version = slot.definition.version;
-        let targets;
+        let targets: readonly Target[];
         try {
           targets = slot.definition.targets(event);
         } catch (error) {
-          throw new ProjectionEventError(slot.checkpoint, event, error);
+          // Thrown in turn below, so that an earlier event's failure is still the one reported.
+          steps.push({ index, slot, targets: [], failure: { error } });
+          continue;
         }
+        steps.push({ index, slot, targets });
         for (const target of targets) {
-          const collection = physicalCollection(target.collection, version);
-          const refs: string[] = [];
-          if (isRef(target)) {
-            const k = key(collection, target.id);
-            if (!cache.has(k)) {
-              const stored = await this.readModels.getStored(collection, target.id);
-              cache.set(k, { document: stored?.document ?? null, position: stored?.position ?? null, dirty: false });
-            }
-            refs.push(target.id);
-          } else {
-            // A selection reads the store, so everything folded so far must be in it first.
-            if (i > done) await flush(i);
-            for (const stored of await this.readModels.findStored(collection, { where: target.where })) {
-              const k = key(collection, stored.document._id);
-              const cached = cache.get(k);
-              if (!cached || !cached.dirty) cache.set(k, { document: stored.document, position: stored.position, dirty: false });
-              if (cache.get(k)!.document) refs.push(stored.document._id);
-            }
+          if (!isRef(target)) continue;
+          const collection = slot.collection(target.collection);
+          let ids = wanted.get(collection);
+          if (!ids) wanted.set(collection, (ids = new Set()));
+          ids.add(target.id);
+        }
+      }
+    }
+    for (const [collection, ids] of wanted) {
+      const documents = documentsOf(collection);
+      for (const stored of await this.readModels.getStoredMany(collection, [...ids])) {
+        documents.set(stored.document._id, { document: stored.document, position: stored.position, dirty: false });
+      }
+      for (const id of ids) if (!documents.has(id)) documents.set(id, { document: null, position: null, dirty: false });
+    }
+
+    for (const { index, slot, targets, failure } of steps) {
+      const event = batch[index];
+      this.count(slot.checkpoint).events++;
+      if (failure) throw new ProjectionEventError(slot.checkpoint, event, failure.error);
+      for (const target of targets) {
+        const documents = documentsOf(slot.collection(target.collection));
+        const refs: string[] = [];
+        if (isRef(target)) {
+          refs.push(target.id);
+        } else {
+          // A selection reads the store, so everything folded so far must be in it first.
+          if (index > done) await flush(index);
+          for (const stored of await this.readModels.findStored(slot.collection(target.collection), { where: target.where })) {
+            const id = stored.document._id;
+            const cached = documents.get(id);
+            if (!cached || !cached.dirty) documents.set(id, { document: stored.document, position: stored.position, dirty: false });
+            if (documents.get(id)!.document) refs.push(id);
           }
-          for (const id of refs) {
-            const entry = cache.get(key(collection, id))!;
-            if (entry.position !== null && !positionAfter(event.position, entry.position)) continue; // already folded
-            let next;
-            try {
-              next = slot.definition.evolve(entry.document, event, { collection: target.collection, id });
-            } catch (error) {
-              throw new ProjectionEventError(slot.checkpoint, event, error);
-            }
-            if (next === entry.document) continue;
-            entry.document = next ? { ...next, _id: id } : null;
-            entry.position = event.position;
-            if (!entry.dirty) documentsBy.set(slot.checkpoint, (documentsBy.get(slot.checkpoint) ?? 0) + 1);
-            entry.dirty = true;
-            applied++;
+        }
+        for (const id of refs) {
+          const entry = documents.get(id)!;
+          if (entry.position !== null && !positionAfter(event.position, entry.position)) continue; // already folded
+          let next;
+          try {
+            next = slot.definition.evolve(entry.document, event, { collection: target.collection, id });
+          } catch (error) {
+            throw new ProjectionEventError(slot.checkpoint, event, error);
           }
+          if (next === entry.document) continue;
+          entry.document = next === null || next._id === id ? next : { ...next, _id: id };
+          entry.position = event.position;
+          if (!entry.dirty) documentsBy.set(slot.checkpoint, (documentsBy.get(slot.checkpoint) ?? 0) + 1);
+          entry.dirty = true;
+          applied++;
         }
       }
     }

@@ -38,6 +38,10 @@ export class VersionedReadModels implements ReadModelStore {
     return this.inner.getStored<D>(this.physical(collection), id);
   }
 
+  getStoredMany<D extends Document = Document>(collection: string, ids: readonly string[]): Promise<StoredDocument<D>[]> {
+    return this.inner.getStoredMany<D>(this.physical(collection), ids);
+  }
+
   find<D extends Document = Document>(collection: string, query?: Query): Promise<D[]> {
     return this.inner.find<D>(this.physical(collection), query);
   }

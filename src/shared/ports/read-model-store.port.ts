@@ -45,6 +45,8 @@ export interface ReadModelStore {
   get<D extends Document = Document>(collection: string, id: string): Promise<D | null>;
   getMany<D extends Document = Document>(collection: string, ids: readonly string[]): Promise<D[]>;
   getStored<D extends Document = Document>(collection: string, id: string): Promise<StoredDocument<D> | null>;
+  /** `getStored` for many ids in one round trip (a projector's batch): the ones that exist, in any order. */
+  getStoredMany<D extends Document = Document>(collection: string, ids: readonly string[]): Promise<StoredDocument<D>[]>;
   find<D extends Document = Document>(collection: string, query?: Query): Promise<D[]>;
   /** How many documents match `where` (sort and limit do not apply). */
   count(collection: string, where?: Query['where']): Promise<number>;

@@ -175,6 +175,14 @@ export class MongoReadModelStore implements ReadModelStore {
     return row ? { document: row.doc as D, position: row.position } : null;
   }
 
+  async getStoredMany<D extends Document>(collection: string, ids: readonly string[]): Promise<StoredDocument<D>[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.rows(collection)
+      .find({ _id: { $in: [...ids] } }, { projection: { doc: 1, position: 1 } })
+      .toArray();
+    return rows.map((r) => ({ document: r.doc as D, position: r.position }));
+  }
+
   async find<D extends Document>(collection: string, query: Query = {}): Promise<D[]> {
     return (await this.findStored<D>(collection, query)).map((s) => s.document);
   }

@@ -46,6 +46,8 @@ export interface SqliteReadModelStoreOptions {
 export class SqliteReadModelStore implements ReadModelStore {
   private readonly db: Database.Database;
   private readonly statements = new Map<string, Database.Statement>();
+  /** A batch's writes by collection, without building and looking up their SQL per change. */
+  private readonly writers = new Map<string, { put: Database.Statement; remove: Database.Statement }>();
 
   constructor(file: string, options: SqliteReadModelStoreOptions = {}) {
     this.db = new Database(file);
@@ -66,6 +68,30 @@ export class SqliteReadModelStore implements ReadModelStore {
       this.statements.set(sql, stmt);
     }
     return stmt;
+  }
+
+  private writer(collection: string): { put: Database.Statement; remove: Database.Statement } {
+    let writer = this.writers.get(collection);
+    if (!writer) {
+      const t = table(collection);
+      writer = {
+        // Only a later position replaces a document: a redelivered event changes nothing.
+        put: this.prepared(
+          `INSERT INTO "${t}" (id, doc, position) VALUES (?, ?, ?)
+           ON CONFLICT(id) DO UPDATE SET doc = excluded.doc, position = excluded.position
+           WHERE excluded.position > "${t}".position`,
+        ),
+        remove: this.prepared(`DELETE FROM "${t}" WHERE id = ?`),
+      };
+      this.writers.set(collection, writer);
+    }
+    return writer;
+  }
+
+  /** Statements name tables: after tables change they are prepared again. */
+  private forgetStatements(): void {
+    this.statements.clear();
+    this.writers.clear();
   }
 
   /**
@@ -109,7 +135,7 @@ export class SqliteReadModelStore implements ReadModelStore {
         });
       }
     });
-    this.statements.clear();
+    this.forgetStatements();
   }
 
   async get<D extends Document>(collection: string, id: string): Promise<D | null> {
@@ -133,6 +159,15 @@ export class SqliteReadModelStore implements ReadModelStore {
       | { doc: string; position: string }
       | undefined;
     return row ? { document: JSON.parse(row.doc) as D, position: row.position } : null;
+  }
+
+  async getStoredMany<D extends Document>(collection: string, ids: readonly string[]): Promise<StoredDocument<D>[]> {
+    if (ids.length === 0) return [];
+    this.recover();
+    const rows = this.prepared(
+      `SELECT doc, position FROM "${table(collection)}" WHERE id IN (SELECT value FROM json_each(?))`,
+    ).all(JSON.stringify(ids)) as { doc: string; position: string }[];
+    return rows.map((r) => ({ document: JSON.parse(r.doc) as D, position: r.position }));
   }
 
   async find<D extends Document>(collection: string, query: Query = {}): Promise<D[]> {
@@ -177,17 +212,9 @@ export class SqliteReadModelStore implements ReadModelStore {
           }
         }
         for (const change of changes) {
-          const t = table(change.collection);
-          if (change.kind === 'put') {
-            // Only a later position replaces a document: a redelivered event changes nothing.
-            this.prepared(
-              `INSERT INTO "${t}" (id, doc, position) VALUES (?, ?, ?)
-               ON CONFLICT(id) DO UPDATE SET doc = excluded.doc, position = excluded.position
-               WHERE excluded.position > "${t}".position`,
-            ).run(change.document._id, JSON.stringify(change.document), change.position);
-          } else {
-            this.prepared(`DELETE FROM "${t}" WHERE id = ?`).run(change.id);
-          }
+          const writer = this.writer(change.collection);
+          if (change.kind === 'put') writer.put.run(change.document._id, JSON.stringify(change.document), change.position);
+          else writer.remove.run(change.id);
         }
         for (const [name, position] of marks) {
           this.prepared(
@@ -215,7 +242,7 @@ export class SqliteReadModelStore implements ReadModelStore {
       for (const c of collections) this.db.exec(`DROP TABLE IF EXISTS "${table(c)}"`);
       for (const p of projections) this.prepared('DELETE FROM checkpoints WHERE name = ?').run(p);
     });
-    this.statements.clear();
+    this.forgetStatements();
   }
 
   async acquireLease(name: string, owner: string, ttlMs: number): Promise<boolean> {
