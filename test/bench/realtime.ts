@@ -1,19 +1,37 @@
 /**
- * Real-time measurements for `npm run bench`, against a running Parley: how fast one message
- * reaches many live subscribers, and how much memory idle subscriptions cost. Clients speak
- * the @pusher/platform WebSocket bridge on /ws, as chatkit-client does.
+ * Real-time measurements for `npm run bench`, against a running Parley: how fast messages
+ * sent at a steady rate reach many live subscribers, how fast their senders get their
+ * answers, what each delivery costs the server in CPU, and how much memory idle
+ * subscriptions cost. Clients speak the @pusher/platform WebSocket bridge on /ws, as
+ * chatkit-client does.
  */
-import { readFileSync } from 'node:fs';
-import { performance } from 'node:perf_hooks';
+import { readdirSync, readFileSync } from 'node:fs';
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { WebSocket } from 'ws';
+
+export interface Latencies {
+  readonly count: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly maxMs: number;
+}
 
 export interface FanOutResult {
   readonly subscribers: number;
   readonly messages: number;
-  readonly deliveries: number;
-  readonly p50Ms: number;
-  readonly p99Ms: number;
-  readonly maxMs: number;
+  readonly ratePerSecond: number;
+  /** From the send request leaving to a subscriber reading the event (durable append included). */
+  readonly delivery: Latencies;
+  /** From the send request leaving to the sender reading its 201. */
+  readonly ack: Latencies;
+  /** The server's CPU time (every thread) from the first measured send to the last delivery. */
+  readonly serverCpuMs: number;
+  /** That CPU time over the deliveries: everything the server did, sends and appends included. */
+  readonly serverCpuPerDeliveryUs: number;
+  /** Wall time of that window, to read the CPU time as a share of a core. */
+  readonly windowMs: number;
+  /** This process's CPU time in that window: near a core means the clients, not the server, set the pace. */
+  readonly clientCpuMs: number;
 }
 
 export interface IdleMemoryResult {
@@ -32,13 +50,31 @@ export interface RealtimeTarget {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const now = () => performance.timeOrigin + performance.now();
+/** A monotonic clock shared by every thread of the process (the sender runs in a worker). */
+const now = () => Number(process.hrtime.bigint()) / 1e6;
 
 /** Resident memory of a process, in MiB (Linux /proc). */
 export function rssMb(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
   return kb / 1024;
+}
+
+/**
+ * CPU time of every thread of a process, in ms, from the scheduler's nanosecond counters
+ * (Linux /proc/<pid>/task/<tid>/schedstat): /proc/<pid>/stat counts in 10 ms ticks, too
+ * coarse for a few seconds of fan-out.
+ */
+export function processCpuMs(pid: number): number {
+  let ns = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+    } catch {
+      // the thread ended between the listing and the read
+    }
+  }
+  return ns / 1e6;
 }
 
 async function call(target: RealtimeTarget, method: string, path: string, body: unknown, token = target.token({ su: true })) {
@@ -113,6 +149,11 @@ async function closeAll(sockets: WebSocket[]): Promise<void> {
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
+function latencies(values: number[]): Latencies {
+  const sorted = [...values].sort((a, b) => a - b);
+  return { count: sorted.length, p50Ms: percentile(sorted, 50), p99Ms: percentile(sorted, 99), maxMs: sorted[sorted.length - 1] };
+}
+
 async function prepareRoom(target: RealtimeTarget, roomId: string): Promise<void> {
   for (const id of ['bench-sender', 'bench-reader']) {
     await call(target, 'POST', '/users', { id, name: id }).catch((error: Error) => {
@@ -122,61 +163,148 @@ async function prepareRoom(target: RealtimeTarget, roomId: string): Promise<void
   await call(target, 'POST', '/rooms', { id: roomId, name: roomId, user_ids: ['bench-sender', 'bench-reader'] });
 }
 
+/** What the sender thread is asked to do: `messages` sends, one every 1/rate s, not waiting for answers. */
+interface SenderJob {
+  readonly url: string;
+  readonly token: string;
+  readonly messages: number;
+  readonly ratePerSecond: number;
+  readonly label: string;
+}
+
+interface SentMessage {
+  readonly messageId: number;
+  readonly startedMs: number;
+  readonly ackedMs: number;
+}
+
 /**
- * One room with `subscribers` live subscriptions (one socket each, like separate browsers);
- * `messages` messages sent one after another; latency = arrival at a subscriber minus the
- * moment the send request left, so it includes the durable append.
+ * The sender, on its own thread as a sender is on its own device: its answers are read
+ * without queueing behind the thousand subscribers' frames this thread parses. The rate is
+ * kept open-loop (a send leaves on schedule whether or not earlier ones were answered), so
+ * a slow answer shows as latency instead of lowering the rate.
  */
-export async function benchFanOut(target: RealtimeTarget, subscribers = 1000, messages = 50): Promise<FanOutResult> {
+async function runSender(job: SenderJob): Promise<SentMessage[]> {
+  const interval = 1000 / job.ratePerSecond;
+  const first = now();
+  const sends: Promise<SentMessage>[] = [];
+  for (let i = 0; i < job.messages; i++) {
+    const due = first + i * interval;
+    if (due > now()) await sleep(due - now());
+    const startedMs = now();
+    sends.push(
+      fetch(job.url, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${job.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ parts: [{ type: 'text/plain', content: `${job.label} ${i}` }] }),
+      }).then(async (response) => {
+        const ackedMs = now();
+        const body = (await response.json()) as { message_id?: number };
+        if (response.status !== 201 || typeof body.message_id !== 'number') {
+          throw new Error(`send ${i}: ${response.status} ${JSON.stringify(body)}`);
+        }
+        return { messageId: body.message_id, startedMs, ackedMs };
+      }),
+    );
+  }
+  return Promise.all(sends);
+}
+
+function sendOnWorker(job: SenderJob): Promise<SentMessage[]> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(__filename, { workerData: { fanOutSender: job } });
+    let result: SentMessage[] | undefined;
+    worker.once('message', (message: { sent?: SentMessage[]; error?: string }) => {
+      if (message.error) reject(new Error(`fan-out sender: ${message.error}`));
+      else result = message.sent;
+    });
+    worker.once('error', reject);
+    worker.once('exit', (code) => (result ? resolve(result) : reject(new Error(`fan-out sender exited with code ${code}`))));
+  });
+}
+
+if (!isMainThread && (workerData as { fanOutSender?: SenderJob } | null)?.fanOutSender) {
+  runSender((workerData as { fanOutSender: SenderJob }).fanOutSender).then(
+    (sent) => parentPort!.postMessage({ sent }),
+    (error: unknown) => parentPort!.postMessage({ error: error instanceof Error ? error.message : String(error) }),
+  );
+}
+
+export interface FanOutOptions {
+  readonly subscribers: number;
+  readonly ratePerSecond: number;
+  /** Measured messages. */
+  readonly messages: number;
+  /** Messages sent first at the same rate and not measured (JIT, buffers, caches). */
+  readonly warmupMessages: number;
+}
+
+/**
+ * One room with `subscribers` live subscriptions (one socket each, like separate browsers)
+ * and one sender posting at a steady rate. Delivery latency = arrival at a subscriber minus
+ * the moment the send request left, so it includes the durable append; the sender's
+ * acknowledgement is timed from the same moment, in the same run. The server's CPU time
+ * over the measured window, divided by the deliveries, is the cost of one delivery.
+ */
+export async function benchFanOut(target: RealtimeTarget, options: FanOutOptions): Promise<FanOutResult> {
+  const { subscribers, ratePerSecond, messages, warmupMessages } = options;
   const roomId = 'fanout';
   await prepareRoom(target, roomId);
-  const sentAt = new Map<number, number>();
-  const latencies: number[] = [];
-  const pendingLate: { id: number; at: number }[] = [];
+  let arrivals: { id: number; at: number }[] = [];
   const sockets = await openSubscribers(target, [roomId], subscribers, 1, (frame) => {
     const at = now();
     if (!frame.includes('"new_message"')) return;
     // [102, subID, "<message id>", headers, body]
-    const id = Number(/^\[102,\d+,"(\d+)"/.exec(frame)?.[1]);
-    const sent = sentAt.get(id);
-    if (sent === undefined) pendingLate.push({ id, at });
-    else latencies.push(at - sent);
+    arrivals.push({ id: Number(/^\[102,\d+,"(\d+)"/.exec(frame)?.[1]), at });
   });
-  try {
-    const senderToken = target.token({ sub: 'bench-sender' });
-    for (let i = 0; i < messages; i++) {
-      const started = now();
-      const { message_id } = await call(target, 'POST', `/rooms/${roomId}/messages`, { parts: [{ type: 'text/plain', content: `m${i}` }] }, senderToken);
-      sentAt.set(message_id, started);
-      // Deliveries that beat the send's answer (the id was not known yet).
-      for (const late of pendingLate.splice(0)) {
-        const sent = sentAt.get(late.id);
-        if (sent !== undefined) latencies.push(late.at - sent);
-        else pendingLate.push(late);
-      }
-      await sleep(40);
-    }
+  const job = (count: number, label: string): SenderJob => ({
+    url: `${target.baseUrl}/services/chatkit/v6/${target.instanceId}/rooms/${roomId}/messages`,
+    token: target.token({ sub: 'bench-sender' }),
+    messages: count,
+    ratePerSecond,
+    label,
+  });
+  const awaitDeliveries = async (expected: number) => {
     const deadline = Date.now() + 10_000;
-    while (latencies.length + pendingLate.length < subscribers * messages && Date.now() < deadline) await sleep(50);
-    for (const late of pendingLate.splice(0)) {
-      const sent = sentAt.get(late.id);
-      if (sent !== undefined) latencies.push(late.at - sent);
+    while (arrivals.length < expected && Date.now() < deadline) await sleep(10);
+  };
+  try {
+    if (warmupMessages > 0) {
+      await sendOnWorker(job(warmupMessages, 'warm-up'));
+      await awaitDeliveries(subscribers * warmupMessages);
+      arrivals = [];
     }
+    const cpuBefore = processCpuMs(target.pid);
+    const clientBefore = process.cpuUsage();
+    const windowStart = now();
+    const sent = await sendOnWorker(job(messages, 'measured'));
+    await awaitDeliveries(subscribers * messages);
+    const windowMs = now() - windowStart;
+    const serverCpuMs = processCpuMs(target.pid) - cpuBefore;
+    const client = process.cpuUsage(clientBefore);
+    const startedById = new Map(sent.map((s) => [s.messageId, s.startedMs]));
+    const delivery: number[] = [];
+    for (const { id, at } of arrivals) {
+      const started = startedById.get(id);
+      if (started !== undefined) delivery.push(at - started);
+    }
+    if (delivery.length < subscribers * messages) {
+      throw new Error(`fan-out: ${delivery.length} of ${subscribers * messages} deliveries arrived`);
+    }
+    return {
+      subscribers,
+      messages,
+      ratePerSecond,
+      delivery: latencies(delivery),
+      ack: latencies(sent.map((s) => s.ackedMs - s.startedMs)),
+      serverCpuMs,
+      serverCpuPerDeliveryUs: (serverCpuMs * 1000) / delivery.length,
+      windowMs,
+      clientCpuMs: (client.user + client.system) / 1000,
+    };
   } finally {
     await closeAll(sockets);
   }
-  if (latencies.length < subscribers * messages) {
-    throw new Error(`fan-out: ${latencies.length} of ${subscribers * messages} deliveries arrived`);
-  }
-  latencies.sort((a, b) => a - b);
-  return {
-    subscribers,
-    messages,
-    deliveries: latencies.length,
-    p50Ms: percentile(latencies, 50),
-    p99Ms: percentile(latencies, 99),
-    maxMs: latencies[latencies.length - 1],
-  };
 }
 
 /** Resident memory of the server before and after `subscriptions` idle room subscriptions are open. */
