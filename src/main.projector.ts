@@ -11,5 +11,5 @@ import { runUntilSignalled } from './app/process';
 runUntilSignalled(async () => {
   const runtime = await openRuntime(loadConfig(), 'in-process');
   runtime.logger.info({ projections: runtime.runner?.running }, 'projector worker running');
-  return { close: () => runtime.close() };
+  return { close: () => runtime.close(), shutdownTimeoutMs: runtime.config.shutdownTimeoutMs };
 });

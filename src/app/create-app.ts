@@ -1,11 +1,14 @@
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyInstance } from 'fastify';
 import { CommandBus } from '@nestjs/cqrs';
 import { readFileSync } from 'node:fs';
+import type { Server as HttpServer } from 'node:http';
 import { createServer as createHttpsServer, Server as HttpsServer } from 'node:https';
 import { AddressInfo } from 'node:net';
 import { registerLenientJsonParser } from '../shared/http/body-parser';
-import { ErrorFilter } from '../shared/http/error.filter';
+import { ErrorFilter, toErrorResponse } from '../shared/http/error.filter';
+import { DomainError } from '../shared/domain/errors';
 import { rejectUnknownChatVersions } from '../shared/http/chatkit-route';
 import { RequestValidationPipe } from '../shared/http/validation';
 import { PinoNestLogger } from '../infrastructure/logger';
@@ -15,7 +18,7 @@ import { CreateKeyCommand } from '../modules/instances/create-key/create-key.han
 import { SetTokenProviderCommand } from '../modules/instances/set-token-provider/set-token-provider.handler';
 import { AppModule } from './app.module';
 import { SubscriptionRoutes } from '../modules/streaming/subscription-routes';
-import { registerHttpSubscribe } from '../modules/streaming/http-subscribe.transport';
+import { OpenStreams, registerHttpSubscribe } from '../modules/streaming/http-subscribe.transport';
 import { WebSocketBridge } from '../modules/streaming/websocket-bridge.transport';
 import { Runtime } from './runtime';
 
@@ -23,13 +26,77 @@ export interface RunningServer {
   readonly app: NestFastifyApplication;
   readonly httpPort: number;
   readonly httpsPort?: number;
+  /** How long `close` may take before the process gives up on it (SHUTDOWN_TIMEOUT_MS). */
+  readonly shutdownTimeoutMs: number;
+  /**
+   * Drains, then releases everything: new requests are refused with 503 (nothing done),
+   * requests in flight get their real answers, open streams end with a 503 end-of-stream
+   * the SDKs reconnect on, then the listeners, the app and the stores close.
+   */
   close(): Promise<void>;
 }
 
+/** What a request that arrives while the server drains hears: it was not handled. */
+const REFUSED_WHILE_DRAINING = new DomainError(
+  'unavailable',
+  'shutting_down',
+  'This server is shutting down: the request was not handled and nothing was changed; send it again',
+);
+/** How open streams end on a drain: a 503, which the SDKs retry (resuming from their last event). */
+const ENDED_BY_DRAIN = new DomainError('unavailable', 'shutting_down', 'This server is shutting down: subscribe again');
+
+const isHealthRoute = (url: string) => url === '/health' || /^\/health[/?]/.test(url);
+
+/**
+ * The HTTP side of a drain. Once `begin()` runs, a request that arrives is refused with 503
+ * (health checks still answer, and say 503 'stopping'), every response asks its client to
+ * close the connection, and the returned promise resolves when every request that arrived
+ * before has been answered (or its client has gone). Streams count until they end.
+ */
+class RequestDrain {
+  private inFlight = 0;
+  private draining = false;
+  private settled: (() => void) | null = null;
+
+  constructor(fastify: FastifyInstance) {
+    fastify.addHook('onRequest', (request, reply, done) => {
+      if (!this.draining) {
+        this.inFlight++;
+        reply.raw.once('close', () => {
+          if (--this.inFlight === 0) this.settled?.();
+        });
+        return done();
+      }
+      void reply.header('connection', 'close');
+      if (isHealthRoute(request.url)) return done();
+      const { status, body } = toErrorResponse(REFUSED_WHILE_DRAINING, request.url);
+      void reply.status(status).send(body);
+    });
+    fastify.addHook('onSend', (_request, reply, payload, done) => {
+      if (this.draining) void reply.header('connection', 'close');
+      done(null, payload);
+    });
+  }
+
+  begin(): Promise<void> {
+    this.draining = true;
+    return this.inFlight === 0 ? Promise.resolve() : new Promise((resolve) => (this.settled = resolve));
+  }
+}
+
+/** The Nest application, with what a drain needs: its requests in flight and its HTTP streams. */
+interface BuiltApp {
+  readonly app: NestFastifyApplication;
+  readonly requests: RequestDrain;
+  readonly streams: OpenStreams;
+}
+
 /** Builds the Nest application on Fastify with the wire quirks the SDKs need. */
-export async function createApp(runtime: Runtime): Promise<NestFastifyApplication> {
-  const adapter = new FastifyAdapter({ forceCloseConnections: true, bodyLimit: 1024 * 1024 });
+async function createApp(runtime: Runtime): Promise<BuiltApp> {
+  // Connections are never cut under a request: `close` drains them (see RunningServer).
+  const adapter = new FastifyAdapter({ bodyLimit: 1024 * 1024 });
   const fastify = adapter.getInstance();
+  const requests = new RequestDrain(fastify);
   // The Pusher SDKs and feeds clients open streams with the custom verb SUBSCRIBE.
   fastify.addHttpMethod('SUBSCRIBE');
   registerLenientJsonParser(fastify);
@@ -38,11 +105,23 @@ export async function createApp(runtime: Runtime): Promise<NestFastifyApplicatio
     logger: new PinoNestLogger(runtime.logger),
     bodyParser: false,
   });
-  registerHttpSubscribe(fastify, app.get(SubscriptionRoutes), runtime.config.keepAliveMs);
+  const streams = registerHttpSubscribe(fastify, app.get(SubscriptionRoutes), runtime.config.keepAliveMs);
   app.useGlobalFilters(new ErrorFilter());
   app.useGlobalPipes(new RequestValidationPipe());
-  app.enableShutdownHooks();
-  return app;
+  // No app.enableShutdownHooks(): Nest would close the modules on SIGTERM under the requests
+  // still in flight. The process's signal handler calls RunningServer.close, which drains first.
+  return { app, requests, streams };
+}
+
+/**
+ * Stops listening and closes the connections left, once no request admitted before the drain
+ * is in flight: what remains is idle, or carries a request that arrived during the drain
+ * (refused, nothing done), or a half-sent one the server never took.
+ */
+function stopListening(server: HttpServer | HttpsServer): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeAllConnections();
+  return closed;
 }
 
 /** Creates the instance and key named by INSTANCE_LOCATOR / INSTANCE_KEY if they are absent. */
@@ -62,7 +141,7 @@ export async function bootstrapInstance(app: NestFastifyApplication, runtime: Ru
 
 /** Starts the HTTP listener and, when configured, an HTTPS listener serving the same app. */
 export async function startServer(runtime: Runtime): Promise<RunningServer> {
-  const app = await createApp(runtime);
+  const { app, requests, streams } = await createApp(runtime);
   await app.init();
   await bootstrapInstance(app, runtime);
   const { config } = runtime;
@@ -89,19 +168,27 @@ export async function startServer(runtime: Runtime): Promise<RunningServer> {
   runtime.logger.info({ httpPort, httpsPort }, 'Parley is listening');
   // From here /health computes readiness (projections caught up, live log, storage) on every call.
   readiness.state = 'serving';
+  let closing: Promise<void> | null = null;
+  const drainAndClose = async () => {
+    readiness.state = 'stopping';
+    runtime.logger.info('draining: refusing new requests, ending open streams, answering the requests in flight');
+    const answered = requests.begin();
+    streams.endAll(ENDED_BY_DRAIN);
+    bridge.endAll(ENDED_BY_DRAIN);
+    await answered;
+    const listeners = [app.getHttpServer() as HttpServer, ...(https ? [https] : [])].map(stopListening);
+    // Sockets close only now: a client reconnects at once, and should find the port closed.
+    await bridge.close();
+    await Promise.all(listeners);
+    await app.close();
+    await runtime.close();
+    runtime.logger.info('drained: every request in flight was answered and the stores are closed');
+  };
   return {
     app,
     httpPort,
     httpsPort,
-    async close() {
-      readiness.state = 'stopping';
-      await bridge.close();
-      if (https) {
-        https.closeAllConnections();
-        await new Promise((r) => https!.close(() => r(undefined)));
-      }
-      await app.close();
-      await runtime.close();
-    },
+    shutdownTimeoutMs: config.shutdownTimeoutMs,
+    close: () => (closing ??= drainAndClose()),
   };
 }

@@ -1,15 +1,37 @@
-/** Runs a service until SIGINT/SIGTERM, then closes it; a failed start exits non-zero with the reason. */
-export function runUntilSignalled(start: () => Promise<{ close(): Promise<void> }>): void {
+/** A started service: `close` drains and releases it. */
+export interface Service {
+  close(): Promise<void>;
+  /** How long `close` may take (SHUTDOWN_TIMEOUT_MS); past it the process exits 1 without waiting. */
+  readonly shutdownTimeoutMs?: number;
+}
+
+/** SHUTDOWN_TIMEOUT_MS's default, for services that do not say. */
+const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
+
+/**
+ * Runs a service until SIGINT/SIGTERM, then closes it and exits 0; a close that fails or
+ * outlasts its bound exits 1 with a line saying so, and a failed start exits 1 with the reason.
+ * Further signals while closing are ignored (npm forwards Ctrl-C to its child as well).
+ */
+export function runUntilSignalled(start: () => Promise<Service>): void {
   start()
     .then((service) => {
       let stopping = false;
-      const stop = () => {
+      const stop = (signal: NodeJS.Signals) => {
         if (stopping) return;
         stopping = true;
+        const timeoutMs = service.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;
+        // Acknowledged writes are durable already (each commit is): giving up loses no answered write.
+        setTimeout(() => {
+          console.error(
+            `Parley did not finish draining within SHUTDOWN_TIMEOUT_MS (${timeoutMs} ms) after ${signal}: exiting, cutting what is still open`,
+          );
+          process.exit(1);
+        }, timeoutMs);
         service.close().then(
           () => process.exit(0),
           (error) => {
-            console.error(error);
+            console.error(`Parley could not stop cleanly: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
             process.exit(1);
           },
         );

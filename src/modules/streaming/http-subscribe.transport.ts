@@ -1,13 +1,32 @@
 import type { FastifyInstance } from 'fastify';
 import { toErrorResponse } from '../../shared/http/error.filter';
 import { bodyJsonOf, EventChannel, MAX_UNSENT_BYTES } from '../../shared/subscriptions/event-channel';
+import type { DomainError } from '../../shared/domain/errors';
 import { SubscriptionRoutes } from './subscription-routes';
+
+/** The streams one server has open, so that a drain can end them. */
+export interface OpenStreams {
+  /**
+   * Ends every open stream with an end-of-stream frame carrying `reason` (a 503 makes the
+   * SDKs reconnect), and every stream that opens from now on as soon as it opens.
+   */
+  endAll(reason: DomainError): void;
+}
+
+/** Ends a stream with `reason` as its end-of-stream status and body, under the service of `url`. */
+export function endWithError(channel: EventChannel, reason: DomainError, url: string): void {
+  const { status, body } = toErrorResponse(reason, url);
+  channel.end(status, body);
+}
 
 /**
  * HTTP `SUBSCRIBE` (wire study §3.3): status 200, then newline-terminated JSON frames:
  * `[0, padding]` keep-alive, `[1, id, headers, body]` event, `[255, status, headers, body]` end.
  */
-export function registerHttpSubscribe(fastify: FastifyInstance, routes: SubscriptionRoutes, keepAliveMs: number): void {
+export function registerHttpSubscribe(fastify: FastifyInstance, routes: SubscriptionRoutes, keepAliveMs: number): OpenStreams {
+  /** Each open stream and the URL it was opened at (the EOS error names its service). */
+  const open = new Map<EventChannel, string>();
+  let endingAll: DomainError | null = null;
   fastify.route({
     method: 'SUBSCRIBE',
     url: '/*',
@@ -50,6 +69,15 @@ export function registerHttpSubscribe(fastify: FastifyInstance, routes: Subscrip
           channel.close();
         },
       );
+      open.set(channel, request.url);
+      channel.onClose(() => open.delete(channel));
+      if (endingAll) endWithError(channel, endingAll, request.url); // opened while the server drains
     },
   });
+  return {
+    endAll(reason) {
+      endingAll = reason;
+      for (const [channel, url] of open) endWithError(channel, reason, url);
+    },
+  };
 }

@@ -3,6 +3,8 @@ import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
 import { toErrorResponse } from '../../shared/http/error.filter';
 import { bodyJsonOf, EventChannel, MAX_UNSENT_BYTES } from '../../shared/subscriptions/event-channel';
+import type { DomainError } from '../../shared/domain/errors';
+import { endWithError, OpenStreams } from './http-subscribe.transport';
 import { SubscriptionRoutes } from './subscription-routes';
 
 const SUBSCRIBE = 100;
@@ -13,15 +15,20 @@ const EOS = 199;
 const PING = 16;
 const PONG = 17;
 const CLOSE = 99;
+/** How long a closing socket's peer gets to answer the close handshake before it is cut. */
+const CLOSE_HANDSHAKE_MS = 2_000;
 
 /**
  * The multiplexing WebSocket of @pusher/platform (wire study §3.2) on `/ws`: one socket
  * carries many subscriptions, each opened by `[100, subID, path, headers]` with the token in
  * the frame's headers. Frame arities are exact: the client rejects anything else.
  */
-export class WebSocketBridge {
+export class WebSocketBridge implements OpenStreams {
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 256 * 1024 });
   private readonly heartbeat: NodeJS.Timeout;
+  /** Each open subscription (on any socket) and its path: what a drain ends. */
+  private readonly open = new Map<EventChannel, string>();
+  private endingAll: DomainError | null = null;
 
   constructor(
     private readonly routes: SubscriptionRoutes,
@@ -50,13 +57,40 @@ export class WebSocketBridge {
         socket.destroy();
         return;
       }
+      if (this.endingAll) {
+        socket.end('HTTP/1.1 503 Service Unavailable\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+        return;
+      }
       this.wss.handleUpgrade(request, socket, head, (ws) => this.wss.emit('connection', ws, request));
     });
   }
 
+  /**
+   * Ends every subscription with an EOS frame carrying `reason` (a 503 makes the SDKs
+   * resubscribe after their retry delay), and answers new ones with it. Sockets stay open:
+   * closing them would make the clients reconnect at once, in a loop, to a draining server.
+   */
+  endAll(reason: DomainError): void {
+    this.endingAll = reason;
+    for (const [channel, path] of this.open) endWithError(channel, reason, path);
+  }
+
+  /** Closes every socket (going away), cutting those whose peer does not answer in time. */
   async close(): Promise<void> {
     clearInterval(this.heartbeat);
-    for (const socket of this.wss.clients) socket.terminate();
+    const closed = [...this.wss.clients].map(
+      (socket) =>
+        new Promise<void>((resolve) => {
+          if (socket.readyState === WebSocket.CLOSED) return resolve();
+          const cut = setTimeout(() => socket.terminate(), CLOSE_HANDSHAKE_MS);
+          socket.once('close', () => {
+            clearTimeout(cut);
+            resolve();
+          });
+          socket.close(1001, 'server shutting down');
+        }),
+    );
+    await Promise.all(closed);
     await new Promise((resolve) => this.wss.close(() => resolve(undefined)));
   }
 
@@ -125,6 +159,11 @@ export class WebSocketBridge {
       send([EOS, id, 400, {}, { error: 'bad_request/invalid_path', error_description: 'The path must be a string' }]);
       return;
     }
+    if (this.endingAll) {
+      const { status, body } = toErrorResponse(this.endingAll, path);
+      send([EOS, id, status, {}, body]);
+      return;
+    }
     subscriptions.set(id, 'opening');
     let channel: EventChannel;
     try {
@@ -156,5 +195,8 @@ export class WebSocketBridge {
         channel.close();
       },
     );
+    this.open.set(channel, path);
+    channel.onClose(() => this.open.delete(channel));
+    if (this.endingAll) endWithError(channel, this.endingAll, path); // opened while the server drains
   }
 }
