@@ -216,11 +216,12 @@ describe('graceful drain on SIGTERM', () => {
     server.child.kill('SIGTERM');
 
     // Draining: readiness says 503 'stopping', liveness still answers, new requests are refused.
-    let health: Response;
-    do health = await fetch(`${base}/health`);
-    while (health.status === 200);
+    let health: { status: number; body: { status: string } };
+    do {
+      const response = await fetch(`${base}/health`);
+      health = { status: response.status, body: await response.json() };
+    } while (health.body.status !== 'stopping'); // until the process has taken the signal
     expect(health.status).toBe(503);
-    expect(await health.json()).toMatchObject({ status: 'stopping' });
     expect((await fetch(`${base}/health/live`)).status).toBe(200);
     const refused = await fetch(`${base}${chat('/users')}`, {
       method: 'POST',
