@@ -5,7 +5,7 @@ import { CHATKIT_ROUTE, ChatApiVersion, ChatApiVersionPipe } from '../../../shar
 import { AccessTokenGuard, CurrentActor } from '../../instances/authentication/access-token.guard';
 import { RequestActor } from '../../instances/authentication/access-token';
 import { RoomAccess } from '../../rooms/room-access';
-import { parseLimit } from '../../users/list-users/list-users';
+import { parseLimit } from '../../../shared/http/query-params';
 import { ATTACHMENT_RESOLVER, AttachmentResolver } from '../presentation/attachments.port';
 import { MessageResponse, presentMessage } from '../presentation/message.presenter';
 import { MessagesReadModel } from '../messages.read-model';

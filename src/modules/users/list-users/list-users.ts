@@ -6,6 +6,7 @@ import { READ_MODEL_STORE, ReadModelStore } from '../../../shared/ports/read-mod
 import { USERS, UserDocument } from '../../../../projections/users/users.projection';
 import { AccessTokenGuard } from '../../instances/authentication/access-token.guard';
 import { presentUser, UserResponse } from '../presentation/user.presenter';
+import { parseLimit } from '../../../shared/http/query-params';
 
 export class ListUsersQuery {
   constructor(
@@ -31,14 +32,6 @@ export class ListUsersHandler implements IQueryHandler<ListUsersQuery, UserRespo
   }
 }
 
-export const parseLimit = (raw: unknown, { fallback, max }: { fallback: number; max: number }): number => {
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1 || n > max) {
-    throw unprocessable('invalid_limit', `limit must be a whole number from 1 to ${max}`);
-  }
-  return n;
-};
 
 @Controller(CHATKIT_ROUTE)
 @UseGuards(AccessTokenGuard)
