@@ -60,6 +60,8 @@ interface Slot {
   readonly handles: ReadonlySet<string>;
   /** Where this version keeps a collection the projection names. */
   readonly collection: (name: string) => string;
+  /** Its entry in the runner's counts. */
+  readonly stats: { events: number; documents: number };
   position: LogPosition | null;
 }
 
@@ -371,6 +373,7 @@ export class ProjectorRunner {
         checkpoint,
         handles: new Set(definition.handles),
         collection: (name) => physical.get(name) ?? physicalCollection(name, definition.version),
+        stats: this.count(checkpoint),
         position: this.positions.get(checkpoint) ?? null,
       });
     }
@@ -506,41 +509,42 @@ export class ProjectorRunner {
       for (const id of ids) if (!documents.has(id)) documents.set(id, { document: null, position: null, dirty: false });
     }
 
+    const fold = (slot: Slot, event: RecordedEvent, collection: string, entry: Cached, id: string) => {
+      if (entry.position !== null && !positionAfter(event.position, entry.position)) return; // already folded
+      let next;
+      try {
+        next = slot.definition.evolve(entry.document, event, { collection, id });
+      } catch (error) {
+        throw new ProjectionEventError(slot.checkpoint, event, error);
+      }
+      if (next === entry.document) return;
+      entry.document = next === null || next._id === id ? next : { ...next, _id: id };
+      entry.position = event.position;
+      if (!entry.dirty) documentsBy.set(slot.checkpoint, (documentsBy.get(slot.checkpoint) ?? 0) + 1);
+      entry.dirty = true;
+      applied++;
+    };
+
     for (const { index, slot, targets, failure } of steps) {
       const event = batch[index];
-      this.count(slot.checkpoint).events++;
+      slot.stats.events++;
       if (failure) throw new ProjectionEventError(slot.checkpoint, event, failure.error);
       for (const target of targets) {
         const documents = documentsOf(slot.collection(target.collection));
-        const refs: string[] = [];
         if (isRef(target)) {
-          refs.push(target.id);
-        } else {
-          // A selection reads the store, so everything folded so far must be in it first.
-          if (index > done) await flush(index);
-          for (const stored of await this.readModels.findStored(slot.collection(target.collection), { where: target.where })) {
-            const id = stored.document._id;
-            const cached = documents.get(id);
-            if (!cached || !cached.dirty) documents.set(id, { document: stored.document, position: stored.position, dirty: false });
-            if (documents.get(id)!.document) refs.push(id);
-          }
+          fold(slot, event, target.collection, documents.get(target.id)!, target.id);
+          continue;
         }
-        for (const id of refs) {
-          const entry = documents.get(id)!;
-          if (entry.position !== null && !positionAfter(event.position, entry.position)) continue; // already folded
-          let next;
-          try {
-            next = slot.definition.evolve(entry.document, event, { collection: target.collection, id });
-          } catch (error) {
-            throw new ProjectionEventError(slot.checkpoint, event, error);
-          }
-          if (next === entry.document) continue;
-          entry.document = next === null || next._id === id ? next : { ...next, _id: id };
-          entry.position = event.position;
-          if (!entry.dirty) documentsBy.set(slot.checkpoint, (documentsBy.get(slot.checkpoint) ?? 0) + 1);
-          entry.dirty = true;
-          applied++;
+        // A selection reads the store, so everything folded so far must be in it first.
+        if (index > done) await flush(index);
+        const refs: string[] = [];
+        for (const stored of await this.readModels.findStored(slot.collection(target.collection), { where: target.where })) {
+          const id = stored.document._id;
+          const cached = documents.get(id);
+          if (!cached || !cached.dirty) documents.set(id, { document: stored.document, position: stored.position, dirty: false });
+          if (documents.get(id)!.document) refs.push(id);
         }
+        for (const id of refs) fold(slot, event, target.collection, documents.get(id)!, id);
       }
     }
     await flush(batch.length);
