@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
+import { AuthModuleOptions } from '@nestjs/passport';
 import { AccessTokenVerifier } from './authentication/access-token';
 import { AccessTokenGuard } from './authentication/access-token.guard';
+import { AccessTokenStrategy } from './authentication/access-token.strategy';
 import { KeyRing } from './authentication/key-ring';
 import { InstanceChanges } from './instance-changes';
 import { CreateInstanceHandler } from './create-instance/create-instance.handler';
@@ -17,6 +19,13 @@ import { SetTokenProviderHandler } from './set-token-provider/set-token-provider
   providers: [
     KeyRing,
     InstanceChanges,
+    AccessTokenStrategy,
+    // AccessTokenGuard (an @nestjs/passport AuthGuard) runs this application's strategy and puts the caller on request.actor.
+    {
+      provide: AuthModuleOptions,
+      useFactory: (strategy: AccessTokenStrategy) => ({ defaultStrategy: strategy.name, property: 'actor', session: false }),
+      inject: [AccessTokenStrategy],
+    },
     AccessTokenVerifier,
     AccessTokenGuard,
     CreateInstanceHandler,
@@ -27,6 +36,6 @@ import { SetTokenProviderHandler } from './set-token-provider/set-token-provider
     ListInstancesHandler,
     IssueTestTokenHandler,
   ],
-  exports: [KeyRing, AccessTokenVerifier, AccessTokenGuard],
+  exports: [KeyRing, AccessTokenVerifier, AccessTokenGuard, AuthModuleOptions],
 })
 export class InstancesModule {}

@@ -1,21 +1,22 @@
-import { CanActivate, createParamDecorator, ExecutionContext, Injectable } from '@nestjs/common';
+import { createParamDecorator, ExecutionContext, Injectable } from '@nestjs/common';
+import { AuthGuard } from '@nestjs/passport';
 import type { FastifyRequest } from 'fastify';
 import { forbidden } from '../../../shared/domain/errors';
 import { Actor } from '../../../shared/domain/event';
-import { AccessTokenVerifier, RequestActor } from './access-token';
+import { authenticationError, RequestActor } from './access-token.strategy';
 
 type AuthenticatedRequest = FastifyRequest & { actor?: RequestActor };
 
-/** Requires a valid access token for the instance named in the path (`:instanceId`). */
+/**
+ * Requires a valid access token for the instance named in the path (`:instanceId`), through
+ * @nestjs/passport and this application's `AccessTokenStrategy` (named in AuthModuleOptions).
+ * The verified caller lands on `request.actor`.
+ */
 @Injectable()
-export class AccessTokenGuard implements CanActivate {
-  constructor(private readonly verifier: AccessTokenVerifier) {}
-
-  async canActivate(context: ExecutionContext): Promise<boolean> {
-    const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
-    const instanceId = (request.params as Record<string, string>).instanceId;
-    request.actor = await this.verifier.verify(request.headers.authorization, instanceId);
-    return true;
+export class AccessTokenGuard extends AuthGuard() {
+  override handleRequest<T = RequestActor>(error: unknown, actor: T | false, info: unknown): T {
+    if (!actor) throw authenticationError(error, info);
+    return actor;
   }
 }
 
