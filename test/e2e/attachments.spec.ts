@@ -303,13 +303,16 @@ describe('attachments (v6 upload flow) and the files API', () => {
         async (r) => ({ status: r.status, body: (await r.json()) as any }),
       );
     let resourceLink: string;
+    /** The link a v2 read of the message shows: it serves the bytes without a token. */
+    let messageLink: string;
 
-    it('uploads a file and answers a v2 attachment {resource_link, type} that serves the bytes', async () => {
+    it('uploads a file and answers a v2 attachment {resource_link, type}: the get-file call of the file', async () => {
       const res = await post('/rooms/r1/users/ann/files/data.json', form(json, 'application/json', 'data.json'));
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ resource_link: expect.any(String), type: 'file', name: 'data.json' });
+      expect(res.body).toEqual({ resource_link: s.baseUrl + files('/rooms/r1/files/data.json'), type: 'file', name: 'data.json' });
       resourceLink = res.body.resource_link;
-      const download = await raw('GET', resourceLink);
+      const record = await s.request('GET', files('/rooms/r1/files/data.json'), { token: as('ben') });
+      const download = await raw('GET', record.body.resource_link);
       expect(download.status).toBe(200);
       expect(download.bytes.equals(json)).toBe(true);
       expect(download.headers.get('content-type')).toBe('application/json');
@@ -327,8 +330,11 @@ describe('attachments (v6 upload flow) and the files API', () => {
       });
       expect(sent.status).toBe(201);
       const v2 = await s.request('GET', s.chat('/rooms/r1/messages?limit=1', 'v2'), { token: as('ben') });
-      expect(v2.body[0]).toMatchObject({ text: 'a file', attachment: { resource_link: resourceLink, type: 'file' } });
-      expect((await raw('GET', v2.body[0].attachment.resource_link)).bytes.equals(json)).toBe(true);
+      expect(v2.body[0]).toMatchObject({ text: 'a file', attachment: { resource_link: expect.any(String), type: 'file', name: 'data.json' } });
+      messageLink = v2.body[0].attachment.resource_link;
+      const download = await raw('GET', messageLink);
+      expect(download.status).toBe(200);
+      expect(download.bytes.equals(json)).toBe(true);
     });
 
     it('gets the file record with an expiring link', async () => {
@@ -355,7 +361,7 @@ describe('attachments (v6 upload flow) and the files API', () => {
       const record = await s.request('GET', files('/rooms/r1/files/data.json'), { token: as('ann') });
       expect(record.body.file.bytes).toBe(v2.length);
       expect((await raw('GET', record.body.resource_link)).bytes.equals(v2)).toBe(true);
-      expect((await raw('GET', resourceLink)).bytes.equals(json)).toBe(true);
+      expect((await raw('GET', messageLink)).bytes.equals(json)).toBe(true);
     });
 
     it('refuses bad names, other users, non-members, missing parts, non-multipart bodies and more than 5 MiB', async () => {
@@ -372,8 +378,8 @@ describe('attachments (v6 upload flow) and the files API', () => {
       const notForm = await s.request('POST', files('/rooms/r1/users/ann/files/x.json'), { body: { a: 1 }, token: as('ann') });
       expect(notForm.status).toBe(400);
       const big = await post('/rooms/r1/users/ann/files/big.bin', form(randomBytes(FIVE_MIB + 10), 'application/octet-stream', 'big.bin'));
-      expect(big.status).toBe(413);
-      expect(big.body.error).toBe('services/chatkit_files/payload_too_large/attachment_too_large');
+      expect(big.status).toBe(400);
+      expect(big.body.error).toBe('services/chatkit_files/bad_request/file_too_large');
       expect((await s.request('GET', files('/rooms/r1/files/big.bin'), { token: as('ann') })).status).toBe(404);
     });
 
@@ -383,7 +389,7 @@ describe('attachments (v6 upload flow) and the files API', () => {
       const deleted = await s.request('DELETE', files('/rooms/r1/files/data.json'), { token: as('ben') });
       expect(deleted.status).toBe(204);
       expect((await s.request('GET', files('/rooms/r1/files/data.json'), { token: as('ann') })).status).toBe(404);
-      expect((await raw('GET', resourceLink)).status).toBe(404);
+      expect((await raw('GET', messageLink)).status).toBe(404);
       expect((await s.request('DELETE', files('/rooms/r1/files/data.json'), { token: as('ben') })).status).toBe(404);
     });
 

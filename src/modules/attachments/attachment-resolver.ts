@@ -5,6 +5,8 @@ import { MessagePart } from '../messages/domain/message-parts';
 import { AttachmentResolver, RenderedAttachment } from '../messages/presentation/attachments.port';
 import { RoomAccess } from '../rooms/room-access';
 import { attachmentDecider, attachmentNotFound, attachmentStream } from './domain/attachment.decider';
+import { AttachmentsReadModel } from './attachments.read-model';
+import { parseFileAddress } from './files-api/files-route';
 import { AttachmentLinks } from './links/attachment-links';
 import { PublicOrigin } from './links/public-origin';
 
@@ -19,7 +21,21 @@ export class UploadedAttachments implements AttachmentResolver {
     private readonly rooms: RoomAccess,
     private readonly links: AttachmentLinks,
     private readonly origin: PublicOrigin,
+    private readonly files: AttachmentsReadModel,
   ) {}
+
+  /**
+   * A files API address (what an upload answers as `resource_link`) names the file current
+   * under that name when the message is sent; the message keeps that upload, so a newer upload
+   * of the same name does not change it, and deleting the file removes it from the message.
+   */
+  async fromV2Link(instanceId: string, roomId: string, attachment: { resource_link: string }): Promise<MessagePart | null> {
+    const address = parseFileAddress(attachment.resource_link);
+    if (!address || address.instanceId !== instanceId || address.roomId !== roomId) return null;
+    const [current] = await this.files.filesNamed(instanceId, roomId, address.fileName);
+    if (!current) return null;
+    return this.toStoredPart(instanceId, roomId, { type: current.content_type, attachment: { id: current.id } });
+  }
 
   /** Decided on write-side state: the attachment's stream and the room's (never a lagging read model). */
   async toStoredPart(

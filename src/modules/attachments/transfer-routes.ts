@@ -4,13 +4,13 @@ import { HttpAdapterHost } from '@nestjs/core';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Readable } from 'node:stream';
-import { badRequest } from '../../shared/domain/errors';
 import { toErrorResponse } from '../../shared/http/error.filter';
 import { AccessTokenVerifier } from '../instances/authentication/access-token';
 import { auditActor, requireSelfOrSu } from '../instances/authentication/access-token.guard';
 import { MAX_ATTACHMENT_BYTES } from './domain/attachment.decider';
 import { Download, DownloadAttachmentQuery } from './download-attachment/download-attachment';
-import { assertFileName } from './files-api/files-route';
+import { assertFileName, fileAddress } from './files-api/files-route';
+import { FileForm } from './files-api/upload-file/file-form';
 import { UploadedFile, UploadFileCommand } from './files-api/upload-file/upload-file';
 import { AttachmentLinks, DOWNLOAD_ROUTE, UPLOAD_ROUTE } from './links/attachment-links';
 import { PublicOrigin } from './links/public-origin';
@@ -99,30 +99,21 @@ export class TransferRoutes implements OnModuleInit {
       .send(blob.stream);
   }
 
-  /** Files API: `multipart/form-data` with the file in the part named `file`. */
+  /** Files API: `multipart/form-data` with the file in the part named `file`; other parts are ignored. */
   private async uploadFile(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const { instanceId, roomId, userId, fileName } = request.params as Params;
     const actor = await this.verifier.verify(request.headers.authorization, instanceId);
     requireSelfOrSu(actor, userId);
     assertFileName(fileName);
-    if (!request.isMultipart()) {
-      throw badRequest('not_multipart', 'The upload must be multipart/form-data with the file in a part named "file"');
-    }
-    const parts = request.parts();
-    const openFile = async () => {
-      for (;;) {
-        const { done, value: part } = await parts.next();
-        if (done) return null;
-        if (part.type !== 'file') continue;
-        if (part.fieldname === 'file') return { stream: part.file, contentType: part.mimetype || 'application/octet-stream' };
-        part.file.resume();
-      }
-    };
     const uploaded: UploadedFile = await this.commands.execute(
-      new UploadFileCommand(instanceId, roomId, userId, fileName, openFile, actor, auditActor(actor)),
+      new UploadFileCommand(instanceId, roomId, userId, fileName, new FileForm(request), actor, auditActor(actor)),
     );
-    const link = this.links.download(this.origin.forRequest(request), instanceId, uploaded.attachmentId, { permanent: true });
-    // chatkit-client sends this object on as the v2 message's `attachment`.
-    await reply.status(200).send({ resource_link: link.url, type: uploaded.type, name: fileName });
+    // Seed: the address of the get-file call. chatkit-client sends this object on as a v2
+    // message's `attachment` (name included, as its tests expect); the message then keeps the file.
+    await reply.status(200).send({
+      resource_link: fileAddress(this.origin.forRequest(request), instanceId, roomId, fileName),
+      type: uploaded.type,
+      name: fileName,
+    });
   }
 }

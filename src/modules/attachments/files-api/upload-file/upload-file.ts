@@ -11,8 +11,9 @@ import { BLOB_STORE, BlobStore } from '../../../../shared/ports/blob-store.port'
 import { RequestActor } from '../../../instances/authentication/access-token';
 import { kindOfMime, V2AttachmentKind } from '../../../messages/domain/message-parts';
 import { RoomAccess } from '../../../rooms/room-access';
-import { attachmentDecider, attachmentStream, MAX_ATTACHMENT_BYTES, tooLarge } from '../../domain/attachment.decider';
+import { attachmentDecider, attachmentStream, MAX_ATTACHMENT_BYTES } from '../../domain/attachment.decider';
 import { MeasuredBytes } from '../../measured-bytes';
+import { fileTooLarge } from './file-form';
 
 export class UploadFileCommand {
   constructor(
@@ -20,12 +21,22 @@ export class UploadFileCommand {
     readonly roomId: string,
     readonly userId: string,
     readonly fileName: string,
-    /** Opens the form's `file` part (null when the form has none); called once the upload is allowed. */
-    readonly openFile: () => Promise<{ readonly stream: Readable; readonly contentType: string } | null>,
+    /** The multipart form, read only once the upload is allowed. */
+    readonly form: UploadForm,
     readonly actor: RequestActor,
     readonly audit: Actor,
   ) {}
 }
+
+/** A files API form as the handler reads it (see FileForm). */
+export interface UploadForm {
+  /** The part named `file`, or null when the form has none. */
+  open(): Promise<{ readonly stream: Readable; readonly contentType: string } | null>;
+  /** Reads the rest of the form; rejects a second file. */
+  finish(): Promise<void>;
+}
+
+const MIME = /^[A-Za-z0-9!#$&^_.+-]{1,127}\/[A-Za-z0-9!#$&^_.+*-]{1,127}(;[\x20-\x7e]{0,200})?$/;
 
 export interface UploadedFile {
   readonly attachmentId: string;
@@ -50,16 +61,22 @@ export class UploadFileHandler implements ICommandHandler<UploadFileCommand, Upl
 
   async execute(c: UploadFileCommand): Promise<UploadedFile> {
     const room = await this.access.writableAs(c.instanceId, c.roomId, c.userId, c.actor.su);
-    const file = await c.openFile();
+    const file = await c.form.open();
     if (!file) throw badRequest('missing_file', 'The multipart form needs the file in a part named "file"');
     const contentType = file.contentType;
+    if (!MIME.test(contentType)) {
+      file.stream.resume();
+      throw badRequest('invalid_content_type', 'The file part\'s Content-Type must be a MIME type such as image/png');
+    }
     const id = randomUUID();
     const blobKey = `${c.instanceId}/${id}/${randomUUID()}`;
-    const bytes = new MeasuredBytes(file.stream, { max: MAX_ATTACHMENT_BYTES, tooMany: () => tooLarge() });
+    const bytes = new MeasuredBytes(file.stream, { max: MAX_ATTACHMENT_BYTES, tooMany: () => fileTooLarge() });
+    // All or nothing: a failed put leaves no blob; anything failing after it removes the blob again.
     await this.blobs.put(blobKey, bytes, { contentType });
     const { size, sha256 } = bytes.measurement;
-    const now = this.clock.now().toISOString();
     try {
+      await c.form.finish();
+      const now = this.clock.now().toISOString();
       await this.pipeline.run(
         attachmentStream(c.instanceId, id),
         attachmentDecider,

@@ -1,0 +1,219 @@
+import { randomBytes } from 'node:crypto';
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { startTestServer, TestServer } from '../support/test-server';
+
+const FIVE_MIB = 5 * 1024 * 1024;
+
+/** Every blob file under the data directory's blob store (temporaries included). */
+const blobFiles = (dataDir: string): string[] => {
+  const found: string[] = [];
+  const walk = (dir: string) => {
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      const path = join(dir, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else found.push(path);
+    }
+  };
+  walk(join(dataDir, 'blobs'));
+  return found;
+};
+
+/** Polls until `check` holds (the blob janitor works in the background), failing after `ms`. */
+const eventually = async (check: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> => {
+  const until = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+};
+
+describe('files API (chatkit_files v1) as the seed writes it', () => {
+  let s: TestServer;
+  const as = (sub: string) => s.token({ sub });
+  const files = (path: string) => `/services/chatkit_files/v1/${s.instanceId}${path}`;
+
+  beforeAll(async () => {
+    s = await startTestServer();
+    const users = ['ann', 'ben', 'cat', 'dan'].map((id) => ({ id, name: id }));
+    expect((await s.request('POST', s.chat('/batch_users'), { body: { users } })).status).toBe(201);
+    for (const id of ['r1', 'r2', 'gone']) {
+      const made = await s.request('POST', s.chat('/rooms'), { body: { id, name: id, user_ids: ['ben', 'dan'] }, token: as('ann') });
+      expect(made.status).toBe(201);
+    }
+  });
+  afterAll(() => s.close());
+
+  /** A raw HTTP call with a binary body. */
+  const raw = async (method: string, url: string, body?: Buffer, headers: Record<string, string> = {}) => {
+    const response = await fetch(url.startsWith('http') ? url : s.baseUrl + url, {
+      method,
+      body: body && new Uint8Array(body),
+      headers,
+    });
+    const bytes = Buffer.from(await response.arrayBuffer());
+    let json: any;
+    try {
+      json = JSON.parse(bytes.toString('utf8'));
+    } catch {
+      json = undefined;
+    }
+    return { status: response.status, headers: response.headers, bytes, json };
+  };
+
+  const form = (parts: { field: string; bytes: Buffer | string; type?: string; filename?: string }[], boundary = 'XyZ123boundary') =>
+    Buffer.concat([
+      ...parts.flatMap((p) => [
+        Buffer.from(
+          `--${boundary}\r\nContent-Disposition: form-data; name="${p.field}"` +
+            (p.filename !== undefined ? `; filename="${p.filename}"` : '') +
+            `\r\n${p.type ? `Content-Type: ${p.type}\r\n` : ''}\r\n`,
+        ),
+        Buffer.isBuffer(p.bytes) ? p.bytes : Buffer.from(p.bytes),
+        Buffer.from('\r\n'),
+      ]),
+      Buffer.from(`--${boundary}--\r\n`),
+    ]);
+
+  const upload = (room: string, user: string, name: string, body: Buffer, contentType = 'multipart/form-data; boundary=XyZ123boundary') =>
+    raw('POST', files(`/rooms/${room}/users/${user}/files/${name}`), body, {
+      'content-type': contentType,
+      authorization: `Bearer ${as(user)}`,
+    });
+
+  const uploadFile = (room: string, user: string, name: string, bytes: Buffer | string, type: string) =>
+    upload(room, user, name, form([{ field: 'note', bytes: 'ignored' }, { field: 'file', bytes, type, filename: name }]));
+
+  const getFile = (room: string, name: string, user = 'ben') => s.request('GET', files(`/rooms/${room}/files/${name}`), { token: as(user) });
+
+  describe('upload', () => {
+    it('answers {resource_link, type}: resource_link is the get-file call of this file, type from the content type', async () => {
+      const res = await uploadFile('r1', 'ann', 'notes.txt', 'hello files', 'text/plain');
+      expect(res.status).toBe(200);
+      // `name` as well: chatkit-client sends this object on as the v2 attachment, and its tests expect a name.
+      expect(res.json).toEqual({ resource_link: `${s.baseUrl}${files('/rooms/r1/files/notes.txt')}`, type: 'file', name: 'notes.txt' });
+      const record = await s.request('GET', res.json.resource_link.slice(s.baseUrl.length), { token: as('ben') });
+      expect(record.status).toBe(200);
+      expect(record.body.file).toEqual({ name: `${s.instanceId}/r1/notes.txt`, bytes: 11, last_modified: expect.any(Number) });
+
+      for (const [type, kind] of [
+        ['image/png', 'image'],
+        ['video/mp4', 'video'],
+        ['audio/mpeg', 'audio'],
+        ['application/pdf', 'file'],
+      ]) {
+        const kindRes = await uploadFile('r1', 'ann', `k.${kind}`, randomBytes(20), type);
+        expect(kindRes.json.type).toBe(kind);
+      }
+    });
+
+    it('takes a file of exactly 5 MiB', async () => {
+      const bytes = randomBytes(FIVE_MIB);
+      expect((await uploadFile('r2', 'ann', 'big.bin', bytes, 'application/octet-stream')).status).toBe(200);
+      const record = await getFile('r2', 'big.bin');
+      expect(record.body.file.bytes).toBe(FIVE_MIB);
+      expect((await raw('GET', record.body.resource_link)).bytes.equals(bytes)).toBe(true);
+    });
+  });
+
+  describe('v2 messages', () => {
+    it('a message whose attachment came from the files API reads back with a link that serves the bytes without a token', async () => {
+      const up = await uploadFile('r1', 'ann', 'report.json', '{"v":1}', 'application/json');
+      const sent = await s.request('POST', s.chat('/rooms/r1/messages', 'v2'), {
+        body: { text: 'the report', attachment: up.json },
+        token: as('ann'),
+      });
+      expect(sent.status).toBe(201);
+      // A newer upload of the same name does not change the message: it keeps the file it was sent with.
+      expect((await uploadFile('r1', 'ann', 'report.json', '{"v":2}', 'application/json')).status).toBe(200);
+
+      const [v2] = (await s.request('GET', s.chat('/rooms/r1/messages?limit=1', 'v2'), { token: as('ben') })).body;
+      expect(v2).toMatchObject({ id: sent.body.message_id, text: 'the report', attachment: { type: 'file', name: 'report.json' } });
+      const download = await raw('GET', v2.attachment.resource_link);
+      expect(download.status).toBe(200);
+      expect(download.bytes.toString()).toBe('{"v":1}');
+
+      const v6 = await s.request('GET', s.chat(`/rooms/r1/messages/${sent.body.message_id}`), { token: as('ben') });
+      expect(v6.body.parts[1]).toMatchObject({ type: 'application/json', attachment: { name: 'report.json', size: 7 } });
+      expect((await raw('GET', v6.body.parts[1].attachment.download_url)).bytes.toString()).toBe('{"v":1}');
+    });
+
+    it('keeps other links, and files API links of other rooms, as the URLs they are', async () => {
+      const up = await uploadFile('r2', 'ann', 'elsewhere.txt', 'r2', 'text/plain');
+      for (const link of [up.json.resource_link, 'https://example.com/a.png', `${s.baseUrl}${files('/rooms/r1/files/never.txt')}`]) {
+        const sent = await s.request('POST', s.chat('/rooms/r1/messages', 'v2'), {
+          body: { text: 'link', attachment: { resource_link: link, type: 'image' } },
+          token: as('ann'),
+        });
+        expect(sent.status).toBe(201);
+        const [v2] = (await s.request('GET', s.chat('/rooms/r1/messages?limit=1', 'v2'), { token: as('ben') })).body;
+        expect(v2.attachment).toEqual({ resource_link: link, type: 'image' });
+      }
+    });
+  });
+
+  describe('malformed bodies: 400 JSON, nothing stored', () => {
+    const refused = async (res: { status: number; json: any; headers: Headers }, reason?: string) => {
+      expect(res.status).toBe(400);
+      expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(res.json.error).toEqual(expect.stringMatching(/^services\/chatkit_files\/bad_request\//));
+      if (reason) expect(res.json.error).toBe(`services/chatkit_files/bad_request/${reason}`);
+      expect(res.json.error_description).toEqual(expect.any(String));
+    };
+    const good = () => form([{ field: 'file', bytes: 'x', type: 'text/plain', filename: 'x' }]);
+    let blobsBefore: string[];
+
+    beforeAll(() => {
+      blobsBefore = blobFiles(s.dataDir);
+    });
+
+    it('no boundary, a wrong boundary, not multipart at all', async () => {
+      await refused(await upload('r1', 'dan', 'bad.txt', good(), 'multipart/form-data'));
+      await refused(await upload('r1', 'dan', 'bad.txt', good(), 'multipart/form-data; boundary=other'));
+      await refused(await upload('r1', 'dan', 'bad.txt', good(), 'application/json'), 'not_multipart');
+      await refused(await upload('r1', 'dan', 'bad.txt', Buffer.from('{"a":1}'), 'multipart/form-data; boundary=XyZ123boundary'));
+    });
+
+    it('a truncated body', async () => {
+      const whole = form([{ field: 'file', bytes: randomBytes(200_000), type: 'application/octet-stream', filename: 'x' }]);
+      await refused(await upload('r1', 'dan', 'bad.txt', whole.subarray(0, 100_000)));
+      await refused(await upload('r1', 'dan', 'bad.txt', whole.subarray(0, whole.length - 10)));
+    });
+
+    it('no part named file, and a file field sent as plain text', async () => {
+      await refused(await upload('r1', 'dan', 'bad.txt', form([{ field: 'document', bytes: 'x', type: 'text/plain', filename: 'x' }])), 'missing_file');
+      await refused(await upload('r1', 'dan', 'bad.txt', form([{ field: 'file', bytes: 'just text' }])), 'missing_file');
+    });
+
+    it('a second file', async () => {
+      const two = form([
+        { field: 'file', bytes: 'one', type: 'text/plain', filename: 'a' },
+        { field: 'file', bytes: 'two', type: 'text/plain', filename: 'b' },
+      ]);
+      await refused(await upload('r1', 'dan', 'bad.txt', two), 'more_than_one_file');
+    });
+
+    it('an oversize part', async () => {
+      const res = await uploadFile('r1', 'dan', 'bad.txt', randomBytes(FIVE_MIB + 1), 'application/octet-stream');
+      await refused(res, 'file_too_large');
+      expect(res.json.error_description).toMatch(/5 MiB/);
+    });
+
+    it('a bad file name', async () => {
+      await refused(await upload('r1', 'dan', 'bad%20name!', good()), 'invalid_file_name');
+      await refused(await upload('r1', 'dan', 'x~y', good()), 'invalid_file_name');
+      await refused(await upload('r1', 'dan', 'a%2Fb', good()), 'invalid_file_name');
+    });
+
+    it('left no blob and no record behind', async () => {
+      expect((await getFile('r1', 'bad.txt')).status).toBe(404);
+      expect(blobFiles(s.dataDir).sort()).toEqual(blobsBefore.sort());
+    });
+  });
+});
