@@ -4,6 +4,7 @@ import { HealthModule } from '../modules/health/health.module';
 import { InstancesModule } from '../modules/instances/instances.module';
 import { MessagesModule } from '../modules/messages/messages.module';
 import { PresenceModule } from '../modules/presence/presence.module';
+import { RolesModule } from '../modules/roles/roles.module';
 import { RoomsModule } from '../modules/rooms/rooms.module';
 import { UsersModule } from '../modules/users/users.module';
 import { UserEventsModule } from '../modules/user-events/user-events.module';
@@ -27,6 +28,7 @@ export class AppModule {
         CursorsModule,
         PresenceModule,
         UserEventsModule,
+        RolesModule,
       ],
     };
   }

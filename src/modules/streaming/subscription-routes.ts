@@ -28,7 +28,15 @@ export interface SubscriptionContext {
  */
 export type SubscriptionHandler = (context: SubscriptionContext, channel: EventChannel) => Promise<void>;
 
+/**
+ * Checks a caller may open a subscription (throws a DomainError, answered before the stream
+ * opens) and may end it later (`channel.end`) when the grant is revoked. `route` is the
+ * pattern as registered.
+ */
+export type SubscriptionAuthorizer = (route: string, context: SubscriptionContext, channel: EventChannel) => Promise<void>;
+
 interface Route {
+  readonly pattern: string;
   readonly handler: SubscriptionHandler;
   readonly authenticate: boolean;
 }
@@ -41,13 +49,19 @@ interface Route {
 export class SubscriptionRoutes {
   private readonly router = FindMyWay({ ignoreTrailingSlash: true, ignoreDuplicateSlashes: true });
   private readonly routes: Route[] = [];
+  private authorizer: SubscriptionAuthorizer | null = null;
 
   constructor(private readonly verifier: AccessTokenVerifier) {}
 
   /** `pattern` uses `:param` segments and must contain `:instanceId` when `authenticate` is true. */
   register(pattern: string, handler: SubscriptionHandler, options: { authenticate?: boolean } = {}): void {
-    const index = this.routes.push({ handler, authenticate: options.authenticate ?? true }) - 1;
+    const index = this.routes.push({ pattern, handler, authenticate: options.authenticate ?? true }) - 1;
     this.router.on('SUBSCRIBE', pattern, () => undefined, { index });
+  }
+
+  /** The roles module checks every authenticated subscription through this. */
+  authorizeWith(authorizer: SubscriptionAuthorizer): void {
+    this.authorizer = authorizer;
   }
 
   async open(request: SubscriptionRequest): Promise<EventChannel> {
@@ -64,11 +78,10 @@ export class SubscriptionRoutes {
       ? await this.verifier.verify(headers.authorization, params.instanceId)
       : ({ instanceId: params.instanceId, keyId: '', su: false } as RequestActor);
     const channel = new EventChannel();
+    const context = { params, query: new URLSearchParams(search), headers, lastEventId: headers['last-event-id'], actor };
     try {
-      await route.handler(
-        { params, query: new URLSearchParams(search), headers, lastEventId: headers['last-event-id'], actor },
-        channel,
-      );
+      if (route.authenticate && this.authorizer) await this.authorizer(route.pattern, context, channel);
+      await route.handler(context, channel);
     } catch (error) {
       channel.close();
       throw error;

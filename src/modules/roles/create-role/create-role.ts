@@ -1,0 +1,27 @@
+import { Body, Controller, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { AccessTokenGuard, auditActor, CurrentActor, requireSu } from '../../instances/authentication/access-token.guard';
+import { RequestActor } from '../../instances/authentication/access-token';
+import { RoleCommands } from '../role-commands';
+import { AUTHORIZER_ROUTE, requireName, requireScope, requireStringArray } from '../roles-route';
+
+/** POST /roles: a global or room role with its permissions; a duplicate name in the scope is a 409. */
+@Controller(AUTHORIZER_ROUTE)
+@UseGuards(AccessTokenGuard)
+export class CreateRoleController {
+  constructor(private readonly commands: RoleCommands) {}
+
+  @Post('roles')
+  @HttpCode(201)
+  async create(
+    @Param('instanceId') instanceId: string,
+    @Body() body: Record<string, unknown>,
+    @CurrentActor() actor: RequestActor,
+  ): Promise<void> {
+    requireSu(actor);
+    const name = requireName(body.name, 'name');
+    const scope = requireScope(body.scope);
+    const permissions = requireStringArray(body.permissions, 'permissions');
+    await this.commands.catalogue(instanceId, { type: 'CreateRole', name, scope, permissions, role_id: randomUUID() }, auditActor(actor));
+  }
+}

@@ -1,0 +1,49 @@
+/**
+ * Chatkit's permission names (wire study §5.1, plus `user:create`/`user:update` from the spec).
+ * A role may hold only these; anything else is refused naming the list.
+ */
+export const PERMISSION_NAMES = [
+  'message:create',
+  'room:join',
+  'room:leave',
+  'room:members:add',
+  'room:members:remove',
+  'room:get',
+  'room:create',
+  'room:update',
+  'room:delete',
+  'room:messages:get',
+  'room:typing_indicator:create',
+  'presence:subscribe',
+  'user:get',
+  'user:create',
+  'user:update',
+  'user:rooms:get',
+  'file:get',
+  'file:create',
+  'cursors:read:get',
+  'cursors:read:set',
+] as const;
+
+export type PermissionName = (typeof PERMISSION_NAMES)[number];
+
+const KNOWN = new Set<string>(PERMISSION_NAMES);
+export const isPermissionName = (name: unknown): name is PermissionName => typeof name === 'string' && KNOWN.has(name);
+
+export const ROLE_SCOPES = ['global', 'room'] as const;
+export type RoleScope = (typeof ROLE_SCOPES)[number];
+export const isRoleScope = (scope: unknown): scope is RoleScope => scope === 'global' || scope === 'room';
+
+export const DEFAULT_ROLE = 'default';
+export const ADMIN_ROLE = 'admin';
+
+/** Chatkit's `default` role: everything a member does, but not updating or deleting rooms. */
+const DEFAULT_PERMISSIONS: readonly PermissionName[] = PERMISSION_NAMES.filter(
+  (p) => p !== 'room:update' && p !== 'room:delete' && p !== 'user:create',
+);
+
+/** The built-in global roles every instance starts with (and a wipe restores). */
+export const BUILT_IN_ROLES: readonly { name: string; permissions: readonly PermissionName[] }[] = [
+  { name: DEFAULT_ROLE, permissions: DEFAULT_PERMISSIONS },
+  { name: ADMIN_ROLE, permissions: PERMISSION_NAMES },
+];

@@ -1,0 +1,18 @@
+import { Injectable } from '@nestjs/common';
+import { CommandPipeline } from '../../shared/application/command-pipeline';
+import { roomDecider, roomNotFound, roomStream } from '../rooms/domain/room.decider';
+import { userDecider, userNotFound, userStream } from '../users/domain/user.decider';
+
+/** Assignments name users and rooms that exist (write-side state, as every command reads). */
+@Injectable()
+export class UserRoleTargets {
+  constructor(private readonly pipeline: CommandPipeline) {}
+
+  async requireUser(instanceId: string, userId: string): Promise<void> {
+    if (!(await this.pipeline.load(userStream(instanceId, userId), userDecider)).state.exists) throw userNotFound(userId);
+  }
+
+  async requireRoom(instanceId: string, roomId: string): Promise<void> {
+    if (!(await this.pipeline.load(roomStream(instanceId, roomId), roomDecider)).state.exists) throw roomNotFound(roomId);
+  }
+}
