@@ -7,6 +7,8 @@ import { ALL_PROJECTIONS } from '../../../projections';
 import { checkpointName, physicalCollection } from '../../../projections/projection';
 import { USERS, userDocumentId } from '../../../projections/users/users.projection';
 import { MEMBERSHIPS } from '../../../projections/rooms/memberships.projection';
+import { MESSAGES } from '../../../projections/messages/messages.projection';
+import type { ProjectionDefinition } from '../../../projections/projection';
 import { usersProjection } from '../../../projections/users/users.projection';
 import { ProjectorRunner } from './projector-runner';
 import { ProjectionWatch } from './projection-watch';
@@ -98,6 +100,106 @@ describe('ProjectorRunner over SQLite', () => {
     await runner.caughtUp();
     expect(await readModels.find(physicalCollection(MEMBERSHIPS, 1), { where: { user_id: 'ann' } })).toEqual([]);
     expect(await readModels.get(PHYSICAL_USERS, userDocumentId('acme', 'ann'))).toBeNull();
+    await runner.stop();
+  });
+
+  /** A log that touches documents by key and by selection, several times within any batch. */
+  const seedVaried = async () => {
+    const user = (id: string) => events.append(`user-acme.${id}`, [{ type: 'UserCreated', data: { id, name: id, created_at: 't' }, metadata: meta }], 'no_stream');
+    await user('ann');
+    await user('bob');
+    for (const room of ['r1', 'r2']) {
+      await events.append(
+        `room-acme.${room}`,
+        [
+          { type: 'RoomCreated', data: { id: room, name: room, private: false, created_at: 't' }, metadata: meta },
+          { type: 'RoomMembersAdded', data: { members: [{ user_id: 'ann' }, { user_id: 'bob' }], added_at: 't' }, metadata: meta },
+        ],
+        'no_stream',
+      );
+    }
+    const send = (room: string, id: number) =>
+      events.append(
+        `messages-acme.${room}`,
+        [{ type: 'MessageSent', data: { id, user_id: 'ann', parts: [{ type: 'text/plain', content: `m${id}` }], created_at: `t${id}` }, metadata: meta }],
+        'any',
+      );
+    for (let id = 1; id <= 6; id++) await send(id % 2 ? 'r1' : 'r2', id);
+    await events.append('message-acme.r2.2', [{ type: 'MessageEdited', data: { id: 2, room_id: 'r2', parts: [{ type: 'text/plain', content: 'edited' }], updated_at: 'u' }, metadata: meta }], 'any');
+    await events.append('message-acme.r2.4', [{ type: 'MessageDeleted', data: { id: 4, room_id: 'r2', deleted_at: 'd', tombstone: true }, metadata: meta }], 'any');
+    await events.append('user-acme.bob', [{ type: 'UserDeleted', data: { deleted_at: 'd' }, metadata: meta }], 0);
+    await send('r1', 7);
+    await events.append('room-acme.r1', [{ type: 'RoomDeleted', data: { deleted_at: 'd' }, metadata: meta }], 1);
+    await send('r2', 8);
+    await events.append('message-acme.r2.8', [{ type: 'MessageEdited', data: { id: 8, room_id: 'r2', parts: [{ type: 'text/plain', content: 'edited 8' }], updated_at: 'u' }, metadata: meta }], 'any');
+  };
+
+  const everything = async (store: SqliteReadModelStore) => {
+    const all: Record<string, unknown> = {};
+    for (const p of ALL_PROJECTIONS) {
+      for (const c of p.collections) {
+        const name = physicalCollection(c.name, p.version);
+        all[name] = (await store.findStored(name)).sort((a, b) => a.document._id.localeCompare(b.document._id));
+      }
+      all[`checkpoint ${checkpointName(p)}`] = await store.getCheckpoint(checkpointName(p));
+    }
+    return all;
+  };
+
+  it('folds a whole page into the same documents and checkpoints as one event at a time', async () => {
+    await seedVaried();
+    const byEvent = new SqliteReadModelStore(join(dir, 'by-event.sqlite'));
+    try {
+      for (const [store, catchUpPage] of [[readModels, 1_000], [byEvent, 1]] as const) {
+        const runner = new ProjectorRunner(events, store, ALL_PROJECTIONS, { catchUpPage });
+        await runner.start();
+        await runner.caughtUp();
+        await runner.stop();
+      }
+      const paged = await everything(readModels);
+      expect(paged).toEqual(await everything(byEvent));
+      // The fixture did reach every case: edits, a tombstone, deletions by selection.
+      const messages = paged[physicalCollection(MESSAGES, 1)] as { document: { id: number; parts: { content: string }[] } }[];
+      expect(messages.map((m) => [m.document.id, m.document.parts[0].content]).sort()).toEqual([
+        [2, 'edited'],
+        [4, 'DELETED'],
+        [6, 'm6'],
+        [8, 'edited 8'],
+      ]);
+      expect((paged[physicalCollection(MEMBERSHIPS, 1)] as unknown[]).length).toBe(1); // ann in r2
+    } finally {
+      await byEvent.close();
+    }
+  });
+
+  it('parks a projection on the first event of a batch that fails it, whether in targets or in evolve', async () => {
+    const failing: ProjectionDefinition = {
+      name: 'failing',
+      version: 1,
+      collections: [{ name: 'failing' }],
+      handles: ['Boom'],
+      targets: (event) => {
+        if ((event.data as { in: string }).in === 'targets') throw new Error('targets failed');
+        return [{ collection: 'failing', id: event.streamName }];
+      },
+      evolve: (_document, event) => {
+        if ((event.data as { in: string }).in === 'evolve') throw new Error('evolve failed');
+        return { _id: '' };
+      },
+    };
+    await events.append('boom-acme.ok', [{ type: 'Boom', data: { in: 'none' }, metadata: meta }], 'no_stream');
+    const { position: first } = await events.append('boom-acme.a', [{ type: 'Boom', data: { in: 'evolve' }, metadata: meta }], 'no_stream');
+    await events.append('boom-acme.b', [{ type: 'Boom', data: { in: 'targets' }, metadata: meta }], 'no_stream');
+    const errors: unknown[] = [];
+    const runner = new ProjectorRunner(events, readModels, [failing, usersProjection], {
+      maxEventAttempts: 1,
+      onError: (error, context) => context.parked && errors.push(error),
+    });
+    await runner.start();
+    await runner.caughtUp();
+    const status = runner.status().find((s) => s.name === 'failing_v1');
+    expect(status).toMatchObject({ state: 'parked', failedEvent: { position: first, type: 'Boom', stream: 'boom-acme.a' } });
+    expect(String(errors[0])).toContain('evolve failed');
     await runner.stop();
   });
 });
