@@ -1,6 +1,15 @@
+import type { ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { toErrorResponse } from '../../shared/http/error.filter';
-import { bodyJsonOf, EventChannel, MAX_UNSENT_BYTES } from '../../shared/subscriptions/event-channel';
+import {
+  encodeSharedOnce,
+  EventChannel,
+  eventFieldsJson,
+  MAX_UNSENT_BYTES,
+  QueuedFrames,
+  queueTurn,
+  writeAllQueued,
+} from '../../shared/subscriptions/event-channel';
 import type { DomainError } from '../../shared/domain/errors';
 import { SubscriptionRoutes } from './subscription-routes';
 
@@ -19,11 +28,52 @@ export function endWithError(channel: EventChannel, reason: DomainError, url: st
   channel.end(status, body);
 }
 
+/** The frames queued for one stream, written when its turn comes (see `queueTurn`), then its end. */
+class ResponseOutbox implements QueuedFrames {
+  private frames: Buffer[] = [];
+  private endFrame: string | null = null;
+  private queued = false;
+
+  constructor(private readonly raw: ServerResponse) {}
+
+  push(frame: Buffer): void {
+    this.frames.push(frame);
+    this.queue();
+  }
+
+  end(frame: string): void {
+    this.endFrame = frame;
+    this.queue();
+  }
+
+  writeQueued(): void {
+    this.queued = false;
+    const { raw, frames } = this;
+    this.frames = [];
+    if (raw.destroyed || raw.writableEnded) return;
+    // A client that stopped reading is let go rather than buffered for without bound.
+    if (raw.writableLength > MAX_UNSENT_BYTES) {
+      raw.destroy();
+      return;
+    }
+    for (const frame of frames) raw.write(frame);
+    if (this.endFrame !== null) raw.end(this.endFrame);
+  }
+
+  private queue(): void {
+    if (this.queued) return;
+    this.queued = true;
+    queueTurn(this);
+  }
+}
+
 /**
  * HTTP `SUBSCRIBE` (wire study §3.3): status 200, then newline-terminated JSON frames:
  * `[0, padding]` keep-alive, `[1, id, headers, body]` event, `[255, status, headers, body]` end.
  */
 export function registerHttpSubscribe(fastify: FastifyInstance, routes: SubscriptionRoutes, keepAliveMs: number): OpenStreams {
+  /** An event frame as bytes: a shared event is encoded once for all its subscribers. */
+  const eventFrame = encodeSharedOnce((event) => Buffer.from(`[1,${eventFieldsJson(event)}]\n`));
   /** Each open stream and the URL it was opened at (the EOS error names its service). */
   const open = new Map<EventChannel, string>();
   let endingAll: DomainError | null = null;
@@ -55,29 +105,27 @@ export function registerHttpSubscribe(fastify: FastifyInstance, routes: Subscrip
       raw.flushHeaders(); // the stream is open now, even before its first frame
       const keepAlive = setInterval(() => raw.write('[0,"xxxxxxxxxxxxxxxx"]\n'), keepAliveMs);
       channel.onClose(() => clearInterval(keepAlive));
+      const outbox = new ResponseOutbox(raw);
       channel.drainTo(
-        (event) => {
-          // A client that stopped reading is let go rather than buffered for without bound.
-          if (raw.writableLength > MAX_UNSENT_BYTES) {
-            raw.destroy();
-            return;
-          }
-          raw.write(`[1,${JSON.stringify(event.id)},${JSON.stringify(event.headers ?? {})},${bodyJsonOf(event)}]\n`);
-        },
+        (event) => outbox.push(eventFrame(event)),
         (eos) => {
-          if (!raw.writableEnded) raw.end(JSON.stringify([255, eos.status, {}, eos.body]) + '\n');
+          outbox.end(JSON.stringify([255, eos.status, {}, eos.body]) + '\n');
           channel.close();
         },
       );
       open.set(channel, request.url);
       channel.onClose(() => open.delete(channel));
-      if (endingAll) endWithError(channel, endingAll, request.url); // opened while the server drains
+      if (endingAll) {
+        endWithError(channel, endingAll, request.url); // opened while the server drains
+        writeAllQueued();
+      }
     },
   });
   return {
     endAll(reason) {
       endingAll = reason;
       for (const [channel, url] of open) endWithError(channel, reason, url);
+      writeAllQueued(); // the connections may close right after: the end-of-stream frames go now
     },
   };
 }

@@ -2,7 +2,16 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
 import { toErrorResponse } from '../../shared/http/error.filter';
-import { bodyJsonOf, EventChannel, MAX_UNSENT_BYTES } from '../../shared/subscriptions/event-channel';
+import {
+  encodeSharedOnce,
+  EventChannel,
+  eventFieldsJson,
+  MAX_UNSENT_BYTES,
+  QueuedFrames,
+  queueTurn,
+  WireEvent,
+  writeAllQueued,
+} from '../../shared/subscriptions/event-channel';
 import type { DomainError } from '../../shared/domain/errors';
 import { endWithError, OpenStreams } from './http-subscribe.transport';
 import { SubscriptionRoutes } from './subscription-routes';
@@ -17,6 +26,105 @@ const PONG = 17;
 const CLOSE = 99;
 /** How long a closing socket's peer gets to answer the close handshake before it is cut. */
 const CLOSE_HANDSHAKE_MS = 2_000;
+
+/**
+ * An event frame's bytes after `[102,<subID>` — the same for every subscription it goes to —
+ * and the whole WebSocket frames built from it, by subscription id. A live message fanned out
+ * to a thousand sockets is serialised once and framed once per distinct subscription id.
+ */
+interface EncodedEvent {
+  readonly tail: Buffer;
+  readonly frames: Map<number, Buffer>;
+}
+
+const encodeEvent = encodeSharedOnce<EncodedEvent>((event) => ({
+  tail: Buffer.from(`,${eventFieldsJson(event)}]`),
+  frames: new Map(),
+}));
+
+/** The WebSocket frame carrying `event` to subscription `subId`. */
+function eventFrame(event: WireEvent, subId: number): Buffer {
+  const encoded = encodeEvent(event);
+  let frame = encoded.frames.get(subId);
+  if (!frame) {
+    frame = textFrame(`[${EVENT},${subId}`, encoded.tail);
+    if (event.shared) encoded.frames.set(subId, frame);
+  }
+  return frame;
+}
+
+/** A whole text frame as a server sends it (FIN set, unmasked: RFC 6455 §5.2): `head` (ASCII), then `tail`. */
+function textFrame(head: string, tail: Buffer): Buffer {
+  const length = head.length + tail.length;
+  const headerLength = length < 126 ? 2 : length < 65536 ? 4 : 10;
+  const frame = Buffer.allocUnsafe(headerLength + length);
+  frame[0] = 0x81;
+  if (length < 126) {
+    frame[1] = length;
+  } else if (length < 65536) {
+    frame[1] = 126;
+    frame.writeUInt16BE(length, 2);
+  } else {
+    frame[1] = 127;
+    frame.writeBigUInt64BE(BigInt(length), 2);
+  }
+  frame.write(head, headerLength, 'latin1');
+  tail.copy(frame, headerLength + head.length);
+  return frame;
+}
+
+/** The payload of a frame built by `textFrame`. */
+const payloadOf = (frame: Buffer): Buffer => frame.subarray(frame[1] === 126 ? 4 : frame[1] === 127 ? 10 : 2);
+
+/** What ws 8 keeps of a connection beyond its typings: the socket and its Sender's state. */
+interface WsInternals {
+  readonly _socket?: { write(chunk: Buffer): boolean; cork(): void; uncork(): void } | null;
+  readonly _sender?: { readonly _state?: number; readonly _queue?: readonly unknown[]; readonly _firstFragment?: boolean } | null;
+}
+
+/** A control frame (open, end of stream, pong…) as a whole WebSocket frame. */
+const controlFrame = (frame: unknown[]): Buffer => textFrame('', Buffer.from(JSON.stringify(frame)));
+
+/**
+ * The frames queued for one socket, written when its turn comes (see `queueTurn`): straight
+ * to the socket under ws, one write per frame or one per turn when several wait, where
+ * ws.send would frame a copy and write header and payload as two buffers. Straight only while
+ * ws's Sender is idle (not compressing, nothing queued, no fragmented message open), so that
+ * frames keep their order; otherwise ws sends the payload itself.
+ */
+class SocketOutbox implements QueuedFrames {
+  private frames: Buffer[] = [];
+
+  constructor(private readonly ws: WebSocket) {}
+
+  push(frame: Buffer): void {
+    if (this.frames.push(frame) === 1) queueTurn(this);
+  }
+
+  writeQueued(): void {
+    const frames = this.frames;
+    if (frames.length === 0) return;
+    this.frames = [];
+    const ws = this.ws;
+    if (ws.readyState !== WebSocket.OPEN) return;
+    // A client that stopped reading is let go rather than buffered for without bound.
+    if (ws.bufferedAmount > MAX_UNSENT_BYTES) {
+      ws.terminate();
+      return;
+    }
+    const { _socket: socket, _sender: sender } = ws as unknown as WsInternals;
+    const direct = socket && sender && sender._state === 0 && sender._queue?.length === 0 && sender._firstFragment === true;
+    if (!direct) {
+      for (const frame of frames) ws.send(payloadOf(frame), { binary: false });
+    } else if (frames.length === 1) {
+      socket.write(frames[0]);
+    } else {
+      socket.cork();
+      for (const frame of frames) socket.write(frame);
+      socket.uncork();
+    }
+  }
+}
 
 /**
  * The multiplexing WebSocket of @pusher/platform (wire study §3.2) on `/ws`: one socket
@@ -50,11 +158,16 @@ export class WebSocketBridge implements OpenStreams {
     this.heartbeat.unref();
   }
 
-  /** Takes over upgrade requests for /ws on an HTTP or HTTPS server. */
-  attach(server: Server): void {
+  /** Takes over upgrade requests for /ws on an HTTP or HTTPS server; `originAllowed` refuses other pages' (403). */
+  attach(server: Server, originAllowed: (request: IncomingMessage) => boolean = () => true): void {
     server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
       if ((request.url ?? '').split('?')[0] !== '/ws') {
         socket.destroy();
+        return;
+      }
+      if (!originAllowed(request)) {
+        const body = JSON.stringify({ error: 'forbidden/origin_not_allowed', error_description: `The origin ${request.headers.origin} may not open /ws (CORS_ORIGINS)` });
+        socket.end(`HTTP/1.1 403 Forbidden\r\nconnection: close\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
         return;
       }
       if (this.endingAll) {
@@ -73,11 +186,13 @@ export class WebSocketBridge implements OpenStreams {
   endAll(reason: DomainError): void {
     this.endingAll = reason;
     for (const [channel, path] of this.open) endWithError(channel, reason, path);
+    writeAllQueued(); // the sockets may close right after: the end-of-stream frames go now
   }
 
   /** Closes every socket (going away), cutting those whose peer does not answer in time. */
   async close(): Promise<void> {
     clearInterval(this.heartbeat);
+    writeAllQueued(); // what the subscriptions were sent goes before the close frames
     const closed = [...this.wss.clients].map(
       (socket) =>
         new Promise<void>((resolve) => {
@@ -96,15 +211,10 @@ export class WebSocketBridge implements OpenStreams {
 
   private serve(socket: WebSocket & { alive?: boolean }): void {
     const subscriptions = new Map<number, EventChannel | 'opening'>();
-    /** A frame as an array, or already as JSON text. */
-    const send = (frame: unknown[] | string) => {
-      if (socket.readyState !== WebSocket.OPEN) return;
-      // A client that stopped reading is let go rather than buffered for without bound.
-      if (socket.bufferedAmount > MAX_UNSENT_BYTES) {
-        socket.terminate();
-        return;
-      }
-      socket.send(typeof frame === 'string' ? frame : JSON.stringify(frame));
+    const outbox = new SocketOutbox(socket);
+    /** A control frame as an array, or an event's whole WebSocket frame, queued for the socket's next turn. */
+    const send = (frame: unknown[] | Buffer) => {
+      if (socket.readyState === WebSocket.OPEN) outbox.push(Array.isArray(frame) ? controlFrame(frame) : frame);
     };
     socket.alive = true;
     socket.on('pong', () => (socket.alive = true));
@@ -122,6 +232,7 @@ export class WebSocketBridge implements OpenStreams {
       }
       if (!Array.isArray(frame) || typeof frame[0] !== 'number') {
         send([CLOSE, 400, {}, { error: 'bad_request/invalid_frame', error_description: 'Frames are JSON arrays' }]);
+        outbox.writeQueued(); // before the close frame
         socket.close(1002);
         return;
       }
@@ -152,7 +263,7 @@ export class WebSocketBridge implements OpenStreams {
     path: unknown,
     headers: unknown,
     subscriptions: Map<number, EventChannel | 'opening'>,
-    send: (frame: unknown[] | string) => void,
+    send: (frame: unknown[] | Buffer) => void,
   ): Promise<void> {
     if (typeof id !== 'number' || subscriptions.has(id)) return;
     if (typeof path !== 'string') {
@@ -186,8 +297,7 @@ export class WebSocketBridge implements OpenStreams {
     subscriptions.set(id, channel);
     send([OPEN, id, 200, {}]);
     channel.drainTo(
-      // Built as text so that a body shared by many subscribers is serialised once.
-      (event) => send(`[${EVENT},${id},${JSON.stringify(event.id)},${JSON.stringify(event.headers ?? {})},${bodyJsonOf(event)}]`),
+      (event) => send(eventFrame(event, id)),
       (eos) => {
         if (subscriptions.get(id) !== channel) return;
         subscriptions.delete(id);

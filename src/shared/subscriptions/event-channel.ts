@@ -3,13 +3,32 @@ export interface WireEvent {
   /** A string, always: the room stream's ids are message ids (what `Last-Event-Id` resumes from). */
   readonly id: string;
   readonly body: unknown;
-  /** `body` already serialised, when many subscribers share the same event (fan-out). */
-  readonly bodyJson?: string;
   readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * Set on an event pushed as this very object to many subscribers (a live message in a
+   * fan-out): transports encode it once, for the first subscriber, and reuse the bytes.
+   */
+  readonly shared?: true;
 }
 
-/** The body as JSON text, serialised only if nobody did it already. */
-export const bodyJsonOf = (event: WireEvent): string => event.bodyJson ?? JSON.stringify(event.body);
+/** The frame fields after the subscription id, as JSON text: `"<id>",<headers>,<body>`. */
+export const eventFieldsJson = (event: WireEvent): string =>
+  `${JSON.stringify(event.id)},${JSON.stringify(event.headers ?? {})},${JSON.stringify(event.body)}`;
+
+/**
+ * Wraps a transport's encoding so that an event marked `shared` is encoded once, whichever
+ * subscriber gets it first, and its bytes reused for the others; a fan-out then costs each
+ * subscriber a lookup and a write. Other events are encoded each time.
+ */
+export function encodeSharedOnce<Encoded>(encode: (event: WireEvent) => Encoded): (event: WireEvent) => Encoded {
+  const encoded = new WeakMap<WireEvent, Encoded>();
+  return (event) => {
+    if (!event.shared) return encode(event);
+    let bytes = encoded.get(event);
+    if (bytes === undefined) encoded.set(event, (bytes = encode(event)));
+    return bytes;
+  };
+}
 
 /** How a subscription ended: 204 is a clean end, anything else an error the client sees. */
 export interface EndOfStream {
@@ -84,5 +103,72 @@ export class EventChannel {
         /* a clean-up must not stop the others */
       }
     }
+  }
+}
+
+/** A connection with frames its transport queued: `writeQueued` writes them, in order. */
+export interface QueuedFrames {
+  writeQueued(): void;
+}
+
+/** How long one turn of the event loop spends writing queued frames before it lets other work run. */
+const WRITE_SLICE_MS = 1;
+let waiting: QueuedFrames[] = [];
+let nextTurn = 0;
+let sliceScheduled = false;
+
+/**
+ * Gives a connection with newly queued frames its turn to write them. Turns are taken in
+ * order, in slices of about a millisecond, one slice per turn of the event loop: a fan-out to
+ * thousands of sockets then lets what waits behind it through between slices — the sender's
+ * answer leaves among the first deliveries rather than after the last, other requests keep
+ * being served — and frames a connection gets within one slice go out in one write.
+ */
+export function queueTurn(connection: QueuedFrames): void {
+  waiting.push(connection);
+  if (!sliceScheduled) {
+    sliceScheduled = true;
+    setImmediate(writeSlice);
+  }
+}
+
+/** Writes every queued frame now: a drain ends its streams this way before it closes their sockets. */
+export function writeAllQueued(): void {
+  while (nextTurn < waiting.length) takeTurn();
+  compact();
+}
+
+function takeTurn(): void {
+  const connection = waiting[nextTurn];
+  waiting[nextTurn++] = undefined as unknown as QueuedFrames; // let a closed connection go
+  try {
+    connection.writeQueued();
+  } catch {
+    /* one connection's failure is its own: the socket reports it and closes */
+  }
+}
+
+function writeSlice(): void {
+  sliceScheduled = false;
+  const deadline = performance.now() + WRITE_SLICE_MS;
+  // The clock is read every 16 turns: a turn is a few microseconds.
+  while (nextTurn < waiting.length) {
+    takeTurn();
+    if ((nextTurn & 15) === 0 && performance.now() >= deadline) break;
+  }
+  compact();
+  if (nextTurn < waiting.length && !sliceScheduled) {
+    sliceScheduled = true;
+    setImmediate(writeSlice);
+  }
+}
+
+function compact(): void {
+  if (nextTurn === waiting.length) {
+    waiting = [];
+    nextTurn = 0;
+  } else if (nextTurn > 4096) {
+    waiting = waiting.slice(nextTurn);
+    nextTurn = 0;
   }
 }

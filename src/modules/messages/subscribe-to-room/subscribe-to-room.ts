@@ -4,7 +4,7 @@ import { unprocessable } from '../../../shared/domain/errors';
 import { RecordedEvent } from '../../../shared/domain/event';
 import { ChatApiVersion, parseChatApiVersion } from '../../../shared/http/chatkit-route';
 import { EPHEMERAL_BUS, EphemeralBus } from '../../../shared/ports/ephemeral-bus.port';
-import { EventChannel } from '../../../shared/subscriptions/event-channel';
+import { EventChannel, WireEvent } from '../../../shared/subscriptions/event-channel';
 import { chatkitEvent, endForDeletedRoom } from '../../../shared/subscriptions/wire-event';
 import { LiveLog } from '../../../shared/subscriptions/live-log';
 import { openCatchUpThenLive } from '../../../shared/subscriptions/catch-up-then-live';
@@ -22,6 +22,27 @@ import { MESSAGE_READS, MessagesReadModel } from '../messages.read-model';
 export const DEFAULT_MESSAGE_LIMIT = 20;
 export const MAX_MESSAGE_LIMIT = 100;
 
+/** One open room subscription: what its live deliveries need, held once rather than captured per event. */
+interface RoomSubscriber {
+  readonly version: ChatApiVersion;
+  readonly instanceId: string;
+  readonly roomId: string;
+  readonly channel: EventChannel;
+  /** The newest message id sent: live messages at or below it were replayed already. */
+  lastId: number;
+  /** v2 only: recent messages, for the tombstone a deletion sends (v6 sends the id alone). */
+  readonly recent: Map<number, MessageDocument> | null;
+}
+
+/** A live message as every subscriber of one API version sees it, rendered once (transports encode it once too). */
+interface LiveMessage {
+  readonly doc: MessageDocument;
+  /** The same object goes to every subscriber, so that transports can frame it once too. */
+  readonly wire: WireEvent;
+}
+
+const RECENT_MESSAGES = 1000;
+
 /**
  * `SUBSCRIBE /rooms/:roomId?message_limit=n` (v2 and v6): replays the newest messages oldest
  * first, or — resuming with `Last-Event-Id` — every message after that id, then goes live:
@@ -30,8 +51,8 @@ export const MAX_MESSAGE_LIMIT = 100;
  */
 @Injectable()
 export class RoomSubscription implements OnModuleInit {
-  /** Live message events as already rendered per API version, shared by all subscribers. */
-  private readonly rendered = new WeakMap<RecordedEvent, Map<ChatApiVersion, { body: unknown; bodyJson: string }>>();
+  /** Live messages as already rendered per API version, shared by all subscribers. */
+  private readonly rendered = new WeakMap<RecordedEvent, { 2?: LiveMessage; 6?: LiveMessage }>();
 
   constructor(
     private readonly routes: SubscriptionRoutes,
@@ -56,34 +77,23 @@ export class RoomSubscription implements OnModuleInit {
     const resumeAfter = parseLastEventId(context.lastEventId);
     await this.access.readable(instanceId, roomId, context.actor);
 
-    let lastId = resumeAfter ?? 0;
-    const sent = new Map<number, MessageDocument>(); // recent messages, for v2 tombstones
-    const remember = (doc: MessageDocument) => {
-      sent.set(doc.id, doc);
-      if (sent.size > 1000) sent.delete(sent.keys().next().value as number);
+    const subscriber: RoomSubscriber = {
+      version,
+      instanceId,
+      roomId,
+      channel,
+      lastId: resumeAfter ?? 0,
+      recent: version === 2 ? new Map() : null,
     };
-    const emit = (doc: MessageDocument, timestamp: string, shared?: RecordedEvent) => {
-      lastId = Math.max(lastId, doc.id);
-      remember(doc);
-      const render = () => chatkitEvent('new_message', presentMessage(version, doc, this.attachments), timestamp);
-      if (!shared) {
-        channel.push({ id: String(doc.id), body: render() });
-        return;
-      }
-      // A live message looks the same to every subscriber of a version: build and serialise it once.
-      let byVersion = this.rendered.get(shared);
-      if (!byVersion) this.rendered.set(shared, (byVersion = new Map()));
-      let wire = byVersion.get(version);
-      if (!wire) {
-        const body = render();
-        byVersion.set(version, (wire = { body, bodyJson: JSON.stringify(body) }));
-      }
-      channel.push({ id: String(doc.id), ...wire });
+    const emitStored = (doc: MessageDocument) => {
+      sentTo(subscriber, doc);
+      const body = chatkitEvent('new_message', presentMessage(version, doc, this.attachments), doc.created_at);
+      channel.push({ id: String(doc.id), body });
     };
 
     const offTyping = this.bus.subscribe(typingChannel(instanceId, roomId), (signal) => {
       const { user_id } = signal as TypingSignal;
-      channel.push({ id: String(lastId), body: chatkitEvent('is_typing', { user_id }, new Date().toISOString()) });
+      channel.push({ id: String(subscriber.lastId), body: chatkitEvent('is_typing', { user_id }, new Date().toISOString()) });
     });
     channel.onClose(offTyping);
 
@@ -98,55 +108,34 @@ export class RoomSubscription implements OnModuleInit {
         if (resumeAfter !== undefined) {
           for (let after = resumeAfter; ; ) {
             const page = await this.messages.after(instanceId, roomId, after, 500);
-            for (const doc of page) emit(doc, doc.created_at);
+            for (const doc of page) emitStored(doc);
             if (page.length < 500) break;
             after = page[page.length - 1].id;
           }
         } else if (limit > 0) {
-          for (const doc of await this.messages.latest(instanceId, roomId, limit)) emit(doc, doc.created_at);
+          for (const doc of await this.messages.latest(instanceId, roomId, limit)) emitStored(doc);
         }
       },
-      deliver: (event) => this.deliverLive(event, version, instanceId, roomId, channel, emit, () => lastId, sent),
+      deliver: (event) => this.deliverLive(event, subscriber),
     });
   }
 
   /** Delivers one live event; returns a promise only when it must read first (v2 tombstones). */
-  private deliverLive(
-    event: RecordedEvent,
-    version: ChatApiVersion,
-    instanceId: string,
-    roomId: string,
-    channel: EventChannel,
-    emit: (doc: MessageDocument, timestamp: string, shared?: RecordedEvent) => void,
-    lastId: () => number,
-    sent: Map<number, MessageDocument>,
-  ): Promise<void> | void {
-    const timestamp = event.metadata.occurred_at ?? event.recordedAt;
+  private deliverLive(event: RecordedEvent, subscriber: RoomSubscriber): Promise<void> | void {
     switch (event.type) {
       case 'MessageSent': {
-        const data = (event as RecordedEvent<MessageSent>).data;
-        if (data.id <= lastId()) return; // already replayed
-        emit(
-          {
-            _id: '',
-            instance_id: instanceId,
-            room_id: roomId,
-            id: data.id,
-            user_id: data.user_id,
-            parts: data.parts as unknown as Record<string, unknown>[],
-            created_at: data.created_at,
-            updated_at: data.created_at,
-            visible: true,
-          },
-          timestamp,
-          event,
-        );
+        if ((event as RecordedEvent<MessageSent>).data.id <= subscriber.lastId) return; // already replayed
+        const live = this.liveMessage(event as RecordedEvent<MessageSent>, subscriber);
+        sentTo(subscriber, live.doc);
+        subscriber.channel.push(live.wire);
         return;
       }
       case 'MessageDeleted': {
+        const { version, instanceId, roomId, channel } = subscriber;
+        const timestamp = event.metadata.occurred_at ?? event.recordedAt;
         const { id, deleted_at } = (event as RecordedEvent<MessageDeleted>).data;
         if (version === 6) {
-          channel.push({ id: String(lastId()), body: chatkitEvent('message_deleted', { message_id: id }, timestamp) });
+          channel.push({ id: String(subscriber.lastId), body: chatkitEvent('message_deleted', { message_id: id }, timestamp) });
           return;
         }
         // v2 subscribers receive the tombstone (seed: text DELETED), never the content.
@@ -160,19 +149,55 @@ export class RoomSubscription implements OnModuleInit {
             updated_at: deleted_at,
             deleted_at,
           };
-          channel.push({ id: String(lastId()), body: chatkitEvent('new_message', tombstone, timestamp) });
+          channel.push({ id: String(subscriber.lastId), body: chatkitEvent('new_message', tombstone, timestamp) });
         };
-        const known = sent.get(id);
+        const known = subscriber.recent?.get(id);
         if (known) return pushTombstone(known);
         return this.messages.get(instanceId, roomId, id).then((doc) => pushTombstone(doc ?? undefined));
       }
       case 'RoomDeleted':
-        endForDeletedRoom(channel, roomId);
+        endForDeletedRoom(subscriber.channel, subscriber.roomId);
         return;
       default:
         return;
     }
   }
+
+  /** A live message as the subscriber's API version shows it: built for the first subscriber, shared by the rest. */
+  private liveMessage(event: RecordedEvent<MessageSent>, subscriber: RoomSubscriber): LiveMessage {
+    let byVersion = this.rendered.get(event);
+    if (!byVersion) this.rendered.set(event, (byVersion = {}));
+    const { version } = subscriber;
+    let live = byVersion[version];
+    if (!live) {
+      const data = event.data;
+      const doc: MessageDocument = {
+        _id: '',
+        instance_id: subscriber.instanceId,
+        room_id: subscriber.roomId,
+        id: data.id,
+        user_id: data.user_id,
+        parts: data.parts as unknown as Record<string, unknown>[],
+        created_at: data.created_at,
+        updated_at: data.created_at,
+        visible: true,
+      };
+      const timestamp = event.metadata.occurred_at ?? event.recordedAt;
+      const body = chatkitEvent('new_message', presentMessage(version, doc, this.attachments), timestamp);
+      live = { doc, wire: { id: String(doc.id), body, shared: true } };
+      byVersion[version] = live;
+    }
+    return live;
+  }
+}
+
+/** Notes a message as sent to the subscriber: its id for the replay check, the message itself for v2 tombstones. */
+function sentTo(subscriber: RoomSubscriber, doc: MessageDocument): void {
+  if (doc.id > subscriber.lastId) subscriber.lastId = doc.id;
+  const recent = subscriber.recent;
+  if (!recent) return;
+  recent.set(doc.id, doc);
+  if (recent.size > RECENT_MESSAGES) recent.delete(recent.keys().next().value as number);
 }
 
 export const parseMessageLimit = (raw: string | null): number => {
