@@ -42,6 +42,7 @@ describe('attachments projection', () => {
         origin: 'attachments',
         created_at: at(1),
         uploaded: false,
+        deleted: false,
       },
     ]);
     const docs = project(attachmentsProjection, [created('acme', 'a1', 'r1'), uploaded('acme', 'a1')]);
@@ -78,6 +79,38 @@ describe('attachments projection', () => {
       uploaded('acme', 'a1'),
     ]);
     expect(ids(docs)).toEqual(['acme/a2', 'other/a3']);
+  });
+
+  it('keeps a tombstone of a gone upload until its blob is removed: deleted, its room deleted, or (files) its uploader deleted', () => {
+    const removed = (id: string) =>
+      recorded(`attachment-acme.${id}`, 'AttachmentBlobRemoved', { id, blob_key: `acme/${id}/u1`, removed_at: at(5) });
+    const events = [
+      created('acme', 'f1', 'r1', { file_name: 'a.txt' }),
+      uploaded('acme', 'f1'),
+      created('acme', 'a2', 'r2'),
+      uploaded('acme', 'a2'),
+      created('acme', 'f3', 'r3', { file_name: 'c.txt' }),
+      uploaded('acme', 'f3'),
+      created('acme', 'a4', 'r3'),
+      uploaded('acme', 'a4'),
+      recorded('attachment-acme.f1', 'AttachmentDeleted', { id: 'f1', deleted_at: at(3) }),
+      recorded('room-acme.r2', 'RoomDeleted', { deleted_at: at(3) }),
+      recorded('user-acme.ann', 'UserDeleted', { deleted_at: at(4) }),
+    ];
+    const docs = project(attachmentsProjection, events);
+    const tombstones = [...docs.values()].filter((d) => d.deleted).map((d) => [d.id, d.deleted_at, d.blob_key]);
+    expect(tombstones).toEqual([
+      ['f1', at(3), 'acme/f1/u1'],
+      ['a2', at(3), 'acme/a2/u1'],
+      ['f3', at(4), 'acme/f3/u1'],
+    ]);
+    // A user's v6 attachments stay with the messages they are part of.
+    expect([...docs.values()].find((d) => d.id === 'a4')).toMatchObject({ deleted: false });
+    // Gone again (a room deleted after the file) keeps the first time.
+    const again = project(attachmentsProjection, [...events, recorded('room-acme.r1', 'RoomDeleted', { deleted_at: at(6) })]);
+    expect([...again.values()].find((d) => d.id === 'f1')).toMatchObject({ deleted_at: at(3) });
+    const cleaned = project(attachmentsProjection, [...events, removed('f1'), removed('a2'), removed('f3')]);
+    expect(ids(cleaned)).toEqual(['acme/a4']);
   });
 
   it('ignores events of its types on streams of other categories', () => {

@@ -22,30 +22,46 @@ export interface AttachmentDocument extends Document {
   readonly sha256?: string;
   readonly blob_key?: string;
   readonly uploaded_at?: string;
+  /**
+   * Gone (deleted, or its room or uploader deleted) while its bytes are still in the blob
+   * store: no read shows it, and the blob janitor removes the bytes, then the document.
+   */
+  readonly deleted: boolean;
+  readonly deleted_at?: string;
 }
 
 export const attachmentDocumentId = (instanceId: string, attachmentId: string) => documentId(instanceId, attachmentId);
 
 type Data = Record<string, any>;
 
+/** Gone: hidden from reads; kept as a tombstone only while it still has bytes to remove. */
+const gone = (doc: AttachmentDocument | null, at: string): AttachmentDocument | null => {
+  if (!doc) return null;
+  if (!doc.blob_key) return null;
+  return doc.deleted ? doc : { ...doc, deleted: true, deleted_at: at };
+};
+
 /**
  * Attachments and files by id, by room and file name, and by uploader: what download links,
- * refresh calls and the files API read. Deleting a file removes it; deleting a room removes
- * every attachment of the room (its messages go with it).
+ * refresh calls and the files API read. Deleting a file, its room (its messages go with it)
+ * or, for files API uploads, its uploader leaves a tombstone (`deleted`) until the blob
+ * janitor has removed its bytes (AttachmentBlobRemoved): so no blob is left behind, even
+ * across restarts, and a rebuild finds the blobs any earlier version left behind.
  */
 export const attachmentsProjection: ProjectionDefinition = {
   name: 'attachments',
-  version: 1,
+  version: 2,
   collections: [
     {
       name: ATTACHMENTS,
       indexes: [
         { fields: ['instance_id', 'room_id', 'file_name'] },
         { fields: ['instance_id', 'user_id', 'origin'] },
+        { fields: ['deleted'] },
       ],
     },
   ],
-  handles: ['AttachmentCreated', 'AttachmentUploaded', 'AttachmentDeleted', 'RoomDeleted'],
+  handles: ['AttachmentCreated', 'AttachmentUploaded', 'AttachmentDeleted', 'AttachmentBlobRemoved', 'RoomDeleted', 'UserDeleted'],
 
   targets(event: RecordedEvent): Target[] {
     const stream = parseStreamName(event.streamName);
@@ -53,6 +69,10 @@ export const attachmentsProjection: ProjectionDefinition = {
     if (event.type === 'RoomDeleted') {
       if (stream.category !== 'room') return [];
       return [{ collection: ATTACHMENTS, where: { instance_id: stream.instanceId, room_id: stream.id } }];
+    }
+    if (event.type === 'UserDeleted') {
+      if (stream.category !== 'user') return [];
+      return [{ collection: ATTACHMENTS, where: { instance_id: stream.instanceId, user_id: stream.id, origin: 'files' } }];
     }
     if (stream.category !== 'attachment') return [];
     return [{ collection: ATTACHMENTS, id: attachmentDocumentId(stream.instanceId, stream.id) }];
@@ -78,10 +98,11 @@ export const attachmentsProjection: ProjectionDefinition = {
           ...(data.file_name !== undefined && { file_name: data.file_name }),
           created_at: data.created_at,
           uploaded: false,
+          deleted: false,
         } satisfies AttachmentDocument;
       }
       case 'AttachmentUploaded':
-        // Uploaded after its room was deleted: the attachment stays gone.
+        // Uploaded after its room was deleted: it stays gone (a tombstone, so the bytes are removed).
         if (!doc) return null;
         return {
           ...doc,
@@ -92,7 +113,11 @@ export const attachmentsProjection: ProjectionDefinition = {
           uploaded_at: data.uploaded_at,
         } satisfies AttachmentDocument;
       case 'AttachmentDeleted':
+        return gone(doc, data.deleted_at);
       case 'RoomDeleted':
+      case 'UserDeleted':
+        return gone(doc, data.deleted_at ?? event.recordedAt);
+      case 'AttachmentBlobRemoved':
         return null;
       default:
         return doc;

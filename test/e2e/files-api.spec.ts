@@ -41,10 +41,10 @@ describe('files API (chatkit_files v1) as the seed writes it', () => {
 
   beforeAll(async () => {
     s = await startTestServer();
-    const users = ['ann', 'ben', 'cat', 'dan'].map((id) => ({ id, name: id }));
+    const users = ['ann', 'ben', 'cat', 'dan', 'eve'].map((id) => ({ id, name: id }));
     expect((await s.request('POST', s.chat('/batch_users'), { body: { users } })).status).toBe(201);
     for (const id of ['r1', 'r2', 'gone']) {
-      const made = await s.request('POST', s.chat('/rooms'), { body: { id, name: id, user_ids: ['ben', 'dan'] }, token: as('ann') });
+      const made = await s.request('POST', s.chat('/rooms'), { body: { id, name: id, user_ids: ['ben', 'cat', 'dan', 'eve'] }, token: as('ann') });
       expect(made.status).toBe(201);
     }
   });
@@ -155,6 +155,52 @@ describe('files API (chatkit_files v1) as the seed writes it', () => {
         const [v2] = (await s.request('GET', s.chat('/rooms/r1/messages?limit=1', 'v2'), { token: as('ben') })).body;
         expect(v2.attachment).toEqual({ resource_link: link, type: 'image' });
       }
+    });
+  });
+
+  describe('deleting removes the bytes from the blob store', () => {
+    /** Uploads and answers the blob files it added. */
+    const uploadedBlobs = async (room: string, user: string, name: string): Promise<string[]> => {
+      const before = new Set(blobFiles(s.dataDir));
+      expect((await uploadFile(room, user, name, randomBytes(64), 'application/octet-stream')).status).toBe(200);
+      const added = blobFiles(s.dataDir).filter((f) => !before.has(f));
+      expect(added).toHaveLength(1);
+      return added;
+    };
+    const gone = (paths: string[]) => () => blobFiles(s.dataDir).filter((f) => paths.includes(f)).length === 0;
+
+    it('a deleted file: gone when DELETE answers, and 404 after', async () => {
+      const blobs = await uploadedBlobs('r1', 'ann', 'bye.bin');
+      expect((await s.request('DELETE', files('/rooms/r1/files/bye.bin'), { token: as('ann') })).status).toBe(204);
+      expect(gone(blobs)()).toBe(true);
+      expect((await getFile('r1', 'bye.bin')).status).toBe(404);
+    });
+
+    it("a user's files, through the files API", async () => {
+      const blobs = [...(await uploadedBlobs('r1', 'cat', 'c1.bin')), ...(await uploadedBlobs('r2', 'cat', 'c2.bin'))];
+      expect((await s.request('DELETE', files('/users/cat'), { token: as('cat') })).status).toBe(200);
+      expect(gone(blobs)()).toBe(true);
+    });
+
+    it("a deleted room's files and attachments", async () => {
+      const blobs = await uploadedBlobs('gone', 'ben', 'in-room.bin');
+      const announced = await s.request('POST', s.chat('/rooms/gone/attachments'), {
+        body: { content_type: 'text/plain', content_length: 2 },
+        token: as('ben'),
+      });
+      const before = new Set(blobFiles(s.dataDir));
+      expect((await raw('PUT', announced.body.upload_url, Buffer.from('ok'))).status).toBe(204);
+      blobs.push(...blobFiles(s.dataDir).filter((f) => !before.has(f)));
+      expect(blobs).toHaveLength(2);
+      expect((await s.request('DELETE', s.chat('/rooms/gone'))).status).toBeLessThan(300);
+      await eventually(gone(blobs));
+    });
+
+    it('a deleted user\'s files API uploads (the chat API\'s delete user)', async () => {
+      const blobs = await uploadedBlobs('r2', 'eve', 'mine.bin');
+      expect((await s.request('DELETE', s.chat('/users/eve'))).status).toBeLessThan(300);
+      await eventually(gone(blobs));
+      expect((await getFile('r2', 'mine.bin', 'ann')).status).toBe(404);
     });
   });
 

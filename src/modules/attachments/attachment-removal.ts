@@ -1,21 +1,24 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { CommandPipeline } from '../../shared/application/command-pipeline';
 import { CLOCK } from '../../shared/application/tokens';
 import { Clock } from '../../shared/domain/clock';
 import { Actor } from '../../shared/domain/event';
-import { BLOB_STORE, BlobStore } from '../../shared/ports/blob-store.port';
 import { AttachmentDocument } from '../../../projections/attachments/attachments.projection';
+import { BlobJanitor } from './blob-janitor';
 import { attachmentDecider, attachmentStream } from './domain/attachment.decider';
 
 /**
  * Deletes attachments: the event first, then the bytes, so no recorded attachment ever points
- * at missing bytes (a crash in between leaves an unreferenced blob, never a broken link).
+ * at missing bytes. The bytes go at once; when that fails (or the process dies first) the
+ * deletion still stands, and the blob janitor removes them from the tombstone it left.
  */
 @Injectable()
 export class AttachmentRemoval {
+  private readonly logger = new Logger('attachments');
+
   constructor(
     private readonly pipeline: CommandPipeline,
-    @Inject(BLOB_STORE) private readonly blobs: BlobStore,
+    private readonly janitor: BlobJanitor,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
@@ -28,7 +31,10 @@ export class AttachmentRemoval {
         { type: 'DeleteAttachment', id: attachment.id, now },
         { instance_id: instanceId, actor, occurred_at: now },
       );
-      if (attachment.blob_key) await this.blobs.delete(attachment.blob_key);
+      if (!attachment.blob_key) continue;
+      await this.janitor.release(instanceId, attachment.id, attachment.blob_key).catch((error: unknown) => {
+        this.logger.warn(`the bytes of deleted attachment ${attachment.id} stay until the next sweep: ${String((error as Error)?.message ?? error)}`);
+      });
     }
   }
 }

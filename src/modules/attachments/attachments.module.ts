@@ -4,6 +4,7 @@ import { ATTACHMENT_RESOLVER } from '../messages/presentation/attachments.port';
 import { RoomsModule } from '../rooms/rooms.module';
 import { AttachmentRemoval } from './attachment-removal';
 import { UploadedAttachments } from './attachment-resolver';
+import { BlobJanitor } from './blob-janitor';
 import { AttachmentsReadModel } from './attachments.read-model';
 import { CreateAttachmentController, CreateAttachmentHandler } from './create-attachment/create-attachment';
 import { DownloadAttachmentHandler } from './download-attachment/download-attachment';
@@ -36,6 +37,7 @@ import { UploadAttachmentHandler } from './upload-attachment/upload-attachment';
     PublicOrigin,
     AttachmentsReadModel,
     AttachmentRemoval,
+    BlobJanitor,
     TransferRoutes,
     CreateAttachmentHandler,
     GetAttachmentHandler,

@@ -2,13 +2,14 @@ import { Inject, Injectable } from '@nestjs/common';
 import { READ_MODEL_STORE, ReadModelStore } from '../../shared/ports/read-model-store.port';
 import { ATTACHMENTS, AttachmentDocument, attachmentDocumentId } from '../../../projections/attachments/attachments.projection';
 
-/** Reads of the attachments read model. */
+/** Reads of the attachments read model. Tombstones (gone, bytes not yet removed) show only to the blob janitor. */
 @Injectable()
 export class AttachmentsReadModel {
   constructor(@Inject(READ_MODEL_STORE) private readonly readModels: ReadModelStore) {}
 
-  get(instanceId: string, attachmentId: string): Promise<AttachmentDocument | null> {
-    return this.readModels.get<AttachmentDocument>(ATTACHMENTS, attachmentDocumentId(instanceId, attachmentId));
+  async get(instanceId: string, attachmentId: string): Promise<AttachmentDocument | null> {
+    const doc = await this.readModels.get<AttachmentDocument>(ATTACHMENTS, attachmentDocumentId(instanceId, attachmentId));
+    return doc && !doc.deleted ? doc : null;
   }
 
   /** An uploaded attachment of this room, or null. */
@@ -20,7 +21,7 @@ export class AttachmentsReadModel {
   /** Every upload stored under a file name in a room, newest first (the first is the current file). */
   filesNamed(instanceId: string, roomId: string, fileName: string): Promise<AttachmentDocument[]> {
     return this.readModels.find<AttachmentDocument>(ATTACHMENTS, {
-      where: { instance_id: instanceId, room_id: roomId, file_name: fileName, uploaded: true },
+      where: { instance_id: instanceId, room_id: roomId, file_name: fileName, uploaded: true, deleted: false },
       sort: [{ field: 'created_at', descending: true }],
     });
   }
@@ -28,7 +29,12 @@ export class AttachmentsReadModel {
   /** Every files API upload of a user in the instance. */
   filesOf(instanceId: string, userId: string): Promise<AttachmentDocument[]> {
     return this.readModels.find<AttachmentDocument>(ATTACHMENTS, {
-      where: { instance_id: instanceId, user_id: userId, origin: 'files' },
+      where: { instance_id: instanceId, user_id: userId, origin: 'files', deleted: false },
     });
+  }
+
+  /** Gone attachments whose bytes are still stored, in every instance (the blob janitor's work list). */
+  tombstones(limit: number): Promise<AttachmentDocument[]> {
+    return this.readModels.find<AttachmentDocument>(ATTACHMENTS, { where: { deleted: true }, limit });
   }
 }

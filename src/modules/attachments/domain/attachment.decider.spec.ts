@@ -144,4 +144,15 @@ describe('attachment decider', () => {
     expect(given(created, deleted).when({ type: 'DeleteAttachment', id: 'a1', now: later })).toEqual([]);
     expect(given().when({ type: 'DeleteAttachment', id: 'a1', now: later })).toEqual([]);
   });
+
+  it('records the removal of an upload\'s blob once, and only of the blob it has', () => {
+    const removal: AttachmentCommand = { type: 'RecordBlobRemoved', id: 'a1', blobKey: 'acme/a1/aa', now: later };
+    const removed: AttachmentEvent = { type: 'AttachmentBlobRemoved', data: { id: 'a1', blob_key: 'acme/a1/aa', removed_at: later } };
+    expect(given(created, uploaded()).when(removal)).toEqual([removed]);
+    expect(given(created, uploaded(), removed).when(removal)).toEqual([]);
+    expect(given(created, uploaded()).when({ ...removal, blobKey: 'acme/a1/other' })).toEqual([]);
+    expect(given(created).when(removal)).toEqual([]);
+    expect(fold(attachmentDecider, [created, uploaded(), removed])).toMatchObject({ deleted: true, blobRemoved: true });
+    expect(failure(() => given(created, uploaded(), removed).when(upload())).code).toBe('not_found/attachment_not_found');
+  });
 });

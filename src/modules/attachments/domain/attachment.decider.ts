@@ -22,6 +22,8 @@ export interface AttachmentState {
   readonly customData?: unknown;
   readonly fileName?: string;
   readonly upload?: { readonly size: number; readonly sha256: string; readonly blobKey: string };
+  /** Its bytes are gone from the blob store. */
+  readonly blobRemoved?: boolean;
 }
 
 interface NewAttachment {
@@ -42,7 +44,12 @@ export type AttachmentCommand =
   | { type: 'RecordUpload'; id: string; size: number; sha256: string; blobKey: string; now: string }
   /** Files API: bytes already stored, announced and recorded at once under a file name. */
   | ({ type: 'StoreFile'; size: number; sha256: string; blobKey: string; fileName: string } & NewAttachment)
-  | { type: 'DeleteAttachment'; id: string; now: string };
+  | { type: 'DeleteAttachment'; id: string; now: string }
+  /**
+   * The blob janitor removed the bytes of an attachment that is gone (deleted, or its room or
+   * uploader deleted: the read model says which, the attachment's own stream does not know).
+   */
+  | { type: 'RecordBlobRemoved'; id: string; blobKey: string; now: string };
 
 export const attachmentNotFound = (id: string) => notFound('attachment_not_found', `The attachment "${id}" does not exist`);
 
@@ -98,6 +105,8 @@ export const attachmentDecider: Decider<AttachmentState, AttachmentCommand, Atta
         return { ...state, upload: { size: event.data.size, sha256: event.data.sha256, blobKey: event.data.blob_key } };
       case 'AttachmentDeleted':
         return { ...state, deleted: true };
+      case 'AttachmentBlobRemoved':
+        return { ...state, deleted: true, blobRemoved: true };
       default:
         return state;
     }
@@ -146,6 +155,11 @@ export const attachmentDecider: Decider<AttachmentState, AttachmentCommand, Atta
       case 'DeleteAttachment':
         if (!state.exists || state.deleted) return [];
         return [{ type: 'AttachmentDeleted', data: { id: command.id, deleted_at: command.now } }];
+
+      case 'RecordBlobRemoved':
+        // Removing twice (two janitors, a retry after a crash) records it once.
+        if (state.blobRemoved || state.upload?.blobKey !== command.blobKey) return [];
+        return [{ type: 'AttachmentBlobRemoved', data: { id: command.id, blob_key: command.blobKey, removed_at: command.now } }];
     }
   },
 };

@@ -31,4 +31,10 @@ export type AttachmentUploaded = DomainEvent<
 /** Removed through the files API; its links stop working and its bytes are deleted. */
 export type AttachmentDeleted = DomainEvent<'AttachmentDeleted', { id: string; deleted_at: string }>;
 
-export type AttachmentEvent = AttachmentCreated | AttachmentUploaded | AttachmentDeleted;
+/**
+ * The bytes under `blob_key` were removed from the blob store: the attachment was deleted, or
+ * its room or (files API uploads) its uploader was. The last event of an attachment.
+ */
+export type AttachmentBlobRemoved = DomainEvent<'AttachmentBlobRemoved', { id: string; blob_key: string; removed_at: string }>;
+
+export type AttachmentEvent = AttachmentCreated | AttachmentUploaded | AttachmentDeleted | AttachmentBlobRemoved;

@@ -1,0 +1,85 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { CommandPipeline } from '../../shared/application/command-pipeline';
+import { CLOCK } from '../../shared/application/tokens';
+import { Clock } from '../../shared/domain/clock';
+import { BLOB_STORE, BlobStore } from '../../shared/ports/blob-store.port';
+import { attachmentsProjection } from '../../../projections/attachments/attachments.projection';
+import { checkpointName } from '../../../projections/projection';
+import { AttachmentsReadModel } from './attachments.read-model';
+import { attachmentDecider, attachmentStream } from './domain/attachment.decider';
+
+/** How often every API process looks for bytes of gone attachments (an indexed query that finds only those). */
+export const BLOB_SWEEP_INTERVAL_MS = 2_000;
+/** Tombstones handled per query. */
+const BATCH = 100;
+
+/**
+ * Removes the bytes of attachments that are gone, whatever removed them: a deleted file, a
+ * deleted room, a deleted files API uploader. The attachments projection keeps such an
+ * attachment as a tombstone until `AttachmentBlobRemoved` is in its stream, so the work list
+ * is durable: a crash between removing the bytes and recording it is finished by the next
+ * sweep, after a restart too. Each step is idempotent (removing a missing blob is fine, the
+ * decider records a removal once), so several API processes may sweep at the same time.
+ */
+@Injectable()
+export class BlobJanitor implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger('attachments');
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private stopped = false;
+
+  constructor(
+    private readonly attachments: AttachmentsReadModel,
+    private readonly pipeline: CommandPipeline,
+    @Inject(BLOB_STORE) private readonly blobs: BlobStore,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => void this.sweep(), BLOB_SWEEP_INTERVAL_MS);
+    this.timer.unref();
+    void this.sweep();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    await this.running;
+  }
+
+  /** Removes one gone attachment's bytes, then records that they are gone (which drops its tombstone). */
+  async release(instanceId: string, attachmentId: string, blobKey: string): Promise<void> {
+    await this.blobs.delete(blobKey);
+    const now = this.clock.now().toISOString();
+    await this.pipeline.run(
+      attachmentStream(instanceId, attachmentId),
+      attachmentDecider,
+      { type: 'RecordBlobRemoved', id: attachmentId, blobKey, now },
+      { instance_id: instanceId, actor: { key_id: 'blob-janitor' }, occurred_at: now },
+      // Answered once the tombstone is gone, so the next query of a sweep does not see it again.
+      { awaitProjections: [checkpointName(attachmentsProjection)] },
+    );
+  }
+
+  /** One pass over every tombstone; a pass already running is joined rather than doubled. */
+  sweep(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    this.running ??= this.sweepAll()
+      .catch((error: unknown) => this.logger.warn(`removing the bytes of gone attachments failed; retrying in ${BLOB_SWEEP_INTERVAL_MS} ms: ${String((error as Error)?.message ?? error)}`))
+      .finally(() => {
+        this.running = null;
+      });
+    return this.running;
+  }
+
+  private async sweepAll(): Promise<void> {
+    while (!this.stopped) {
+      const tombstones = await this.attachments.tombstones(BATCH);
+      for (const doc of tombstones) {
+        if (this.stopped) return;
+        if (doc.blob_key) await this.release(doc.instance_id, doc.id, doc.blob_key);
+      }
+      if (tombstones.length < BATCH) return;
+    }
+  }
+}
