@@ -3,7 +3,7 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import type { FastifyInstance } from 'fastify';
 import { CommandBus } from '@nestjs/cqrs';
 import { readFileSync } from 'node:fs';
-import type { Server as HttpServer } from 'node:http';
+import type { IncomingMessage, Server as HttpServer } from 'node:http';
 import { createServer as createHttpsServer, Server as HttpsServer } from 'node:https';
 import { AddressInfo } from 'node:net';
 import { registerLenientJsonParser } from '../shared/http/body-parser';
@@ -11,6 +11,7 @@ import { ErrorFilter, toErrorResponse } from '../shared/http/error.filter';
 import { DomainError } from '../shared/domain/errors';
 import { rejectUnknownChatVersions } from '../shared/http/chatkit-route';
 import { RequestValidationPipe } from '../shared/http/validation';
+import { corsOptions, upgradeOriginAllowed } from '../shared/http/cors';
 import { PinoNestLogger } from '../infrastructure/logger';
 import { Readiness } from '../modules/health/readiness';
 import { CreateInstanceCommand } from '../modules/instances/create-instance/create-instance.handler';
@@ -105,6 +106,10 @@ async function createApp(runtime: Runtime): Promise<BuiltApp> {
     logger: new PinoNestLogger(runtime.logger),
     bodyParser: false,
   });
+  // Browser apps on other origins (CORS_ORIGINS): @fastify/cors, whose hook Nest runs first, so
+  // preflights and every answer (errors, the drain's 503) carry its headers.
+  const cors = corsOptions(runtime.config.corsOrigins);
+  if (cors) app.enableCors(cors);
   const streams = registerHttpSubscribe(fastify, app.get(SubscriptionRoutes), runtime.config.keepAliveMs);
   app.useGlobalFilters(new ErrorFilter());
   app.useGlobalPipes(new RequestValidationPipe());
@@ -146,7 +151,9 @@ export async function startServer(runtime: Runtime): Promise<RunningServer> {
   await bootstrapInstance(app, runtime);
   const { config } = runtime;
   const bridge = new WebSocketBridge(app.get(SubscriptionRoutes));
-  bridge.attach(app.getHttpServer());
+  // A page on an origin CORS_ORIGINS does not allow may not open /ws either.
+  const originAllowed = (request: IncomingMessage) => upgradeOriginAllowed(config.corsOrigins, request);
+  bridge.attach(app.getHttpServer(), originAllowed);
   await app.listen(config.port, config.host);
   const httpPort = (app.getHttpServer().address() as AddressInfo).port;
   let https: HttpsServer | undefined;
@@ -161,7 +168,7 @@ export async function startServer(runtime: Runtime): Promise<RunningServer> {
       https!.once('error', reject);
       https!.listen(config.httpsPort, config.host, () => resolve());
     });
-    bridge.attach(https);
+    bridge.attach(https, originAllowed);
     httpsPort = (https.address() as AddressInfo).port;
   }
   const readiness = app.get(Readiness);

@@ -47,6 +47,10 @@ describe('loadConfig', () => {
     ['LOG_LEVEL', 'loud', /^LOG_LEVEL must be one of trace, debug, info, warn, error, fatal, silent, got "loud"$/],
     ['MASTER_KEY', 'c2hvcnQ=', /^MASTER_KEY must be 32 random bytes in base64 \(openssl rand -base64 32\)$/],
     ['MASTER_KEY', `${KEY.slice(0, -2)}!!`, /^MASTER_KEY must be 32 random bytes/],
+    ['CORS_ORIGINS', 'app.example.com', /^CORS_ORIGINS must be \*, none or a comma-separated list of origins .*got "app.example.com"$/],
+    ['CORS_ORIGINS', 'https://app.example.com/chat', /^CORS_ORIGINS must be/],
+    ['CORS_ORIGINS', 'ftp://app.example.com', /^CORS_ORIGINS must be/],
+    ['CORS_ORIGINS', 'https://a.example.com,*', /^CORS_ORIGINS must be/],
   ])('%s=%s is refused', (name, value, message) => {
     const env = { [name]: value, ...(name === 'HTTPS_PORT' && { TLS_CERT_FILE: 'c', TLS_KEY_FILE: 'k' }) };
     expect(() => loadConfig(env)).toThrow(ConfigError);
@@ -60,5 +64,15 @@ describe('loadConfig', () => {
 
   it('takes a well-formed MASTER_KEY as given (trailing newline of a key file trimmed)', () => {
     expect(loadConfig({ MASTER_KEY: `${KEY}\n` }).masterKey).toBe(KEY);
+  });
+
+  it('reads CORS_ORIGINS: any origin by default, none, or a list of origins', () => {
+    expect(loadConfig({}).corsOrigins).toBe('*');
+    expect(loadConfig({ CORS_ORIGINS: '*' }).corsOrigins).toBe('*');
+    expect(loadConfig({ CORS_ORIGINS: 'none' }).corsOrigins).toEqual([]);
+    expect(loadConfig({ CORS_ORIGINS: 'https://app.example.com/, http://localhost:3000' }).corsOrigins).toEqual([
+      'https://app.example.com',
+      'http://localhost:3000',
+    ]);
   });
 });

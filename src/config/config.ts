@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import type { CorsOrigins } from '../shared/http/cors';
 
 /** Every setting Parley reads, from the environment (see the README's configuration table). */
 export interface ParleyConfig {
@@ -36,6 +37,8 @@ export interface ParleyConfig {
   readonly projectionLeaseTtlMs: number;
   /** /health reports unready when a projection's oldest unfolded event is older than this. */
   readonly readinessMaxLagMs: number;
+  /** Browser origins that may call the API and open /ws (CORS_ORIGINS): `*` (the default) or a list. */
+  readonly corsOrigins: CorsOrigins;
 }
 
 /** A setting that cannot be used: the message names the variable and what it accepts. */
@@ -74,6 +77,32 @@ function masterKeyVariable(env: NodeJS.ProcessEnv): string | undefined {
     throw new ConfigError('MASTER_KEY must be 32 random bytes in base64 (openssl rand -base64 32)');
   }
   return value;
+}
+
+/**
+ * CORS_ORIGINS: unset or `*` lets a page on any origin call (tokens, not cookies, authenticate:
+ * an app's own token endpoint decides who gets one); `none` allows no other origin; otherwise
+ * a comma-separated list of origins such as `https://app.example.com,http://localhost:3000`.
+ */
+function corsOriginsVariable(env: NodeJS.ProcessEnv): CorsOrigins {
+  const raw = env.CORS_ORIGINS?.trim();
+  if (!raw || raw === '*') return '*';
+  if (raw === 'none') return [];
+  return raw.split(',').map((entry) => {
+    const value = entry.trim().replace(/\/$/, '');
+    let url: URL | undefined;
+    try {
+      url = new URL(value);
+    } catch {
+      url = undefined;
+    }
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== value) {
+      throw new ConfigError(
+        `CORS_ORIGINS must be *, none or a comma-separated list of origins like https://app.example.com (scheme, host and port only), got "${entry.trim()}"`,
+      );
+    }
+    return url.origin;
+  });
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): ParleyConfig {
@@ -139,6 +168,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ParleyConfig {
     shutdownTimeoutMs: integerVariable(env, 'SHUTDOWN_TIMEOUT_MS', MILLISECONDS(100, 600_000), 10_000),
     projectionLeaseTtlMs: integerVariable(env, 'PROJECTION_LEASE_TTL_MS', MILLISECONDS(1_000, 600_000), 15_000),
     readinessMaxLagMs: integerVariable(env, 'READINESS_MAX_LAG_MS', MILLISECONDS(100, 3_600_000), 10_000),
+    corsOrigins: corsOriginsVariable(env),
   };
 }
 
