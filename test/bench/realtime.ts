@@ -6,8 +6,9 @@
  * chatkit-client does.
  */
 import { readdirSync, readFileSync } from 'node:fs';
+import { fork } from 'node:child_process';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
-import { WebSocket } from 'ws';
+import { WebSocket, WebSocketServer } from 'ws';
 
 export interface Latencies {
   readonly count: number;
@@ -28,6 +29,12 @@ export interface FanOutResult {
   readonly serverCpuMs: number;
   /** That CPU time over the deliveries: everything the server did, sends and appends included. */
   readonly serverCpuPerDeliveryUs: number;
+  /** Server CPU time per send at the same rate while the room had no subscriber. */
+  readonly sendCpuMs: number;
+  /** The deliveries' own share: the window's CPU time less that of the sends, over the deliveries. */
+  readonly deliveryCpuUs: number;
+  /** Bytes of one delivered event frame (payload), for the write floor's frames. */
+  readonly frameBytes: number;
   /** Wall time of that window, to read the CPU time as a share of a core. */
   readonly windowMs: number;
   /** This process's CPU time in that window: near a core means the clients, not the server, set the pace. */
@@ -244,25 +251,35 @@ export interface FanOutOptions {
  * and one sender posting at a steady rate. Delivery latency = arrival at a subscriber minus
  * the moment the send request left, so it includes the durable append; the sender's
  * acknowledgement is timed from the same moment, in the same run. The server's CPU time
- * over the measured window, divided by the deliveries, is the cost of one delivery.
+ * over the measured window, divided by the deliveries, is the cost of one delivery; the same
+ * sends before anyone subscribed tell the sends' own share.
  */
 export async function benchFanOut(target: RealtimeTarget, options: FanOutOptions): Promise<FanOutResult> {
   const { subscribers, ratePerSecond, messages, warmupMessages } = options;
   const roomId = 'fanout';
   await prepareRoom(target, roomId);
-  let arrivals: { id: number; at: number }[] = [];
-  const sockets = await openSubscribers(target, [roomId], subscribers, 1, (frame) => {
-    const at = now();
-    if (!frame.includes('"new_message"')) return;
-    // [102, subID, "<message id>", headers, body]
-    arrivals.push({ id: Number(/^\[102,\d+,"(\d+)"/.exec(frame)?.[1]), at });
-  });
   const job = (count: number, label: string): SenderJob => ({
     url: `${target.baseUrl}/services/chatkit/v6/${target.instanceId}/rooms/${roomId}/messages`,
     token: target.token({ sub: 'bench-sender' }),
     messages: count,
     ratePerSecond,
     label,
+  });
+  // What a send costs the server by itself: the same sends, before anyone subscribes.
+  if (warmupMessages > 0) await sendOnWorker(job(warmupMessages, 'warm-up'));
+  const quietBefore = processCpuMs(target.pid);
+  await sendOnWorker(job(messages, 'unheard'));
+  await sleep(200); // the projections' share of the last sends
+  const sendCpuMs = (processCpuMs(target.pid) - quietBefore) / messages;
+
+  let arrivals: { id: number; at: number }[] = [];
+  let frameBytes = 0;
+  const sockets = await openSubscribers(target, [roomId], subscribers, 1, (frame) => {
+    const at = now();
+    if (!frame.includes('"new_message"')) return;
+    frameBytes = Buffer.byteLength(frame);
+    // [102, subID, "<message id>", headers, body]
+    arrivals.push({ id: Number(/^\[102,\d+,"(\d+)"/.exec(frame)?.[1]), at });
   });
   const awaitDeliveries = async (expected: number) => {
     const deadline = Date.now() + 10_000;
@@ -299,6 +316,9 @@ export async function benchFanOut(target: RealtimeTarget, options: FanOutOptions
       ack: latencies(sent.map((s) => s.ackedMs - s.startedMs)),
       serverCpuMs,
       serverCpuPerDeliveryUs: (serverCpuMs * 1000) / delivery.length,
+      sendCpuMs,
+      deliveryCpuUs: ((serverCpuMs - sendCpuMs * messages) * 1000) / delivery.length,
+      frameBytes,
       windowMs,
       clientCpuMs: (client.user + client.system) / 1000,
     };
@@ -306,6 +326,84 @@ export async function benchFanOut(target: RealtimeTarget, options: FanOutOptions
     await closeAll(sockets);
   }
 }
+
+export interface WriteFloorResult {
+  /** CPU time of a bare WebSocket server per frame it wrote. */
+  readonly cpuPerWriteUs: number;
+}
+
+interface FloorJob {
+  readonly messages: number;
+  readonly ratePerSecond: number;
+  readonly frameBytes: number;
+}
+
+/**
+ * The floor under the fan-out's CPU per delivery on this machine, now: a bare ws server (no
+ * Parley, no HTTP, no log) writes one ready-made frame of the same size per socket, at the
+ * same rate, to as many sockets of this process; its CPU time per frame is what writing to a
+ * loopback TCP socket costs, the kernel's work for both ends included.
+ */
+export async function benchWriteFloor(sockets: number, job: FloorJob): Promise<WriteFloorResult> {
+  const server = fork(__filename, [], { env: { ...process.env, BENCH_WRITE_FLOOR_SERVER: '1' }, stdio: 'inherit' });
+  const clients: WebSocket[] = [];
+  try {
+    const port = await new Promise<number>((resolve, reject) => {
+      server.once('message', (m: { port: number }) => resolve(m.port));
+      server.once('exit', (code) => reject(new Error(`write floor server exited with code ${code}`)));
+    });
+    let arrived = 0;
+    for (let start = 0; start < sockets; start += 100) {
+      await Promise.all(
+        Array.from({ length: Math.min(100, sockets - start) }, () => {
+          const ws = new WebSocket(`ws://127.0.0.1:${port}/`);
+          clients.push(ws);
+          ws.on('message', (data) => {
+            if (String(data).startsWith('[102,')) arrived++;
+          });
+          return new Promise<void>((resolve, reject) => {
+            ws.once('open', () => resolve());
+            ws.once('error', reject);
+          });
+        }),
+      );
+    }
+    await sleep(200); // the server has seen every connection
+    const before = processCpuMs(server.pid!);
+    server.send(job);
+    const deadline = Date.now() + 20_000;
+    while (arrived < sockets * job.messages && Date.now() < deadline) await sleep(10);
+    const cpuMs = processCpuMs(server.pid!) - before;
+    if (arrived < sockets * job.messages) throw new Error(`write floor: ${arrived} of ${sockets * job.messages} frames arrived`);
+    return { cpuPerWriteUs: (cpuMs * 1000) / arrived };
+  } finally {
+    await closeAll(clients);
+    server.kill();
+  }
+}
+
+function runWriteFloorServer(): void {
+  const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+  const sockets: WebSocket[] = [];
+  wss.on('connection', (ws) => sockets.push(ws));
+  wss.on('listening', () => process.send!({ port: (wss.address() as { port: number }).port }));
+  process.once('message', async (job: FloorJob) => {
+    const interval = 1000 / job.ratePerSecond;
+    const first = now();
+    for (let i = 0; i < job.messages; i++) {
+      const due = first + i * interval;
+      if (due > now()) await sleep(due - now());
+      const head = `[102,0,"${i}",{},"`;
+      const payload = Buffer.from(`${head}${'x'.repeat(Math.max(0, job.frameBytes - head.length - 2))}"]`);
+      const header = payload.length < 126 ? [0x81, payload.length] : [0x81, 126, payload.length >> 8, payload.length & 255];
+      const frame = Buffer.concat([Buffer.from(header), payload]);
+      // As the bridge writes a shared event: one ready-made frame, one write per socket.
+      for (const ws of sockets) (ws as unknown as { _socket: { write(b: Buffer): void } })._socket.write(frame);
+    }
+  });
+}
+
+if (process.env.BENCH_WRITE_FLOOR_SERVER === '1' && process.send) runWriteFloorServer();
 
 /** Resident memory of the server before and after `subscriptions` idle room subscriptions are open. */
 export async function benchIdleMemory(target: RealtimeTarget, subscriptions = 10_000, perSocket = 10): Promise<IdleMemoryResult> {
