@@ -1,5 +1,6 @@
 import { attachmentsProjection } from './attachments/attachments.projection';
 import { cursorsProjection } from './cursors/cursors.projection';
+import { pendingDeleteJobsProjection } from './jobs/pending-delete-jobs.projection';
 import { instancesProjection } from './instances/instances.projection';
 import { messagesProjection } from './messages/messages.projection';
 import { membershipsProjection } from './rooms/memberships.projection';
@@ -16,4 +17,5 @@ export const ALL_PROJECTIONS: readonly ProjectionDefinition[] = [
   cursorsProjection,
   messagesProjection,
   attachmentsProjection,
+  pendingDeleteJobsProjection,
 ];

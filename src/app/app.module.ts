@@ -5,6 +5,7 @@ import { InstancesModule } from '../modules/instances/instances.module';
 import { MessagesModule } from '../modules/messages/messages.module';
 import { PresenceModule } from '../modules/presence/presence.module';
 import { RolesModule } from '../modules/roles/roles.module';
+import { SchedulerModule } from '../modules/scheduler/scheduler.module';
 import { RoomsModule } from '../modules/rooms/rooms.module';
 import { UsersModule } from '../modules/users/users.module';
 import { UserEventsModule } from '../modules/user-events/user-events.module';
@@ -29,6 +30,7 @@ export class AppModule {
         PresenceModule,
         UserEventsModule,
         RolesModule,
+        SchedulerModule,
       ],
     };
   }

@@ -1,0 +1,2 @@
+/** Asynchronous deletes (chatkit_scheduler v1): su only. */
+export const SCHEDULER_ROUTE = 'services/chatkit_scheduler/v1/:instanceId';
