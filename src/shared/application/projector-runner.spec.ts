@@ -172,6 +172,33 @@ describe('ProjectorRunner over SQLite', () => {
     }
   });
 
+  it('keeps its lease through a catch-up that lasts several lease times (the event loop turns between pages)', async () => {
+    const slow: ProjectionDefinition = {
+      name: 'slow',
+      version: 1,
+      collections: [{ name: 'slow' }],
+      handles: ['Tick'],
+      targets: (event) => [{ collection: 'slow', id: event.streamName }],
+      evolve: (document) => {
+        const until = Date.now() + 10;
+        while (Date.now() < until); // a fold that takes its time, synchronously
+        return { _id: '', n: ((document?.n as number | undefined) ?? 0) + 1 };
+      },
+    };
+    for (let i = 0; i < 200; i++) await events.append('tick-acme.t', [{ type: 'Tick', data: {}, metadata: meta }], 'any');
+    const errors: unknown[] = [];
+    const runner = new ProjectorRunner(events, readModels, [slow], {
+      catchUpPage: 10,
+      leaseTtlMs: 500, // the catch-up takes about 2 s
+      onError: (error) => errors.push(error),
+    });
+    await runner.start();
+    await runner.caughtUp();
+    await runner.stop();
+    expect(errors).toEqual([]);
+    expect(await readModels.get(physicalCollection('slow', 1), 'tick-acme.t')).toEqual({ _id: 'tick-acme.t', n: 200 });
+  });
+
   it('parks a projection on the first event of a batch that fails it, whether in targets or in evolve', async () => {
     const failing: ProjectionDefinition = {
       name: 'failing',

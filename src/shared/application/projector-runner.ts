@@ -404,6 +404,10 @@ export class ProjectorRunner {
       await this.applyBatch(page);
       from = page[page.length - 1].position;
       this.markCaughtUpIfDone();
+      // The stores may answer synchronously (SQLite): without a turn of the event loop between
+      // pages, a long catch-up would starve the lease renewal (the lease lapses mid-rebuild)
+      // and every request of the process.
+      await new Promise((resolve) => setImmediate(resolve));
     }
     this.markCaughtUpIfDone();
     const subscription = this.events.subscribeToAll({ after: from });
