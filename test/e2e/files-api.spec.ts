@@ -122,6 +122,26 @@ describe('files API (chatkit_files v1) as the seed writes it', () => {
     });
   });
 
+  it('refuses an upload without file:create (403 missing_permission), stores nothing, and allows it once granted in that room', async () => {
+    const authz = (path: string) => `/services/chatkit_authorizer/v2/${s.instanceId}${path}`;
+    // eve's global role replaces `default` and lacks file:create.
+    expect((await s.request('POST', authz('/roles'), { body: { name: 'reader', scope: 'global', permissions: ['room:get'] } })).status).toBe(201);
+    expect((await s.request('PUT', authz('/users/eve/roles'), { body: { name: 'reader' } })).status).toBe(201);
+    const blobsBefore = blobFiles(s.dataDir);
+    const refused = await uploadFile('r2', 'eve', 'denied.txt', 'nope', 'text/plain');
+    expect(refused.status).toBe(403);
+    expect(refused.json.error).toBe('services/chatkit_files/forbidden/missing_permission');
+    expect(refused.json.error_description).toContain('file:create');
+    expect((await getFile('r2', 'denied.txt')).status).toBe(404);
+    expect(blobFiles(s.dataDir).sort()).toEqual(blobsBefore.sort());
+    // A room role grants it in its room only.
+    expect((await s.request('POST', authz('/roles'), { body: { name: 'uploader', scope: 'room', permissions: ['file:create'] } })).status).toBe(201);
+    expect((await s.request('PUT', authz('/users/eve/roles'), { body: { name: 'uploader', room_id: 'r2' } })).status).toBe(201);
+    expect((await uploadFile('r2', 'eve', 'allowed.txt', 'yes', 'text/plain')).status).toBe(200);
+    expect((await uploadFile('r1', 'eve', 'elsewhere.txt', 'no', 'text/plain')).status).toBe(403);
+    expect((await s.request('DELETE', authz('/users/eve/roles'))).status).toBe(204);
+  });
+
   describe('v2 messages', () => {
     it('a message whose attachment came from the files API reads back with a link that serves the bytes without a token', async () => {
       const up = await uploadFile('r1', 'ann', 'report.json', '{"v":1}', 'application/json');

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { InstancesModule } from '../instances/instances.module';
 import { ATTACHMENT_RESOLVER } from '../messages/presentation/attachments.port';
 import { RoomsModule } from '../rooms/rooms.module';
+import { RolesModule } from '../roles/roles.module';
 import { AttachmentRemoval } from './attachment-removal';
 import { UploadedAttachments } from './attachment-resolver';
 import { BlobJanitor } from './blob-janitor';
@@ -24,7 +25,7 @@ import { UploadAttachmentHandler } from './upload-attachment/upload-attachment';
  * use to store attachment parts and render their links.
  */
 @Module({
-  imports: [InstancesModule, RoomsModule],
+  imports: [InstancesModule, RoomsModule, RolesModule],
   controllers: [
     CreateAttachmentController,
     GetAttachmentController,

@@ -15,6 +15,7 @@ import { UploadedFile, UploadFileCommand } from './files-api/upload-file/upload-
 import { AttachmentLinks, DOWNLOAD_ROUTE, UPLOAD_ROUTE } from './links/attachment-links';
 import { PublicOrigin } from './links/public-origin';
 import { UploadAttachmentCommand } from './upload-attachment/upload-attachment';
+import { RolePermissions } from '../roles/role-permissions';
 
 export const FILE_UPLOAD_ROUTE = '/services/chatkit_files/v1/:instanceId/rooms/:roomId/users/:userId/files/:fileName';
 
@@ -44,6 +45,7 @@ export class TransferRoutes implements OnModuleInit {
     private readonly links: AttachmentLinks,
     private readonly origin: PublicOrigin,
     private readonly verifier: AccessTokenVerifier,
+    private readonly permissions: RolePermissions,
   ) {}
 
   onModuleInit(): void {
@@ -104,6 +106,8 @@ export class TransferRoutes implements OnModuleInit {
     const { instanceId, roomId, userId, fileName } = request.params as Params;
     const actor = await this.verifier.verify(request.headers.authorization, instanceId);
     requireSelfOrSu(actor, userId);
+    // A raw Fastify route: the permission interceptor of the JSON API does not see it.
+    await this.permissions.require(actor, 'file:create', roomId);
     assertFileName(fileName);
     const uploaded: UploadedFile = await this.commands.execute(
       new UploadFileCommand(instanceId, roomId, userId, fileName, new FileForm(request), actor, auditActor(actor)),
