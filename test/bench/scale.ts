@@ -15,6 +15,8 @@ import { userStream } from '../../src/modules/users/domain/user.decider';
 export interface ScaleShape {
   readonly instanceId: string;
   readonly roomId: string;
+  /** A room with the same members and no history, to tell a cold process from a long room. */
+  readonly emptyRoomId: string;
   readonly users: number;
   readonly messages: number;
   /** Members of the room who send; the first `senders` of the users. */
@@ -28,7 +30,7 @@ const userId = (n: number, senders: number) => (n < senders ? senderId(n) : `use
 const IN_FLIGHT = 10_000;
 const MESSAGE_BATCH = 10_000;
 
-/** Writes the users, the room with its senders as members, its timeline and the id reservation that covers it. */
+/** Writes the users, the two rooms with the senders as members, the long room's timeline and the id reservation that covers it. */
 export async function fillScale(dataDir: string, shape: ScaleShape, progress: (line: string) => void): Promise<{ events: number; ms: number }> {
   const started = performance.now();
   const store = new SqliteEventStore(join(dataDir, 'events.sqlite'), { synchronous: 'NORMAL' });
@@ -48,15 +50,17 @@ export async function fillScale(dataDir: string, shape: ScaleShape, progress: (l
       if (from % 200_000 === 0) progress(`  fill     users: ${from.toLocaleString('en-US')} of ${shape.users.toLocaleString('en-US')}`);
     }
     const members = Array.from({ length: shape.senders }, (_, n) => ({ user_id: senderId(n), user_created_at: at }));
-    await store.append(
-      roomStream(shape.instanceId, shape.roomId),
-      [
-        { type: 'RoomCreated', data: { id: shape.roomId, name: shape.roomId, private: false, created_by_id: senderId(0), created_at: at }, metadata },
-        { type: 'RoomMembersAdded', data: { members, added_at: at }, metadata },
-      ],
-      'no_stream',
-    );
-    events += 2;
+    for (const roomId of [shape.roomId, shape.emptyRoomId]) {
+      await store.append(
+        roomStream(shape.instanceId, roomId),
+        [
+          { type: 'RoomCreated', data: { id: roomId, name: roomId, private: false, created_by_id: senderId(0), created_at: at }, metadata },
+          { type: 'RoomMembersAdded', data: { members, added_at: at }, metadata },
+        ],
+        'no_stream',
+      );
+      events += 2;
+    }
     let revision = -1;
     for (let from = 0; from < shape.messages; from += MESSAGE_BATCH) {
       const batch: EventToAppend[] = [];
