@@ -12,6 +12,7 @@ import { DomainError } from '../shared/domain/errors';
 import { rejectUnknownChatVersions } from '../shared/http/chatkit-route';
 import { RequestValidationPipe } from '../shared/http/validation';
 import { corsOptions, upgradeOriginAllowed } from '../shared/http/cors';
+import { frameworkErrorOptions } from '../shared/http/framework-errors';
 import { PinoNestLogger } from '../infrastructure/logger';
 import { Readiness } from '../modules/health/readiness';
 import { CreateInstanceCommand } from '../modules/instances/create-instance/create-instance.handler';
@@ -95,7 +96,7 @@ interface BuiltApp {
 /** Builds the Nest application on Fastify with the wire quirks the SDKs need. */
 async function createApp(runtime: Runtime): Promise<BuiltApp> {
   // Connections are never cut under a request: `close` drains them (see RunningServer).
-  const adapter = new FastifyAdapter({ bodyLimit: 1024 * 1024 });
+  const adapter = new FastifyAdapter({ bodyLimit: 1024 * 1024, ...frameworkErrorOptions });
   const fastify = adapter.getInstance();
   const requests = new RequestDrain(fastify);
   // The Pusher SDKs and feeds clients open streams with the custom verb SUBSCRIBE.
@@ -168,6 +169,7 @@ export async function startServer(runtime: Runtime): Promise<RunningServer> {
       https!.once('error', reject);
       https!.listen(config.httpsPort, config.host, () => resolve());
     });
+    https.on('clientError', frameworkErrorOptions.clientErrorHandler!);
     bridge.attach(https, originAllowed);
     httpsPort = (https.address() as AddressInfo).port;
   }

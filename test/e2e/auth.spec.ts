@@ -88,7 +88,11 @@ describe('authentication, errors and the test token provider', () => {
         [`${url()}?user_id=${'x'.repeat(60)}`, {}, 400],
         [`${url()}?user_id=with%20space`, {}, 400],
         [`${url()}?user_id=a`, { body: { grant_type: 'client_credentials', user_id: 'b' } }, 400],
-        [url(), { body: { grant_type: 'password', user_id: 'b' } }, 422],
+        [url(), { body: { grant_type: 'password', user_id: 'b' } }, 400],
+        [url(), { body: { user_id: 'b' } }, 400],
+        [`${url()}?user_id=a`, { rawBody: 'grant_type=password', headers: { 'content-type': 'application/x-www-form-urlencoded' } }, 400],
+        [`${url()}?user_id=a`, { rawBody: 'null', headers: { 'content-type': 'application/json' } }, 400],
+        [`${url()}?user_id=a`, { rawBody: '["client_credentials"]', headers: { 'content-type': 'application/json' } }, 400],
       ];
       for (const [path, options, status] of cases) {
         const res = await s.request('POST', path, { ...options, token: null });

@@ -21,6 +21,12 @@ const CATEGORY_OF_STATUS: Record<number, ErrorCategory> = {
   503: 'unavailable',
 };
 
+/** Fastify's errors whose own text would repeat what the client sent (a whole 10 KB path). */
+const FRAMEWORK_REASONS: Record<string, [reason: string, description: string]> = {
+  FST_ERR_MAX_PARAM_LENGTH: ['path_segment_too_long', 'A path segment is longer than any id can be'],
+  FST_ERR_BAD_URL: ['invalid_path', 'The path is not valid percent-encoded text'],
+};
+
 /** `services/<service>/` for requests under /services, so clients see the strings the SDKs test for. */
 export const servicePrefix = (url: string): string => {
   const m = /^\/services\/([^/?]+)\//.exec(url);
@@ -50,15 +56,13 @@ export function toErrorResponse(error: unknown, url: string): { status: number; 
       },
     };
   }
-  // Fastify's own errors (body too large, bad content length…) carry a 4xx statusCode.
+  // Fastify's own errors (body too large, bad content length, a path segment too long…) carry a 4xx statusCode.
   const fastifyStatus = (error as { statusCode?: number })?.statusCode;
   if (typeof fastifyStatus === 'number' && fastifyStatus >= 400 && fastifyStatus < 500) {
     const category = CATEGORY_OF_STATUS[fastifyStatus] ?? 'bad_request';
-    const code = String((error as { code?: string }).code ?? 'request_rejected').toLowerCase();
-    return {
-      status: fastifyStatus,
-      body: { error: `${prefix}${category}/${code}`, error_description: (error as Error).message },
-    };
+    const code = String((error as { code?: string }).code ?? 'request_rejected');
+    const [reason, description] = FRAMEWORK_REASONS[code] ?? [code.toLowerCase(), (error as Error).message];
+    return { status: fastifyStatus, body: { error: `${prefix}${category}/${reason}`, error_description: description } };
   }
   return {
     status: 500,

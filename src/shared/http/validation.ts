@@ -1,12 +1,13 @@
 import { ArgumentMetadata, Injectable, ValidationError, ValidationPipe } from '@nestjs/common';
-import { unprocessable } from '../domain/errors';
+import { badRequest, unprocessable } from '../domain/errors';
 
 const flatten = (errors: ValidationError[]): string[] =>
   errors.flatMap((e) => [...Object.values(e.constraints ?? {}), ...flatten(e.children ?? [])]);
 
 /**
  * class-validator DTOs; a body that does not fit answers 422 with every reason found.
- * A missing body counts as `{}`: SDKs send body-less POSTs, and the DTO says what is required.
+ * A missing body counts as `{}`: SDKs send body-less POSTs, and the DTO says what is required;
+ * any other body that is not a JSON object is 400 invalid_body.
  */
 @Injectable()
 export class RequestValidationPipe extends ValidationPipe {
@@ -22,9 +23,10 @@ export class RequestValidationPipe extends ValidationPipe {
     // Only bodies are DTOs. Path and query values stay strings: a param typed as a union of
     // numbers would otherwise be "converted" from its design type (v6 → NaN) before its own pipe.
     if (metadata.type !== 'body') return Promise.resolve(value);
-    if (value === undefined || value === null) value = {};
-    if (typeof value !== 'object' || Array.isArray(value)) {
-      throw unprocessable('invalid_body', 'The request body must be a JSON object');
+    if (value === undefined) value = {};
+    // A JSON null, array or scalar is not a missing body: it is the wrong kind of body.
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      throw badRequest('invalid_body', 'The request body must be a JSON object');
     }
     return super.transform(value, metadata);
   }

@@ -1,7 +1,7 @@
 import { Body, Controller, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { IQueryHandler, QueryBus, QueryHandler } from '@nestjs/cqrs';
 import jwt from 'jsonwebtoken';
-import { badRequest, notFound, unprocessable } from '../../../shared/domain/errors';
+import { badRequest, notFound } from '../../../shared/domain/errors';
 import { KeyRing } from '../authentication/key-ring';
 
 /** Tokens of the test token provider live a day, like chatkit-server's. */
@@ -64,8 +64,9 @@ export class IssueTestTokenController {
     if (query.user_id !== undefined && form.user_id !== undefined) {
       throw badRequest('ambiguous_user_id', 'Give user_id in the query string or in the body, not both');
     }
+    // The seed: a body carries grant_type client_credentials; a missing or other one is a user error (400).
     if (Object.keys(form).length > 0 && form.grant_type !== 'client_credentials') {
-      throw unprocessable('invalid_grant_type', 'grant_type must be client_credentials');
+      throw badRequest('invalid_grant_type', 'grant_type must be client_credentials');
     }
     const userId = query.user_id ?? form.user_id;
     if (typeof userId !== 'string' || userId === '') throw badRequest('missing_user_id', 'user_id is required');
