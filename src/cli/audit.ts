@@ -5,19 +5,24 @@ import { EventStore } from '../shared/ports/event-store.port';
 import { instanceStream } from '../modules/instances/domain/instance.decider';
 import { roomStream } from '../modules/rooms/domain/room.decider';
 import { userStream } from '../modules/users/domain/user.decider';
+import { rolesStream } from '../modules/roles/domain/roles.decider';
+import { userRolesStream } from '../modules/roles/domain/user-roles.decider';
 import { CliIo, cliConfig, EXIT_FAILED, EXIT_OK, reportFailure, runAsMain, UsageError } from './cli-io';
 
 export const AUDIT_USAGE = `Usage: npm run audit -- <instance> <user|room> <id> [--json]
+       npm run audit -- <instance> roles [--json]
        npm run audit -- instance <instance_id> [--json]
 
-Prints an entity's history from its event stream, oldest first: revision, event type, when it
+A user's history includes the roles granted to and taken from it; "roles" is the instance's
+roles and their permissions. Prints an entity's history from its event streams, oldest first: revision, event type, when it
 was recorded, who acted (the user and the key of the token, or cli/bootstrap) and the data.
 --json prints one JSON object per line instead. Key secrets appear sealed, as they are logged.`;
 
 const PAGE = 500;
 
 interface Target {
-  readonly stream: string;
+  /** One entity's streams, merged in log order. */
+  readonly streams: readonly string[];
   readonly description: string;
 }
 
@@ -36,12 +41,18 @@ function parseTarget(argv: readonly string[]): { target: Target; json: boolean }
   if (values.help || (p.length === 1 && p[0] === 'help')) return null;
   const json = values.json === true;
   if (p.length === 2 && p[0] === 'instance') {
-    return { target: { stream: instanceStream(p[1]), description: `the instance "${p[1]}"` }, json };
+    return { target: { streams: [instanceStream(p[1])], description: `the instance "${p[1]}"` }, json };
+  }
+  if (p.length === 2 && p[1] === 'roles') {
+    return { target: { streams: [rolesStream(p[0])], description: `the roles of instance "${p[0]}"` }, json };
   }
   if (p.length === 3) {
     const [instanceId, kind, id] = p;
-    if (kind === 'user') return { target: { stream: userStream(instanceId, id), description: `the user "${id}" of instance "${instanceId}"` }, json };
-    if (kind === 'room') return { target: { stream: roomStream(instanceId, id), description: `the room "${id}" of instance "${instanceId}"` }, json };
+    if (kind === 'user') {
+      const streams = [userStream(instanceId, id), userRolesStream(instanceId, id)];
+      return { target: { streams, description: `the user "${id}" of instance "${instanceId}"` }, json };
+    }
+    if (kind === 'room') return { target: { streams: [roomStream(instanceId, id)], description: `the room "${id}" of instance "${instanceId}"` }, json };
     throw new UsageError(`the entity kind must be "user" or "room", not "${kind}"`);
   }
   throw new UsageError(p.length === 0 ? 'say which entity to audit' : 'wrong number of arguments');
@@ -106,14 +117,18 @@ export async function run(argv: readonly string[], env: NodeJS.ProcessEnv, io: C
     // 'separate': reading a stream needs no projector and takes no lease.
     runtime = await openRuntime(cliConfig(env), 'separate');
     let count = 0;
-    for await (const event of readWholeStream(runtime.stores.events, target.stream)) {
-      if (count === 0 && !json) io.out(`Stream ${target.stream}\n`);
+    const events: RecordedEvent[] = [];
+    for (const stream of target.streams) for await (const event of readWholeStream(runtime.stores.events, stream)) events.push(event);
+    events.sort((a, b) => (a.position < b.position ? -1 : a.position > b.position ? 1 : 0));
+    const named = target.streams.length === 1 ? `Stream ${target.streams[0]}` : `Streams ${target.streams.join(', ')}`;
+    for (const event of events) {
+      if (count === 0 && !json) io.out(`${named}\n`);
       count++;
       if (json) io.out(jsonLine(event));
       else printBlock(io, event);
     }
     if (count === 0) {
-      io.err(`no events: ${target.description} has no history (stream ${target.stream})`);
+      io.err(`no events: ${target.description} has no history (${named.toLowerCase()})`);
       return EXIT_FAILED;
     }
     if (!json) io.out(`${count} event${count === 1 ? '' : 's'}`);

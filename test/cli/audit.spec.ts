@@ -23,6 +23,9 @@ describe('audit CLI', () => {
     ok(await parley.request('POST', parley.chat('/users'), { body: { id: 'bob', name: 'Bob' } }));
     ok(await parley.request('POST', parley.chat('/rooms'), { body: { id: 'lobby', name: 'lobby', user_ids: ['bob'] } }));
     ok(await parley.request('PUT', parley.chat('/rooms/lobby/users/remove'), { body: { user_ids: ['bob'] } }));
+    const authz = (path: string) => `/services/chatkit_authorizer/v2/audited${path}`;
+    ok(await parley.request('POST', authz('/roles'), { body: { name: 'moderator', scope: 'global', permissions: ['room:update'] } }));
+    ok(await parley.request('PUT', authz('/users/bob/roles'), { body: { name: 'moderator' } }));
     expect((await admin(['key:create', 'audited', 'extra', '--secret', 'extra-secret-value'], { DATA_DIR: dataDir }, captureIo())))
       .toBe(0);
   });
@@ -34,7 +37,7 @@ describe('audit CLI', () => {
   it("prints a user's history made through the API: revision, type, time, actor and data", async () => {
     const res = await audit('audited', 'user', 'alice');
     expect(res.code).toBe(0);
-    expect(res.out).toMatch(/^Stream user-audited\.alice\n/);
+    expect(res.out).toMatch(/^Streams user-audited\.alice, userroles-audited\.alice\n/);
     const blocks = res.out.split(/\n(?=#\d+ )/).slice(1);
     expect(blocks).toHaveLength(3);
     const time = '\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z';
@@ -46,6 +49,17 @@ describe('audit CLI', () => {
     expect(blocks[2]).toMatch(/^#2 UserDeleted\n/);
     expect(blocks[2]).toContain('"deleted_at"');
     expect(res.lines[res.lines.length - 1]).toBe('3 events');
+  });
+
+  it('shows who granted what, when: the roles of the instance, and the roles a user was given', async () => {
+    const roles = await audit('audited', 'roles', '--json');
+    expect(roles.code).toBe(0);
+    const created = roles.lines.map((l) => JSON.parse(l)).find((e) => e.type === 'RoleCreated');
+    expect(created).toMatchObject({ actor: { key_id: KEY_ID, su: true } });
+    expect(JSON.stringify(created.data)).toContain('moderator');
+    const bob = await audit('audited', 'user', 'bob', '--json');
+    const types = bob.lines.map((l) => JSON.parse(l).type);
+    expect(types).toEqual(['UserCreated', 'UserRoleAssigned']);
   });
 
   it('prints JSON lines with --json', async () => {
