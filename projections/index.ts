@@ -1,4 +1,4 @@
-import { attachmentsProjection } from './attachments/attachments.projection';
+import { attachmentsProjection, goneAttachment } from './attachments/attachments.projection';
 import { cursorsProjection } from './cursors/cursors.projection';
 import { pendingDeleteJobsProjection } from './jobs/pending-delete-jobs.projection';
 import { instancesProjection } from './instances/instances.projection';
@@ -6,16 +6,18 @@ import { messagesProjection } from './messages/messages.projection';
 import { membershipsProjection } from './rooms/memberships.projection';
 import { roomsProjection } from './rooms/rooms.projection';
 import { usersProjection } from './users/users.projection';
+import { forgettingWipedInstances } from './instance-wipe';
 import type { ProjectionDefinition } from './projection';
 
 /** Every projection Parley runs, in no particular order (each keeps its own checkpoint). */
 export const ALL_PROJECTIONS: readonly ProjectionDefinition[] = [
   instancesProjection,
-  usersProjection,
-  roomsProjection,
-  membershipsProjection,
-  cursorsProjection,
-  messagesProjection,
-  attachmentsProjection,
+  // An instance wipe removes the instance's documents (its attachments become tombstones).
+  forgettingWipedInstances(usersProjection),
+  forgettingWipedInstances(roomsProjection),
+  forgettingWipedInstances(membershipsProjection),
+  forgettingWipedInstances(cursorsProjection),
+  forgettingWipedInstances(messagesProjection),
+  forgettingWipedInstances(attachmentsProjection, (doc, event) => goneAttachment(doc, event.recordedAt)),
   pendingDeleteJobsProjection,
 ];

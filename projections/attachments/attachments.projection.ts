@@ -35,7 +35,8 @@ export const attachmentDocumentId = (instanceId: string, attachmentId: string) =
 type Data = Record<string, any>;
 
 /** Gone: hidden from reads; kept as a tombstone only while it still has bytes to remove. */
-const gone = (doc: AttachmentDocument | null, at: string): AttachmentDocument | null => {
+export const goneAttachment = (document: Document | null, at: string): AttachmentDocument | null => {
+  const doc = document as AttachmentDocument | null;
   if (!doc) return null;
   if (!doc.blob_key) return null;
   return doc.deleted ? doc : { ...doc, deleted: true, deleted_at: at };
@@ -113,10 +114,10 @@ export const attachmentsProjection: ProjectionDefinition = {
           uploaded_at: data.uploaded_at,
         } satisfies AttachmentDocument;
       case 'AttachmentDeleted':
-        return gone(doc, data.deleted_at);
+        return goneAttachment(doc, data.deleted_at);
       case 'RoomDeleted':
       case 'UserDeleted':
-        return gone(doc, data.deleted_at ?? event.recordedAt);
+        return goneAttachment(doc, data.deleted_at ?? event.recordedAt);
       case 'AttachmentBlobRemoved':
         return null;
       default:

@@ -6,6 +6,7 @@ import { MessagesModule } from '../modules/messages/messages.module';
 import { PresenceModule } from '../modules/presence/presence.module';
 import { RolesModule } from '../modules/roles/roles.module';
 import { SchedulerModule } from '../modules/scheduler/scheduler.module';
+import { WipeModule } from '../modules/wipe/wipe.module';
 import { RoomsModule } from '../modules/rooms/rooms.module';
 import { UsersModule } from '../modules/users/users.module';
 import { UserEventsModule } from '../modules/user-events/user-events.module';
@@ -31,6 +32,7 @@ export class AppModule {
         UserEventsModule,
         RolesModule,
         SchedulerModule,
+        WipeModule,
       ],
     };
   }

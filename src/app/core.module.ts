@@ -2,6 +2,7 @@ import { DynamicModule, Global, Module } from '@nestjs/common';
 import { CqrsModule } from '@nestjs/cqrs';
 import { CONFIG } from '../config/config';
 import { CommandPipeline } from '../shared/application/command-pipeline';
+import { INSTANCE_EPOCHS, InstanceEpochs } from '../shared/application/instance-epochs';
 import { READ_YOUR_WRITES } from '../shared/application/read-your-writes';
 import { CLOCK } from '../shared/application/tokens';
 import { SECRET_BOX } from '../shared/crypto/secret-box';
@@ -53,6 +54,7 @@ export class CoreModule {
       { provide: SECRET_BOX, useValue: runtime.secretBox },
       { provide: READ_YOUR_WRITES, useValue: runtime.projections },
       { provide: CLOCK, useValue: systemClock },
+      { provide: INSTANCE_EPOCHS, useValue: new InstanceEpochs(runtime.stores.events) },
       { provide: HEALTH_SOURCES, useValue: healthSources(runtime) },
       CommandPipeline,
     ];

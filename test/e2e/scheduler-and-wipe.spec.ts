@@ -64,6 +64,68 @@ describe('asynchronous deletes and the instance wipe', () => {
     });
   });
 
+  describe('DELETE /resources (the instance wipe)', () => {
+    const files = (path: string) => `/services/chatkit_files/v1/${s.instanceId}${path}`;
+    const cursors = (path: string) => `/services/chatkit_cursors/v2/${s.instanceId}/cursors/0${path}`;
+    const authorizer = (path: string) => `/services/chatkit_authorizer/v2/${s.instanceId}${path}`;
+
+    it('wipes users, rooms, messages, cursors, files and custom roles; the same keys and ids work at once', async () => {
+      await chatkit.createUsers({ users: [{ id: 'kim', name: 'Kim' }, { id: 'lou', name: 'Lou' }] });
+      await chatkit.createRoom({ id: 'lobby', creatorId: 'kim', name: 'lobby', userIds: ['lou'] });
+      const oldMessage = await chatkit.sendSimpleMessage({ userId: 'kim', roomId: 'lobby', text: 'before the wipe' });
+      await chatkit.setReadCursor({ userId: 'lou', roomId: 'lobby', position: oldMessage.message_id });
+      await chatkit.createGlobalRole({ name: 'janitor', permissions: ['room:delete'] });
+      await chatkit.assignGlobalRoleToUser({ userId: 'lou', name: 'admin' });
+      const boundary = 'b0undary';
+      const upload = await fetch(s.baseUrl + files('/rooms/lobby/users/kim/files/old.txt'), {
+        method: 'POST',
+        headers: { authorization: `Bearer ${s.token({ sub: 'kim' })}`, 'content-type': `multipart/form-data; boundary=${boundary}` },
+        body: `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="old.txt"\r\nContent-Type: text/plain\r\n\r\nold bytes\r\n--${boundary}--\r\n`,
+      });
+      expect(upload.status).toBe(200);
+      const file = await s.request('GET', files('/rooms/lobby/files/old.txt'), { token: s.token({ sub: 'kim' }) });
+      expect(file.status).toBe(200);
+      const download = file.body.resource_link as string;
+      expect((await fetch(download)).status).toBe(200);
+
+      // Only su may wipe.
+      expect((await s.request('DELETE', s.chat('/resources'), { token: s.token({ sub: 'lou' }) })).status).toBe(403);
+      expect((await s.request('GET', s.chat('/users/kim'))).status).toBe(200);
+
+      const wiped = await chatkit.apiRequest({ method: 'DELETE', path: '/resources' });
+      expect((wiped as any).statusCode ?? (wiped as any).status).toBe(204);
+
+      // No read shows wiped data.
+      expect(await chatkit.getUsers()).toEqual([]);
+      expect(await chatkit.getRooms({ includePrivate: true })).toEqual([]);
+      await expect(chatkit.getUser({ id: 'kim' })).rejects.toMatchObject({ status: 404 });
+      await expect(chatkit.getRoom({ roomId: 'lobby' })).rejects.toMatchObject({ status: 404 });
+      expect((await s.request('GET', cursors('/users/lou'))).body).toEqual([]);
+      expect((await s.request('GET', files('/rooms/lobby/files/old.txt'), { token: s.token({ sub: 'kim' }) })).status).toBe(404);
+      expect((await fetch(download)).status).toBe(404);
+      expect((await chatkit.getRoles()).map((r: any) => r.name).sort()).toEqual(['admin', 'default']);
+
+      // The same ids are free again, and the instance works with the same key.
+      await chatkit.createUsers({ users: [{ id: 'kim', name: 'Kim again' }, { id: 'lou', name: 'Lou again' }] });
+      expect(await chatkit.getUser({ id: 'kim' })).toMatchObject({ id: 'kim', name: 'Kim again' });
+      await chatkit.createRoom({ id: 'lobby', creatorId: 'kim', name: 'lobby-again' });
+      expect(await chatkit.getRoomMessages({ roomId: 'lobby', direction: 'older' })).toEqual([]);
+      const newMessage = await chatkit.sendSimpleMessage({ userId: 'kim', roomId: 'lobby', text: 'after the wipe' });
+      expect(newMessage.message_id).toBeGreaterThan(oldMessage.message_id); // message ids never repeat
+      expect((await chatkit.getRoomMessages({ roomId: 'lobby', direction: 'older' })).map((m: any) => m.parts?.[0]?.content ?? m.text)).toEqual([
+        'after the wipe',
+      ]);
+      expect((await s.request('GET', cursors('/users/lou'))).body).toEqual([]);
+      // Old role assignments lapsed; the built-in roles work as new, and a custom role name is free.
+      expect((await chatkit.getUserRoles({ userId: 'lou' })).map((r: any) => r.role_name)).toEqual(['default']);
+      await chatkit.createGlobalRole({ name: 'janitor', permissions: ['room:get'] });
+      expect(await chatkit.getPermissionsForGlobalRole({ name: 'janitor' })).toEqual(['room:get']);
+      expect((await s.request('DELETE', s.chat('/rooms/lobby'), { token: s.token({ sub: 'lou' }) })).status).toBe(403);
+      await chatkit.assignGlobalRoleToUser({ userId: 'lou', name: 'admin' });
+      expect((await s.request('DELETE', s.chat('/rooms/lobby'), { token: s.token({ sub: 'lou' }) })).status).toBe(204);
+    });
+  });
+
   it('chatkit-server: asyncDeleteRoom, asyncDeleteUser, getDeleteStatus', async () => {
     await chatkit.createUser({ id: 'jo', name: 'Jo' });
     const room = await chatkit.createRoom({ creatorId: 'jo', name: 'async' });

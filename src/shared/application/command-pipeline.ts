@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { randomUUID } from 'node:crypto';
 import { Decider } from '../domain/decider';
@@ -14,12 +14,15 @@ import {
   ReadStreamOptions,
   WrongExpectedRevisionError,
 } from '../ports/event-store.port';
+import { INSTANCE_EPOCHS, InstanceEpochs } from './instance-epochs';
 import { READ_YOUR_WRITES, ReadYourWrites } from './read-your-writes';
 
 interface Folded<S> {
   readonly state: S;
   /** Revision of the last event folded, or -1 when the stream does not exist. */
   readonly revision: number;
+  /** The instance's wipe position the state was folded under: events at or before it are absent. */
+  readonly epoch?: LogPosition | null;
 }
 
 export interface CommandOutcome<S, E> {
@@ -133,19 +136,23 @@ export class CommandPipeline {
   constructor(
     @Inject(EVENT_STORE) private readonly events: EventStore,
     @Inject(READ_YOUR_WRITES) private readonly readYourWrites: ReadYourWrites,
+    @Optional() @Inject(INSTANCE_EPOCHS) private readonly epochs?: InstanceEpochs,
   ) {}
 
   /** The stream's current state; a failed read answers 503 "nothing was changed". */
   async load<S, E extends DomainEvent>(stream: string, decider: Decider<S, unknown, E>): Promise<Folded<S>> {
-    const cached = this.cache.get(stream) as Folded<S> | undefined;
+    const epoch = await this.wipedAt(stream);
+    let cached = this.cache.get(stream) as Folded<S> | undefined;
+    if (cached && (cached.epoch ?? null) !== epoch) cached = undefined; // wiped since: fold afresh
     let state = cached ? cached.state : decider.initialState();
     let revision = cached ? cached.revision : -1;
-    const newer = cached || !decider.foldsFrom ? await this.readStream(stream, { fromRevision: revision + 1 }) : await this.tail(stream, decider.foldsFrom);
+    const newer = cached || !decider.foldsFrom ? await this.readStream(stream, { fromRevision: revision + 1 }) : await this.tail(stream, decider.foldsFrom, epoch);
     for (const event of newer) {
-      state = decider.evolve(state, event as unknown as E);
+      // Wiped events still count for the revision the next append expects.
+      if (epoch === null || event.position > epoch) state = decider.evolve(state, event as unknown as E);
       revision = event.revision;
     }
-    const folded = { state, revision };
+    const folded = { state, revision, epoch };
     if (newer.length > 0 || !cached) this.cache.set(stream, folded);
     return folded;
   }
@@ -178,16 +185,27 @@ export class CommandPipeline {
   }
 
   /** The newest events of a stream back to (and including) the newest one `foldsFrom` accepts, oldest first. */
-  private async tail<E extends DomainEvent>(stream: string, foldsFrom: (event: E) => boolean): Promise<RecordedEvent[]> {
+  private async tail<E extends DomainEvent>(stream: string, foldsFrom: (event: E) => boolean, epoch: LogPosition | null): Promise<RecordedEvent[]> {
     const newestFirst: RecordedEvent[] = [];
     for (let from: number | undefined; ; ) {
       const page = await this.readStream(stream, { direction: 'backwards', fromRevision: from, maxCount: TAIL_PAGE });
       for (const event of page) {
         newestFirst.push(event);
-        if (foldsFrom(event as unknown as E)) return newestFirst.reverse();
+        // A wiped event ends the state as a start would (it is kept for its revision, not folded).
+        if ((epoch !== null && event.position <= epoch) || foldsFrom(event as unknown as E)) return newestFirst.reverse();
       }
       if (page.length < TAIL_PAGE || page[page.length - 1].revision === 0) return newestFirst.reverse();
       from = page[page.length - 1].revision - 1;
+    }
+  }
+
+  /** The wipe position of the stream's instance (null: never wiped); a failed read answers 503 "nothing was changed". */
+  private async wipedAt(stream: string): Promise<LogPosition | null> {
+    if (!this.epochs) return null;
+    try {
+      return await this.epochs.wipedAtFor(stream);
+    } catch (error) {
+      throw eventLogUnreadable(error);
     }
   }
 
@@ -256,7 +274,7 @@ export class CommandPipeline {
       }
       result = landed;
     }
-    this.cache.set(stream, { state, revision: result.nextExpectedRevision });
+    this.cache.set(stream, { state, revision: result.nextExpectedRevision, epoch: folded.epoch });
     // The next batch may append while this one waits for the read models.
     this.answerOnceProjected(decided, result.position);
   }

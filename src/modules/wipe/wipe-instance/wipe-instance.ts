@@ -1,0 +1,64 @@
+import { Controller, Delete, HttpCode, Inject, Param, UseGuards } from '@nestjs/common';
+import { CommandPipeline } from '../../../shared/application/command-pipeline';
+import { INSTANCE_EPOCHS, InstanceEpochs } from '../../../shared/application/instance-epochs';
+import { READ_YOUR_WRITES, ReadYourWrites } from '../../../shared/application/read-your-writes';
+import { CLOCK } from '../../../shared/application/tokens';
+import { Clock } from '../../../shared/domain/clock';
+import { DomainError } from '../../../shared/domain/errors';
+import { instanceWipesStream } from '../../../shared/domain/instance-wipe';
+import { CHATKIT_ROUTE } from '../../../shared/http/chatkit-route';
+import { AccessTokenGuard, auditActor, CurrentActor, requireSu } from '../../instances/authentication/access-token.guard';
+import { RequestActor } from '../../instances/authentication/access-token';
+import { RoleCommands } from '../../roles/role-commands';
+import { instanceWipeDecider } from '../domain/instance-wipe.decider';
+
+const savedNotReflected = (cause: unknown) =>
+  Object.assign(
+    new DomainError(
+      'unavailable',
+      'projection_lag',
+      'The wipe was saved, but the read models did not reflect it in time; do not send it again, they will shortly',
+    ),
+    { cause },
+  );
+
+/**
+ * `DELETE /resources` (su): wipes the instance's users, rooms, messages, cursors, files,
+ * custom roles and delete jobs. One `InstanceWiped` event; from its position on, the write
+ * side reads the instance's entity streams as new and the projections have dropped its
+ * documents. Keys and settings stay, so the instance keeps working at once with the same keys.
+ */
+@Controller(CHATKIT_ROUTE)
+@UseGuards(AccessTokenGuard)
+export class WipeInstanceController {
+  constructor(
+    private readonly pipeline: CommandPipeline,
+    private readonly roles: RoleCommands,
+    @Inject(INSTANCE_EPOCHS) private readonly epochs: InstanceEpochs,
+    @Inject(READ_YOUR_WRITES) private readonly readYourWrites: ReadYourWrites,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  @Delete('resources')
+  @HttpCode(204)
+  async wipe(@Param('instanceId') instanceId: string, @CurrentActor() actor: RequestActor): Promise<void> {
+    requireSu(actor);
+    const now = this.clock.now().toISOString();
+    const { position } = await this.pipeline.run(
+      instanceWipesStream(instanceId),
+      instanceWipeDecider,
+      { type: 'WipeInstance', now },
+      { instance_id: instanceId, actor: auditActor(actor), occurred_at: now },
+      { awaitProjections: [] },
+    );
+    // From here on, this process's writes see the instance as new (others once their live log brings the event).
+    this.epochs.record(instanceId, position);
+    try {
+      // Drops every process's compiled permissions of the instance (the wipe already hides the old roles).
+      await this.roles.restoreBuiltInRoles(instanceId, auditActor(actor));
+      await this.readYourWrites.waitFor(position!);
+    } catch (error) {
+      throw error instanceof DomainError && error.reason === 'projection_lag' ? error : savedNotReflected(error);
+    }
+  }
+}
