@@ -3,6 +3,9 @@
  * over HTTP and through the unmodified `@pusher/chatkit-server`.
  */
 import Chatkit from '@pusher/chatkit-server';
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import { chat, FaultLab, INSTANCE, processEnv, tokenFor } from '../faults/process-client';
 import { startTestServer, TestServer } from '../support/test-server';
 
 const until = async <T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 10_000): Promise<T> => {
@@ -138,5 +141,47 @@ describe('asynchronous deletes and the instance wipe', () => {
     }
     await expect(chatkit.getRoom({ roomId: room.id })).rejects.toMatchObject({ status: 404 });
     await expect(chatkit.getUser({ id: 'jo' })).rejects.toMatchObject({ status: 404 });
+  });
+
+  describe('a job outlives its process (dist/src/main.js, kill -9)', () => {
+    const lab = new FaultLab();
+    afterAll(() => lab.cleanUp());
+
+    it('is pending while the read models cannot be written, and completes after a restart', async () => {
+      const dir = lab.dataDir();
+      // A short read-your-writes bound: the delete then gives up waiting quickly and the job stays pending.
+      const env = processEnv(dir, { READ_YOUR_WRITES_TIMEOUT_MS: '1000' });
+      let server = await lab.start('dist/src/main.js', env);
+      expect((await chat(server.port, 'POST', '/users', { id: 'max', name: 'Max' })).status).toBe(201);
+      expect((await chat(server.port, 'POST', '/rooms', { id: 'attic', name: 'attic', user_ids: ['max'] })).status).toBe(201);
+      const scheduler = (port: number, path: string, method = 'GET') =>
+        fetch(`http://127.0.0.1:${port}/services/chatkit_scheduler/v1/${INSTANCE}${path}`, {
+          method,
+          headers: { authorization: `Bearer ${tokenFor({ su: true })}` },
+        }).then(async (r) => ({ status: r.status, body: await r.json() }));
+
+      // Hold the read models' write lock as another process would: no projection can fold the delete.
+      const other = new Database(join(dir, 'read-models.sqlite'));
+      other.prepare('BEGIN IMMEDIATE').run();
+      let job: string;
+      try {
+        const put = await scheduler(server.port, '/rooms/attic', 'PUT');
+        expect(put.status).toBe(200);
+        job = put.body.id;
+        // The delete is appended but not reflected: the job is pending for longer than the read-your-writes bound.
+        await new Promise((r) => setTimeout(r, 1_500));
+        expect((await scheduler(server.port, `/status/${job}`)).body).toMatchObject({ status: 'pending' });
+        await server.stop('SIGKILL');
+      } finally {
+        other.prepare('ROLLBACK').run();
+        other.close();
+      }
+
+      server = await lab.start('dist/src/main.js', env);
+      const status = await until(() => scheduler(server.port, `/status/${job}`), (r) => r.body?.status !== 'pending', 15_000);
+      expect(status.body).toMatchObject({ status: 'completed' });
+      expect((await chat(server.port, 'GET', '/rooms/attic')).status).toBe(404);
+      expect((await chat(server.port, 'GET', '/users/max')).status).toBe(200);
+    }, 60_000);
   });
 });
