@@ -45,3 +45,7 @@ export const checkpointName = (p: ProjectionDefinition): string => `${p.name}_v$
  * collections without a version; the runner and the queries add it.
  */
 export const physicalCollection = (collection: string, version: number): string => `${collection}_v${version}`;
+
+/** A projection version's collections as the store holds them. */
+export const physicalCollectionSpecs = (definition: ProjectionDefinition): CollectionSpec[] =>
+  definition.collections.map((spec) => ({ ...spec, name: physicalCollection(spec.name, definition.version) }));

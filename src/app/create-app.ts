@@ -136,12 +136,18 @@ export async function bootstrapInstance(app: NestFastifyApplication, runtime: Ru
   if (!bootstrap) return;
   const commands = app.get(CommandBus);
   const actor = { key_id: 'bootstrap' };
-  await commands.execute(new CreateInstanceCommand(bootstrap.instanceId, bootstrap.cluster, actor));
+  // Saved is enough to start: an API process may start before its projector workers fold.
+  const saved = (command: object) =>
+    commands.execute(command).catch((error: unknown) => {
+      if (!(error instanceof DomainError && error.reason === 'projection_lag')) throw error;
+      runtime.logger.warn('bootstrap change saved; the projector workers have not folded it yet');
+    });
+  await saved(new CreateInstanceCommand(bootstrap.instanceId, bootstrap.cluster, actor));
   if (bootstrap.keyId && bootstrap.keySecret) {
-    await commands.execute(new CreateKeyCommand(bootstrap.instanceId, bootstrap.keyId, bootstrap.keySecret, actor, true));
+    await saved(new CreateKeyCommand(bootstrap.instanceId, bootstrap.keyId, bootstrap.keySecret, actor, true));
   }
   if (bootstrap.tokenProviderEnabled) {
-    await commands.execute(new SetTokenProviderCommand(bootstrap.instanceId, true, actor));
+    await saved(new SetTokenProviderCommand(bootstrap.instanceId, true, actor));
   }
 }
 

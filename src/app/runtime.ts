@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import { ParleyConfig } from '../config/config';
 import { SecretBox } from '../shared/crypto/secret-box';
 import { openMasterKey } from '../shared/crypto/master-key';
-import { ProjectorRunner } from '../shared/application/projector-runner';
+import { PROJECTOR_STATUS, ProjectorRunner } from '../shared/application/projector-runner';
 import { ProjectionWatch } from '../shared/application/projection-watch';
 import { ProjectionVersions } from '../shared/application/projection-versions';
 import { ObservedEventStore, StorageHealth } from '../shared/application/storage-health';
@@ -11,7 +11,7 @@ import { openStores, Stores } from '../infrastructure/stores';
 import { createLogger, Logger } from '../infrastructure/logger';
 import { DataDirLock } from '../infrastructure/data-dir-lock';
 import { ALL_PROJECTIONS } from '../../projections';
-import { checkpointName } from '../../projections/projection';
+import { checkpointName, physicalCollectionSpecs } from '../../projections/projection';
 
 /**
  * Where projections run relative to this process:
@@ -73,6 +73,9 @@ export async function openRuntime(config: ParleyConfig, mode: ProjectorMode): Pr
   if (runner) {
     await runner.start();
     await runner.caughtUp();
+  } else {
+    // Queries of an API process may run before any projector worker has created the collections.
+    await stores.readModels.ensureCollections([...ALL_PROJECTIONS.flatMap(physicalCollectionSpecs), { name: PROJECTOR_STATUS }]);
   }
   await projections.refresh(); // which version serves is decided on known positions, never on none
   logger.info(`Parley stores: ${stores.description}`);

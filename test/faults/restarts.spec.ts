@@ -94,6 +94,20 @@ describe('restarts and crashes (real processes, real signals)', () => {
     await expect(embedded(dir)).rejects.toThrow(/DATA_DIR .* is in use by another Parley process/);
   }, 30_000);
 
+  it('an API process starts before any projector worker, says so in /health, and serves once a worker folds', async () => {
+    const dir = lab.dataDir();
+    const env = processEnv(dir, { READINESS_MAX_LAG_MS: '500', READ_YOUR_WRITES_TIMEOUT_MS: '1000' });
+    const api = await lab.start('dist/src/main.api.js', env);
+    expect(await eventually(async () => {
+      const answer = await health(api.port);
+      return answer.status === 503 && /behind the log/.test(answer.body.problems.join(' '));
+    }, 10_000)).toBe(true);
+    await lab.start('dist/src/main.projector.js', env, /projector worker running/);
+    expect(await eventually(async () => (await health(api.port)).status === 200, 15_000)).toBe(true);
+    expect((await chat(api.port, 'POST', '/users', { id: 'late', name: 'L' })).status).toBe(201);
+    expect((await chat(api.port, 'GET', '/users/late')).status).toBe(200);
+  }, 60_000);
+
   it('a projector worker killed with -9 is replaced: a waiting worker takes its projections over and writes are served again', async () => {
     const dir = lab.dataDir();
     const env = processEnv(dir, { PROJECTION_LEASE_TTL_MS: '3000' });
