@@ -7,6 +7,7 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { chat, FaultLab, INSTANCE, processEnv, tokenFor } from '../faults/process-client';
 import { startTestServer, TestServer } from '../support/test-server';
+import { openHttpSubscription } from '../support/subscribe-client';
 
 const until = async <T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 10_000): Promise<T> => {
   const deadline = Date.now() + timeoutMs;
@@ -95,8 +96,18 @@ describe('asynchronous deletes and the instance wipe', () => {
       expect((await s.request('DELETE', s.chat('/resources'), { token: s.token({ sub: 'lou' }) })).status).toBe(403);
       expect((await s.request('GET', s.chat('/users/kim'))).status).toBe(200);
 
+      // Streams open at the wipe end with a 503 the SDKs resubscribe on.
+      const userStream = await openHttpSubscription(s.baseUrl + s.chat('/users'), { authorization: `Bearer ${s.token({ sub: 'kim' })}` });
+      expect((await userStream.nextEvent()).body.event_name).toBe('initial_state');
+      const roomStream = await openHttpSubscription(s.baseUrl + s.chat('/rooms/lobby'), { authorization: `Bearer ${s.token({ sub: 'kim' })}` });
+      expect((await roomStream.nextEvent()).body.data.parts[0].content).toBe('before the wipe');
+
       const wiped = await chatkit.apiRequest({ method: 'DELETE', path: '/resources' });
       expect((wiped as any).statusCode ?? (wiped as any).status).toBe(204);
+      for (const stream of [userStream, roomStream]) {
+        await expect(stream.nextEvent()).rejects.toThrow(/End of stream 503: .*instance_wiped/);
+        await stream.close();
+      }
 
       // No read shows wiped data.
       expect(await chatkit.getUsers()).toEqual([]);

@@ -116,6 +116,7 @@ describe('openCatchUpThenLive over a real LiveLog, SQLite stores and the project
     try {
       await openCatchUpThenLive<Set<string>>({
         liveLog: p.liveLog,
+        instanceId: 'acme',
         readYourWrites: p.watch,
         channel,
         service: 'test',

@@ -1,5 +1,6 @@
 import { ReadYourWrites } from '../application/read-your-writes';
 import { RecordedEvent } from '../domain/event';
+import { INSTANCE_WIPED, instanceWipesStream } from '../domain/instance-wipe';
 import { EventChannel } from './event-channel';
 import { LiveLog } from './live-log';
 import { endForFailure } from './wire-event';
@@ -10,6 +11,8 @@ export interface CatchUpThenLiveOptions<Initial> {
   readonly channel: EventChannel;
   /** The service in the error strings of a failed stream (`services/<service>/…`), e.g. `chatkit`. */
   readonly service: string;
+  /** The instance the stream shows: a wipe of it ends the stream, and the client resubscribes to what is left. */
+  readonly instanceId: string;
   /** LiveLog keys to follow: stream names or keys that routers derive. */
   readonly keys: readonly string[];
   /** Checkpoint names (`<name>_v<version>`) of the projections `readInitial` reads. */
@@ -49,6 +52,17 @@ export async function openCatchUpThenLive<Initial>(options: CatchUpThenLiveOptio
   let waitingOn: Promise<void> | null = null;
 
   const removals = options.keys.map((key) => liveLog.on(key, (event) => (buffer ? buffer.push(event) : enqueue(event))));
+  removals.push(
+    liveLog.on(instanceWipesStream(options.instanceId), (event) => {
+      if (event.type !== INSTANCE_WIPED || failed) return;
+      failed = true;
+      stopListening();
+      channel.end(503, {
+        error: `services/${options.service}/unavailable/instance_wiped`,
+        error_description: 'The instance was wiped; subscribe again to see what it holds now',
+      });
+    }),
+  );
   let listening = true;
   const stopListening = () => {
     // Once only: a LiveLog removal run twice could drop a later listener set of the same key.

@@ -58,19 +58,20 @@ export class CursorSubscriptions {
   private async ofUser({ params, actor }: SubscriptionContext, channel: EventChannel): Promise<void> {
     const { instanceId, userId } = params;
     requireSelfOrSu(actor, userId);
-    await this.stream(channel, cursorStream(instanceId, userId), () => this.cursors.snapshotOfUser(instanceId, userId));
+    await this.stream(channel, instanceId, cursorStream(instanceId, userId), () => this.cursors.snapshotOfUser(instanceId, userId));
   }
 
   private async ofRoom({ params, actor }: SubscriptionContext, channel: EventChannel): Promise<void> {
     const { instanceId, roomId } = params;
     await this.access.readable(instanceId, roomId, actor);
-    await this.stream(channel, roomCursorsKey(instanceId, roomId), () => this.cursors.snapshotOfRoom(instanceId, roomId));
+    await this.stream(channel, instanceId, roomCursorsKey(instanceId, roomId), () => this.cursors.snapshotOfRoom(instanceId, roomId));
   }
 
   /** `initial_state`, then each cursor set the snapshot does not show yet. */
-  private stream(channel: EventChannel, key: string, read: () => Promise<CursorSnapshot>): Promise<void> {
+  private stream(channel: EventChannel, instanceId: string, key: string, read: () => Promise<CursorSnapshot>): Promise<void> {
     return openCatchUpThenLive({
       liveLog: this.liveLog,
+      instanceId,
       readYourWrites: this.readYourWrites,
       channel,
       service: 'chatkit_cursors',

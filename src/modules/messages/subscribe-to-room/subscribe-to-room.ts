@@ -99,6 +99,7 @@ export class RoomSubscription implements OnModuleInit {
 
     await openCatchUpThenLive({
       liveLog: this.liveLog,
+      instanceId,
       readYourWrites: this.readYourWrites,
       channel,
       service: 'chatkit',

@@ -52,6 +52,7 @@ export class MembershipsSubscription implements OnModuleInit {
 
     await openCatchUpThenLive({
       liveLog: this.liveLog,
+      instanceId,
       readYourWrites: this.readYourWrites,
       channel,
       service: 'chatkit',

@@ -137,6 +137,7 @@ export class UserEventsSubscription implements OnModuleInit {
 
     await openCatchUpThenLive<Shown>({
       liveLog: this.liveLog,
+      instanceId,
       readYourWrites: this.readYourWrites,
       channel,
       service: 'chatkit',
