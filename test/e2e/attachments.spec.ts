@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { SecretBox } from '../../src/shared/crypto/secret-box';
 import { LinkSigner } from '../../src/modules/attachments/links/link-signer';
 import { startTestServer, TestServer } from '../support/test-server';
+import { rawRequest } from '../support/raw-request';
 
 const FIVE_MIB = 5 * 1024 * 1024;
 
@@ -21,22 +22,8 @@ describe('attachments (v6 upload flow) and the files API', () => {
   });
   afterAll(() => s.close());
 
-  /** A raw HTTP call with binary bodies (the helper's `request` takes text). */
-  const raw = async (method: string, url: string, body?: Buffer, headers: Record<string, string> = {}) => {
-    const response = await fetch(url.startsWith('http') ? url : s.baseUrl + url, {
-      method,
-      body: body && new Uint8Array(body),
-      headers,
-    });
-    const bytes = Buffer.from(await response.arrayBuffer());
-    let json: any;
-    try {
-      json = JSON.parse(bytes.toString('utf8'));
-    } catch {
-      json = undefined;
-    }
-    return { status: response.status, headers: response.headers, bytes, json };
-  };
+  const raw = (method: string, url: string, body?: Buffer, headers: Record<string, string> = {}) =>
+    rawRequest(s.baseUrl, method, url, body, headers);
 
   const announce = (room: string, body: Record<string, unknown>, user = 'ann') =>
     s.request('POST', s.chat(`/rooms/${room}/attachments`), { body, token: as(user) });

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestServer, TestServer } from '../support/test-server';
+import { rawRequest } from '../support/raw-request';
 
 const FIVE_MIB = 5 * 1024 * 1024;
 
@@ -50,22 +51,8 @@ describe('files API (chatkit_files v1) as the seed writes it', () => {
   });
   afterAll(() => s.close());
 
-  /** A raw HTTP call with a binary body. */
-  const raw = async (method: string, url: string, body?: Buffer, headers: Record<string, string> = {}) => {
-    const response = await fetch(url.startsWith('http') ? url : s.baseUrl + url, {
-      method,
-      body: body && new Uint8Array(body),
-      headers,
-    });
-    const bytes = Buffer.from(await response.arrayBuffer());
-    let json: any;
-    try {
-      json = JSON.parse(bytes.toString('utf8'));
-    } catch {
-      json = undefined;
-    }
-    return { status: response.status, headers: response.headers, bytes, json };
-  };
+  const raw = (method: string, url: string, body?: Buffer, headers: Record<string, string> = {}) =>
+    rawRequest(s.baseUrl, method, url, body, headers);
 
   const form = (parts: { field: string; bytes: Buffer | string; type?: string; filename?: string }[], boundary = 'XyZ123boundary') =>
     Buffer.concat([
