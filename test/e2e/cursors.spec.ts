@@ -87,11 +87,15 @@ describe('read cursors API (chatkit_cursors v2)', () => {
     });
 
     it('answers 422 for a position that is not a non-negative integer', async () => {
-      for (const body of [{ position: 1.5 }, { position: '7' }, { position: -1 }, { position: null }, {}, [1]]) {
+      for (const body of [{ position: 1.5 }, { position: '7' }, { position: -1 }, { position: null }, {}]) {
         const res = await put('pub', 'ann', body, as('ann'));
         expect([body, res.status]).toEqual([body, 422]);
         expect(res.body.error).toMatch(/^services\/chatkit_cursors\/unprocessable_entity\//);
       }
+      // A body that is not a JSON object at all is malformed, not merely invalid.
+      const array = await put('pub', 'ann', [1], as('ann'));
+      expect(array.status).toBe(400);
+      expect(array.body.error).toBe('services/chatkit_cursors/bad_request/invalid_body');
     });
 
     it('answers 401 without a token', async () => {
