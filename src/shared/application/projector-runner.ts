@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { LogPosition, RecordedEvent, positionAfter } from '../domain/event';
 import { EventStore, LogSubscription } from '../ports/event-store.port';
 import { DocumentChange, LeaseFence, LeaseLostError, ReadModelStore, StoredDocument } from '../ports/read-model-store.port';
-import { checkpointName, isRef, physicalCollection, ProjectionDefinition, Target } from '../../../projections/projection';
+import { checkpointName, isRef, physicalCollection, physicalCollectionSpecs, ProjectionDefinition, Target } from '../../../projections/projection';
 import { Backoff } from './backoff';
 
 export interface ProjectorRunnerOptions {
@@ -223,7 +223,7 @@ export class ProjectorRunner {
       try {
         if (!ensured) {
           await this.readModels.ensureCollections([
-            ...this.definitions.flatMap(physicalCollections),
+            ...this.definitions.flatMap(physicalCollectionSpecs),
             { name: PROJECTOR_STATUS },
           ]);
           ensured = true;
@@ -583,6 +583,3 @@ export class ProjectorRunner {
     for (const resolve of this.caughtUpWaiters.splice(0)) resolve();
   }
 }
-
-const physicalCollections = (definition: ProjectionDefinition) =>
-  definition.collections.map((spec) => ({ ...spec, name: physicalCollection(spec.name, definition.version) }));
