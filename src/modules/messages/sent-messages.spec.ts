@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteEventStore } from '../../adapters/event-store/sqlite/sqlite-event-store';
 import { CommandPipeline } from '../../shared/application/command-pipeline';
+import { InstanceEpochs } from '../../shared/application/instance-epochs';
 import { ReadYourWrites } from '../../shared/application/read-your-writes';
+import { INSTANCE_WIPED, instanceWipesStream } from '../../shared/domain/instance-wipe';
 import { EventStore, EventToAppend, ReadStreamOptions } from '../../shared/ports/event-store.port';
 import { messageDecider, messagesStream, messageStream, timelineDecider } from './domain/message.decider';
 import { SentMessages } from './sent-messages';
@@ -130,5 +132,21 @@ describe('a message in a long timeline', () => {
         awaitProjections: [],
       }),
     ).rejects.toMatchObject({ code: 'not_found/message_not_found' });
+  });
+
+  it('does not find messages sent before the instance was wiped', async () => {
+    const timeline = messagesStream('wiped', 'lobby');
+    const sentEvent = (id: number): EventToAppend => ({
+      type: 'MessageSent',
+      data: { id, user_id: 'ann', parts: [], room_created_at: 'r1', created_at: 't' },
+      metadata: meta,
+    });
+    await sqlite.append(timeline, [1, 2, 3].map(sentEvent), 'no_stream');
+    await sqlite.append(instanceWipesStream('wiped'), [{ type: INSTANCE_WIPED, data: {}, metadata: meta }], 'no_stream');
+    // Ids keep growing across a wipe (the id sequence is the instance's, not an entity's).
+    await sqlite.append(timeline, [4, 5].map(sentEvent), 2);
+    const sent = new SentMessages(new CommandPipeline(sqlite, noProjections, new InstanceEpochs(sqlite)));
+    for (const id of [1, 2, 3]) expect(await sent.find('wiped', 'lobby', id)).toBeNull();
+    for (const id of [4, 5]) expect(await sent.find('wiped', 'lobby', id)).toEqual({ userId: 'ann', roomCreatedAt: 'r1' });
   });
 });

@@ -18,13 +18,14 @@ export class SentMessages {
 
   async find(instanceId: string, roomId: string, id: MessageId): Promise<SentMessage | null> {
     const stream = messagesStream(instanceId, roomId);
-    const { revision: newest } = await this.pipeline.load(stream, timelineDecider);
+    const { revision: newest, epoch } = await this.pipeline.load(stream, timelineDecider);
     for (let low = 0, high = newest; low <= high; ) {
       const middle = Math.floor((low + high) / 2);
       const event = await this.sentAtOrAfter(stream, middle, high);
       if (!event || event.data.id > id) {
         high = middle - 1; // nothing between `middle` and `event` is a message
-      } else if (event.data.id < id) {
+      } else if (event.data.id < id || (epoch != null && event.position <= epoch)) {
+        // Messages before the instance's wipe (the stream's first revisions) are gone.
         low = event.revision + 1;
       } else {
         return { userId: event.data.user_id, roomCreatedAt: event.data.room_created_at };
