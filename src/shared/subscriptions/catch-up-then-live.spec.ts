@@ -269,7 +269,7 @@ describe('openCatchUpThenLive over a real LiveLog, SQLite stores and the project
     const delivered: RecordedEvent[] = [];
     const opening = openUsers(p, { delivered, projections: ['nobody_folds_this_v1'] });
     await expect(opening).rejects.toBeInstanceOf(DomainError);
-    await expect(opening).rejects.toMatchObject({ status: 503, code: 'unavailable/projection_lag' });
+    await expect(opening).rejects.toMatchObject({ status: 503, code: 'unavailable/projection_lag', description: expect.stringMatching(/^The read models are behind the log/) });
     await dispatched(p, (await createUser(p, 'bob')).position);
     expect(delivered).toEqual([]); // the closed channel took its listeners away
   });

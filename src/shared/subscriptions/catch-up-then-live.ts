@@ -1,4 +1,5 @@
 import { ReadYourWrites } from '../application/read-your-writes';
+import { DomainError } from '../domain/errors';
 import { RecordedEvent } from '../domain/event';
 import { INSTANCE_WIPED, instanceWipesStream } from '../domain/instance-wipe';
 import { EventChannel } from './event-channel';
@@ -109,7 +110,15 @@ export async function openCatchUpThenLive<Initial>(options: CatchUpThenLiveOptio
 
   // Everything dispatched before the listeners were attached is in these projections after the wait.
   const dispatched = liveLog.position;
-  if (dispatched !== null) await readYourWrites.waitFor(dispatched, options.projections);
+  if (dispatched !== null) {
+    await readYourWrites.waitFor(dispatched, options.projections).catch((error: unknown) => {
+      // The wait's own error speaks of a saved change; a subscription saved nothing.
+      if (error instanceof DomainError && error.reason === 'projection_lag') {
+        throw new DomainError('unavailable', 'projection_lag', 'The read models are behind the log; subscribe again shortly');
+      }
+      throw error;
+    });
+  }
   initial = await options.readInitial();
   const pending = buffer;
   buffer = null;
