@@ -198,4 +198,19 @@ describe('roles and permissions', () => {
     expect((await s.request('GET', authz('/users/carol/roles'))).body.map((r: any) => r.role_name)).toEqual(['default']);
     expect((await s.request('PUT', s.chat('/rooms/r1'), { body: { name: 'x' }, token: s.token({ sub: 'carol' }) })).status).toBe(403);
   });
+
+  it('a user deleted and created again does not inherit the roles of the one before', async () => {
+    expect((await s.request('POST', s.chat('/users'), { body: { id: 'dave', name: 'Dave' } })).status).toBe(201);
+    expect((await s.request('PUT', authz('/users/dave/roles'), { body: { name: 'admin' } })).status).toBe(201);
+    expect((await s.request('PUT', s.chat('/rooms/r1'), { body: { name: 'by-dave' }, token: s.token({ sub: 'dave' }) })).status).toBe(204);
+
+    expect((await s.request('DELETE', s.chat('/users/dave'))).status).toBe(204);
+    expect((await s.request('POST', s.chat('/users'), { body: { id: 'dave', name: 'Another Dave' } })).status).toBe(201);
+    expect((await s.request('GET', authz('/users/dave/roles'))).body.map((r: any) => r.role_name)).toEqual(['default']);
+    const refused = await s.request('PUT', s.chat('/rooms/r1'), { body: { name: 'by-new-dave' }, token: s.token({ sub: 'dave' }) });
+    expect(refused.status).toBe(403);
+    // Granting it again works for the new user.
+    expect((await s.request('PUT', authz('/users/dave/roles'), { body: { name: 'admin' } })).status).toBe(201);
+    expect((await s.request('PUT', s.chat('/rooms/r1'), { body: { name: 'by-new-dave' }, token: s.token({ sub: 'dave' }) })).status).toBe(204);
+  });
 });

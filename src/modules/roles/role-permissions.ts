@@ -6,7 +6,8 @@ import { parseStreamName } from '../../shared/domain/streams';
 import { LiveLog } from '../../shared/subscriptions/live-log';
 import { RequestActor } from '../instances/authentication/access-token';
 import { rolesDecider, RolesState, rolesStream } from './domain/roles.decider';
-import { compilePermissions, userRolesDecider, UserRolesState, userRolesStream } from './domain/user-roles.decider';
+import { compilePermissions, forIncarnation, userRolesDecider, UserRolesState, userRolesStream } from './domain/user-roles.decider';
+import { userDecider, userStream } from '../users/domain/user.decider';
 
 /** Instances whose role catalogue is kept folded in memory. */
 const CATALOGUES_CACHED = 1_000;
@@ -14,6 +15,8 @@ const CATALOGUES_CACHED = 1_000;
 const USERS_CACHED = 50_000;
 /** Routing key the live log hands every role event under. */
 const ROLE_EVENTS = '$role-events';
+/** Routing key of users' creations and deletions. */
+const USER_INCARNATIONS = '$user-incarnations';
 
 interface CompiledUser {
   readonly catalogue: RolesState;
@@ -53,7 +56,17 @@ export class RolePermissions implements OnModuleInit, OnModuleDestroy {
     this.liveLog.addRouter((event) =>
       event.streamName.startsWith('roles-') || event.streamName.startsWith('userroles-') ? [ROLE_EVENTS] : [],
     );
-    this.stopListening = this.liveLog.on(ROLE_EVENTS, (event) => this.changed(event.streamName));
+    // A user created or deleted changes which of its assignments count.
+    this.liveLog.addRouter((event) => (event.type === 'UserCreated' || event.type === 'UserDeleted' ? [USER_INCARNATIONS] : []));
+    const offRoles = this.liveLog.on(ROLE_EVENTS, (event) => this.changed(event.streamName));
+    const offUsers = this.liveLog.on(USER_INCARNATIONS, (event) => {
+      const user = parseStreamName(event.streamName);
+      if (user) this.changed(userRolesStream(user.instanceId, user.id));
+    });
+    this.stopListening = () => {
+      offRoles();
+      offUsers();
+    };
   }
 
   onModuleDestroy(): void {
@@ -82,8 +95,13 @@ export class RolePermissions implements OnModuleInit, OnModuleDestroy {
     return state;
   }
 
+  /** The user's role assignments that belong to it as it exists now (not to a deleted user of the same id). */
   async userRoles(instanceId: string, userId: string): Promise<UserRolesState> {
-    return (await this.pipeline.load(userRolesStream(instanceId, userId), userRolesDecider)).state;
+    const [roles, user] = await Promise.all([
+      this.pipeline.load(userRolesStream(instanceId, userId), userRolesDecider),
+      this.pipeline.load(userStream(instanceId, userId), userDecider),
+    ]);
+    return forIncarnation(roles.state, user.state.createdAt);
   }
 
   /** Calls `onChange` after every role change that may concern the user; returns the removal. */

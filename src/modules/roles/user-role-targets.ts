@@ -8,8 +8,11 @@ import { userDecider, userNotFound, userStream } from '../users/domain/user.deci
 export class UserRoleTargets {
   constructor(private readonly pipeline: CommandPipeline) {}
 
-  async requireUser(instanceId: string, userId: string): Promise<void> {
-    if (!(await this.pipeline.load(userStream(instanceId, userId), userDecider)).state.exists) throw userNotFound(userId);
+  /** The user's incarnation (its creation time): what role assignments are bound to. */
+  async requireUser(instanceId: string, userId: string): Promise<string> {
+    const { state } = await this.pipeline.load(userStream(instanceId, userId), userDecider);
+    if (!state.exists || state.createdAt === null) throw userNotFound(userId);
+    return state.createdAt;
   }
 
   async requireRoom(instanceId: string, roomId: string): Promise<void> {

@@ -35,12 +35,12 @@ export class AssignUserRoleController {
     const scope = roomId === undefined ? 'global' : 'room';
     const role = (await this.permissions.catalogue(instanceId)).roles.get(roleKey(scope, name));
     if (!role) throw roleNotFound(name, scope);
-    await this.targets.requireUser(instanceId, userId);
+    const userCreatedAt = await this.targets.requireUser(instanceId, userId);
     if (roomId !== undefined) await this.targets.requireRoom(instanceId, roomId);
     const changed = await this.commands.userRoles(
       instanceId,
       userId,
-      { type: 'AssignRole', user_id: userId, role, ...(roomId !== undefined && { room_id: roomId }) },
+      { type: 'AssignRole', user_id: userId, user_created_at: userCreatedAt, role, ...(roomId !== undefined && { room_id: roomId }) },
       auditActor(actor),
     );
     void reply.status(changed ? 201 : 200);

@@ -18,7 +18,8 @@ export type RoleEvent = RoleCreated | RoleDeleted | RolePermissionsChanged | Bui
 
 export type UserRoleAssigned = DomainEvent<
   'UserRoleAssigned',
-  { user_id: string; role_name: string; role_id: RoleId; room_id?: string }
+  /** `user_created_at`: the user's incarnation; a user deleted and created again does not inherit it. */
+  { user_id: string; role_name: string; role_id: RoleId; room_id?: string; user_created_at?: string }
 >;
 export type UserRoleRemoved = DomainEvent<'UserRoleRemoved', { user_id: string; role_name: string; room_id?: string }>;
 

@@ -11,6 +11,8 @@ export const userRolesStream = (instanceId: string, userId: string) => streamNam
 export interface Assignment {
   readonly role_name: string;
   readonly role_id: RoleId;
+  /** The incarnation of the user it was given to (absent in logs written before it was recorded). */
+  readonly user_created_at?: string;
 }
 
 export interface UserRolesState {
@@ -20,8 +22,8 @@ export interface UserRolesState {
 }
 
 export type UserRolesCommand =
-  | { type: 'AssignRole'; user_id: string; role: Role; room_id?: string }
-  | { type: 'RemoveRole'; user_id: string; room_id?: string; live: boolean };
+  | { type: 'AssignRole'; user_id: string; user_created_at: string; role: Role; room_id?: string }
+  | { type: 'RemoveRole'; user_id: string; user_created_at: string; room_id?: string; live: boolean };
 
 export const userRoleNotFound = (userId: string, roomId?: string) =>
   notFound(
@@ -45,7 +47,8 @@ export const userRolesDecider: Decider<UserRolesState, UserRolesCommand, UserRol
   evolve(state, event) {
     switch (event.type) {
       case 'UserRoleAssigned': {
-        const assignment = { role_name: event.data.role_name, role_id: event.data.role_id };
+        const { role_name, role_id, user_created_at } = event.data;
+        const assignment: Assignment = { role_name, role_id, ...(user_created_at !== undefined && { user_created_at }) };
         if (event.data.room_id === undefined) return { ...state, global: assignment };
         return { ...state, rooms: new Map(state.rooms).set(event.data.room_id, assignment) };
       }
@@ -63,7 +66,7 @@ export const userRolesDecider: Decider<UserRolesState, UserRolesCommand, UserRol
   decide(command, state) {
     switch (command.type) {
       case 'AssignRole': {
-        const current = command.room_id === undefined ? state.global : state.rooms.get(command.room_id);
+        const current = assignmentOf(forIncarnation(state, command.user_created_at), command.room_id);
         if (current && current.role_id === command.role.role_id) return [];
         return [
           {
@@ -73,12 +76,13 @@ export const userRolesDecider: Decider<UserRolesState, UserRolesCommand, UserRol
               role_name: command.role.name,
               role_id: command.role.role_id,
               ...(command.room_id !== undefined && { room_id: command.room_id }),
+              user_created_at: command.user_created_at,
             },
           },
         ];
       }
       case 'RemoveRole': {
-        const current = command.room_id === undefined ? state.global : state.rooms.get(command.room_id);
+        const current = assignmentOf(forIncarnation(state, command.user_created_at), command.room_id);
         if (!current || !command.live) throw userRoleNotFound(command.user_id, command.room_id);
         return [
           {
@@ -93,6 +97,20 @@ export const userRolesDecider: Decider<UserRolesState, UserRolesCommand, UserRol
       }
     }
   },
+};
+
+const assignmentOf = (state: UserRolesState, roomId: string | undefined) =>
+  roomId === undefined ? state.global : state.rooms.get(roomId);
+
+/**
+ * The assignments that belong to the user as it exists now: grants given to an earlier user
+ * of the same id (deleted, then created again) lapse with it.
+ */
+export const forIncarnation = (state: UserRolesState, userCreatedAt: string | null): UserRolesState => {
+  const current = (a: Assignment | null | undefined) => !!a && (a.user_created_at === undefined || a.user_created_at === userCreatedAt);
+  const rooms = [...state.rooms].filter(([, a]) => current(a));
+  if (current(state.global) === (state.global !== null) && rooms.length === state.rooms.size) return state;
+  return { global: current(state.global) ? state.global : null, rooms: new Map(rooms) };
 };
 
 /** The user's global role: the one assigned, or `default` (Chatkit's model: assigning replaces it). */

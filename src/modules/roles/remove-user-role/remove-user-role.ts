@@ -27,7 +27,7 @@ export class RemoveUserRoleController {
   ): Promise<void> {
     requireSu(actor);
     const roomId = rawRoomId === undefined ? undefined : requireName(rawRoomId, 'room_id');
-    await this.targets.requireUser(instanceId, userId);
+    const userCreatedAt = await this.targets.requireUser(instanceId, userId);
     const [catalogue, user] = await Promise.all([
       this.permissions.catalogue(instanceId),
       this.permissions.userRoles(instanceId, userId),
@@ -39,6 +39,7 @@ export class RemoveUserRoleController {
       {
         type: 'RemoveRole',
         user_id: userId,
+        user_created_at: userCreatedAt,
         live: liveRole(catalogue, current, roomId !== undefined) !== null,
         ...(roomId !== undefined && { room_id: roomId }),
       },
