@@ -36,6 +36,6 @@ import { SetTokenProviderHandler } from './set-token-provider/set-token-provider
     ListInstancesHandler,
     IssueTestTokenHandler,
   ],
-  exports: [KeyRing, AccessTokenVerifier, AccessTokenGuard, AuthModuleOptions],
+  exports: [KeyRing, AccessTokenVerifier, AccessTokenGuard, AccessTokenStrategy, AuthModuleOptions],
 })
 export class InstancesModule {}

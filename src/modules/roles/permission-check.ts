@@ -1,38 +1,28 @@
-import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { Observable } from 'rxjs';
 import { toErrorResponse } from '../../shared/http/error.filter';
 import { EventChannel } from '../../shared/subscriptions/event-channel';
 import { RequestActor } from '../instances/authentication/access-token';
+import { RequestPermissions } from '../instances/authentication/request-permissions';
 import { SubscriptionContext } from '../streaming/subscription-routes';
 import { RolePermissions } from './role-permissions';
 import { routePermission } from './route-permissions';
 
-type CheckedRequest = FastifyRequest & { actor?: RequestActor; user?: unknown };
-
-const isActor = (value: unknown): value is RequestActor =>
-  typeof value === 'object' && value !== null && typeof (value as RequestActor).instanceId === 'string' && 'su' in value;
-
 /**
- * The one permission check of HTTP calls: after the token guard has named the caller, the
+ * The one permission check of HTTP calls: once the token guard has named the caller, the
  * route's entry in ROUTE_PERMISSIONS says what it needs (global roles, plus the room's when
- * the route names one). Registered for every route of the app (APP_INTERCEPTOR).
+ * the route names one). The token guard runs it on every authenticated route.
  */
 @Injectable()
-export class PermissionInterceptor implements NestInterceptor {
+export class RoutePermissionCheck implements RequestPermissions {
   constructor(private readonly permissions: RolePermissions) {}
 
-  async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
-    if (context.getType() === 'http') {
-      const request = context.switchToHttp().getRequest<CheckedRequest>();
-      const rule = routePermission(request.method, request.routeOptions?.url);
-      const actor = isActor(request.actor) ? request.actor : isActor(request.user) ? request.user : undefined;
-      if (rule && actor) {
-        const roomId = rule.roomParam ? (request.params as Record<string, string>)[rule.roomParam] : undefined;
-        await this.permissions.require(actor, rule.permission, roomId);
-      }
-    }
-    return next.handle();
+  async check(request: FastifyRequest, actor: RequestActor): Promise<void> {
+    if (actor.su) return;
+    const rule = routePermission(request.method, request.routeOptions?.url);
+    if (!rule) return;
+    const roomId = rule.roomParam ? (request.params as Record<string, string>)[rule.roomParam] : undefined;
+    await this.permissions.require(actor, rule.permission, roomId);
   }
 }
 

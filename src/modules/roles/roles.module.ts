@@ -1,5 +1,4 @@
-import { Module, OnModuleInit } from '@nestjs/common';
-import { APP_INTERCEPTOR } from '@nestjs/core';
+import { Global, Module, OnModuleInit } from '@nestjs/common';
 import { InstancesModule } from '../instances/instances.module';
 import { SubscriptionRoutes } from '../streaming/subscription-routes';
 import { AssignUserRoleController } from './assign-user-role/assign-user-role';
@@ -8,7 +7,8 @@ import { DeleteRoleController } from './delete-role/delete-role';
 import { GetRolePermissionsController } from './get-role-permissions/get-role-permissions';
 import { ListRolesController } from './list-roles/list-roles';
 import { ListUserRolesController } from './list-user-roles/list-user-roles';
-import { PermissionInterceptor, subscriptionPermissionCheck } from './permission-check';
+import { RoutePermissionCheck, subscriptionPermissionCheck } from './permission-check';
+import { REQUEST_PERMISSIONS } from '../instances/authentication/request-permissions';
 import { RemoveUserRoleController } from './remove-user-role/remove-user-role';
 import { RoleCommands } from './role-commands';
 import { RolePermissions } from './role-permissions';
@@ -21,6 +21,8 @@ import { UserRoleTargets } from './user-role-targets';
  * registry), both driven by ROUTE_PERMISSIONS. `RoleCommands.restoreBuiltInRoles` serves the
  * instance wipe.
  */
+// Global: the token guard of every context asks its permission check (REQUEST_PERMISSIONS).
+@Global()
 @Module({
   imports: [InstancesModule],
   controllers: [
@@ -37,9 +39,9 @@ import { UserRoleTargets } from './user-role-targets';
     RolePermissions,
     RoleCommands,
     UserRoleTargets,
-    { provide: APP_INTERCEPTOR, useClass: PermissionInterceptor },
+    { provide: REQUEST_PERMISSIONS, useClass: RoutePermissionCheck },
   ],
-  exports: [RolePermissions, RoleCommands],
+  exports: [RolePermissions, RoleCommands, REQUEST_PERMISSIONS],
 })
 export class RolesModule implements OnModuleInit {
   constructor(

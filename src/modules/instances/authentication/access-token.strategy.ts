@@ -92,13 +92,28 @@ export class AccessTokenStrategy extends PassportStrategy(JwtStrategy) implement
     const instanceId = instanceIdOf(request);
     this.keyRing.instance(instanceId).then((instance) => {
       if (!instance) return this.fail(notFound('instance_not_found', `The instance "${instanceId}" does not exist`), 404);
-      const token = bearerToken(request as never);
-      const hit = token ? this.verified.get(token) : undefined;
-      if (hit && hit.actor.instanceId === instanceId && hit.expiresAtMs > Date.now() && instance.keys.get(hit.actor.keyId) === hit.key) {
-        return this.success(hit.actor);
-      }
+      const hit = this.cachedFor(request, instance);
+      if (hit) return this.success(hit);
       super.authenticate(request as never, options);
     }, (error: unknown) => this.error(error as Error));
+  }
+
+  /**
+   * The caller as this strategy verified the same token before, while it is unexpired and its
+   * key still active; undefined otherwise (then passport must run). Lets callers skip
+   * passport's per-request machinery on the common path.
+   */
+  async cached(request: TokenRequest): Promise<RequestActor | undefined> {
+    const instance = await this.keyRing.instance(instanceIdOf(request));
+    return instance ? this.cachedFor(request, instance) : undefined;
+  }
+
+  private cachedFor(request: TokenRequest, instance: { keys: ReadonlyMap<string, KeyObject> }): RequestActor | undefined {
+    const token = bearerToken(request as never);
+    const hit = token ? this.verified.get(token) : undefined;
+    const fresh =
+      hit && hit.actor.instanceId === instanceIdOf(request) && hit.expiresAtMs > Date.now() && instance.keys.get(hit.actor.keyId) === hit.key;
+    return fresh ? hit.actor : undefined;
   }
 
   private async keyFor(request: TokenRequest, token: string): Promise<KeyObject> {

@@ -14,8 +14,12 @@ export type { RequestActor } from './access-token.strategy';
 export class AccessTokenVerifier {
   constructor(private readonly strategy: AccessTokenStrategy) {}
 
-  verify(authorization: string | undefined, instanceId: string): Promise<RequestActor> {
+  async verify(authorization: string | undefined, instanceId: string): Promise<RequestActor> {
     const request: TokenRequest = { headers: { authorization }, params: { instanceId } };
+    return (await this.strategy.cached(request)) ?? this.throughPassport(request);
+  }
+
+  private throughPassport(request: TokenRequest): Promise<RequestActor> {
     return new Promise((resolve, reject) => {
       const middleware = passport.authenticate(
         this.strategy.name,
