@@ -9,10 +9,13 @@ import { checkpointName, physicalCollection, ProjectionDefinition } from '../../
  */
 export class ProjectionVersions {
   private readonly byName = new Map<string, ProjectionDefinition[]>();
-  private readonly serving = new Map<string, ProjectionDefinition>();
+  private readonly servingVersion = new Map<string, ProjectionDefinition>();
   private readonly ownerOfCollection = new Map<string, string>();
   /** Every checkpoint name of every listed version. */
   readonly checkpoints: readonly string[];
+  /** True while no projection is listed in more than one version: then nothing ever switches. */
+  private readonly singleVersions: boolean;
+  private readonly physicalOf = new Map<string, string>();
 
   constructor(
     definitions: readonly ProjectionDefinition[],
@@ -26,17 +29,29 @@ export class ProjectionVersions {
       for (const collection of definition.collections) this.ownerOfCollection.set(collection.name, definition.name);
     }
     this.checkpoints = definitions.map(checkpointName);
+    this.singleVersions = [...this.byName.values()].every((versions) => versions.length === 1);
+    if (this.singleVersions) {
+      for (const definition of definitions) {
+        for (const c of definition.collections) this.physicalOf.set(c.name, physicalCollection(c.name, definition.version));
+      }
+    }
+  }
+
+  /** The serving checkpoints for the ones a caller names (all when none are named), without repeats. */
+  servingCheckpoints(requested?: readonly string[]): readonly string[] {
+    if (this.singleVersions) return requested ?? this.checkpoints;
+    return [...new Set((requested ?? this.activeCheckpoints()).map((name) => this.activeCheckpoint(name)))];
   }
 
   /** The definition serving reads of a projection now. */
   active(name: string): ProjectionDefinition {
     const versions = this.byName.get(name);
     if (!versions) throw new Error(`Unknown projection ${name}`);
-    let current = this.serving.get(name) ?? versions[0];
+    let current = this.servingVersion.get(name) ?? versions[0];
     for (const newer of versions) {
       if (newer.version > current.version && this.hasReached(newer, current)) current = newer;
     }
-    this.serving.set(name, current);
+    this.servingVersion.set(name, current);
     return current;
   }
 
@@ -53,6 +68,7 @@ export class ProjectionVersions {
 
   /** Where reads find a projection's collection now. */
   collection(logical: string): string {
+    if (this.singleVersions) return this.physicalOf.get(logical) ?? logical;
     const owner = this.ownerOfCollection.get(logical);
     return owner ? physicalCollection(logical, this.active(owner).version) : logical;
   }

@@ -42,9 +42,7 @@ export class ProjectionWatch implements ReadYourWrites {
   }
 
   waitFor(position: LogPosition, requested?: readonly string[]): Promise<void> {
-    const projections = this.versions
-      ? [...new Set((requested ?? this.versions.activeCheckpoints()).map((name) => this.versions!.activeCheckpoint(name)))]
-      : (requested ?? this.all);
+    const projections = this.versions ? this.versions.servingCheckpoints(requested) : (requested ?? this.all);
     if (projections.every((name) => this.reached(name, position))) return Promise.resolve();
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -80,7 +78,7 @@ export class ProjectionWatch implements ReadYourWrites {
   }
 
   private heldHere(name: string): boolean {
-    return this.runner !== null && this.runner.running.includes(name);
+    return this.runner !== null && this.runner.holds(name);
   }
 
   private reached(name: string, position: LogPosition): boolean {

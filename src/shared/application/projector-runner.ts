@@ -151,6 +151,12 @@ export class ProjectorRunner {
     return this.slots.map((s) => s.checkpoint);
   }
 
+  /** Whether this runner holds and folds a projection (no allocation: read-your-writes asks per write). */
+  holds(checkpoint: string): boolean {
+    for (const slot of this.slots) if (slot.checkpoint === checkpoint) return true;
+    return false;
+  }
+
   /** Every projection of the group as this runner sees it. */
   status(): ProjectionStatus[] {
     const held = new Set(this.running);
