@@ -60,6 +60,7 @@ export async function openRuntime(config: ParleyConfig, mode: ProjectorMode): Pr
       // lets a restart renew the leases its killed predecessor still held.
       owner: mode === 'embedded' ? `embedded@${hostname()}:${config.dataDir}` : undefined,
       leaseTtlMs: config.projectionLeaseTtlMs,
+      onLeasesChanged: (held) => logger.info({ projections: held }, 'projector holds these projections now'),
       onError: (error, { projection, parked }) =>
         parked
           ? logger.error({ err: error, projection }, 'projection parked: one event keeps failing it; the others go on')

@@ -18,6 +18,8 @@ export interface ProjectorRunnerOptions {
   /** Every drop (the runner resubscribes by itself) and every parked projection. */
   readonly onError?: (error: unknown, context: { readonly projection?: string; readonly parked?: boolean }) => void;
   readonly onProgress?: (position: LogPosition, eventsApplied: number) => void;
+  /** The set of projections this runner holds changed (taken over, lost): operators read it in the log. */
+  readonly onLeasesChanged?: (held: readonly string[]) => void;
 }
 
 /** Where one projection stands, for health, logs and read-your-writes. */
@@ -366,6 +368,9 @@ export class ProjectorRunner {
   private async claim(): Promise<void> {
     this.leaseSetChanged = false;
     const held = await this.acquireLeases();
+    const before = this.running.join(',');
+    const after = held.map(checkpointName);
+    if (after.join(',') !== before) this.options.onLeasesChanged?.(after);
     this.slots = [];
     for (const definition of this.definitions) {
       const name = checkpointName(definition);
