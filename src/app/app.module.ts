@@ -1,4 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { BeamsModule } from '../modules/beams/beams.module';
 import { CursorsModule } from '../modules/cursors/cursors.module';
 import { HealthModule } from '../modules/health/health.module';
 import { InstancesModule } from '../modules/instances/instances.module';
@@ -33,6 +34,7 @@ export class AppModule {
         RolesModule,
         SchedulerModule,
         WipeModule,
+        BeamsModule,
       ],
     };
   }

@@ -1,0 +1,142 @@
+import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { CLOCK } from '../../shared/application/tokens';
+import { Clock } from '../../shared/domain/clock';
+import { badRequest, DomainError } from '../../shared/domain/errors';
+import { DeleteBeamsUser } from './delete-user/delete-beams-user';
+import { Publish, TooManyPublishes } from './publish/publish';
+import { interestsPublish, requireJsonObject, usersPublish } from './publish/publish-request';
+import { SecretKeyCheck } from './secret-key-check';
+
+/** Body limits of the publish API (seed, Limits). */
+export const INTERESTS_BODY_LIMIT = 10 * 1024;
+export const USERS_BODY_LIMIT = 200 * 1024;
+
+type Params = { instanceId?: string; userId?: string };
+
+/** Beams error bodies: `{error, description}`, never empty (the SDK hangs on an empty error body). */
+interface BeamsErrorBody {
+  readonly error: string;
+  readonly description: string;
+}
+
+const beamsError = (error: unknown): { status: number; body: BeamsErrorBody } | null => {
+  if (error instanceof DomainError) return { status: error.status, body: { error: error.code, description: error.description } };
+  const status = (error as { statusCode?: number })?.statusCode;
+  if (typeof status !== 'number' || status < 400 || status >= 500) return null;
+  const code = (error as { code?: string }).code;
+  if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+    return { status: 400, body: { error: 'bad_request/body_too_large', description: 'The request body is larger than this call accepts' } };
+  }
+  // Anything else the framework refuses about the request (a bad Content-Length, an unknown media type) is a 400.
+  return { status: 400, body: { error: 'bad_request/malformed_request', description: 'The request could not be read' } };
+};
+
+const isJson = (contentType: string | undefined) => /^application\/json\s*(;|$)/i.test(contentType ?? '');
+
+/** The secret of `Authorization: Bearer <secret>`, or null when the header is absent or has no secret. */
+const bearerSecret = (header: string | undefined): string | null => {
+  const m = /^Bearer\s+(.+)$/i.exec(header ?? '');
+  return m ? m[1].trim() : null;
+};
+
+/**
+ * The Beams publish API v1 (`/publish_api/v1/instances/<id>/publishes/interests|users`) and
+ * `DELETE /user_api/v1/instances/<id>/users/<user>`, as `@pusher/push-notifications-server`
+ * calls them. They live in encapsulated Fastify plugins, not Nest controllers, because the
+ * seed fixes an order of precedence that crosses body parsing (the content type, the instance
+ * id and the Authorization header come before the body's size, which comes before its
+ * syntax), each call has its own body limit, and Beams errors are `{error, description}`.
+ */
+@Injectable()
+export class BeamsRoutes implements OnModuleInit {
+  private readonly logger = new Logger('beams');
+
+  constructor(
+    private readonly adapterHost: HttpAdapterHost,
+    private readonly keys: SecretKeyCheck,
+    private readonly publish: Publish,
+    private readonly deleteUser: DeleteBeamsUser,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  onModuleInit(): void {
+    const fastify = this.adapterHost.httpAdapter?.getInstance?.() as FastifyInstance | undefined;
+    if (typeof fastify?.register !== 'function') return;
+    void fastify.register((scope, _options, done) => done(this.publishRoutes(scope)), { prefix: '/publish_api/v1' });
+    void fastify.register((scope, _options, done) => done(this.userRoutes(scope)), { prefix: '/user_api/v1' });
+  }
+
+  private publishRoutes(scope: FastifyInstance): undefined {
+    this.commonHandling(scope);
+    scope.addHook('onRequest', async (request) => {
+      if (!isJson(request.headers['content-type'])) {
+        throw badRequest('invalid_content_type', 'The Content-Type must be application/json');
+      }
+      this.authorizationPresent(request);
+    });
+    const route = (kind: 'interests' | 'users', bodyLimit: number, parse: typeof interestsPublish) =>
+      scope.post<{ Params: Params }>(`/instances/:instanceId/publishes/${kind}`, { bodyLimit }, async (request, reply) => {
+        const body = requireJsonObject(request.body);
+        const keyId = await this.keys.keyIdFor(request.params.instanceId!, bearerSecret(request.headers.authorization)!);
+        const publishId = await this.publish.accept(request.params.instanceId!, parse(body), keyId, this.clock.now());
+        void reply.status(200).send({ publishId });
+      });
+    route('interests', INTERESTS_BODY_LIMIT, interestsPublish);
+    route('users', USERS_BODY_LIMIT, usersPublish);
+    return undefined;
+  }
+
+  private userRoutes(scope: FastifyInstance): undefined {
+    this.commonHandling(scope);
+    scope.addHook('onRequest', async (request) => this.authorizationPresent(request));
+    scope.delete<{ Params: Params }>('/instances/:instanceId/users/:userId', async (request, reply) => {
+      const keyId = await this.keys.keyIdFor(request.params.instanceId!, bearerSecret(request.headers.authorization)!);
+      await this.deleteUser.delete(request.params.instanceId!, request.params.userId ?? '', keyId, this.clock.now());
+      void reply.status(200).send();
+    });
+    return undefined;
+  }
+
+  /** 400 when the path has no instance id or the request no secret key, in the seed's order. */
+  private authorizationPresent(request: FastifyRequest): void {
+    const instanceId = (request.params as Params | undefined)?.instanceId;
+    if (instanceId !== undefined && instanceId === '') throw missingInstance();
+    if (bearerSecret(request.headers.authorization) === null) {
+      throw badRequest('missing_authorization', 'The Authorization header must be "Bearer <secret key>"');
+    }
+  }
+
+  /** JSON bodies only, Beams-shaped errors, and a Beams-shaped 404 for anything else under the prefix. */
+  private commonHandling(scope: FastifyInstance): void {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', { parseAs: 'string' }, (_request, text, done) => {
+      if ((text as string).trim() === '') return done(null, undefined);
+      try {
+        done(null, JSON.parse(text as string));
+      } catch {
+        done(badRequest('invalid_json', 'The request body is not valid JSON') as unknown as Error, undefined);
+      }
+    });
+    scope.setErrorHandler((error, request, reply) => this.answerError(error, request, reply));
+    scope.setNotFoundHandler((request, reply) => {
+      const missing = /^\/(publish|user)_api\/v1\/instances(\/\/|\/?$|\/?\?)/.test(request.url);
+      const error = missing ? missingInstance() : new DomainError('not_found', 'route_not_found', `No route serves ${request.url.split('?')[0]}`);
+      this.answerError(error, request, reply);
+    });
+  }
+
+  private answerError(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
+    const answer = beamsError(error);
+    if (!answer || answer.status >= 500) this.logger.error(`${request.method} ${request.url.split('?')[0]} failed`, (error as Error)?.stack);
+    const { status, body } = answer ?? {
+      status: 500,
+      body: { error: 'internal_error/unexpected', description: 'An unexpected error occurred' },
+    };
+    if (error instanceof TooManyPublishes) void reply.header('retry-after', String(error.retryAfterSeconds));
+    void reply.status(status).header('content-type', 'application/json; charset=utf-8').send(body);
+  }
+}
+
+const missingInstance = () => badRequest('missing_instance_id', 'The path must name the instance: /instances/<instance id>/…');

@@ -1,0 +1,23 @@
+import { Injectable } from '@nestjs/common';
+import { CommandPipeline } from '../../../shared/application/command-pipeline';
+import { unprocessable } from '../../../shared/domain/errors';
+import { beamsUserDecider, beamsUserStream } from '../domain/beams.deciders';
+import { isBeamsUserId, MAX_USER_ID_BYTES } from '../publish/publish-request';
+
+/** `deleteUser`: records that the user's devices are to be forgotten; answers once that is durable. */
+@Injectable()
+export class DeleteBeamsUser {
+  constructor(private readonly pipeline: CommandPipeline) {}
+
+  async delete(instanceId: string, userId: string, keyId: string, now: Date): Promise<void> {
+    if (!isBeamsUserId(userId)) throw unprocessable('invalid_user_id', `The user id must be 1 to ${MAX_USER_ID_BYTES} bytes of UTF-8`);
+    const at = now.toISOString();
+    await this.pipeline.run(
+      beamsUserStream(instanceId, userId),
+      beamsUserDecider,
+      { type: 'DeleteBeamsUser', userId, now: at },
+      { instance_id: instanceId, actor: { key_id: keyId }, occurred_at: at },
+      { awaitProjections: [] },
+    );
+  }
+}

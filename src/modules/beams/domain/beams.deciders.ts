@@ -1,0 +1,62 @@
+import { Decider } from '../../../shared/domain/decider';
+import { streamName } from '../../../shared/domain/streams';
+import { BeamsPublishEvent, BeamsUserEvent, PublishTarget } from './beams.events';
+
+/** One stream per publish (`beamspublish-<instance>.<publishId>`): accepted, then (later) delivery progress. */
+export const BEAMS_PUBLISH_CATEGORY = 'beamspublish';
+export const beamsPublishStream = (instanceId: string, publishId: string) => streamName(BEAMS_PUBLISH_CATEGORY, instanceId, publishId);
+
+/** One stream per Beams user (`beamsuser-<instance>.<userId>`). */
+export const BEAMS_USER_CATEGORY = 'beamsuser';
+export const beamsUserStream = (instanceId: string, userId: string) => streamName(BEAMS_USER_CATEGORY, instanceId, userId);
+
+export interface PublishState {
+  readonly accepted: boolean;
+}
+
+export interface AcceptPublish {
+  readonly type: 'AcceptPublish';
+  readonly publishId: string;
+  readonly target: PublishTarget;
+  readonly request: Record<string, unknown>;
+  readonly webhookUrl: string | null;
+  readonly now: string;
+}
+
+/** A publish is accepted once: the same publish id decided again (a retried append) adds nothing. */
+export const beamsPublishDecider: Decider<PublishState, AcceptPublish, BeamsPublishEvent> = {
+  initialState: () => ({ accepted: false }),
+  evolve: (state, event) => (event.type === 'BeamsPublishAccepted' ? { accepted: true } : state),
+  decide: (command, state) =>
+    state.accepted
+      ? []
+      : [
+          {
+            type: 'BeamsPublishAccepted',
+            data: {
+              publish_id: command.publishId,
+              target: command.target,
+              request: command.request,
+              webhook_url: command.webhookUrl,
+              accepted_at: command.now,
+            },
+          },
+        ],
+};
+
+export interface DeleteBeamsUser {
+  readonly type: 'DeleteBeamsUser';
+  readonly userId: string;
+  readonly now: string;
+}
+
+/**
+ * Deleting a user is recorded every time it is asked for: a user may register devices again
+ * after a delete, and each delete forgets the devices known at that point.
+ */
+export const beamsUserDecider: Decider<null, DeleteBeamsUser, BeamsUserEvent> = {
+  initialState: () => null,
+  evolve: (state) => state,
+  decide: (command) => [{ type: 'BeamsUserDeleted', data: { user_id: command.userId, deleted_at: command.now } }],
+  foldsFrom: () => true,
+};

@@ -1,0 +1,19 @@
+import { DomainEvent } from '../../../shared/domain/event';
+
+/** Who a publish goes to. */
+export type PublishTarget = { kind: 'interests'; interests: string[] } | { kind: 'users'; users: string[] };
+
+/**
+ * A publish accepted with its `publishId`: the targets and the notification as sent (the
+ * `apns` / `fcm` / `web` payloads and any other field), never the key's secret, only its id.
+ */
+export type BeamsPublishAccepted = DomainEvent<
+  'BeamsPublishAccepted',
+  { publish_id: string; target: PublishTarget; request: Record<string, unknown>; webhook_url: string | null; accepted_at: string }
+>;
+
+/** `deleteUser`: the user's devices are to be forgotten (the device registry folds this). */
+export type BeamsUserDeleted = DomainEvent<'BeamsUserDeleted', { user_id: string; deleted_at: string }>;
+
+export type BeamsPublishEvent = BeamsPublishAccepted;
+export type BeamsUserEvent = BeamsUserDeleted;
