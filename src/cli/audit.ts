@@ -7,13 +7,16 @@ import { roomStream } from '../modules/rooms/domain/room.decider';
 import { userStream } from '../modules/users/domain/user.decider';
 import { rolesStream } from '../modules/roles/domain/roles.decider';
 import { userRolesStream } from '../modules/roles/domain/user-roles.decider';
+import { beamsPublishStream, beamsUserStream } from '../modules/beams/domain/beams.deciders';
 import { CliIo, cliConfig, EXIT_FAILED, EXIT_OK, reportFailure, runAsMain, UsageError } from './cli-io';
 
 export const AUDIT_USAGE = `Usage: npm run audit -- <instance> <user|room> <id> [--json]
+       npm run audit -- <instance> publish <publishId> [--json]
        npm run audit -- <instance> roles [--json]
        npm run audit -- instance <instance_id> [--json]
 
-A user's history includes the roles granted to and taken from it; "roles" is the instance's
+A user's history includes the roles granted to and taken from it and its Beams deletions;
+"publish" is one Beams publish (who, when, targets, payload); "roles" is the instance's
 roles and their permissions. Prints an entity's history from its event streams, oldest first: revision, event type, when it
 was recorded, who acted (the user and the key of the token, or cli/bootstrap) and the data.
 --json prints one JSON object per line instead. Key secrets appear sealed, as they are logged.`;
@@ -49,11 +52,14 @@ function parseTarget(argv: readonly string[]): { target: Target; json: boolean }
   if (p.length === 3) {
     const [instanceId, kind, id] = p;
     if (kind === 'user') {
-      const streams = [userStream(instanceId, id), userRolesStream(instanceId, id)];
+      const streams = [userStream(instanceId, id), userRolesStream(instanceId, id), beamsUserStream(instanceId, id)];
       return { target: { streams, description: `the user "${id}" of instance "${instanceId}"` }, json };
     }
+    if (kind === 'publish') {
+      return { target: { streams: [beamsPublishStream(instanceId, id)], description: `the Beams publish "${id}" of instance "${instanceId}"` }, json };
+    }
     if (kind === 'room') return { target: { streams: [roomStream(instanceId, id)], description: `the room "${id}" of instance "${instanceId}"` }, json };
-    throw new UsageError(`the entity kind must be "user" or "room", not "${kind}"`);
+    throw new UsageError(`the entity kind must be "user", "room" or "publish", not "${kind}"`);
   }
   throw new UsageError(p.length === 0 ? 'say which entity to audit' : 'wrong number of arguments');
 }

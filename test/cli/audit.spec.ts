@@ -37,7 +37,7 @@ describe('audit CLI', () => {
   it("prints a user's history made through the API: revision, type, time, actor and data", async () => {
     const res = await audit('audited', 'user', 'alice');
     expect(res.code).toBe(0);
-    expect(res.out).toMatch(/^Streams user-audited\.alice, userroles-audited\.alice\n/);
+    expect(res.out).toMatch(/^Streams user-audited\.alice, userroles-audited\.alice, beamsuser-audited\.alice\n/);
     const blocks = res.out.split(/\n(?=#\d+ )/).slice(1);
     expect(blocks).toHaveLength(3);
     const time = '\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z';
@@ -60,6 +60,23 @@ describe('audit CLI', () => {
     const bob = await audit('audited', 'user', 'bob', '--json');
     const types = bob.lines.map((l) => JSON.parse(l).type);
     expect(types).toEqual(['UserCreated', 'UserRoleAssigned']);
+  });
+
+  it('shows a Beams publish: who published what, and never the secret', async () => {
+    const published = await fetch(`http://127.0.0.1:${parley.server.httpPort}/publish_api/v1/instances/audited/publishes/interests`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY_SECRET}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ interests: ['news'], web: { notification: { title: 'hello' } } }),
+    });
+    expect(published.status).toBe(200);
+    const { publishId } = await published.json();
+    const res = await audit('audited', 'publish', publishId, '--json');
+    expect(res.code).toBe(0);
+    const [event] = res.lines.map((l) => JSON.parse(l));
+    expect(event.type).toBe('BeamsPublishAccepted');
+    expect(JSON.stringify(event)).toContain('news');
+    expect(JSON.stringify(event)).toContain(KEY_ID);
+    expect(res.out).not.toContain(KEY_SECRET);
   });
 
   it('prints JSON lines with --json', async () => {
