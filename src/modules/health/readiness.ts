@@ -78,15 +78,9 @@ export class Readiness {
         ...(error && { error }),
         ...(failedEvent && { failed_event: failedEvent }),
       };
-      if (role !== 'serving') {
-        // A version that builds beside the serving one, or one kept after the switch, never makes the process unready.
-      } else if (state === 'parked') {
-        problems.push(`projection ${name} is parked at position ${failedEvent?.position} (event ${failedEvent?.type}): ${error}`);
-      } else if (state === 'dropped') {
-        problems.push(`projection ${name} dropped and is resubscribing: ${error}`);
-      } else if (lagSeconds * 1000 > this.config.readinessMaxLagMs) {
-        problems.push(`projection ${name} is ${lagEvents} events (${projections[name].lag_seconds} s) behind the log`);
-      }
+      // A version building beside the serving one, or kept after the switch, never makes the process unready.
+      const problem = role !== 'serving' ? null : projectionProblem(name, state, projections[name], this.config.readinessMaxLagMs);
+      if (problem) problems.push(problem);
     }
     const dropped = this.liveLog.dropped;
     if (dropped) problems.push(`the live log dropped and is resubscribing: ${dropped.error}`);
@@ -110,4 +104,13 @@ export class Readiness {
       storage: failing ? { state: 'failing', error: failing.error } : { state: 'ok' },
     };
   }
+}
+
+/** What is wrong with a serving projection, in one sentence, or null. */
+function projectionProblem(name: string, state: string, health: ProjectionHealth, maxLagMs: number): string | null {
+  const { error, failed_event: failed } = health;
+  if (state === 'parked') return `projection ${name} is parked at position ${failed?.position} (event ${failed?.type}): ${error}`;
+  if (state === 'dropped') return `projection ${name} dropped and is resubscribing: ${error}`;
+  if (health.lag_seconds * 1000 > maxLagMs) return `projection ${name} is ${health.lag_events} events (${health.lag_seconds} s) behind the log`;
+  return null;
 }
