@@ -1,4 +1,6 @@
 import { attachmentsProjection, goneAttachment } from './attachments/attachments.projection';
+import { beamsDevicesProjection } from './beams/beams-devices.projection';
+import { beamsPendingPublishesProjection } from './beams/beams-pending-publishes.projection';
 import { cursorsProjection } from './cursors/cursors.projection';
 import { pendingDeleteJobsProjection } from './jobs/pending-delete-jobs.projection';
 import { instancesProjection } from './instances/instances.projection';
@@ -20,4 +22,6 @@ export const ALL_PROJECTIONS: readonly ProjectionDefinition[] = [
   forgettingWipedInstances(messagesProjection),
   forgettingWipedInstances(attachmentsProjection, (doc, event) => goneAttachment(doc, event.recordedAt)),
   pendingDeleteJobsProjection,
+  forgettingWipedInstances(beamsDevicesProjection),
+  forgettingWipedInstances(beamsPendingPublishesProjection),
 ];

@@ -39,6 +39,10 @@ export interface ParleyConfig {
   readonly readinessMaxLagMs: number;
   /** Browser origins that may call the API and open /ws (CORS_ORIGINS): `*` (the default) or a list. */
   readonly corsOrigins: CorsOrigins;
+  /** BEAMS_VAPID_PUBLIC_KEY / BEAMS_VAPID_PRIVATE_KEY (base64url); unset: derived from the master key. */
+  readonly beamsVapidKeys?: { readonly publicKey: string; readonly privateKey: string };
+  /** BEAMS_VAPID_SUBJECT: the VAPID contact (mailto: or https:) push services may use. */
+  readonly beamsVapidSubject: string;
 }
 
 /** A setting that cannot be used: the message names the variable and what it accepts. */
@@ -146,6 +150,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ParleyConfig {
     }
     publicUrl = `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
   }
+  if (!env.BEAMS_VAPID_PUBLIC_KEY !== !env.BEAMS_VAPID_PRIVATE_KEY) {
+    throw new ConfigError('Set both BEAMS_VAPID_PUBLIC_KEY and BEAMS_VAPID_PRIVATE_KEY, or neither');
+  }
+  const beamsVapidSubject = env.BEAMS_VAPID_SUBJECT || 'mailto:beams@parley.invalid';
+  if (!/^(mailto|https):/.test(beamsVapidSubject)) throw new ConfigError(`BEAMS_VAPID_SUBJECT must be a mailto: or https: URL, got "${beamsVapidSubject}"`);
   const logLevel = env.LOG_LEVEL || 'info';
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
   return {
@@ -169,6 +178,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ParleyConfig {
     projectionLeaseTtlMs: integerVariable(env, 'PROJECTION_LEASE_TTL_MS', MILLISECONDS(1_000, 600_000), 15_000),
     readinessMaxLagMs: integerVariable(env, 'READINESS_MAX_LAG_MS', MILLISECONDS(100, 3_600_000), 10_000),
     corsOrigins: corsOriginsVariable(env),
+    beamsVapidKeys: env.BEAMS_VAPID_PUBLIC_KEY
+      ? { publicKey: env.BEAMS_VAPID_PUBLIC_KEY, privateKey: env.BEAMS_VAPID_PRIVATE_KEY! }
+      : undefined,
+    beamsVapidSubject,
   };
 }
 

@@ -5,6 +5,8 @@ import { CLOCK } from '../../shared/application/tokens';
 import { Clock } from '../../shared/domain/clock';
 import { badRequest, DomainError } from '../../shared/domain/errors';
 import { DeleteBeamsUser } from './delete-user/delete-beams-user';
+import { WebPushDelivery } from './delivery/web-push-delivery';
+import { Devices } from './devices/devices';
 import { Publish, TooManyPublishes } from './publish/publish';
 import { interestsPublish, requireJsonObject, usersPublish } from './publish/publish-request';
 import { SecretKeyCheck } from './secret-key-check';
@@ -13,7 +15,10 @@ import { SecretKeyCheck } from './secret-key-check';
 export const INTERESTS_BODY_LIMIT = 10 * 1024;
 export const USERS_BODY_LIMIT = 200 * 1024;
 
-type Params = { instanceId?: string; userId?: string };
+type Params = { instanceId?: string; userId?: string; deviceId?: string; interest?: string };
+
+/** Device API bodies are small (a push subscription, up to 100 interests). */
+const DEVICE_BODY_LIMIT = 32 * 1024;
 
 /** Beams error bodies: `{error, description}`, never empty (the SDK hangs on an empty error body). */
 interface BeamsErrorBody {
@@ -58,6 +63,8 @@ export class BeamsRoutes implements OnModuleInit {
     private readonly keys: SecretKeyCheck,
     private readonly publish: Publish,
     private readonly deleteUser: DeleteBeamsUser,
+    private readonly devices: Devices,
+    private readonly delivery: WebPushDelivery,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
@@ -66,6 +73,7 @@ export class BeamsRoutes implements OnModuleInit {
     if (typeof fastify?.register !== 'function') return;
     void fastify.register((scope, _options, done) => done(this.publishRoutes(scope)), { prefix: '/publish_api/v1' });
     void fastify.register((scope, _options, done) => done(this.userRoutes(scope)), { prefix: '/user_api/v1' });
+    void fastify.register((scope, _options, done) => done(this.deviceRoutes(scope)), { prefix: '/device_api/v1' });
   }
 
   private publishRoutes(scope: FastifyInstance): undefined {
@@ -99,6 +107,47 @@ export class BeamsRoutes implements OnModuleInit {
     return undefined;
   }
 
+  /**
+   * The device API as the Web SDK (push-notifications-web) calls it: no credential, like
+   * Beams; a device id is an unguessable `web-<uuid>` returned at registration.
+   */
+  private deviceRoutes(scope: FastifyInstance): undefined {
+    this.commonHandling(scope);
+    const base = '/instances/:instanceId';
+    const device = `${base}/devices/web/:deviceId`;
+    const body = (request: FastifyRequest) => (request.body ?? {}) as Record<string, unknown>;
+    scope.get<{ Params: Params }>(`${base}/web-vapid-public-key`, async (request, reply) => {
+      await this.devices.requireInstance(request.params.instanceId!);
+      void reply.status(200).send({ vapidPublicKey: this.delivery.vapidPublicKey });
+    });
+    scope.post<{ Params: Params }>(`${base}/devices/web`, { bodyLimit: DEVICE_BODY_LIMIT }, async (request, reply) => {
+      const { token, metadata } = requireJsonObject(request.body) as { token?: unknown; metadata?: { sdkVersion?: unknown } };
+      const id = await this.devices.register(request.params.instanceId!, token, metadata?.sdkVersion, this.clock.now());
+      void reply.status(200).send({ id });
+    });
+    scope.delete<{ Params: Params }>(device, async (request, reply) => {
+      await this.devices.delete(request.params.instanceId!, request.params.deviceId!, 'stopped', this.clock.now());
+      void reply.status(200).send({});
+    });
+    scope.get<{ Params: Params }>(`${device}/interests`, async (request, reply) => {
+      const interests = await this.devices.interests(request.params.instanceId!, request.params.deviceId!);
+      void reply.status(200).send({ interests, responseMetadata: {} });
+    });
+    scope.put<{ Params: Params }>(`${device}/interests`, { bodyLimit: DEVICE_BODY_LIMIT }, async (request, reply) => {
+      await this.devices.setInterests(request.params.instanceId!, request.params.deviceId!, body(request).interests, this.clock.now());
+      void reply.status(200).send({});
+    });
+    scope.post<{ Params: Params }>(`${device}/interests/:interest`, async (request, reply) => {
+      await this.devices.addInterest(request.params.instanceId!, request.params.deviceId!, request.params.interest!, this.clock.now());
+      void reply.status(200).send({});
+    });
+    scope.delete<{ Params: Params }>(`${device}/interests/:interest`, async (request, reply) => {
+      await this.devices.removeInterest(request.params.instanceId!, request.params.deviceId!, request.params.interest!, this.clock.now());
+      void reply.status(200).send({});
+    });
+    return undefined;
+  }
+
   /** 400 when the path has no instance id or the request no secret key, in the seed's order. */
   private authorizationPresent(request: FastifyRequest): void {
     const instanceId = (request.params as Params | undefined)?.instanceId;
@@ -121,7 +170,7 @@ export class BeamsRoutes implements OnModuleInit {
     });
     scope.setErrorHandler((error, request, reply) => this.answerError(error, request, reply));
     scope.setNotFoundHandler((request, reply) => {
-      const missing = /^\/(publish|user)_api\/v1\/instances(\/\/|\/?$|\/?\?)/.test(request.url);
+      const missing = /^\/(publish|user|device)_api\/v1\/instances(\/\/|\/?$|\/?\?)/.test(request.url);
       const error = missing ? missingInstance() : new DomainError('not_found', 'route_not_found', `No route serves ${request.url.split('?')[0]}`);
       this.answerError(error, request, reply);
     });

@@ -2,11 +2,13 @@ import { Module } from '@nestjs/common';
 import { InstancesModule } from '../instances/instances.module';
 import { BeamsRoutes } from './beams-routes';
 import { DeleteBeamsUser } from './delete-user/delete-beams-user';
+import { WebPushDelivery } from './delivery/web-push-delivery';
+import { Devices } from './devices/devices';
 import { InterestPublishRate } from './publish/interest-publish-rate';
 import { INTEREST_PUBLISH_RATE, Publish } from './publish/publish';
 import { SecretKeyCheck } from './secret-key-check';
 
-/** Beams push notifications: the publish API and the user API (devices and delivery come later). */
+/** Beams push notifications: the publish API, the user API, the Web Push device API and delivery. */
 @Module({
   imports: [InstancesModule],
   providers: [
@@ -14,6 +16,8 @@ import { SecretKeyCheck } from './secret-key-check';
     SecretKeyCheck,
     Publish,
     DeleteBeamsUser,
+    Devices,
+    WebPushDelivery,
     { provide: INTEREST_PUBLISH_RATE, useFactory: () => new InterestPublishRate() },
   ],
 })

@@ -12,6 +12,7 @@ export const beamsUserStream = (instanceId: string, userId: string) => streamNam
 
 export interface PublishState {
   readonly accepted: boolean;
+  readonly delivered: boolean;
 }
 
 export interface AcceptPublish {
@@ -23,12 +24,36 @@ export interface AcceptPublish {
   readonly now: string;
 }
 
-/** A publish is accepted once: the same publish id decided again (a retried append) adds nothing. */
-export const beamsPublishDecider: Decider<PublishState, AcceptPublish, BeamsPublishEvent> = {
-  initialState: () => ({ accepted: false }),
-  evolve: (state, event) => (event.type === 'BeamsPublishAccepted' ? { accepted: true } : state),
+export interface RecordDelivery {
+  readonly type: 'RecordDelivery';
+  readonly devices: number;
+  readonly delivered: number;
+  readonly failed: number;
+  readonly removed: number;
+  readonly now: string;
+}
+
+/** A publish is accepted once and delivered once: the same command decided again (a retry, a second worker) adds nothing. */
+export const beamsPublishDecider: Decider<PublishState, AcceptPublish | RecordDelivery, BeamsPublishEvent> = {
+  initialState: () => ({ accepted: false, delivered: false }),
+  evolve: (state, event) => (event.type === 'BeamsPublishAccepted' ? { ...state, accepted: true } : { ...state, delivered: true }),
   decide: (command, state) =>
-    state.accepted
+    command.type === 'RecordDelivery'
+      ? !state.accepted || state.delivered
+        ? []
+        : [
+            {
+              type: 'BeamsPublishDelivered',
+              data: {
+                devices: command.devices,
+                delivered: command.delivered,
+                failed: command.failed,
+                removed: command.removed,
+                delivered_at: command.now,
+              },
+            },
+          ]
+      : state.accepted
       ? []
       : [
           {

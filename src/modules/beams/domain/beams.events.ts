@@ -15,5 +15,11 @@ export type BeamsPublishAccepted = DomainEvent<
 /** `deleteUser`: the user's devices are to be forgotten (the device registry folds this). */
 export type BeamsUserDeleted = DomainEvent<'BeamsUserDeleted', { user_id: string; deleted_at: string }>;
 
-export type BeamsPublishEvent = BeamsPublishAccepted;
+/** The publish was sent to every matching device (each device tried until delivered, given up on, or removed as gone). */
+export type BeamsPublishDelivered = DomainEvent<
+  'BeamsPublishDelivered',
+  { devices: number; delivered: number; failed: number; removed: number; delivered_at: string }
+>;
+
+export type BeamsPublishEvent = BeamsPublishAccepted | BeamsPublishDelivered;
 export type BeamsUserEvent = BeamsUserDeleted;

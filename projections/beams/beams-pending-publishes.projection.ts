@@ -1,0 +1,46 @@
+import type { RecordedEvent } from '../../src/shared/domain/event';
+import { documentId, parseStreamName } from '../../src/shared/domain/streams';
+import type { Document, ProjectionDefinition } from '../projection';
+
+export const BEAMS_PENDING_PUBLISHES = 'beams_pending_publishes';
+/** The publish streams' category (`beamspublish-<instance>.<publishId>`), as the Beams domain names it. */
+const PUBLISH_CATEGORY = 'beamspublish';
+
+export interface BeamsPendingPublishDocument extends Document {
+  readonly instance_id: string;
+  readonly publish_id: string;
+  readonly target: { kind: 'interests'; interests: string[] } | { kind: 'users'; users: string[] };
+  readonly request: Record<string, unknown>;
+  readonly accepted_at: string;
+}
+
+/**
+ * The delivery worker's work list: a publish is here from its acceptance until its delivery
+ * is recorded, so a publish acknowledged before a crash is delivered after the restart.
+ */
+export const beamsPendingPublishesProjection: ProjectionDefinition = {
+  name: 'beams_pending_publishes',
+  version: 1,
+  collections: [{ name: BEAMS_PENDING_PUBLISHES, indexes: [{ fields: ['instance_id'] }, { fields: ['accepted_at'] }] }],
+  handles: ['BeamsPublishAccepted', 'BeamsPublishDelivered'],
+
+  targets(event: RecordedEvent) {
+    const stream = parseStreamName(event.streamName);
+    if (!stream || stream.category !== PUBLISH_CATEGORY) return [];
+    return [{ collection: BEAMS_PENDING_PUBLISHES, id: documentId(stream.instanceId, stream.id) }];
+  },
+
+  evolve(_document, event) {
+    if (event.type !== 'BeamsPublishAccepted') return null;
+    const stream = parseStreamName(event.streamName)!;
+    const data = event.data as Pick<BeamsPendingPublishDocument, 'target' | 'request' | 'accepted_at'>;
+    return {
+      _id: '',
+      instance_id: stream.instanceId,
+      publish_id: stream.id,
+      target: data.target,
+      request: data.request,
+      accepted_at: data.accepted_at,
+    } satisfies BeamsPendingPublishDocument;
+  },
+};

@@ -1,0 +1,103 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { CommandPipeline } from '../../../shared/application/command-pipeline';
+import { SECRET_BOX, SecretBox } from '../../../shared/crypto/secret-box';
+import { Actor } from '../../../shared/domain/event';
+import { badRequest } from '../../../shared/domain/errors';
+import { KeyRing } from '../../instances/authentication/key-ring';
+import { checkpointName } from '../../../../projections/projection';
+import { beamsDevicesProjection } from '../../../../projections/beams/beams-devices.projection';
+import { beamsDeviceDecider, beamsDeviceStream, DeviceCommand, deviceNotFound } from '../domain/beams-device.decider';
+import { INTEREST_PATTERN, MAX_INTEREST_LENGTH, MAX_INTERESTS } from '../publish/publish-request';
+import { instanceNotFound } from '../secret-key-check';
+import { parseWebPushToken } from './web-push-subscription';
+
+/** Device API calls come from browsers with no credential (as in Beams): the audit trail says so. */
+const DEVICE_ACTOR: Actor = { key_id: 'device_api' };
+
+const DEVICE_ID = /^web-[0-9a-f-]{36}$/;
+
+export const requireInterest = (interest: unknown): string => {
+  if (typeof interest !== 'string' || interest.length === 0 || interest.length > MAX_INTEREST_LENGTH || !INTEREST_PATTERN.test(interest)) {
+    throw badRequest('invalid_interest', `Interests are 1 to ${MAX_INTEREST_LENGTH} characters of A-Z a-z 0-9 _ - = @ , . ;`);
+  }
+  return interest;
+};
+
+/**
+ * The Web Push device registry as the Web SDK drives it: register, read and change a
+ * device's interests, delete it. Each answers once the change is durable and the registry's
+ * read model shows it (delivery reads it).
+ */
+@Injectable()
+export class Devices {
+  constructor(
+    private readonly pipeline: CommandPipeline,
+    private readonly keyRing: KeyRing,
+    @Inject(SECRET_BOX) private readonly box: SecretBox,
+  ) {}
+
+  async register(instanceId: string, token: unknown, sdkVersion: unknown, now: Date): Promise<string> {
+    await this.requireInstance(instanceId);
+    const subscription = parseWebPushToken(token);
+    const deviceId = `web-${randomUUID()}`;
+    await this.run(instanceId, deviceId, {
+      type: 'RegisterDevice',
+      deviceId,
+      subscription: this.box.seal(JSON.stringify(subscription)),
+      sdkVersion: typeof sdkVersion === 'string' ? sdkVersion.slice(0, 64) : null,
+      now: now.toISOString(),
+    });
+    return deviceId;
+  }
+
+  async interests(instanceId: string, deviceId: string): Promise<readonly string[]> {
+    await this.requireInstance(instanceId);
+    if (!DEVICE_ID.test(deviceId)) throw deviceNotFound();
+    const { state } = await this.pipeline.load(beamsDeviceStream(instanceId, deviceId), beamsDeviceDecider);
+    if (state.status !== 'registered') throw deviceNotFound();
+    return state.interests;
+  }
+
+  async setInterests(instanceId: string, deviceId: string, interests: unknown, now: Date): Promise<void> {
+    if (!Array.isArray(interests) || interests.length > MAX_INTERESTS) {
+      throw badRequest('invalid_interests', `interests must be an array of at most ${MAX_INTERESTS} interests`);
+    }
+    await this.change(instanceId, deviceId, { type: 'SetInterests', interests: interests.map(requireInterest), now: now.toISOString() });
+  }
+
+  async addInterest(instanceId: string, deviceId: string, interest: string, now: Date): Promise<void> {
+    await this.change(instanceId, deviceId, { type: 'AddInterest', interest: requireInterest(interest), now: now.toISOString() });
+  }
+
+  async removeInterest(instanceId: string, deviceId: string, interest: string, now: Date): Promise<void> {
+    await this.change(instanceId, deviceId, { type: 'RemoveInterest', interest: requireInterest(interest), now: now.toISOString() });
+  }
+
+  /** Deleting a device that is already gone succeeds (the SDK's `stop` may be retried). */
+  async delete(instanceId: string, deviceId: string, reason: 'stopped' | 'push_service_gone', now: Date): Promise<void> {
+    await this.requireInstance(instanceId);
+    if (!DEVICE_ID.test(deviceId)) throw deviceNotFound();
+    await this.run(instanceId, deviceId, { type: 'DeleteDevice', reason, now: now.toISOString() });
+  }
+
+  private async change(instanceId: string, deviceId: string, command: DeviceCommand): Promise<void> {
+    await this.requireInstance(instanceId);
+    if (!DEVICE_ID.test(deviceId)) throw deviceNotFound();
+    await this.run(instanceId, deviceId, command);
+  }
+
+  private async run(instanceId: string, deviceId: string, command: DeviceCommand): Promise<void> {
+    await this.pipeline.run(
+      beamsDeviceStream(instanceId, deviceId),
+      beamsDeviceDecider,
+      command,
+      { instance_id: instanceId, actor: DEVICE_ACTOR, occurred_at: command.now },
+      { awaitProjections: [checkpointName(beamsDevicesProjection)] },
+    );
+  }
+
+  async requireInstance(instanceId: string): Promise<void> {
+    if (!(await this.keyRing.instance(instanceId))) throw instanceNotFound(instanceId);
+  }
+}

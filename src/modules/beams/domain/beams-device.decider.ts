@@ -1,0 +1,65 @@
+import type { SealedSecret } from '../../../shared/crypto/secret-box';
+import { Decider } from '../../../shared/domain/decider';
+import { notFound } from '../../../shared/domain/errors';
+import { streamName } from '../../../shared/domain/streams';
+import { BeamsDeviceEvent } from './beams-device.events';
+
+/** One stream per device (`beamsdevice-<instance>.<deviceId>`). */
+export const BEAMS_DEVICE_CATEGORY = 'beamsdevice';
+export const beamsDeviceStream = (instanceId: string, deviceId: string) => streamName(BEAMS_DEVICE_CATEGORY, instanceId, deviceId);
+
+export interface DeviceState {
+  readonly status: 'absent' | 'registered' | 'deleted';
+  readonly interests: readonly string[];
+}
+
+export type DeviceCommand =
+  | { type: 'RegisterDevice'; deviceId: string; subscription: SealedSecret; sdkVersion: string | null; now: string }
+  | { type: 'SetInterests'; interests: readonly string[]; now: string }
+  | { type: 'AddInterest'; interest: string; now: string }
+  | { type: 'RemoveInterest'; interest: string; now: string }
+  | { type: 'DeleteDevice'; reason: 'stopped' | 'push_service_gone'; now: string };
+
+export const deviceNotFound = () => notFound('device_not_found', 'There is no such device (never registered, or deleted)');
+
+const change = (state: DeviceState, next: readonly string[], now: string): BeamsDeviceEvent[] => {
+  const interests = [...new Set(next)];
+  const added = interests.filter((i) => !state.interests.includes(i));
+  const removed = state.interests.filter((i) => !interests.includes(i));
+  if (added.length === 0 && removed.length === 0) return [];
+  return [{ type: 'BeamsDeviceInterestsChanged', data: { interests, added, removed, changed_at: now } }];
+};
+
+/** Interest changes record only what differs, so a repeated call adds nothing; a deleted device stays deleted. */
+export const beamsDeviceDecider: Decider<DeviceState, DeviceCommand, BeamsDeviceEvent> = {
+  initialState: () => ({ status: 'absent', interests: [] }),
+  evolve: (state, event) => {
+    switch (event.type) {
+      case 'BeamsDeviceRegistered':
+        return { status: 'registered', interests: [] };
+      case 'BeamsDeviceInterestsChanged':
+        return { ...state, interests: event.data.interests };
+      case 'BeamsDeviceDeleted':
+        return { status: 'deleted', interests: [] };
+    }
+  },
+  decide: (command, state) => {
+    if (command.type === 'RegisterDevice') {
+      if (state.status !== 'absent') return [];
+      const { deviceId, subscription, sdkVersion, now } = command;
+      return [
+        {
+          type: 'BeamsDeviceRegistered',
+          data: { device_id: deviceId, platform: 'web', subscription, sdk_version: sdkVersion, registered_at: now },
+        },
+      ];
+    }
+    if (command.type === 'DeleteDevice') {
+      return state.status === 'registered' ? [{ type: 'BeamsDeviceDeleted', data: { reason: command.reason, deleted_at: command.now } }] : [];
+    }
+    if (state.status !== 'registered') throw deviceNotFound();
+    if (command.type === 'SetInterests') return change(state, command.interests, command.now);
+    if (command.type === 'AddInterest') return change(state, [...state.interests, command.interest], command.now);
+    return change(state, state.interests.filter((i) => i !== command.interest), command.now);
+  },
+};

@@ -1,0 +1,22 @@
+import { DomainEvent } from '../../../shared/domain/event';
+import type { SealedSecret } from '../../../shared/crypto/secret-box';
+
+/**
+ * A Web Push device: its subscription (endpoint and keys, a capability to push to the
+ * browser) is stored sealed under the master key, never plain.
+ */
+export type BeamsDeviceRegistered = DomainEvent<
+  'BeamsDeviceRegistered',
+  { device_id: string; platform: 'web'; subscription: SealedSecret; sdk_version: string | null; registered_at: string }
+>;
+
+/** The device's interests after a change, and what the change added and removed (projections need only the difference). */
+export type BeamsDeviceInterestsChanged = DomainEvent<
+  'BeamsDeviceInterestsChanged',
+  { interests: string[]; added: string[]; removed: string[]; changed_at: string }
+>;
+
+/** `stopped`: the SDK deleted it; `push_service_gone`: the push service answered 404/410 for its subscription. */
+export type BeamsDeviceDeleted = DomainEvent<'BeamsDeviceDeleted', { reason: 'stopped' | 'push_service_gone'; deleted_at: string }>;
+
+export type BeamsDeviceEvent = BeamsDeviceRegistered | BeamsDeviceInterestsChanged | BeamsDeviceDeleted;

@@ -1,0 +1,191 @@
+/**
+ * Beams Web Push delivery end to end: devices registered through the device API (raw HTTP,
+ * as push-notifications-web calls it) with subscriptions whose endpoints are a local HTTPS
+ * push service this test runs and whose keys it generated; a publish through the unmodified
+ * server SDK; the push service receives the encrypted POST and the test decrypts it
+ * (aes128gcm, RFC 8291) with node:crypto. Needs NODE_EXTRA_CA_CERTS=test/.certs/localhost.pem
+ * (as `npm test` sets it): web-push speaks only HTTPS.
+ */
+import PushNotifications from '@pusher/push-notifications-server';
+import { createDecipheriv, createECDH, createPublicKey, ECDH, hkdfSync, randomBytes, verify } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createServer, Server } from 'node:https';
+import { AddressInfo } from 'node:net';
+import { CERT_FILE, KEY_FILE, startTestServer, TestServer } from '../support/test-server';
+import { EVENT_STORE, EventStore } from '../../src/shared/ports/event-store.port';
+
+interface Received {
+  readonly path: string;
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly body: Buffer;
+}
+
+/** A browser's side of a subscription: the keys it would generate, and its endpoint path on the local push service. */
+interface Browser {
+  readonly ecdh: ECDH;
+  readonly auth: Buffer;
+  readonly path: string;
+}
+
+const hkdf = (salt: Buffer, ikm: Buffer, info: Buffer, length: number) => Buffer.from(hkdfSync('sha256', ikm, salt, info, length));
+
+/** RFC 8291 / RFC 8188 decryption of a single-record aes128gcm Web Push message body. */
+function decrypt(browser: Browser, body: Buffer): string {
+  const salt = body.subarray(0, 16);
+  const idLength = body.readUInt8(20);
+  const serverPublicKey = body.subarray(21, 21 + idLength);
+  const record = body.subarray(21 + idLength);
+  const secret = browser.ecdh.computeSecret(serverPublicKey);
+  const keyInfo = Buffer.concat([Buffer.from('WebPush: info\0'), browser.ecdh.getPublicKey(), serverPublicKey]);
+  const ikm = hkdf(browser.auth, secret, keyInfo, 32);
+  const cek = hkdf(salt, ikm, Buffer.from('Content-Encoding: aes128gcm\0'), 16);
+  const nonce = hkdf(salt, ikm, Buffer.from('Content-Encoding: nonce\0'), 12);
+  const decipher = createDecipheriv('aes-128-gcm', cek, nonce);
+  decipher.setAuthTag(record.subarray(record.length - 16));
+  const padded = Buffer.concat([decipher.update(record.subarray(0, record.length - 16)), decipher.final()]);
+  let end = padded.length - 1;
+  while (padded[end] === 0) end--;
+  expect(padded[end]).toBe(2); // the last record's delimiter
+  return padded.subarray(0, end).toString('utf8');
+}
+
+describe('Beams Web Push delivery', () => {
+  let s: TestServer;
+  let pushService: Server;
+  let pushPort: number;
+  const received: Received[] = [];
+  /** Endpoint paths the push service answers 410 Gone for (an unsubscribed browser). */
+  const gone = new Set<string>();
+
+  const device = (path: string) => `/device_api/v1/instances/${s.instanceId}/devices/web${path}`;
+  const call = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(s.baseUrl + path, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: response.status, json: await response.json().catch(() => undefined) };
+  };
+  const browser = (name: string): Browser => {
+    const ecdh = createECDH('prime256v1');
+    ecdh.generateKeys();
+    return { ecdh, auth: randomBytes(16), path: `/push/${name}` };
+  };
+  const register = async (b: Browser, interests: string[]): Promise<string> => {
+    const subscription = {
+      endpoint: `https://localhost:${pushPort}${b.path}`,
+      expirationTime: null,
+      keys: { p256dh: b.ecdh.getPublicKey().toString('base64url'), auth: b.auth.toString('base64url') },
+    };
+    const token = Buffer.from(JSON.stringify(subscription)).toString('base64');
+    const registered = await call('POST', device(''), { token, metadata: { sdkVersion: '2.1.0' } });
+    expect(registered).toEqual({ status: 200, json: { id: expect.stringMatching(/^web-/) } });
+    const id = registered.json.id as string;
+    expect((await call('PUT', device(`/${id}/interests`), { interests })).status).toBe(200);
+    return id;
+  };
+  const beams = () => new PushNotifications({ instanceId: s.instanceId, secretKey: s.secret, endpoint: '127.0.0.1', port: s.server.httpPort } as any);
+  const publishEvents = (publishId: string) =>
+    s.server.app.get<EventStore>(EVENT_STORE).readStream(`beamspublish-${s.instanceId}.${publishId}`, { fromRevision: 0 });
+  const until = async <T>(probe: () => Promise<T | undefined> | T | undefined): Promise<T> => {
+    // A generous correctness bound, not a timing assertion.
+    for (const deadline = Date.now() + 20_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 50))) {
+      const value = await probe();
+      if (value !== undefined) return value;
+    }
+    throw new Error('timed out');
+  };
+  const delivered = (publishId: string) =>
+    until(async () => (await publishEvents(publishId)).find((e) => e.type === 'BeamsPublishDelivered')?.data as any);
+
+  beforeAll(async () => {
+    s = await startTestServer();
+    pushService = createServer({ cert: readFileSync(CERT_FILE), key: readFileSync(KEY_FILE) }, (request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (c: Buffer) => chunks.push(c));
+      request.on('end', () => {
+        received.push({ path: request.url!, headers: request.headers, body: Buffer.concat(chunks) });
+        response.writeHead(gone.has(request.url!) ? 410 : 201).end();
+      });
+    });
+    await new Promise<void>((resolve) => pushService.listen(0, '127.0.0.1', resolve));
+    pushPort = (pushService.address() as AddressInfo).port;
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => pushService?.close(resolve));
+    await s?.close();
+  });
+
+  it('delivers an encrypted, VAPID-signed push to the devices of the interest and to no other', async () => {
+    const alice = browser('alice');
+    const bob = browser('bob');
+    const aliceId = await register(alice, ['donuts', 'news']);
+    await register(bob, ['bagels']);
+    expect(await call('GET', device(`/${aliceId}/interests`))).toEqual({
+      status: 200,
+      json: { interests: ['donuts', 'news'], responseMetadata: {} },
+    });
+
+    const web = { notification: { title: 'Hello', body: 'Donuts are here' }, data: { flavour: 'glazed' } };
+    const { publishId } = await beams().publishToInterests(['donuts'], { web });
+    expect(await delivered(publishId)).toMatchObject({ devices: 1, delivered: 1, failed: 0, removed: 0 });
+
+    expect(received.map((r) => r.path)).toEqual(['/push/alice']);
+    const push = received[0];
+    expect(push.headers['content-encoding']).toBe('aes128gcm');
+    expect(Number(push.headers.ttl)).toBeGreaterThan(0);
+    // VAPID (RFC 8292): an ES256 JWT for the endpoint's origin, signed by the key the device API hands browsers.
+    const { json: vapid } = await call('GET', `/device_api/v1/instances/${s.instanceId}/web-vapid-public-key`);
+    const m = /^vapid t=([^,]+), k=(.+)$/.exec(String(push.headers.authorization));
+    expect(m?.[2]).toBe(vapid.vapidPublicKey);
+    const [header, claims, signature] = m![1].split('.');
+    expect(JSON.parse(Buffer.from(claims, 'base64url').toString())).toMatchObject({ aud: `https://localhost:${pushPort}` });
+    const publicKey = createPublicKey({
+      key: { kty: 'EC', crv: 'P-256', x: Buffer.from(vapid.vapidPublicKey, 'base64url').subarray(1, 33).toString('base64url'), y: Buffer.from(vapid.vapidPublicKey, 'base64url').subarray(33).toString('base64url') },
+      format: 'jwk',
+    });
+    expect(verify('sha256', Buffer.from(`${header}.${claims}`), { key: publicKey, dsaEncoding: 'ieee-p1363' }, Buffer.from(signature, 'base64url'))).toBe(true);
+
+    expect(JSON.parse(decrypt(alice, push.body))).toEqual({
+      ...web,
+      data: { flavour: 'glazed', pusher: { instanceId: s.instanceId, publishId, hasDisplayableContent: true, hasData: true } },
+    });
+  });
+
+  it('removes a device whose push service answers 410 Gone, and pushes nothing to it afterwards', async () => {
+    const carol = browser('carol');
+    const carolId = await register(carol, ['gone-test']);
+    gone.add(carol.path);
+    const first = await beams().publishToInterests(['gone-test'], { web: { notification: { title: 'One' } } });
+    expect(await delivered(first.publishId)).toMatchObject({ devices: 1, delivered: 0, removed: 1 });
+    expect(await call('GET', device(`/${carolId}/interests`))).toMatchObject({ status: 404, json: { error: 'not_found/device_not_found' } });
+
+    const before = received.filter((r) => r.path === carol.path).length;
+    const second = await beams().publishToInterests(['gone-test'], { web: { notification: { title: 'Two' } } });
+    expect(await delivered(second.publishId)).toMatchObject({ devices: 0 });
+    expect(received.filter((r) => r.path === carol.path)).toHaveLength(before);
+  });
+
+  it('adds and removes single interests, and refuses bad tokens, interests and unknown devices with Beams errors', async () => {
+    const dave = browser('dave');
+    const daveId = await register(dave, []);
+    expect((await call('POST', device(`/${daveId}/interests/pastries`))).status).toBe(200);
+    expect((await call('POST', device(`/${daveId}/interests/cakes`))).status).toBe(200);
+    expect((await call('DELETE', device(`/${daveId}/interests/pastries`))).status).toBe(200);
+    expect((await call('GET', device(`/${daveId}/interests`))).json.interests).toEqual(['cakes']);
+
+    const bad = (answer: { status: number; json: any }, status: number, error: string) =>
+      expect(answer).toEqual({ status, json: { error, description: expect.any(String) } });
+    bad(await call('POST', device(''), { token: 'not base64 json' }), 400, 'bad_request/invalid_token');
+    const httpToken = Buffer.from(JSON.stringify({ endpoint: 'http://localhost/x', keys: { p256dh: 'AA', auth: 'AA' } })).toString('base64');
+    bad(await call('POST', device(''), { token: httpToken }), 400, 'bad_request/invalid_token');
+    bad(await call('PUT', device(`/${daveId}/interests`), { interests: ['no spaces'] }), 400, 'bad_request/invalid_interest');
+    bad(await call('PUT', device(`/${daveId}/interests`), { interests: 'cakes' }), 400, 'bad_request/invalid_interests');
+    bad(await call('GET', device('/web-00000000-0000-0000-0000-000000000000/interests')), 404, 'not_found/device_not_found');
+    bad(await call('GET', `/device_api/v1/instances/no-such-instance/web-vapid-public-key`), 404, 'not_found/instance_not_found');
+
+    expect((await call('DELETE', device(`/${daveId}`))).status).toBe(200);
+    bad(await call('GET', device(`/${daveId}/interests`)), 404, 'not_found/device_not_found');
+    expect((await call('DELETE', device(`/${daveId}`))).status).toBe(200);
+  });
+});
