@@ -1,0 +1,47 @@
+import { project, recorded } from '../testing';
+import { forgettingWipedInstances } from '../instance-wipe';
+import { BEAMS_DEVICE_INTERESTS, BEAMS_DEVICES, beamsDevicesProjection } from './beams-devices.projection';
+
+const at = '2026-01-01T00:00:00.000Z';
+const sealed = { alg: 'aes-256-gcm', iv: 'i', tag: 't', ciphertext: 'c' };
+const registered = (stream: string) =>
+  recorded(stream, 'BeamsDeviceRegistered', { device_id: stream.split('.')[1], platform: 'web', subscription: sealed, sdk_version: null, registered_at: at });
+const changed = (stream: string, interests: string[], added: string[], removed: string[]) =>
+  recorded(stream, 'BeamsDeviceInterestsChanged', { interests, added, removed, changed_at: at });
+
+const interestRows = (docs: Map<string, Record<string, unknown>>) =>
+  [...docs.entries()].filter(([key]) => key.startsWith(`${BEAMS_DEVICE_INTERESTS}|`)).map(([, d]) => `${d.device_id}:${d.interest}`).sort();
+
+describe('beams devices projection', () => {
+  it('keeps a row per device and interest, following what each change added and removed', () => {
+    const docs = project(beamsDevicesProjection, [
+      registered('beamsdevice-acme.web-1'),
+      registered('beamsdevice-acme.web-2'),
+      changed('beamsdevice-acme.web-1', ['a', 'b'], ['a', 'b'], []),
+      changed('beamsdevice-acme.web-2', ['a'], ['a'], []),
+      changed('beamsdevice-acme.web-1', ['b', 'c'], ['c'], ['a']),
+    ]);
+    expect(interestRows(docs)).toEqual(['web-1:b', 'web-1:c', 'web-2:a']);
+    expect([...docs.values()].filter((d) => d.subscription).map((d) => d.device_id)).toEqual(['web-1', 'web-2']);
+  });
+
+  it('forgets a deleted device and all its interests', () => {
+    const docs = project(beamsDevicesProjection, [
+      registered('beamsdevice-acme.web-1'),
+      changed('beamsdevice-acme.web-1', ['a', 'b'], ['a', 'b'], []),
+      recorded('beamsdevice-acme.web-1', 'BeamsDeviceDeleted', { reason: 'push_service_gone', deleted_at: at }),
+    ]);
+    expect(docs.size).toBe(0);
+  });
+
+  it('drops a wiped instance’s devices, and only those', () => {
+    const docs = project(forgettingWipedInstances(beamsDevicesProjection), [
+      registered('beamsdevice-acme.web-1'),
+      changed('beamsdevice-acme.web-1', ['a'], ['a'], []),
+      registered('beamsdevice-other.web-1'),
+      recorded('wipes-acme.instance', 'InstanceWiped', { wiped_at: at }),
+    ]);
+    expect([...docs.keys()].every((k) => k.startsWith(`${BEAMS_DEVICES}|`))).toBe(true);
+    expect([...docs.values()].map((d) => d.instance_id)).toEqual(['other']);
+  });
+});
