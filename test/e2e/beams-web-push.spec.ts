@@ -8,7 +8,9 @@
  */
 import PushNotifications from '@pusher/push-notifications-server';
 import { createDecipheriv, createECDH, createPublicKey, ECDH, hkdfSync, randomBytes, verify } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer, Server } from 'node:https';
 import { AddressInfo } from 'node:net';
 import { CERT_FILE, KEY_FILE, startTestServer, TestServer } from '../support/test-server';
@@ -18,6 +20,7 @@ interface Received {
   readonly path: string;
   readonly headers: Record<string, string | string[] | undefined>;
   readonly body: Buffer;
+  readonly status: number;
 }
 
 /** A browser's side of a subscription: the keys it would generate, and its endpoint path on the local push service. */
@@ -54,8 +57,9 @@ describe('Beams Web Push delivery', () => {
   let pushService: Server;
   let pushPort: number;
   const received: Received[] = [];
-  /** Endpoint paths the push service answers 410 Gone for (an unsubscribed browser). */
+  /** Endpoint paths the push service answers 410 Gone for (an unsubscribed browser), and how many more times 503 for (it is failing). */
   const gone = new Set<string>();
+  const failing = new Map<string, number>();
 
   const device = (path: string) => `/device_api/v1/instances/${s.instanceId}/devices/web${path}`;
   const call = async (method: string, path: string, body?: unknown) => {
@@ -85,8 +89,8 @@ describe('Beams Web Push delivery', () => {
     return id;
   };
   const beams = () => new PushNotifications({ instanceId: s.instanceId, secretKey: s.secret, endpoint: '127.0.0.1', port: s.server.httpPort } as any);
-  const publishEvents = (publishId: string) =>
-    s.server.app.get<EventStore>(EVENT_STORE).readStream(`beamspublish-${s.instanceId}.${publishId}`, { fromRevision: 0 });
+  const publishEvents = (publishId: string, instanceId = s.instanceId) =>
+    s.server.app.get<EventStore>(EVENT_STORE).readStream(`beamspublish-${instanceId}.${publishId}`, { fromRevision: 0 });
   const until = async <T>(probe: () => Promise<T | undefined> | T | undefined): Promise<T> => {
     // A generous correctness bound, not a timing assertion.
     for (const deadline = Date.now() + 20_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 50))) {
@@ -95,8 +99,8 @@ describe('Beams Web Push delivery', () => {
     }
     throw new Error('timed out');
   };
-  const delivered = (publishId: string) =>
-    until(async () => (await publishEvents(publishId)).find((e) => e.type === 'BeamsPublishDelivered')?.data as any);
+  const delivered = (publishId: string, instanceId = s.instanceId) =>
+    until(async () => (await publishEvents(publishId, instanceId)).find((e) => e.type === 'BeamsPublishDelivered')?.data as any);
 
   beforeAll(async () => {
     s = await startTestServer();
@@ -104,8 +108,11 @@ describe('Beams Web Push delivery', () => {
       const chunks: Buffer[] = [];
       request.on('data', (c: Buffer) => chunks.push(c));
       request.on('end', () => {
-        received.push({ path: request.url!, headers: request.headers, body: Buffer.concat(chunks) });
-        response.writeHead(gone.has(request.url!) ? 410 : 201).end();
+        const failures = failing.get(request.url!) ?? 0;
+        if (failures > 0) failing.set(request.url!, failures - 1);
+        const status = gone.has(request.url!) ? 410 : failures > 0 ? 503 : 201;
+        received.push({ path: request.url!, headers: request.headers, body: Buffer.concat(chunks), status });
+        response.writeHead(status).end();
       });
     });
     await new Promise<void>((resolve) => pushService.listen(0, '127.0.0.1', resolve));
@@ -164,6 +171,42 @@ describe('Beams Web Push delivery', () => {
     const second = await beams().publishToInterests(['gone-test'], { web: { notification: { title: 'Two' } } });
     expect(await delivered(second.publishId)).toMatchObject({ devices: 0 });
     expect(received.filter((r) => r.path === carol.path)).toHaveLength(before);
+  });
+
+  it('retries, with backoff, a push the push service refused with 503', async () => {
+    const frank = browser('frank');
+    await register(frank, ['retry-test']);
+    failing.set(frank.path, 1);
+    const { publishId } = await beams().publishToInterests(['retry-test'], { web: { notification: { title: 'Again' } } });
+    expect(await delivered(publishId)).toMatchObject({ devices: 1, delivered: 1, failed: 0 });
+    expect(received.filter((r) => r.path === frank.path).map((r) => r.status)).toEqual([503, 201]);
+  });
+
+  it('delivers after a restart a publish accepted, and refused by the push service, before the stop', async () => {
+    // A server of its own on a data directory that outlives it (the shared one is removed on close).
+    const dataDir = mkdtempSync(join(tmpdir(), 'parley-beams-restart-'));
+    const shared = s;
+    try {
+      s = await startTestServer({ dataDir });
+      const erin = browser('erin');
+      await register(erin, ['restart-test']);
+      failing.set(erin.path, Infinity);
+      const web = { notification: { title: 'Still here' } };
+      const { publishId } = await beams().publishToInterests(['restart-test'], { web });
+      await until(() => received.find((r) => r.path === erin.path)); // tried, refused with 503
+      const instanceId = s.instanceId;
+      await s.close();
+
+      failing.set(erin.path, 0);
+      s = await startTestServer({ dataDir });
+      const push = await until(() => received.find((r) => r.path === erin.path && r.status === 201));
+      expect(JSON.parse(decrypt(erin, push.body))).toMatchObject({ ...web, data: { pusher: { instanceId, publishId } } });
+      expect(await delivered(publishId, instanceId)).toMatchObject({ devices: 1, delivered: 1 });
+      await s.close();
+    } finally {
+      s = shared;
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 
   it('adds and removes single interests, and refuses bad tokens, interests and unknown devices with Beams errors', async () => {
