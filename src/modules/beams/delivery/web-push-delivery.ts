@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import webPush, { WebPushError } from 'web-push';
 import { CONFIG, ParleyConfig } from '../../../config/config';
@@ -37,6 +38,11 @@ const PUSH_TIMEOUT_MS = 10_000;
 const TTL_SECONDS = 4 * 7 * 24 * 3600;
 /** Pushes in flight per publish. */
 const CONCURRENCY = 16;
+/**
+ * How long a publish's delivery lease lasts unrenewed (it is renewed while the delivery runs):
+ * how soon another process, or this one restarted after a crash, takes a delivery over.
+ */
+const DELIVERY_LEASE_MS = 30_000;
 
 type Outcome = 'delivered' | 'failed' | 'removed';
 
@@ -48,7 +54,8 @@ const messageOf = (error: unknown) => (error instanceof Error ? error.message : 
  * never waits for delivery and a publish acknowledged before a crash is delivered after the
  * restart. Each device gets an encrypted push (aes128gcm, VAPID) through web-push, retried
  * with backoff; a 404/410 from the push service deletes the device. Delivery is at least
- * once: a crash between the pushes and `BeamsPublishDelivered` sends them again.
+ * once: a crash between the pushes and `BeamsPublishDelivered` sends them again. A lease per
+ * publish keeps two processes from delivering the same publish at once.
  */
 @Injectable()
 export class WebPushDelivery implements OnApplicationBootstrap, OnModuleDestroy {
@@ -58,6 +65,8 @@ export class WebPushDelivery implements OnApplicationBootstrap, OnModuleDestroy 
   private timer: NodeJS.Timeout | null = null;
   private sweeping: Promise<void> | null = null;
   private readonly stop = new AbortController();
+  /** This process, as the owner of delivery leases. */
+  private readonly owner = `beams-delivery-${randomUUID()}`;
 
   constructor(
     private readonly pipeline: CommandPipeline,
@@ -110,7 +119,19 @@ export class WebPushDelivery implements OnApplicationBootstrap, OnModuleDestroy 
   private start(publish: BeamsPendingPublishDocument): void {
     const key = publish._id;
     if (this.running.has(key) || this.stop.signal.aborted) return;
-    const run = this.deliver(publish)
+    const lease = `beams_delivery:${key}`;
+    const run = this.readModels
+      .acquireLease(lease, this.owner, DELIVERY_LEASE_MS)
+      .then(async (held) => {
+        if (!held) return; // another process delivers it
+        const renewal = setInterval(() => void this.readModels.acquireLease(lease, this.owner, DELIVERY_LEASE_MS).catch(() => undefined), DELIVERY_LEASE_MS / 3);
+        try {
+          await this.deliver(publish);
+        } finally {
+          clearInterval(renewal);
+          await this.readModels.releaseLease(lease, this.owner);
+        }
+      })
       .catch((error: unknown) =>
         this.logger.warn(`publish ${publish.publish_id} of ${publish.instance_id} stays pending, retried by a later sweep: ${messageOf(error)}`),
       )
