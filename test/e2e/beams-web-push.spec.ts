@@ -216,6 +216,7 @@ describe('Beams Web Push delivery', () => {
     expect((await call('POST', device(`/${daveId}/interests/cakes`))).status).toBe(200);
     expect((await call('DELETE', device(`/${daveId}/interests/pastries`))).status).toBe(200);
     expect((await call('GET', device(`/${daveId}/interests`))).json.interests).toEqual(['cakes']);
+    expect((await call('PUT', device(`/${daveId}/metadata`), { sdkVersion: '2.1.1' })).status).toBe(200);
 
     const bad = (answer: { status: number; json: any }, status: number, error: string) =>
       expect(answer).toEqual({ status, json: { error, description: expect.any(String) } });

@@ -129,6 +129,10 @@ export class BeamsRoutes implements OnModuleInit {
       await this.devices.delete(request.params.instanceId!, request.params.deviceId!, 'stopped', this.clock.now());
       void reply.status(200).send({});
     });
+    scope.put<{ Params: Params }>(`${device}/metadata`, { bodyLimit: DEVICE_BODY_LIMIT }, async (request, reply) => {
+      await this.devices.updateMetadata(request.params.instanceId!, request.params.deviceId!, body(request).sdkVersion, this.clock.now());
+      void reply.status(200).send({});
+    });
     scope.get<{ Params: Params }>(`${device}/interests`, async (request, reply) => {
       const interests = await this.devices.interests(request.params.instanceId!, request.params.deviceId!);
       void reply.status(200).send({ interests, responseMetadata: {} });

@@ -17,6 +17,9 @@ const DEVICE_ACTOR: Actor = { key_id: 'device_api' };
 
 const DEVICE_ID = /^web-[0-9a-f-]{36}$/;
 
+/** Only a short version string is kept from what the SDK reports. */
+const sdkVersionOf = (value: unknown): string | null => (typeof value === 'string' ? value.slice(0, 64) : null);
+
 export const requireInterest = (interest: unknown): string => {
   if (typeof interest !== 'string' || interest.length === 0 || interest.length > MAX_INTEREST_LENGTH || !INTEREST_PATTERN.test(interest)) {
     throw badRequest('invalid_interest', `Interests are 1 to ${MAX_INTEREST_LENGTH} characters of A-Z a-z 0-9 _ - = @ , . ;`);
@@ -45,7 +48,7 @@ export class Devices {
       type: 'RegisterDevice',
       deviceId,
       subscription: this.box.seal(JSON.stringify(subscription)),
-      sdkVersion: typeof sdkVersion === 'string' ? sdkVersion.slice(0, 64) : null,
+      sdkVersion: sdkVersionOf(sdkVersion),
       now: now.toISOString(),
     });
     return deviceId;
@@ -72,6 +75,10 @@ export class Devices {
 
   async removeInterest(instanceId: string, deviceId: string, interest: string, now: Date): Promise<void> {
     await this.change(instanceId, deviceId, { type: 'RemoveInterest', interest: requireInterest(interest), now: now.toISOString() });
+  }
+
+  async updateMetadata(instanceId: string, deviceId: string, sdkVersion: unknown, now: Date): Promise<void> {
+    await this.change(instanceId, deviceId, { type: 'UpdateMetadata', sdkVersion: sdkVersionOf(sdkVersion), now: now.toISOString() });
   }
 
   /** Deleting a device that is already gone succeeds (the SDK's `stop` may be retried). */

@@ -25,6 +25,11 @@ describe('beams device decider', () => {
     ]);
   });
 
+  it('records a reported SDK version only when it changed', () => {
+    expect(decide(registered, { type: 'UpdateMetadata', sdkVersion: null, now })).toEqual([]);
+    expect(decide(registered, { type: 'UpdateMetadata', sdkVersion: '2.1.1', now }).map((e) => e.type)).toEqual(['BeamsDeviceMetadataUpdated']);
+  });
+
   it('deletes a device once; a deleted or unknown device refuses interest changes with 404', () => {
     const deleted = decide(registered, { type: 'DeleteDevice', reason: 'stopped', now });
     expect(deleted.map((e) => e.type)).toEqual(['BeamsDeviceDeleted']);

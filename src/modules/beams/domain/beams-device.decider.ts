@@ -11,6 +11,7 @@ export const beamsDeviceStream = (instanceId: string, deviceId: string) => strea
 export interface DeviceState {
   readonly status: 'absent' | 'registered' | 'deleted';
   readonly interests: readonly string[];
+  readonly sdkVersion: string | null;
 }
 
 export type DeviceCommand =
@@ -18,6 +19,7 @@ export type DeviceCommand =
   | { type: 'SetInterests'; interests: readonly string[]; now: string }
   | { type: 'AddInterest'; interest: string; now: string }
   | { type: 'RemoveInterest'; interest: string; now: string }
+  | { type: 'UpdateMetadata'; sdkVersion: string | null; now: string }
   | { type: 'DeleteDevice'; reason: 'stopped' | 'push_service_gone'; now: string };
 
 export const deviceNotFound = () => notFound('device_not_found', 'There is no such device (never registered, or deleted)');
@@ -32,15 +34,17 @@ const change = (state: DeviceState, next: readonly string[], now: string): Beams
 
 /** Interest changes record only what differs, so a repeated call adds nothing; a deleted device stays deleted. */
 export const beamsDeviceDecider: Decider<DeviceState, DeviceCommand, BeamsDeviceEvent> = {
-  initialState: () => ({ status: 'absent', interests: [] }),
+  initialState: () => ({ status: 'absent', interests: [], sdkVersion: null }),
   evolve: (state, event) => {
     switch (event.type) {
       case 'BeamsDeviceRegistered':
-        return { status: 'registered', interests: [] };
+        return { status: 'registered', interests: [], sdkVersion: event.data.sdk_version };
       case 'BeamsDeviceInterestsChanged':
         return { ...state, interests: event.data.interests };
+      case 'BeamsDeviceMetadataUpdated':
+        return { ...state, sdkVersion: event.data.sdk_version };
       case 'BeamsDeviceDeleted':
-        return { status: 'deleted', interests: [] };
+        return { status: 'deleted', interests: [], sdkVersion: null };
     }
   },
   decide: (command, state) => {
@@ -58,6 +62,11 @@ export const beamsDeviceDecider: Decider<DeviceState, DeviceCommand, BeamsDevice
       return state.status === 'registered' ? [{ type: 'BeamsDeviceDeleted', data: { reason: command.reason, deleted_at: command.now } }] : [];
     }
     if (state.status !== 'registered') throw deviceNotFound();
+    if (command.type === 'UpdateMetadata') {
+      return command.sdkVersion === state.sdkVersion
+        ? []
+        : [{ type: 'BeamsDeviceMetadataUpdated', data: { sdk_version: command.sdkVersion, updated_at: command.now } }];
+    }
     if (command.type === 'SetInterests') return change(state, command.interests, command.now);
     if (command.type === 'AddInterest') return change(state, [...state.interests, command.interest], command.now);
     return change(state, state.interests.filter((i) => i !== command.interest), command.now);

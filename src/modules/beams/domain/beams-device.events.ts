@@ -19,4 +19,7 @@ export type BeamsDeviceInterestsChanged = DomainEvent<
 /** `stopped`: the SDK deleted it; `push_service_gone`: the push service answered 404/410 for its subscription. */
 export type BeamsDeviceDeleted = DomainEvent<'BeamsDeviceDeleted', { reason: 'stopped' | 'push_service_gone'; deleted_at: string }>;
 
-export type BeamsDeviceEvent = BeamsDeviceRegistered | BeamsDeviceInterestsChanged | BeamsDeviceDeleted;
+/** The SDK version the device reported (the Web SDK reports it when it changes). */
+export type BeamsDeviceMetadataUpdated = DomainEvent<'BeamsDeviceMetadataUpdated', { sdk_version: string | null; updated_at: string }>;
+
+export type BeamsDeviceEvent = BeamsDeviceRegistered | BeamsDeviceInterestsChanged | BeamsDeviceMetadataUpdated | BeamsDeviceDeleted;
