@@ -34,6 +34,32 @@ describe('beams devices projection', () => {
     expect(docs.size).toBe(0);
   });
 
+  it('records a device’s user, and forgets that user’s devices (only those) when the user is deleted', () => {
+    const docs = project(beamsDevicesProjection, [
+      registered('beamsdevice-acme.web-1'),
+      registered('beamsdevice-acme.web-2'),
+      registered('beamsdevice-other.web-3'),
+      recorded('beamsdevice-acme.web-1', 'BeamsDeviceUserSet', { user_id: 'alice', set_at: at }),
+      recorded('beamsdevice-acme.web-2', 'BeamsDeviceUserSet', { user_id: 'bob', set_at: at }),
+      recorded('beamsdevice-other.web-3', 'BeamsDeviceUserSet', { user_id: 'alice', set_at: at }),
+    ]);
+    expect([...docs.values()].map((d) => `${d.instance_id}:${d.device_id}:${d.user_id}`).sort()).toEqual([
+      'acme:web-1:alice',
+      'acme:web-2:bob',
+      'other:web-3:alice',
+    ]);
+    const after = project(beamsDevicesProjection, [
+      registered('beamsdevice-acme.web-1'),
+      registered('beamsdevice-acme.web-2'),
+      registered('beamsdevice-other.web-3'),
+      recorded('beamsdevice-acme.web-1', 'BeamsDeviceUserSet', { user_id: 'alice', set_at: at }),
+      recorded('beamsdevice-acme.web-2', 'BeamsDeviceUserSet', { user_id: 'bob', set_at: at }),
+      recorded('beamsdevice-other.web-3', 'BeamsDeviceUserSet', { user_id: 'alice', set_at: at }),
+      recorded('beamsuser-acme.alice', 'BeamsUserDeleted', { user_id: 'alice', deleted_at: at }),
+    ]);
+    expect([...after.values()].map((d) => `${d.instance_id}:${d.device_id}`).sort()).toEqual(['acme:web-2', 'other:web-3']);
+  });
+
   it('drops a wiped instance’s devices, and only those', () => {
     const docs = project(forgettingWipedInstances(beamsDevicesProjection), [
       registered('beamsdevice-acme.web-1'),

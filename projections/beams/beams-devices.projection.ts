@@ -6,6 +6,8 @@ export const BEAMS_DEVICES = 'beams_devices';
 export const BEAMS_DEVICE_INTERESTS = 'beams_device_interests';
 /** The device streams' category (`beamsdevice-<instance>.<device>`), as the Beams domain names it. */
 const DEVICE_CATEGORY = 'beamsdevice';
+/** The Beams user streams' category (`beamsuser-<instance>.<user>`): `deleteUser` forgets the user's devices. */
+const USER_CATEGORY = 'beamsuser';
 
 /** A live device and its push subscription, still sealed (only the delivery worker opens it). */
 export interface BeamsDeviceDocument extends Document {
@@ -13,6 +15,8 @@ export interface BeamsDeviceDocument extends Document {
   readonly device_id: string;
   readonly platform: 'web';
   readonly subscription: unknown;
+  /** The Beams user the device was associated with by a Beams token, if any. */
+  readonly user_id: string | null;
 }
 
 /** One row per (device, interest): publishes to interests find their devices by an index, not a scan. */
@@ -25,21 +29,29 @@ export interface BeamsDeviceInterestDocument extends Document {
 export const beamsDeviceDocumentId = (instanceId: string, deviceId: string) => documentId(instanceId, deviceId);
 const interestDocumentId = (instanceId: string, deviceId: string, interest: string) => documentId(instanceId, deviceId, interest);
 
-/** The Beams device registry: devices by id, and which devices hold each interest. A deleted device leaves both. */
+/**
+ * The Beams device registry: devices by id (and user), and which devices hold each interest.
+ * A deleted device leaves both; a deleted user's devices leave the registry, so no publish
+ * (to the user or to an interest) reaches them.
+ */
 export const beamsDevicesProjection: ProjectionDefinition = {
   name: 'beams_devices',
-  version: 1,
+  version: 2,
   collections: [
-    { name: BEAMS_DEVICES, indexes: [{ fields: ['instance_id'] }] },
+    { name: BEAMS_DEVICES, indexes: [{ fields: ['instance_id'] }, { fields: ['instance_id', 'user_id'] }] },
     { name: BEAMS_DEVICE_INTERESTS, indexes: [{ fields: ['instance_id', 'interest'] }, { fields: ['instance_id', 'device_id'] }] },
   ],
-  handles: ['BeamsDeviceRegistered', 'BeamsDeviceInterestsChanged', 'BeamsDeviceDeleted'],
+  handles: ['BeamsDeviceRegistered', 'BeamsDeviceInterestsChanged', 'BeamsDeviceUserSet', 'BeamsDeviceDeleted', 'BeamsUserDeleted'],
 
   targets(event: RecordedEvent): Target[] {
     const stream = parseStreamName(event.streamName);
+    if (stream?.category === USER_CATEGORY && event.type === 'BeamsUserDeleted') {
+      const { user_id } = event.data as { user_id: string };
+      return [{ collection: BEAMS_DEVICES, where: { instance_id: stream.instanceId, user_id } }];
+    }
     if (!stream || stream.category !== DEVICE_CATEGORY) return [];
     const device = { collection: BEAMS_DEVICES, id: beamsDeviceDocumentId(stream.instanceId, stream.id) };
-    if (event.type === 'BeamsDeviceRegistered') return [device];
+    if (event.type === 'BeamsDeviceRegistered' || event.type === 'BeamsDeviceUserSet') return [device];
     if (event.type === 'BeamsDeviceDeleted') {
       return [device, { collection: BEAMS_DEVICE_INTERESTS, where: { instance_id: stream.instanceId, device_id: stream.id } }];
     }
@@ -50,9 +62,13 @@ export const beamsDevicesProjection: ProjectionDefinition = {
     }));
   },
 
-  evolve(_document, event, target) {
+  evolve(document, event, target) {
     const stream = parseStreamName(event.streamName)!;
-    if (event.type === 'BeamsDeviceDeleted') return null;
+    if (event.type === 'BeamsDeviceDeleted' || event.type === 'BeamsUserDeleted') return null;
+    if (event.type === 'BeamsDeviceUserSet') {
+      // Absent when the device was deleted, or forgot with its earlier user.
+      return document ? { ...(document as BeamsDeviceDocument), user_id: (event.data as { user_id: string }).user_id } : null;
+    }
     if (event.type === 'BeamsDeviceRegistered') {
       const data = event.data as { platform: 'web'; subscription: unknown };
       return {
@@ -61,6 +77,7 @@ export const beamsDevicesProjection: ProjectionDefinition = {
         device_id: stream.id,
         platform: data.platform,
         subscription: data.subscription,
+        user_id: null,
       } satisfies BeamsDeviceDocument;
     }
     const interest = (JSON.parse(target.id) as string[])[2];

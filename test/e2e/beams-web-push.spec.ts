@@ -7,6 +7,7 @@
  * (as `npm test` sets it): web-push speaks only HTTPS.
  */
 import PushNotifications from '@pusher/push-notifications-server';
+import jwt from 'jsonwebtoken';
 import { createDecipheriv, createECDH, createPublicKey, ECDH, hkdfSync, randomBytes, verify } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -62,10 +63,10 @@ describe('Beams Web Push delivery', () => {
   const failing = new Map<string, number>();
 
   const device = (path: string) => `/device_api/v1/instances/${s.instanceId}/devices/web${path}`;
-  const call = async (method: string, path: string, body?: unknown) => {
+  const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
     const response = await fetch(s.baseUrl + path, {
       method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     return { status: response.status, json: await response.json().catch(() => undefined) };
@@ -231,5 +232,57 @@ describe('Beams Web Push delivery', () => {
     expect((await call('DELETE', device(`/${daveId}`))).status).toBe(200);
     bad(await call('GET', device(`/${daveId}/interests`)), 404, 'not_found/device_not_found');
     expect((await call('DELETE', device(`/${daveId}`))).status).toBe(200);
+  });
+
+  it('delivers publishes to users to the devices associated through a Beams token, and none after deleteUser', async () => {
+    const grace = browser('grace');
+    const heidi = browser('heidi');
+    const graceId = await register(grace, ['user-test']);
+    const heidiId = await register(heidi, []);
+    const associate = (id: string, token: string) => call('PUT', device(`/${id}/user`), undefined, { authorization: `Bearer ${token}` });
+    expect(await associate(graceId, beams().generateToken('grace').token)).toEqual({ status: 200, json: {} });
+    expect((await associate(graceId, beams().generateToken('grace').token)).status).toBe(200); // the SDK may repeat it
+    expect((await associate(heidiId, beams().generateToken('heidi').token)).status).toBe(200);
+
+    const web = { notification: { title: 'For Grace' } };
+    const { publishId } = await beams().publishToUsers(['grace'], { web });
+    expect(await delivered(publishId)).toMatchObject({ devices: 1, delivered: 1 });
+    const pushes = received.filter((r) => r.path === grace.path);
+    expect(pushes).toHaveLength(1);
+    expect(JSON.parse(decrypt(grace, pushes[0].body))).toMatchObject({ ...web, data: { pusher: { instanceId: s.instanceId, publishId } } });
+    expect(received.filter((r) => r.path === heidi.path)).toEqual([]);
+
+    await beams().deleteUser('grace');
+    const after = await beams().publishToUsers(['grace'], { web });
+    expect(await delivered(after.publishId)).toMatchObject({ devices: 0 });
+    const byInterest = await beams().publishToInterests(['user-test'], { web });
+    expect(await delivered(byInterest.publishId)).toMatchObject({ devices: 0 });
+    expect(received.filter((r) => r.path === grace.path)).toHaveLength(1);
+    // Heidi's device is still hers.
+    const toHeidi = await beams().publishToUsers(['heidi'], { web });
+    expect(await delivered(toHeidi.publishId)).toMatchObject({ devices: 1, delivered: 1 });
+  });
+
+  it('refuses a missing, wrongly signed, expired or foreign Beams token, and a device of another user', async () => {
+    const ivan = browser('ivan');
+    const ivanId = await register(ivan, []);
+    const associate = (token: string | null, id = ivanId) =>
+      call('PUT', device(`/${id}/user`), undefined, token === null ? {} : { authorization: `Bearer ${token}` });
+    const refused = (answer: { status: number; json: any }, status: number, error: string) =>
+      expect(answer).toEqual({ status, json: { error, description: expect.any(String) } });
+    const issuer = `https://${s.instanceId}.pushnotifications.pusher.com`;
+    const now = Math.floor(Date.now() / 1000);
+
+    refused(await associate(null), 401, 'unauthorized/invalid_token');
+    refused(await associate('not-a-jwt'), 401, 'unauthorized/invalid_token');
+    refused(await associate(jwt.sign({}, 'another secret', { expiresIn: '24h', issuer, subject: 'ivan' })), 401, 'unauthorized/invalid_token');
+    refused(await associate(jwt.sign({ iat: now - 2 * 86400, exp: now - 86400 }, s.secret, { issuer, subject: 'ivan' })), 401, 'unauthorized/invalid_token');
+    refused(await associate(jwt.sign({}, s.secret, { issuer, subject: 'ivan' })), 401, 'unauthorized/invalid_token'); // no expiry
+    const otherInstance = 'https://other.pushnotifications.pusher.com';
+    refused(await associate(jwt.sign({}, s.secret, { expiresIn: '24h', issuer: otherInstance, subject: 'ivan' })), 401, 'unauthorized/invalid_token');
+
+    expect((await associate(beams().generateToken('ivan').token)).status).toBe(200);
+    refused(await associate(beams().generateToken('judy').token), 403, 'forbidden/device_has_other_user');
+    refused(await associate(beams().generateToken('ivan').token, 'web-00000000-0000-0000-0000-000000000000'), 404, 'not_found/device_not_found');
   });
 });

@@ -133,6 +133,11 @@ export class BeamsRoutes implements OnModuleInit {
       await this.devices.updateMetadata(request.params.instanceId!, request.params.deviceId!, body(request).sdkVersion, this.clock.now());
       void reply.status(200).send({});
     });
+    scope.put<{ Params: Params }>(`${device}/user`, { bodyLimit: DEVICE_BODY_LIMIT }, async (request, reply) => {
+      const token = bearerSecret(request.headers.authorization);
+      await this.devices.setUser(request.params.instanceId!, request.params.deviceId!, token, this.clock.now());
+      void reply.status(200).send({});
+    });
     scope.get<{ Params: Params }>(`${device}/interests`, async (request, reply) => {
       const interests = await this.devices.interests(request.params.instanceId!, request.params.deviceId!);
       void reply.status(200).send({ interests, responseMetadata: {} });

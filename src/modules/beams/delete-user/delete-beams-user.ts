@@ -1,10 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { CommandPipeline } from '../../../shared/application/command-pipeline';
+import { checkpointName } from '../../../../projections/projection';
+import { beamsDevicesProjection } from '../../../../projections/beams/beams-devices.projection';
 import { unprocessable } from '../../../shared/domain/errors';
 import { beamsUserDecider, beamsUserStream } from '../domain/beams.deciders';
 import { isBeamsUserId, MAX_USER_ID_BYTES } from '../publish/publish-request';
 
-/** `deleteUser`: records that the user's devices are to be forgotten; answers once that is durable. */
+/** `deleteUser`: records that the user's devices are to be forgotten; answers once the device registry has forgotten them. */
 @Injectable()
 export class DeleteBeamsUser {
   constructor(private readonly pipeline: CommandPipeline) {}
@@ -17,7 +19,7 @@ export class DeleteBeamsUser {
       beamsUserDecider,
       { type: 'DeleteBeamsUser', userId, now: at },
       { instance_id: instanceId, actor: { key_id: keyId }, occurred_at: at },
-      { awaitProjections: [] },
+      { awaitProjections: [checkpointName(beamsDevicesProjection)] },
     );
   }
 }

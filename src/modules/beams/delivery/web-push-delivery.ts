@@ -174,9 +174,13 @@ export class WebPushDelivery implements OnApplicationBootstrap, OnModuleDestroy 
     );
   }
 
-  /** Devices holding any of the publish's interests. (Publishes to users reach no device until users can be associated.) */
+  /** Devices holding any of the publish's interests, or associated with any of its users. */
   private async devicesFor(publish: BeamsPendingPublishDocument): Promise<BeamsDeviceDocument[]> {
-    if (publish.target.kind !== 'interests') return [];
+    if (publish.target.kind === 'users') {
+      return this.readModels.find<BeamsDeviceDocument>(BEAMS_DEVICES, {
+        where: { instance_id: publish.instance_id, user_id: { in: publish.target.users } },
+      });
+    }
     const rows = await this.readModels.find<BeamsDeviceInterestDocument>(BEAMS_DEVICE_INTERESTS, {
       where: { instance_id: publish.instance_id, interest: { in: publish.target.interests } },
     });

@@ -10,6 +10,7 @@ import { beamsDevicesProjection } from '../../../../projections/beams/beams-devi
 import { beamsDeviceDecider, beamsDeviceStream, DeviceCommand, deviceNotFound } from '../domain/beams-device.decider';
 import { INTEREST_PATTERN, MAX_INTEREST_LENGTH, MAX_INTERESTS } from '../publish/publish-request';
 import { instanceNotFound } from '../secret-key-check';
+import { beamsTokenUser } from './beams-token';
 import { parseWebPushToken } from './web-push-subscription';
 
 /** Device API calls come from browsers with no credential (as in Beams): the audit trail says so. */
@@ -79,6 +80,18 @@ export class Devices {
 
   async updateMetadata(instanceId: string, deviceId: string, sdkVersion: unknown, now: Date): Promise<void> {
     await this.change(instanceId, deviceId, { type: 'UpdateMetadata', sdkVersion: sdkVersionOf(sdkVersion), now: now.toISOString() });
+  }
+
+  /**
+   * `setUserId`: the Beams token (signed by the customer's backend or the Chatkit Beams token
+   * provider) proves the user; the device then receives publishes to that user.
+   */
+  async setUser(instanceId: string, deviceId: string, token: string | null, now: Date): Promise<void> {
+    const instance = await this.keyRing.instance(instanceId);
+    if (!instance) throw instanceNotFound(instanceId);
+    const userId = beamsTokenUser(token, instanceId, instance.keys.values());
+    if (!DEVICE_ID.test(deviceId)) throw deviceNotFound();
+    await this.run(instanceId, deviceId, { type: 'SetUser', userId, now: now.toISOString() });
   }
 
   /** Deleting a device that is already gone succeeds (the SDK's `stop` may be retried). */

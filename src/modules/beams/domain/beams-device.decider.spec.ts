@@ -39,4 +39,12 @@ describe('beams device decider', () => {
     }
     expect(decide([...registered, ...deleted], register)).toEqual([]);
   });
+
+  it('associates a device with one user: again with the same user is nothing, another user is refused', () => {
+    const set = decide(registered, { type: 'SetUser', userId: 'alice', now });
+    expect(set.map((e) => e.data)).toEqual([{ user_id: 'alice', set_at: now }]);
+    expect(decide([...registered, ...set], { type: 'SetUser', userId: 'alice', now })).toEqual([]);
+    expect(() => decide([...registered, ...set], { type: 'SetUser', userId: 'bob', now })).toThrow(DomainError);
+    expect(() => decide([], { type: 'SetUser', userId: 'alice', now })).toThrow(DomainError);
+  });
 });

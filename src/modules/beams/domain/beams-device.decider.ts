@@ -1,6 +1,6 @@
 import type { SealedSecret } from '../../../shared/crypto/secret-box';
 import { Decider } from '../../../shared/domain/decider';
-import { notFound } from '../../../shared/domain/errors';
+import { forbidden, notFound } from '../../../shared/domain/errors';
 import { streamName } from '../../../shared/domain/streams';
 import { BeamsDeviceEvent } from './beams-device.events';
 
@@ -12,6 +12,7 @@ export interface DeviceState {
   readonly status: 'absent' | 'registered' | 'deleted';
   readonly interests: readonly string[];
   readonly sdkVersion: string | null;
+  readonly userId: string | null;
 }
 
 export type DeviceCommand =
@@ -20,6 +21,7 @@ export type DeviceCommand =
   | { type: 'AddInterest'; interest: string; now: string }
   | { type: 'RemoveInterest'; interest: string; now: string }
   | { type: 'UpdateMetadata'; sdkVersion: string | null; now: string }
+  | { type: 'SetUser'; userId: string; now: string }
   | { type: 'DeleteDevice'; reason: 'stopped' | 'push_service_gone'; now: string };
 
 export const deviceNotFound = () => notFound('device_not_found', 'There is no such device (never registered, or deleted)');
@@ -34,17 +36,19 @@ const change = (state: DeviceState, next: readonly string[], now: string): Beams
 
 /** Interest changes record only what differs, so a repeated call adds nothing; a deleted device stays deleted. */
 export const beamsDeviceDecider: Decider<DeviceState, DeviceCommand, BeamsDeviceEvent> = {
-  initialState: () => ({ status: 'absent', interests: [], sdkVersion: null }),
+  initialState: () => ({ status: 'absent', interests: [], sdkVersion: null, userId: null }),
   evolve: (state, event) => {
     switch (event.type) {
       case 'BeamsDeviceRegistered':
-        return { status: 'registered', interests: [], sdkVersion: event.data.sdk_version };
+        return { status: 'registered', interests: [], sdkVersion: event.data.sdk_version, userId: null };
       case 'BeamsDeviceInterestsChanged':
         return { ...state, interests: event.data.interests };
       case 'BeamsDeviceMetadataUpdated':
         return { ...state, sdkVersion: event.data.sdk_version };
+      case 'BeamsDeviceUserSet':
+        return { ...state, userId: event.data.user_id };
       case 'BeamsDeviceDeleted':
-        return { status: 'deleted', interests: [], sdkVersion: null };
+        return { status: 'deleted', interests: [], sdkVersion: null, userId: null };
     }
   },
   decide: (command, state) => {
@@ -66,6 +70,13 @@ export const beamsDeviceDecider: Decider<DeviceState, DeviceCommand, BeamsDevice
       return command.sdkVersion === state.sdkVersion
         ? []
         : [{ type: 'BeamsDeviceMetadataUpdated', data: { sdk_version: command.sdkVersion, updated_at: command.now } }];
+    }
+    if (command.type === 'SetUser') {
+      // As in Beams, a device changes user only through a new registration (the SDK's clearAllState).
+      if (state.userId !== null && state.userId !== command.userId) {
+        throw forbidden('device_has_other_user', 'This device is already associated with another user');
+      }
+      return state.userId === command.userId ? [] : [{ type: 'BeamsDeviceUserSet', data: { user_id: command.userId, set_at: command.now } }];
     }
     if (command.type === 'SetInterests') return change(state, command.interests, command.now);
     if (command.type === 'AddInterest') return change(state, [...state.interests, command.interest], command.now);

@@ -16,10 +16,13 @@ export type BeamsDeviceInterestsChanged = DomainEvent<
   { interests: string[]; added: string[]; removed: string[]; changed_at: string }
 >;
 
+/** The device belongs to a Beams user (proved by a Beams token for that user); publishes to the user reach it. */
+export type BeamsDeviceUserSet = DomainEvent<'BeamsDeviceUserSet', { user_id: string; set_at: string }>;
+
 /** `stopped`: the SDK deleted it; `push_service_gone`: the push service answered 404/410 for its subscription. */
 export type BeamsDeviceDeleted = DomainEvent<'BeamsDeviceDeleted', { reason: 'stopped' | 'push_service_gone'; deleted_at: string }>;
 
 /** The SDK version the device reported (the Web SDK reports it when it changes). */
 export type BeamsDeviceMetadataUpdated = DomainEvent<'BeamsDeviceMetadataUpdated', { sdk_version: string | null; updated_at: string }>;
 
-export type BeamsDeviceEvent = BeamsDeviceRegistered | BeamsDeviceInterestsChanged | BeamsDeviceMetadataUpdated | BeamsDeviceDeleted;
+export type BeamsDeviceEvent = BeamsDeviceRegistered | BeamsDeviceInterestsChanged | BeamsDeviceMetadataUpdated | BeamsDeviceUserSet | BeamsDeviceDeleted;
