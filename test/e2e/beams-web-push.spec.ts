@@ -285,4 +285,25 @@ describe('Beams Web Push delivery', () => {
     refused(await associate(beams().generateToken('judy').token), 403, 'forbidden/device_has_other_user');
     refused(await associate(beams().generateToken('ivan').token, 'web-00000000-0000-0000-0000-000000000000'), 404, 'not_found/device_not_found');
   });
+
+  it('issues, through chatkit_beams_token_provider, a Beams token for the Chatkit user of the access token only', async () => {
+    const kim = browser('kim');
+    const kimId = await register(kim, []);
+    const provider = (userId: string) => `/services/chatkit_beams_token_provider/v1/${s.instanceId}/beams-tokens?user_id=${encodeURIComponent(userId)}`;
+    const issued = await s.request('GET', provider('kim'), { token: s.token({ sub: 'kim' }) });
+    expect(issued).toMatchObject({ status: 200, body: { token: expect.any(String) } });
+    const claims = jwt.decode(issued.body.token) as jwt.JwtPayload;
+    expect(claims).toMatchObject({ sub: 'kim', iss: `https://${s.instanceId}.pushnotifications.pusher.com` });
+    expect(claims.exp! - claims.iat!).toBe(24 * 3600);
+
+    expect((await call('PUT', device(`/${kimId}/user`), undefined, { authorization: `Bearer ${issued.body.token}` })).status).toBe(200);
+    const { publishId } = await beams().publishToUsers(['kim'], { web: { notification: { title: 'Hi Kim' } } });
+    expect(await delivered(publishId)).toMatchObject({ devices: 1, delivered: 1 });
+
+    expect(await s.request('GET', provider('lee'), { token: s.token({ sub: 'kim' }) })).toMatchObject({
+      status: 403,
+      body: { error: expect.stringMatching(/other_user$/), error_description: expect.any(String) },
+    });
+    expect((await s.request('GET', provider('kim'), { token: null })).status).toBe(401);
+  });
 });
