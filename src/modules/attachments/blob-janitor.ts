@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { CommandPipeline } from '../../shared/application/command-pipeline';
+import { PeriodicSweep } from '../../shared/application/periodic-sweep';
 import { CLOCK } from '../../shared/application/tokens';
 import { Clock } from '../../shared/domain/clock';
 import { BLOB_STORE, BlobStore } from '../../shared/ports/blob-store.port';
@@ -24,9 +25,9 @@ const BATCH = 100;
 @Injectable()
 export class BlobJanitor implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('attachments');
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  private stopped = false;
+  private readonly sweeper = new PeriodicSweep(() => this.sweepAll(), BLOB_SWEEP_INTERVAL_MS, (error) =>
+    this.logger.warn(`removing the bytes of gone attachments failed; retrying in ${BLOB_SWEEP_INTERVAL_MS} ms: ${String((error as Error)?.message ?? error)}`),
+  );
 
   constructor(
     private readonly attachments: AttachmentsReadModel,
@@ -36,15 +37,11 @@ export class BlobJanitor implements OnApplicationBootstrap, OnModuleDestroy {
   ) {}
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.sweep(), BLOB_SWEEP_INTERVAL_MS);
-    this.timer.unref();
-    void this.sweep();
+    this.sweeper.start();
   }
 
-  async onModuleDestroy(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
-    await this.running;
+  onModuleDestroy(): Promise<void> {
+    return this.sweeper.stop();
   }
 
   /** Removes one gone attachment's bytes, then records that they are gone (which drops its tombstone). */
@@ -63,20 +60,14 @@ export class BlobJanitor implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** One pass over every tombstone; a pass already running is joined rather than doubled. */
   sweep(): Promise<void> {
-    if (this.stopped) return Promise.resolve();
-    this.running ??= this.sweepAll()
-      .catch((error: unknown) => this.logger.warn(`removing the bytes of gone attachments failed; retrying in ${BLOB_SWEEP_INTERVAL_MS} ms: ${String((error as Error)?.message ?? error)}`))
-      .finally(() => {
-        this.running = null;
-      });
-    return this.running;
+    return this.sweeper.run();
   }
 
   private async sweepAll(): Promise<void> {
-    while (!this.stopped) {
+    while (!this.sweeper.stopped) {
       const tombstones = await this.attachments.tombstones(BATCH);
       for (const doc of tombstones) {
-        if (this.stopped) return;
+        if (this.sweeper.stopped) return;
         if (doc.blob_key) await this.release(doc.instance_id, doc.id, doc.blob_key);
       }
       if (tombstones.length < BATCH) return;

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { CommandPipeline } from '../../shared/application/command-pipeline';
+import { PeriodicSweep } from '../../shared/application/periodic-sweep';
 import { CLOCK } from '../../shared/application/tokens';
 import { Clock } from '../../shared/domain/clock';
 import { DomainError } from '../../shared/domain/errors';
@@ -34,9 +35,9 @@ const BATCH = 100;
 export class DeleteJobs implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('scheduler');
   private readonly running = new Map<string, Promise<void>>();
-  private timer: NodeJS.Timeout | null = null;
-  private sweeping: Promise<void> | null = null;
-  private stopped = false;
+  private readonly sweeper = new PeriodicSweep(() => this.sweepAll(), JOB_SWEEP_INTERVAL_MS, (error) =>
+    this.logger.warn(`looking for pending delete jobs failed; retrying in ${JOB_SWEEP_INTERVAL_MS} ms: ${messageOf(error)}`),
+  );
 
   constructor(
     private readonly pipeline: CommandPipeline,
@@ -45,15 +46,11 @@ export class DeleteJobs implements OnApplicationBootstrap, OnModuleDestroy {
   ) {}
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.sweep(), JOB_SWEEP_INTERVAL_MS);
-    this.timer.unref();
-    void this.sweep();
+    this.sweeper.start();
   }
 
   async onModuleDestroy(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
-    await Promise.allSettled([this.sweeping, ...this.running.values()]);
+    await Promise.allSettled([this.sweeper.stop(), ...this.running.values()]);
   }
 
   /** Schedules the delete of a room or user that exists now (404 otherwise); answers the job id once the job is in the log. */
@@ -82,13 +79,7 @@ export class DeleteJobs implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** One pass over the pending jobs; a pass already running is joined rather than doubled. */
   sweep(): Promise<void> {
-    if (this.stopped) return Promise.resolve();
-    this.sweeping ??= this.sweepAll()
-      .catch((error: unknown) => this.logger.warn(`looking for pending delete jobs failed; retrying in ${JOB_SWEEP_INTERVAL_MS} ms: ${messageOf(error)}`))
-      .finally(() => {
-        this.sweeping = null;
-      });
-    return this.sweeping;
+    return this.sweeper.run();
   }
 
   private async sweepAll(): Promise<void> {
@@ -96,14 +87,14 @@ export class DeleteJobs implements OnApplicationBootstrap, OnModuleDestroy {
       sort: [{ field: 'scheduled_at' }],
       limit: BATCH,
     });
-    for (const job of pending) if (!this.stopped) this.start(job.instance_id, job.id);
+    for (const job of pending) if (!this.sweeper.stopped) this.start(job.instance_id, job.id);
     await Promise.allSettled(this.running.values());
   }
 
   /** Runs a job unless this process already runs it; a failure leaves it pending for the next sweep. */
   private start(instanceId: string, jobId: string): void {
     const key = `${instanceId}\u0000${jobId}`;
-    if (this.running.has(key) || this.stopped) return;
+    if (this.running.has(key) || this.sweeper.stopped) return;
     const run = this.run(instanceId, jobId)
       .catch((error: unknown) => this.logger.warn(`delete job ${jobId} of ${instanceId} stays pending, retried by the next sweep: ${messageOf(error)}`))
       .finally(() => this.running.delete(key));

@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import webPush, { WebPushError } from 'web-push';
 import { CONFIG, ParleyConfig } from '../../../config/config';
 import { Backoff } from '../../../shared/application/backoff';
+import { PeriodicSweep } from '../../../shared/application/periodic-sweep';
 import { CommandPipeline } from '../../../shared/application/command-pipeline';
 import { CLOCK } from '../../../shared/application/tokens';
 import { Clock } from '../../../shared/domain/clock';
@@ -62,8 +63,9 @@ export class WebPushDelivery implements OnApplicationBootstrap, OnModuleDestroy 
   private readonly logger = new Logger('beams-delivery');
   private readonly running = new Map<string, Promise<void>>();
   private readonly vapid: VapidKeys;
-  private timer: NodeJS.Timeout | null = null;
-  private sweeping: Promise<void> | null = null;
+  private readonly sweeper = new PeriodicSweep(() => this.sweepAll(), DELIVERY_SWEEP_INTERVAL_MS, (error) =>
+    this.logger.warn(`looking for pending publishes failed; retrying in ${DELIVERY_SWEEP_INTERVAL_MS} ms: ${messageOf(error)}`),
+  );
   private readonly stop = new AbortController();
   /** This process, as the owner of delivery leases. */
   private readonly owner = `beams-delivery-${randomUUID()}`;
@@ -85,26 +87,17 @@ export class WebPushDelivery implements OnApplicationBootstrap, OnModuleDestroy 
   }
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.sweep(), DELIVERY_SWEEP_INTERVAL_MS);
-    this.timer.unref();
-    void this.sweep();
+    this.sweeper.start();
   }
 
   async onModuleDestroy(): Promise<void> {
     this.stop.abort();
-    if (this.timer) clearInterval(this.timer);
-    await Promise.allSettled([this.sweeping, ...this.running.values()]);
+    await Promise.allSettled([this.sweeper.stop(), ...this.running.values()]);
   }
 
   /** One pass over the pending publishes; a pass already running is joined rather than doubled. */
   sweep(): Promise<void> {
-    if (this.stop.signal.aborted) return Promise.resolve();
-    this.sweeping ??= this.sweepAll()
-      .catch((error: unknown) => this.logger.warn(`looking for pending publishes failed; retrying in ${DELIVERY_SWEEP_INTERVAL_MS} ms: ${messageOf(error)}`))
-      .finally(() => {
-        this.sweeping = null;
-      });
-    return this.sweeping;
+    return this.sweeper.run();
   }
 
   private async sweepAll(): Promise<void> {
