@@ -14,13 +14,13 @@ import { BLOB_STORE } from '../shared/ports/blob-store.port';
 import { HEALTH_SOURCES, HealthSources } from '../modules/health/health-sources';
 import { PROJECTOR_STATUS } from '../shared/application/projector-runner';
 import { VersionedReadModels } from '../shared/application/versioned-read-models';
-import { ALL_CHECKPOINTS, Runtime } from './runtime';
+import { Runtime } from './runtime';
 
 /** What /health reads of this process's runtime. */
 const healthSources = (runtime: Runtime): HealthSources => {
   const { events, readModels } = runtime.stores;
   return {
-    checkpoints: ALL_CHECKPOINTS,
+    checkpoints: runtime.versions.checkpoints,
     projectorStatus: () => runtime.runner?.status() ?? null,
     roleOf: (checkpoint) => runtime.versions.role(checkpoint),
     refreshPositions: async () => {

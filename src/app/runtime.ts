@@ -11,7 +11,7 @@ import { openStores, Stores } from '../infrastructure/stores';
 import { createLogger, Logger } from '../infrastructure/logger';
 import { DataDirLock } from '../infrastructure/data-dir-lock';
 import { ALL_PROJECTIONS } from '../../projections';
-import { checkpointName, physicalCollectionSpecs } from '../../projections/projection';
+import { physicalCollectionSpecs } from '../../projections/projection';
 
 /**
  * Where projections run relative to this process:
@@ -38,7 +38,6 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
-export const ALL_CHECKPOINTS = ALL_PROJECTIONS.map(checkpointName);
 
 export async function openRuntime(config: ParleyConfig, mode: ProjectorMode): Promise<Runtime> {
   const logger = createLogger(config.logLevel);
@@ -70,7 +69,7 @@ export async function openRuntime(config: ParleyConfig, mode: ProjectorMode): Pr
   // Positions come from the watch, which needs the versions to resolve waits: tie the knot lazily.
   let projections: ProjectionWatch | null = null;
   const versions = new ProjectionVersions(ALL_PROJECTIONS, (checkpoint) => projections!.positionOf(checkpoint));
-  projections = new ProjectionWatch(stores.readModels, ALL_CHECKPOINTS, runner, config.readYourWritesTimeoutMs, 10, versions);
+  projections = new ProjectionWatch(stores.readModels, versions.checkpoints, runner, config.readYourWritesTimeoutMs, 10, versions);
   if (runner) {
     await runner.start();
     await runner.caughtUp();
