@@ -43,6 +43,10 @@ export interface ParleyConfig {
   readonly beamsVapidKeys?: { readonly publicKey: string; readonly privateKey: string };
   /** BEAMS_VAPID_SUBJECT: the VAPID contact (mailto: or https:) push services may use. */
   readonly beamsVapidSubject: string;
+  /** APNS_KEY_FILE / APNS_KEY_ID / APNS_TEAM_ID / APNS_HOST: APNs token auth (unset: iOS devices are skipped). */
+  readonly beamsApns?: { readonly keyFile: string; readonly keyId: string; readonly teamId: string; readonly host: string };
+  /** FCM_SERVICE_ACCOUNT_FILE / FCM_HOST: FCM HTTP v1 (unset: Android devices are skipped). */
+  readonly beamsFcm?: { readonly serviceAccountFile: string; readonly host: string };
 }
 
 /** A setting that cannot be used: the message names the variable and what it accepts. */
@@ -182,6 +186,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ParleyConfig {
       ? { publicKey: env.BEAMS_VAPID_PUBLIC_KEY, privateKey: env.BEAMS_VAPID_PRIVATE_KEY! }
       : undefined,
     beamsVapidSubject,
+    ...beamsProviderVariables(env),
+  };
+}
+
+/** The APNs and FCM settings: each provider is off unless its key file is set, and then needs all its settings. */
+function beamsProviderVariables(env: NodeJS.ProcessEnv): Pick<ParleyConfig, 'beamsApns' | 'beamsFcm'> {
+  const apnsSet = [env.APNS_KEY_FILE, env.APNS_KEY_ID, env.APNS_TEAM_ID].filter(Boolean).length;
+  if (apnsSet !== 0 && apnsSet !== 3) throw new ConfigError('Set all of APNS_KEY_FILE, APNS_KEY_ID and APNS_TEAM_ID, or none');
+  return {
+    beamsApns: env.APNS_KEY_FILE
+      ? { keyFile: resolve(env.APNS_KEY_FILE), keyId: env.APNS_KEY_ID!, teamId: env.APNS_TEAM_ID!, host: env.APNS_HOST || 'api.push.apple.com' }
+      : undefined,
+    beamsFcm: env.FCM_SERVICE_ACCOUNT_FILE
+      ? { serviceAccountFile: resolve(env.FCM_SERVICE_ACCOUNT_FILE), host: env.FCM_HOST || 'fcm.googleapis.com' }
+      : undefined,
   };
 }
 
