@@ -194,6 +194,21 @@ export function eventStoreContract(
         const fromAll = await store.readAll({ after: head, filter: { streamPrefixes: [p] }, maxCount: 10 });
         expect(fromAll.map(strip)).toEqual([rich, plain].map(strip));
       });
+
+      it('keeps a given recorded time (an import), beside the event id, data and metadata', async () => {
+        const s = `${p}-recorded`;
+        const id = randomUUID();
+        const recordedAt = '2021-03-04T05:06:07.089Z';
+        const metadata = meta();
+        const head = await store.headPosition();
+        await store.append(s, [{ id, type: 'Imported', data: { n: 1 }, metadata, recordedAt }], 'no_stream');
+        await store.append(s, [{ type: 'Fresh', data: {}, metadata: meta() }], 0);
+        const [imported, fresh] = await store.readStream(s);
+        expect(imported).toMatchObject({ id, recordedAt, metadata, data: { n: 1 } });
+        expect(fresh.recordedAt).not.toBe(recordedAt);
+        const [fromAll] = await store.readAll({ after: head, filter: { streamPrefixes: [p] }, maxCount: 1 });
+        expect(fromAll).toMatchObject({ id, recordedAt, metadata });
+      });
     });
 
     describe('readStream', () => {

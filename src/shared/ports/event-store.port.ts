@@ -7,6 +7,11 @@ export interface EventToAppend extends DomainEvent {
   /** A UUID; a retried append with the same ids is not written twice by EventStoreDB. */
   readonly id?: string;
   readonly metadata: EventMetadata;
+  /**
+   * When the event was first recorded (ISO 8601), for an import that keeps the original time;
+   * otherwise the store records the time of the append.
+   */
+  readonly recordedAt?: string;
 }
 
 export interface AppendResult {

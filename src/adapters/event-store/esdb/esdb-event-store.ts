@@ -118,7 +118,7 @@ export class EsdbEventStore implements EventStore {
         type: e.type,
         // The client JSON-encodes whatever it is given; the casts only satisfy its narrower types.
         data: (e.data ?? null) as JSONType,
-        metadata: (e.metadata ?? {}) as unknown as JSONType,
+        metadata: (e.recordedAt === undefined ? (e.metadata ?? {}) : { ...e.metadata, [RECORDED_AT_KEY]: e.recordedAt }) as unknown as JSONType,
       }),
     );
     let result;
@@ -446,8 +446,15 @@ function serverFilter(filter: LogFilter | undefined): Filter {
 /** Escapes .NET regex metacharacters (whitespace is literal without IgnorePatternWhitespace). */
 const escapeRegex = (s: string): string => s.replace(/[\\^$.*+?()[\]{}|#]/g, (c) => `\\${c}`);
 
+/**
+ * EventStoreDB sets an event's `created` time itself: a time given to an append (an import
+ * keeping the original) travels in the metadata under this key and is read back as `recordedAt`.
+ */
+const RECORDED_AT_KEY = 'parley_recorded_at';
+
 function toRecorded(e: AnyRecorded, position?: LogPosition): RecordedEvent {
-  const metadata = e.metadata && !(e.metadata instanceof Uint8Array) && typeof e.metadata === 'object' ? e.metadata : {};
+  const stored = (e.metadata && !(e.metadata instanceof Uint8Array) && typeof e.metadata === 'object' ? e.metadata : {}) as Record<string, unknown>;
+  const { [RECORDED_AT_KEY]: givenRecordedAt, ...metadata } = stored;
   return {
     id: e.id,
     streamName: e.streamId,
@@ -457,6 +464,6 @@ function toRecorded(e: AnyRecorded, position?: LogPosition): RecordedEvent {
     type: e.type,
     data: e.data,
     metadata: metadata as EventMetadata,
-    recordedAt: e.created.toISOString(),
+    recordedAt: typeof givenRecordedAt === 'string' ? givenRecordedAt : e.created.toISOString(),
   };
 }

@@ -148,7 +148,7 @@ export class SqliteEventStore implements EventStore {
         event.type,
         JSON.stringify(event.data ?? null),
         JSON.stringify(event.metadata ?? {}),
-        now,
+        event.recordedAt ?? now,
       );
       position = Number(info.lastInsertRowid);
     }
