@@ -1,7 +1,9 @@
 import { attachmentsProjection, goneAttachment } from './attachments/attachments.projection';
 import { beamsDevicesProjection } from './beams/beams-devices.projection';
 import { beamsPendingPublishesProjection } from './beams/beams-pending-publishes.projection';
+import { beamsPendingWebhooksProjection } from './beams/beams-pending-webhooks.projection';
 import { cursorsProjection } from './cursors/cursors.projection';
+import { feedsProjection } from './feeds/feeds.projection';
 import { pendingDeleteJobsProjection } from './jobs/pending-delete-jobs.projection';
 import { instancesProjection } from './instances/instances.projection';
 import { messagesProjection } from './messages/messages.projection';
@@ -24,4 +26,6 @@ export const ALL_PROJECTIONS: readonly ProjectionDefinition[] = [
   pendingDeleteJobsProjection,
   forgettingWipedInstances(beamsDevicesProjection),
   forgettingWipedInstances(beamsPendingPublishesProjection),
+  forgettingWipedInstances(feedsProjection),
+  forgettingWipedInstances(beamsPendingWebhooksProjection),
 ];

@@ -8,6 +8,7 @@ import { Devices } from './devices/devices';
 import { InterestPublishRate } from './publish/interest-publish-rate';
 import { INTEREST_PUBLISH_RATE, Publish } from './publish/publish';
 import { SecretKeyCheck } from './secret-key-check';
+import { PublishWebhooks } from './webhooks/publish-webhooks';
 
 /** Beams push notifications: the publish API, the user API, the Web Push device API, delivery, and Chatkit's Beams token provider. */
 @Module({
@@ -20,6 +21,7 @@ import { SecretKeyCheck } from './secret-key-check';
     DeleteBeamsUser,
     Devices,
     WebPushDelivery,
+    PublishWebhooks,
     { provide: INTEREST_PUBLISH_RATE, useFactory: () => new InterestPublishRate() },
   ],
 })

@@ -36,7 +36,12 @@ export interface RecordDelivery {
 /** A publish is accepted once and delivered once: the same command decided again (a retry, a second worker) adds nothing. */
 export const beamsPublishDecider: Decider<PublishState, AcceptPublish | RecordDelivery, BeamsPublishEvent> = {
   initialState: () => ({ accepted: false, delivered: false }),
-  evolve: (state, event) => (event.type === 'BeamsPublishAccepted' ? { ...state, accepted: true } : { ...state, delivered: true }),
+  evolve: (state, event) =>
+    event.type === 'BeamsPublishAccepted'
+      ? { ...state, accepted: true }
+      : event.type === 'BeamsPublishDelivered'
+      ? { ...state, delivered: true }
+      : state,
   decide: (command, state) =>
     command.type === 'RecordDelivery'
       ? !state.accepted || state.delivered

@@ -21,5 +21,24 @@ export type BeamsPublishDelivered = DomainEvent<
   { devices: number; delivered: number; failed: number; removed: number; delivered_at: string }
 >;
 
-export type BeamsPublishEvent = BeamsPublishAccepted | BeamsPublishDelivered;
+/**
+ * One POST of a webhook to the publish's `webhookUrl` and what came of it: the answer's
+ * status or the network error, and whether it is settled or tried again when. Never the
+ * signature or the key.
+ */
+export type BeamsPublishWebhookAttempted = DomainEvent<
+  'BeamsPublishWebhookAttempted',
+  {
+    event_type: string;
+    event_id: string;
+    attempt: number;
+    status: number | null;
+    error: string | null;
+    outcome: 'delivered' | 'retrying' | 'given_up';
+    next_attempt_at: string | null;
+    attempted_at: string;
+  }
+>;
+
+export type BeamsPublishEvent = BeamsPublishAccepted | BeamsPublishDelivered | BeamsPublishWebhookAttempted;
 export type BeamsUserEvent = BeamsUserDeleted;
