@@ -1,0 +1,67 @@
+import type { RecordedEvent } from '../../src/shared/domain/event';
+import { documentId, parseStreamName } from '../../src/shared/domain/streams';
+import type { Document, ProjectionDefinition, Target } from '../projection';
+
+export const FEED_ITEMS = 'feed_items';
+export const FEEDS = 'feeds';
+
+export interface FeedItemDocument extends Document {
+  readonly instance_id: string;
+  readonly feed_id: string;
+  /** The id as a number, for ordering and paging (ids are decimal strings that increase). */
+  readonly seq: number;
+  readonly id: string;
+  readonly created: number;
+  readonly data: unknown;
+}
+
+/** A feed that was ever published to; listed while it holds items. */
+export interface FeedDocument extends Document {
+  readonly instance_id: string;
+  readonly feed_id: string;
+  readonly item_count: number;
+}
+
+export const feedItemDocumentId = (instanceId: string, feedId: string, itemId: string) => documentId(instanceId, feedId, itemId);
+export const feedDocumentId = (instanceId: string, feedId: string) => documentId(instanceId, feedId);
+
+type Data = Record<string, any>;
+
+/** Every feed's items, paged newest first by id, and the feeds themselves with their item counts. */
+export const feedsProjection: ProjectionDefinition = {
+  name: 'feeds',
+  version: 1,
+  collections: [
+    { name: FEED_ITEMS, indexes: [{ fields: ['instance_id', 'feed_id', 'seq'] }] },
+    { name: FEEDS, indexes: [{ fields: ['instance_id', 'item_count', 'feed_id'] }, { fields: ['instance_id', 'feed_id'] }] },
+  ],
+  handles: ['FeedItemsPublished', 'FeedItemsDeleted'],
+
+  targets(event: RecordedEvent): Target[] {
+    const stream = parseStreamName(event.streamName);
+    if (!stream || stream.category !== 'feed') return [];
+    const { instanceId, id: feedId } = stream;
+    const feed: Target = { collection: FEEDS, id: feedDocumentId(instanceId, feedId) };
+    const data = event.data as Data;
+    if (event.type === 'FeedItemsDeleted') {
+      // The log is folded in order: the items stored now are exactly those up to `up_to_id`.
+      return [feed, { collection: FEED_ITEMS, where: { instance_id: instanceId, feed_id: feedId } }];
+    }
+    return [feed, ...(data.items as { id: string }[]).map((item) => ({ collection: FEED_ITEMS, id: feedItemDocumentId(instanceId, feedId, item.id) }))];
+  },
+
+  evolve(document, event, target) {
+    const { instanceId, id: feedId } = parseStreamName(event.streamName)!;
+    const data = event.data as Data;
+    if (target.collection === FEEDS) {
+      const count = (document as FeedDocument | null)?.item_count ?? 0;
+      const item_count = event.type === 'FeedItemsDeleted' ? 0 : count + data.items.length;
+      return { _id: '', instance_id: instanceId, feed_id: feedId, item_count } satisfies FeedDocument;
+    }
+    if (event.type === 'FeedItemsDeleted') return null;
+    const itemId = (JSON.parse(target.id) as string[])[2];
+    const item = (data.items as { id: string; created: number; data: unknown }[]).find((i) => i.id === itemId);
+    if (!item) return document;
+    return { _id: '', instance_id: instanceId, feed_id: feedId, seq: Number(item.id), id: item.id, created: item.created, data: item.data } satisfies FeedItemDocument;
+  },
+};
