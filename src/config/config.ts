@@ -43,6 +43,8 @@ export interface ParleyConfig {
   readonly beamsVapidKeys?: { readonly publicKey: string; readonly privateKey: string };
   /** BEAMS_VAPID_SUBJECT: the VAPID contact (mailto: or https:) push services may use. */
   readonly beamsVapidSubject: string;
+  /** METRICS_TOKEN: the Bearer token GET /metrics requires; unset, /metrics answers 404. */
+  readonly metricsToken?: string;
   /** APNS_KEY_FILE / APNS_KEY_ID / APNS_TEAM_ID / APNS_HOST: APNs token auth (unset: iOS devices are skipped). */
   readonly beamsApns?: { readonly keyFile: string; readonly keyId: string; readonly teamId: string; readonly host: string };
   /** FCM_SERVICE_ACCOUNT_FILE / FCM_HOST: FCM HTTP v1 (unset: Android devices are skipped). */
@@ -187,6 +189,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ParleyConfig {
       : undefined,
     beamsVapidSubject,
     ...beamsProviderVariables(env),
+    metricsToken: env.METRICS_TOKEN || undefined,
   };
 }
 
