@@ -12,6 +12,7 @@ import { RoomsModule } from '../modules/rooms/rooms.module';
 import { UsersModule } from '../modules/users/users.module';
 import { UserEventsModule } from '../modules/user-events/user-events.module';
 import { StreamingModule } from '../modules/streaming/streaming.module';
+import { MetricsModule } from '../modules/metrics/metrics.module';
 import { CoreModule } from './core.module';
 import { Runtime } from './runtime';
 
@@ -35,6 +36,7 @@ export class AppModule {
         SchedulerModule,
         WipeModule,
         BeamsModule,
+        MetricsModule,
       ],
     };
   }
