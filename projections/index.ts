@@ -4,7 +4,6 @@ import { beamsPendingPublishesProjection } from './beams/beams-pending-publishes
 import { beamsPendingWebhooksProjection } from './beams/beams-pending-webhooks.projection';
 import { cursorsProjection } from './cursors/cursors.projection';
 import { feedsProjection } from './feeds/feeds.projection';
-import { feedsProjection } from './feeds/feeds.projection';
 import { pendingDeleteJobsProjection } from './jobs/pending-delete-jobs.projection';
 import { instancesProjection } from './instances/instances.projection';
 import { messagesProjection } from './messages/messages.projection';
@@ -27,7 +26,6 @@ export const ALL_PROJECTIONS: readonly ProjectionDefinition[] = [
   pendingDeleteJobsProjection,
   forgettingWipedInstances(beamsDevicesProjection),
   forgettingWipedInstances(beamsPendingPublishesProjection),
-  forgettingWipedInstances(feedsProjection),
   forgettingWipedInstances(feedsProjection),
   forgettingWipedInstances(beamsPendingWebhooksProjection),
 ];
