@@ -14,6 +14,8 @@ import { RequestValidationPipe } from '../shared/http/validation';
 import { corsOptions, upgradeOriginAllowed } from '../shared/http/cors';
 import { frameworkErrorOptions } from '../shared/http/framework-errors';
 import { PinoNestLogger } from '../infrastructure/logger';
+import { registerRequestId, requestIdOptions } from '../shared/http/request-id';
+import { registerAccessLog } from '../shared/http/access-log';
 import { Readiness } from '../modules/health/readiness';
 import { CreateInstanceCommand } from '../modules/instances/create-instance/create-instance.handler';
 import { CreateKeyCommand } from '../modules/instances/create-key/create-key.handler';
@@ -96,8 +98,10 @@ interface BuiltApp {
 /** Builds the Nest application on Fastify with the wire quirks the SDKs need. */
 async function createApp(runtime: Runtime): Promise<BuiltApp> {
   // Connections are never cut under a request: `close` drains them (see RunningServer).
-  const adapter = new FastifyAdapter({ bodyLimit: 1024 * 1024, ...frameworkErrorOptions });
+  const adapter = new FastifyAdapter({ bodyLimit: 1024 * 1024, ...frameworkErrorOptions, ...requestIdOptions });
   const fastify = adapter.getInstance();
+  registerRequestId(fastify);
+  registerAccessLog(fastify, runtime.logger);
   const requests = new RequestDrain(fastify);
   // The Pusher SDKs and feeds clients open streams with the custom verb SUBSCRIBE.
   fastify.addHttpMethod('SUBSCRIBE');
