@@ -16,6 +16,8 @@ import {
 } from '../ports/event-store.port';
 import { INSTANCE_EPOCHS, InstanceEpochs } from './instance-epochs';
 import { READ_YOUR_WRITES, ReadYourWrites } from './read-your-writes';
+import { currentRequestId } from '../observability/request-context';
+import { recordAppend } from '../observability/metrics';
 
 interface Folded<S> {
   readonly state: S;
@@ -164,11 +166,13 @@ export class CommandPipeline {
     metadata: EventMetadata,
     options: RunOptions = {},
   ): Promise<CommandOutcome<S, E>> {
+    // The HTTP request this runs for (if any) is named in its events, joining the audit trail to the access log.
+    const requestId = currentRequestId();
     return new Promise((resolve, reject) => {
       const queued: Queued = {
         decider: decider as unknown as Queued['decider'],
         command,
-        metadata,
+        metadata: requestId && metadata.request_id === undefined ? { ...metadata, request_id: requestId } : metadata,
         awaitProjections: options.awaitProjections,
         resolve: resolve as Queued['resolve'],
         reject,
@@ -256,7 +260,9 @@ export class CommandPipeline {
     const expected: ExpectedRevision = folded.revision < 0 ? 'no_stream' : folded.revision;
     let result: AppendResult;
     try {
+      const started = performance.now();
       result = await this.events.append(stream, toAppend, expected);
+      recordAppend(toAppend.length, (performance.now() - started) / 1000);
     } catch (error) {
       // The cached state is still that of `folded.revision` (evolve is pure): loading reads on from it.
       if (error instanceof WrongExpectedRevisionError) return this.retryOnFreshState(queue, decided);
