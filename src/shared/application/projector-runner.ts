@@ -4,6 +4,7 @@ import { EventStore, LogSubscription } from '../ports/event-store.port';
 import { DocumentChange, LeaseFence, LeaseLostError, ReadModelStore, StoredDocument } from '../ports/read-model-store.port';
 import { checkpointName, isRef, physicalCollection, physicalCollectionSpecs, ProjectionDefinition, Target } from '../../../projections/projection';
 import { Backoff } from './backoff';
+import { recordProjectorBatch } from '../observability/metrics';
 
 export interface ProjectorRunnerOptions {
   /** Who holds the leases, for operators reading the lease table. */
@@ -458,6 +459,7 @@ export class ProjectorRunner {
   }
 
   private async applyBatch(batch: readonly RecordedEvent[]): Promise<void> {
+    const started = performance.now();
     const slots = this.slots.filter((s) => !this.parked.has(s.checkpoint));
     const fences: LeaseFence[] = this.slots.map((s) => ({ name: s.checkpoint, owner: this.owner }));
     // The batch's documents by physical collection and id: read once, folded in memory, written together.
@@ -571,6 +573,7 @@ export class ProjectorRunner {
       if (slot && slot.position && slot.position >= position) this.failures.delete(k);
     }
     this.eventsRead += batch.length;
+    recordProjectorBatch(batch.length, (performance.now() - started) / 1000);
     this.options.onProgress?.(batch[batch.length - 1].position, applied);
     this.notifyProgress();
   }
