@@ -96,6 +96,7 @@ export async function openRuntime(config: ParleyConfig, mode: ProjectorMode): Pr
       await stores.events.close();
       await stores.readModels.close();
       await stores.blobs.close();
+      await stores.rateCounters.close();
       lock?.release();
     },
   };

@@ -5,6 +5,8 @@ import { EventStore } from '../shared/ports/event-store.port';
 import { ReadModelStore } from '../shared/ports/read-model-store.port';
 import { EphemeralBus } from '../shared/ports/ephemeral-bus.port';
 import { BlobStore } from '../shared/ports/blob-store.port';
+import { RateCounters } from '../shared/ports/rate-counter.port';
+import { MemoryRateCounters } from '../adapters/rate-counters/memory/memory-rate-counters';
 import { FsBlobStore } from '../adapters/blobs/fs/fs-blob-store';
 import { InProcessEphemeralBus } from '../adapters/ephemeral/in-process-ephemeral-bus';
 import { SqliteEventStore } from '../adapters/event-store/sqlite/sqlite-event-store';
@@ -15,6 +17,7 @@ export interface Stores {
   readonly readModels: ReadModelStore;
   readonly ephemeral: EphemeralBus;
   readonly blobs: BlobStore;
+  readonly rateCounters: RateCounters;
   /** Which adapters were chosen, for the log line at start. */
   readonly description: string;
 }
@@ -44,10 +47,15 @@ export async function openStores(config: ParleyConfig): Promise<Stores> {
         config.mongodbDatabase,
       )
     : await FsBlobStore.open(join(config.dataDir, 'blobs'));
+  // Rate limits hold per deployment: in memory for the one embedded process, in MongoDB for several API processes.
+  const rateCounters: RateCounters = config.mongodbUri
+    ? await (await import('../adapters/rate-counters/mongo/mongo-rate-counters')).MongoRateCounters.connect(config.mongodbUri, config.mongodbDatabase)
+    : new MemoryRateCounters();
   const description = [
     config.eventStoreConnectionString ? 'event log: EventStoreDB' : `event log: SQLite in ${config.dataDir}`,
     config.mongodbUri ? 'read models: MongoDB' : `read models: SQLite in ${config.dataDir}`,
     config.mongodbUri ? 'blobs: MongoDB GridFS' : `blobs: files in ${join(config.dataDir, 'blobs')}`,
+    config.mongodbUri ? 'rate limits: MongoDB' : 'rate limits: in memory',
   ].join(', ');
-  return { events, readModels, ephemeral, blobs, description };
+  return { events, readModels, ephemeral, blobs, rateCounters, description };
 }
