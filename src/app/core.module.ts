@@ -11,6 +11,7 @@ import { EVENT_STORE } from '../shared/ports/event-store.port';
 import { READ_MODEL_STORE } from '../shared/ports/read-model-store.port';
 import { EPHEMERAL_BUS } from '../shared/ports/ephemeral-bus.port';
 import { BLOB_STORE } from '../shared/ports/blob-store.port';
+import { RATE_COUNTERS } from '../shared/ports/rate-counter.port';
 import { HEALTH_SOURCES, HealthSources } from '../modules/health/health-sources';
 import { PROJECTOR_STATUS } from '../shared/application/projector-runner';
 import { VersionedReadModels } from '../shared/application/versioned-read-models';
@@ -51,6 +52,7 @@ export class CoreModule {
       { provide: READ_MODEL_STORE, useValue: new VersionedReadModels(runtime.stores.readModels, runtime.versions) },
       { provide: EPHEMERAL_BUS, useValue: runtime.stores.ephemeral },
       { provide: BLOB_STORE, useValue: runtime.stores.blobs },
+      { provide: RATE_COUNTERS, useValue: runtime.stores.rateCounters },
       { provide: SECRET_BOX, useValue: runtime.secretBox },
       { provide: READ_YOUR_WRITES, useValue: runtime.projections },
       { provide: CLOCK, useValue: systemClock },
