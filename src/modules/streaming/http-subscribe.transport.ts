@@ -12,6 +12,7 @@ import {
 } from '../../shared/subscriptions/event-channel';
 import type { DomainError } from '../../shared/domain/errors';
 import { SubscriptionRoutes } from './subscription-routes';
+import { countOpenStreams } from '../../shared/observability/metrics';
 
 /** The streams one server has open, so that a drain can end them. */
 export interface OpenStreams {
@@ -77,6 +78,11 @@ export function registerHttpSubscribe(fastify: FastifyInstance, routes: Subscrip
   /** Each open stream and the URL it was opened at (the EOS error names its service). */
   const open = new Map<EventChannel, string>();
   let endingAll: DomainError | null = null;
+  const uncount = countOpenStreams('http_subscribe', () => ({ sockets: open.size, subscriptions: open.size }));
+  fastify.addHook('onClose', (_instance, done) => {
+    uncount();
+    done();
+  });
   fastify.route({
     method: 'SUBSCRIBE',
     url: '/*',

@@ -15,6 +15,7 @@ import {
 import type { DomainError } from '../../shared/domain/errors';
 import { endWithError, OpenStreams } from './http-subscribe.transport';
 import { SubscriptionRoutes } from './subscription-routes';
+import { countOpenStreams } from '../../shared/observability/metrics';
 
 const SUBSCRIBE = 100;
 const OPEN = 101;
@@ -137,6 +138,7 @@ export class WebSocketBridge implements OpenStreams {
   /** Each open subscription (on any socket) and its path: what a drain ends. */
   private readonly open = new Map<EventChannel, string>();
   private endingAll: DomainError | null = null;
+  private readonly uncount = countOpenStreams('ws', () => ({ sockets: this.wss.clients.size, subscriptions: this.open.size }));
 
   constructor(
     private readonly routes: SubscriptionRoutes,
@@ -192,6 +194,7 @@ export class WebSocketBridge implements OpenStreams {
   /** Closes every socket (going away), cutting those whose peer does not answer in time. */
   async close(): Promise<void> {
     clearInterval(this.heartbeat);
+    this.uncount();
     writeAllQueued(); // what the subscriptions were sent goes before the close frames
     const closed = [...this.wss.clients].map(
       (socket) =>

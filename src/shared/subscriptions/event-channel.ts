@@ -163,10 +163,20 @@ function writeSlice(): void {
   }
 }
 
+/** Callbacks waiting for every frame queued so far to be written (fan-out delivery metrics). */
+let whenWritten: (() => void)[] = [];
+
+/** Runs `callback` once every frame queued until now has been written to its socket (at once when none waits). */
+export function afterQueuedWrites(callback: () => void): void {
+  if (nextTurn === waiting.length) callback();
+  else whenWritten.push(callback);
+}
+
 function compact(): void {
   if (nextTurn === waiting.length) {
     waiting = [];
     nextTurn = 0;
+    if (whenWritten.length) for (const callback of whenWritten.splice(0)) callback();
   } else if (nextTurn > 4096) {
     waiting = waiting.slice(nextTurn);
     nextTurn = 0;

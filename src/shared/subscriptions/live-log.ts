@@ -1,6 +1,8 @@
 import { Backoff } from '../application/backoff';
 import { LogPosition, RecordedEvent } from '../domain/event';
 import { EventStore, LogSubscription } from '../ports/event-store.port';
+import { recordFanOutDelivery } from '../observability/metrics';
+import { afterQueuedWrites } from './event-channel';
 
 export type LiveListener = (event: RecordedEvent) => void;
 /** Extra routing keys an event is delivered under besides its stream name (e.g. the users it concerns). */
@@ -83,8 +85,9 @@ export class LiveLog {
         for await (const event of subscription) {
           this.backoff.reset();
           this.current = event.position;
-          this.dispatch(event.streamName, event);
-          for (const router of this.routers) for (const key of router(event)) this.dispatch(key, event);
+          let delivered = this.dispatch(event.streamName, event);
+          for (const router of this.routers) for (const key of router(event)) delivered = this.dispatch(key, event) || delivered;
+          if (delivered) this.measureDelivery(event);
         }
         if (this.stopped) return;
         throw new Error('the event store ended the live subscription');
@@ -105,9 +108,25 @@ export class LiveLog {
     }
   }
 
-  private dispatch(key: string, event: RecordedEvent): void {
+  /**
+   * Measures commit-to-socket time once per fan-out batch, not per delivery: the oldest event
+   * dispatched since the last measure is observed when every frame queued so far is written.
+   */
+  private measureDelivery(event: RecordedEvent): void {
+    if (this.oldestUnmeasured !== null) return;
+    this.oldestUnmeasured = Date.parse(event.recordedAt);
+    afterQueuedWrites(() => {
+      recordFanOutDelivery((Date.now() - this.oldestUnmeasured!) / 1000);
+      this.oldestUnmeasured = null;
+    });
+  }
+
+  private oldestUnmeasured: number | null = null;
+
+  /** Hands the event to the key's listeners; whether there were any. */
+  private dispatch(key: string, event: RecordedEvent): boolean {
     const set = this.listeners.get(key);
-    if (!set) return;
+    if (!set) return false;
     for (const listener of [...set]) {
       try {
         listener(event);
@@ -115,6 +134,7 @@ export class LiveLog {
         this.options.onError?.(error, { dropped: false });
       }
     }
+    return true;
   }
 
   async stop(): Promise<void> {
