@@ -92,6 +92,8 @@ function printBlock(io: CliIo, event: RecordedEvent): void {
   io.out(`#${event.revision} ${event.type}`);
   io.out(`  recorded at: ${event.recordedAt}`);
   io.out(`  actor:       ${describeActor(event.metadata?.actor)}`);
+  // The HTTP request that appended it: the same id is in that request's access-log line.
+  if (typeof event.metadata?.request_id === 'string') io.out(`  request:     ${event.metadata.request_id}`);
   io.out(`  position:    ${event.position}`);
   io.out('  data:');
   io.out(indent(JSON.stringify(event.data, null, 2), '    '));
@@ -107,6 +109,7 @@ const jsonLine = (event: RecordedEvent) =>
     type: event.type,
     recorded_at: event.recordedAt,
     actor: event.metadata?.actor ?? null,
+    request_id: event.metadata?.request_id ?? null,
     data: event.data,
   });
 
