@@ -32,7 +32,7 @@ export class Publish {
 
   async accept(instanceId: string, publish: PublishRequest, keyId: string, now: Date): Promise<string> {
     if (publish.target.kind === 'interests') {
-      const wait = this.interestRate.take(instanceId, now.getTime());
+      const wait = await this.interestRate.take(instanceId, now.getTime());
       if (wait > 0) throw new TooManyPublishes(wait);
     }
     const publishId = `pubid-${randomUUID()}`;
