@@ -43,6 +43,8 @@ export interface ParleyConfig {
   readonly beamsVapidKeys?: { readonly publicKey: string; readonly privateKey: string };
   /** BEAMS_VAPID_SUBJECT: the VAPID contact (mailto: or https:) push services may use. */
   readonly beamsVapidSubject: string;
+  /** Chat, roles, cursors and files API requests allowed per window (0: no limit), and whether su tokens count. */
+  readonly rateLimits: { readonly perUser: number; readonly perInstance: number; readonly windowMs: number; readonly su: boolean };
   /** METRICS_TOKEN: the Bearer token GET /metrics requires; unset, /metrics answers 404. */
   readonly metricsToken?: string;
   /** APNS_KEY_FILE / APNS_KEY_ID / APNS_TEAM_ID / APNS_HOST: APNs token auth (unset: iOS devices are skipped). */
@@ -77,6 +79,7 @@ export function integerVariable<F extends number | undefined = undefined>(
 
 const PORT = { min: 0, max: 65535, what: 'a port number' };
 const MILLISECONDS = (min: number, max: number) => ({ min, max, what: 'a whole number of milliseconds' });
+const REQUESTS = { min: 0, max: 1_000_000_000, what: 'a whole number of requests' };
 
 /** 32 bytes in canonical base64, as `openssl rand -base64 32` prints them. */
 function masterKeyVariable(env: NodeJS.ProcessEnv): string | undefined {
@@ -161,6 +164,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ParleyConfig {
   }
   const beamsVapidSubject = env.BEAMS_VAPID_SUBJECT || 'mailto:beams@parley.invalid';
   if (!/^(mailto|https):/.test(beamsVapidSubject)) throw new ConfigError(`BEAMS_VAPID_SUBJECT must be a mailto: or https: URL, got "${beamsVapidSubject}"`);
+  const rateLimitSu = env.RATE_LIMIT_SU?.trim() || 'false';
+  if (rateLimitSu !== 'true' && rateLimitSu !== 'false') throw new ConfigError(`RATE_LIMIT_SU must be true or false, got "${env.RATE_LIMIT_SU}"`);
   const logLevel = env.LOG_LEVEL || 'info';
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
   return {
@@ -190,6 +195,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ParleyConfig {
     beamsVapidSubject,
     ...beamsProviderVariables(env),
     metricsToken: env.METRICS_TOKEN || undefined,
+    rateLimits: {
+      perUser: integerVariable(env, 'RATE_LIMIT_PER_USER', REQUESTS, 500),
+      perInstance: integerVariable(env, 'RATE_LIMIT_PER_INSTANCE', REQUESTS, 20_000),
+      windowMs: integerVariable(env, 'RATE_LIMIT_WINDOW_MS', MILLISECONDS(100, 3_600_000), 10_000),
+      su: rateLimitSu === 'true',
+    },
   };
 }
 
