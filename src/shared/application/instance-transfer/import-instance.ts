@@ -1,0 +1,263 @@
+import { createHash } from 'node:crypto';
+import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { pipeline, Transform } from 'node:stream';
+import { BlobStore, assertBlobKey, assertContentType } from '../../ports/blob-store.port';
+import { EventStore, EventToAppend, WrongExpectedRevisionError } from '../../ports/event-store.port';
+import {
+  BLOBS_FILE,
+  belongsTo,
+  blobFile,
+  EVENTS_FILE,
+  EXPORT_FORMAT,
+  EXPORT_VERSION,
+  ExportedBlob,
+  ExportedEvent,
+  ExportManifest,
+  findSealed,
+  MANIFEST_FILE,
+  SealedValue,
+} from './transfer-format';
+
+/** Appends at most this many events of one stream at once. */
+const BATCH = 200;
+
+/** The export directory is not one this code can load (nothing was written when thrown by `check`). */
+export class ImportSourceError extends Error {}
+
+/**
+ * The target store already holds other events where the export has some: the instance was
+ * created there independently (a bootstrap, other traffic). Events before it were imported.
+ */
+export class ImportConflictError extends Error {}
+
+export interface CheckedExport {
+  readonly manifest: ExportManifest;
+  readonly events: number;
+  /** The first sealed secret of the export: the target's master key must open it. */
+  readonly sealed: SealedValue | null;
+  readonly blobs: readonly ExportedBlob[];
+}
+
+export interface ImportResult {
+  readonly eventsAppended: number;
+  readonly eventsPresent: number;
+  readonly blobsCopied: number;
+  readonly blobsPresent: number;
+}
+
+/** The lines of an NDJSON file; an unterminated last line (an export killed while writing it) is left out. */
+async function* ndjsonLines(file: string): AsyncGenerator<{ line: string; number: number }> {
+  if (!existsSync(file)) return;
+  const size = statSync(file).size;
+  let read = 0;
+  let number = 0;
+  const lines = createInterface({ input: createReadStream(file, 'utf8'), crlfDelay: Infinity });
+  for await (const line of lines) {
+    number++;
+    read += Buffer.byteLength(line, 'utf8') + 1;
+    if (read > size) return; // the last line had no newline
+    if (line.trim() === '') continue;
+    yield { line, number };
+  }
+}
+
+function parseLine<T>(file: string, line: string, number: number): T {
+  try {
+    return JSON.parse(line) as T;
+  } catch {
+    throw new ImportSourceError(`${file}, line ${number}: not JSON`);
+  }
+}
+
+function checkEvent(e: ExportedEvent, where: string, belongs: (s: string) => boolean): void {
+  const ok =
+    e !== null &&
+    typeof e === 'object' &&
+    typeof e.stream === 'string' &&
+    Number.isSafeInteger(e.revision) &&
+    e.revision >= 0 &&
+    typeof e.id === 'string' &&
+    e.id !== '' &&
+    typeof e.type === 'string' &&
+    e.type !== '' &&
+    e.metadata !== null &&
+    typeof e.metadata === 'object' &&
+    typeof e.recorded_at === 'string' &&
+    !Number.isNaN(Date.parse(e.recorded_at));
+  if (!ok) throw new ImportSourceError(`${where}: not an exported event (stream, revision, id, type, data, metadata, recorded_at)`);
+  if (!belongs(e.stream)) throw new ImportSourceError(`${where}: the stream ${e.stream} is not one of the instance's`);
+}
+
+/**
+ * Reads the whole export once before anything is written: the manifest, every event line
+ * (well formed, the instance's own streams, each stream's revisions from 0 without a gap) and
+ * every blob (a valid key, its file present with the listed size).
+ */
+export async function checkExport(dir: string): Promise<CheckedExport> {
+  const manifestFile = join(dir, MANIFEST_FILE);
+  if (!existsSync(manifestFile)) throw new ImportSourceError(`${dir} holds no ${MANIFEST_FILE}: not an instance export`);
+  let manifest: ExportManifest;
+  try {
+    manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as ExportManifest;
+  } catch {
+    throw new ImportSourceError(`${manifestFile} is not JSON`);
+  }
+  if (manifest?.format !== EXPORT_FORMAT) throw new ImportSourceError(`${manifestFile} is not a Parley instance export manifest`);
+  if (manifest.version !== EXPORT_VERSION) {
+    throw new ImportSourceError(`${manifestFile} has format version ${String(manifest.version)}; this Parley reads version ${EXPORT_VERSION}`);
+  }
+  if (typeof manifest.instance_id !== 'string' || manifest.instance_id === '') throw new ImportSourceError(`${manifestFile} names no instance`);
+  if (!existsSync(join(dir, EVENTS_FILE))) throw new ImportSourceError(`${dir} holds no ${EVENTS_FILE}`);
+
+  const belongs = belongsTo(manifest.instance_id);
+  const revisions = new Map<string, number>();
+  let events = 0;
+  let sealed: SealedValue | null = null;
+  for await (const { line, number } of ndjsonLines(join(dir, EVENTS_FILE))) {
+    const where = `${EVENTS_FILE}, line ${number}`;
+    const event = parseLine<ExportedEvent>(EVENTS_FILE, line, number);
+    checkEvent(event, where, belongs);
+    const expected = (revisions.get(event.stream) ?? -1) + 1;
+    if (event.revision !== expected) {
+      throw new ImportSourceError(`${where}: ${event.stream} revision ${event.revision} where ${expected} was expected`);
+    }
+    revisions.set(event.stream, event.revision);
+    sealed ??= findSealed(event.data);
+    events++;
+  }
+
+  const blobs: ExportedBlob[] = [];
+  for await (const { line, number } of ndjsonLines(join(dir, BLOBS_FILE))) {
+    const where = `${BLOBS_FILE}, line ${number}`;
+    const blob = parseLine<ExportedBlob>(BLOBS_FILE, line, number);
+    try {
+      assertBlobKey(blob?.key);
+      assertContentType(blob.content_type);
+    } catch (error) {
+      throw new ImportSourceError(`${where}: ${(error as Error).message}`);
+    }
+    if (!blob.key.startsWith(`${manifest.instance_id}/`)) throw new ImportSourceError(`${where}: the blob ${blob.key} is not one of the instance's`);
+    if (!Number.isSafeInteger(blob.size) || typeof blob.sha256 !== 'string') throw new ImportSourceError(`${where}: no size or sha256`);
+    const file = blobFile(dir, blob.key);
+    if (!existsSync(file) || statSync(file).size !== blob.size) {
+      throw new ImportSourceError(`${where}: the bytes of blob ${blob.key} are missing or cut short in the export`);
+    }
+    blobs.push(blob);
+  }
+  return { manifest, events, sealed, blobs };
+}
+
+/**
+ * Loads a checked export into any event and blob store, idempotently: blobs first (a key that
+ * is already there is kept), then the events in the export's order, each stream appended with
+ * its expected revision and the original ids, data, metadata and recorded times. Events that
+ * the target stream already holds with the same ids are skipped, so a second import (or one
+ * resumed after a failure) writes nothing twice. Read models catch up through the projectors.
+ */
+export async function importInstance(
+  dir: string,
+  checked: CheckedExport,
+  log: EventStore,
+  blobs: BlobStore,
+  onProgress?: (r: ImportResult) => void,
+): Promise<ImportResult> {
+  let blobsCopied = 0;
+  let blobsPresent = 0;
+  for (const blob of checked.blobs) {
+    if (await blobs.exists(blob.key)) {
+      blobsPresent++;
+      continue;
+    }
+    await copyBlobIn(dir, blob, blobs);
+    blobsCopied++;
+  }
+
+  let eventsAppended = 0;
+  let eventsPresent = 0;
+  /** The target's revision of each stream seen so far (-1: no stream). */
+  const revisions = new Map<string, number>();
+  let batch: ExportedEvent[] = [];
+
+  const flush = async (): Promise<void> => {
+    if (batch.length === 0) return;
+    const events = batch;
+    batch = [];
+    const stream = events[0].stream;
+    let current = revisions.get(stream);
+    if (current === undefined) {
+      const [last] = await log.readStream(stream, { direction: 'backwards', maxCount: 1 });
+      current = last ? last.revision : -1;
+    }
+    const present = events.filter((e) => e.revision <= current!);
+    if (present.length) {
+      const stored = await log.readStream(stream, { fromRevision: present[0].revision, maxCount: present.length });
+      present.forEach((e, i) => {
+        if (stored[i]?.id !== e.id) {
+          throw new ImportConflictError(
+            `the target's stream ${stream} holds another event at revision ${e.revision} ` +
+              `(${stored[i]?.type ?? 'none'} ${stored[i]?.id ?? ''} instead of ${e.type} ${e.id}): the instance exists there already, ` +
+              'created apart from this export (a bootstrap?). Import into a store where the instance does not exist yet.',
+          );
+        }
+      });
+      eventsPresent += present.length;
+    }
+    const missing = events.filter((e) => e.revision > current!);
+    if (missing.length) {
+      if (missing[0].revision !== current + 1) {
+        throw new ImportConflictError(`the target's stream ${stream} ends at revision ${current}, before the export's revision ${missing[0].revision}`);
+      }
+      const toAppend: EventToAppend[] = missing.map((e) => ({
+        id: e.id,
+        type: e.type,
+        data: e.data,
+        metadata: e.metadata,
+        recordedAt: e.recorded_at,
+      }));
+      try {
+        const result = await log.append(stream, toAppend, current === -1 ? 'no_stream' : current);
+        current = result.nextExpectedRevision;
+      } catch (error) {
+        if (error instanceof WrongExpectedRevisionError) {
+          throw new ImportConflictError(`another writer appended to ${stream} during the import; nothing of this batch was written: run the import again`);
+        }
+        throw error;
+      }
+      eventsAppended += missing.length;
+    }
+    revisions.set(stream, current);
+    onProgress?.({ eventsAppended, eventsPresent, blobsCopied, blobsPresent });
+  };
+
+  let read = 0;
+  for await (const { line, number } of ndjsonLines(join(dir, EVENTS_FILE))) {
+    // Only what was checked: an export still following may have written more since.
+    if (read++ === checked.events) break;
+    const event = parseLine<ExportedEvent>(EVENTS_FILE, line, number);
+    // Consecutive events of one stream go in one append; a change of stream keeps the log order.
+    if (batch.length && (batch[0].stream !== event.stream || batch.length >= BATCH)) await flush();
+    batch.push(event);
+  }
+  await flush();
+  return { eventsAppended, eventsPresent, blobsCopied, blobsPresent };
+}
+
+/** Copies one blob's bytes into the store, checking them against the export's SHA-256 on the way. */
+async function copyBlobIn(dir: string, blob: ExportedBlob, blobs: BlobStore): Promise<void> {
+  const hash = createHash('sha256');
+  const hashing = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      hash.update(chunk);
+      done(null, chunk);
+    },
+  });
+  // pipeline() passes a read error on to `source`, so the put fails and stores nothing.
+  const source = pipeline(createReadStream(blobFile(dir, blob.key)), hashing, () => undefined);
+  await blobs.put(blob.key, source, { contentType: blob.content_type });
+  if (hash.digest('hex') !== blob.sha256) {
+    await blobs.delete(blob.key);
+    throw new ImportSourceError(`the bytes of blob ${blob.key} in the export do not match their SHA-256: the blob was not imported`);
+  }
+}
