@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { BeamsModule } from '../modules/beams/beams.module';
 import { CursorsModule } from '../modules/cursors/cursors.module';
+import { FeedsModule } from '../modules/feeds/feeds.module';
 import { HealthModule } from '../modules/health/health.module';
 import { InstancesModule } from '../modules/instances/instances.module';
 import { MessagesModule } from '../modules/messages/messages.module';
@@ -36,6 +37,7 @@ export class AppModule {
         SchedulerModule,
         WipeModule,
         BeamsModule,
+        FeedsModule,
         MetricsModule,
       ],
     };

@@ -1,0 +1,79 @@
+import { Injectable } from '@nestjs/common';
+import jwt from 'jsonwebtoken';
+import { DomainError, forbidden, notFound } from '../../../shared/domain/errors';
+import { Actor } from '../../../shared/domain/event';
+import { KeyRing } from '../../instances/authentication/key-ring';
+import { unauthorized } from '../../instances/authentication/access-token';
+import { isPrivateFeed } from '../domain/feed.decider';
+import { feedItemsPath } from '../feeds-route';
+
+/** READ: paginate, subscribe, list, firehose. WRITE: publish and delete (server tokens hold `*`). */
+export type FeedAction = 'READ' | 'WRITE';
+
+/** What a verified Feeds token grants (wire study §5.3). */
+interface FeedsClaims {
+  readonly app?: unknown;
+  readonly iss?: unknown;
+  readonly exp?: unknown;
+  readonly su?: unknown;
+  readonly sub?: unknown;
+  readonly feeds?: { readonly permission?: { readonly path?: unknown; readonly action?: unknown } };
+}
+
+const ISSUER = /^api_keys\/(.+)$/;
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+
+/** A permission path covers a request path when equal, `*`, or a prefix ending in `*`. */
+const covers = (granted: unknown, wanted: string): boolean =>
+  typeof granted === 'string' && (granted === '*' || granted === wanted || (granted.endsWith('*') && wanted.startsWith(granted.slice(0, -1))));
+
+/**
+ * Checks the Feeds tokens that pusher-feeds-server mints and `authorizeFeed` returns: HS256
+ * with an instance key named in `iss`, the instance in the `app` claim (not `instance`), a
+ * backdated `iat` (not checked), `exp` ahead, and `feeds.permission {path, action}` covering
+ * the request. A bad or missing token is a 401; a good token for another path is a 403,
+ * because feeds-client retries a 401 at once and forever (wire study §3.3).
+ */
+@Injectable()
+export class FeedAccess {
+  constructor(private readonly keyRing: KeyRing) {}
+
+  /** The caller of a request that needs a token whose permission covers `path` for `action`. */
+  async require(instanceId: string, authorization: string | undefined, path: string, action: FeedAction): Promise<Actor> {
+    const keys = await this.keys(instanceId);
+    const token = BEARER.exec(authorization ?? '')?.[1];
+    if (!token) throw unauthorized('missing_token', 'An Authorization header with a Feeds token (Bearer) is required');
+    const decoded = jwt.decode(token, { json: true }) as FeedsClaims | null;
+    const keyId = typeof decoded?.iss === 'string' ? ISSUER.exec(decoded.iss)?.[1] : undefined;
+    const key = keyId === undefined ? undefined : keys.get(keyId);
+    if (!key) throw unauthorized('invalid_token', 'The token was not signed with an active key of this instance (iss api_keys/<key id>)');
+    let claims: FeedsClaims;
+    try {
+      claims = jwt.verify(token, key, { algorithms: ['HS256'] }) as FeedsClaims;
+    } catch (error) {
+      if (error instanceof jwt.TokenExpiredError) throw unauthorized('token_expired', 'The token has expired');
+      throw unauthorized('invalid_token', 'The token signature or claims are invalid');
+    }
+    if (claims.app !== instanceId) throw unauthorized('invalid_token', 'The token was issued for another instance (app claim)');
+    if (typeof claims.exp !== 'number') throw unauthorized('invalid_token', 'The token has no "exp" claim');
+    const permission = claims.feeds?.permission;
+    const allowed = claims.su === true || (covers(permission?.path, path) && (permission?.action === '*' || permission?.action === action));
+    if (!allowed) throw forbidden('permission_denied', `The token does not grant ${action} on ${path}`);
+    return { key_id: keyId, ...(typeof claims.sub === 'string' && claims.sub !== '' && { user_id: claims.sub }), ...(claims.su === true && { su: true }) };
+  }
+
+  /** Reading a feed: public feeds need no token, `private-` feeds one covering `feeds/<id>/items`. */
+  async readFeed(instanceId: string, feedId: string, authorization: string | undefined): Promise<void> {
+    if (isPrivateFeed(feedId)) await this.require(instanceId, authorization, feedItemsPath(feedId), 'READ');
+    else await this.keys(instanceId);
+  }
+
+  private async keys(instanceId: string) {
+    const instance = await this.keyRing.instance(instanceId);
+    if (!instance) throw instanceNotFound(instanceId);
+    return instance.keys;
+  }
+}
+
+export const instanceNotFound = (instanceId: string): DomainError =>
+  notFound('instance_not_found', `The instance "${instanceId}" does not exist`);
