@@ -1,0 +1,219 @@
+import jwt from 'jsonwebtoken';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { run as audit } from '../../src/cli/audit';
+import { captureIo } from '../cli/cli-support';
+import { startProcess, ServerProcess } from '../support/server-process';
+import { openHttpSubscription, openWsSubscription } from '../support/subscribe-client';
+
+const instance = 'observed';
+const secret = 'observed-key-secret';
+const METRICS_TOKEN = 'scrape-token-5f1c2a9e';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+const token = (claims: { sub?: string; su?: boolean }) =>
+  jwt.sign({ instance, iss: 'api_keys/k', ...claims }, secret, { algorithm: 'HS256', expiresIn: 600 });
+
+/** One sample of the Prometheus text: its value, or undefined when absent. */
+const sample = (text: string, name: string, labels: Record<string, string> = {}): number | undefined => {
+  for (const line of text.split('\n')) {
+    const m = /^([a-zA-Z_:][\w:]*)(\{(.*)\})? (\S+)$/.exec(line);
+    if (!m || m[1] !== name) continue;
+    const found = Object.fromEntries([...(m[3] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((l) => [l[1], l[2]]));
+    if (Object.entries(labels).every(([k, v]) => found[k] === v)) return Number(m[4]);
+  }
+  return undefined;
+};
+/** Every sample of a metric, with its labels. */
+const samples = (text: string, name: string) =>
+  text
+    .split('\n')
+    .filter((line) => line.startsWith(`${name}{`))
+    .map((line) => ({
+      labels: Object.fromEntries([...line.matchAll(/(\w+)="([^"]*)"/g)].map((l) => [l[1], l[2]])),
+      value: Number(line.slice(line.lastIndexOf(' ') + 1)),
+    }));
+
+describe('/metrics, the access log and request ids (a real server process)', () => {
+  let dataDir: string;
+  let server: ServerProcess;
+  let base: string;
+  /** Every JSON line the server process wrote to stdout. */
+  const logLines: Record<string, any>[] = [];
+  const rawStdout: string[] = [];
+  const chat = (path: string) => `${base}/services/chatkit/v6/${instance}${path}`;
+  const call = (method: string, path: string, options: { body?: unknown; requestId?: string; as?: string } = {}) =>
+    fetch(chat(path), {
+      method,
+      headers: {
+        authorization: `Bearer ${token(options.as ? { sub: options.as } : { su: true })}`,
+        ...(options.body !== undefined && { 'content-type': 'application/json' }),
+        ...(options.requestId !== undefined && { 'x-request-id': options.requestId }),
+      },
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+    });
+  const scrape = (authorization?: string) => fetch(`${base}/metrics`, { headers: authorization ? { authorization } : {} });
+  /** The access-log line of a request, once the server has written it. */
+  const accessLine = async (requestId: string) => {
+    for (let i = 0; i < 100; i++) {
+      const line = logLines.find((l) => l.msg === 'request' && l.req_id === requestId);
+      if (line) return line;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    throw new Error(`no access-log line for ${requestId}:\n${rawStdout.join('')}`);
+  };
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'parley-metrics-'));
+    server = await startProcess('dist/src/main.js', {
+      DATA_DIR: dataDir,
+      INSTANCE_LOCATOR: `v1:local:${instance}`,
+      INSTANCE_KEY: `k:${secret}`,
+      METRICS_TOKEN,
+    });
+    let partial = '';
+    server.child.stdout!.on('data', (chunk) => {
+      rawStdout.push(String(chunk));
+      const lines = (partial + String(chunk)).split('\n');
+      partial = lines.pop()!;
+      for (const line of lines) {
+        try {
+          logLines.push(JSON.parse(line));
+        } catch {
+          /* not a log line */
+        }
+      }
+    });
+    base = `http://127.0.0.1:${server.port}`;
+  }, 30_000);
+  afterAll(async () => {
+    await server?.stop('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('takes a valid X-Request-Id, logs one access line with it, and stamps it on the events the audit CLI shows', async () => {
+    const created = await call('POST', '/users', { body: { id: 'alice', name: 'Alice' }, requestId: 'e2e-create.alice_1' });
+    expect(created.status).toBe(201);
+    expect(created.headers.get('x-request-id')).toBe('e2e-create.alice_1');
+
+    const line = await accessLine('e2e-create.alice_1');
+    expect(line).toMatchObject({
+      level: 30,
+      method: 'POST',
+      route: '/services/chatkit/:version/:instanceId/users',
+      status: 201,
+      instance,
+    });
+    expect(typeof line.duration_ms).toBe('number');
+    expect(line.duration_ms).toBeGreaterThanOrEqual(0);
+    expect(logLines.filter((l) => l.req_id === 'e2e-create.alice_1')).toHaveLength(1);
+
+    const io = captureIo();
+    expect(await audit([instance, 'user', 'alice', '--json'], { DATA_DIR: dataDir }, io)).toBe(0);
+    const events = io.stdout.filter(Boolean).map((l) => JSON.parse(l));
+    expect(events.find((e) => e.type === 'UserCreated')?.request_id).toBe('e2e-create.alice_1');
+    const text = captureIo();
+    expect(await audit([instance, 'user', 'alice'], { DATA_DIR: dataDir }, text)).toBe(0);
+    expect(text.text()).toContain('request:     e2e-create.alice_1');
+  });
+
+  it('generates a UUID when X-Request-Id is missing or not acceptable, and never logs tokens or queries', async () => {
+    const missing = await call('GET', '/users/alice');
+    expect(missing.status).toBe(200);
+    const generated = missing.headers.get('x-request-id')!;
+    expect(generated).toMatch(UUID);
+    expect((await accessLine(generated)).route).toBe('/services/chatkit/:version/:instanceId/users/:userId');
+
+    for (const bad of ['has space', 'x'.repeat(129), 'semi;colon', '']) {
+      const res = await call('GET', '/users/alice', { requestId: bad });
+      expect(res.headers.get('x-request-id')).toMatch(UUID);
+    }
+    const notFound = await fetch(`${base}/nowhere?secret=hunter2`, { headers: { 'x-request-id': 'lost-1' } });
+    expect(notFound.status).toBe(404);
+    expect(await accessLine('lost-1')).toMatchObject({ route: 'unmatched', status: 404 });
+    const everything = rawStdout.join('');
+    expect(everything).not.toContain('hunter2');
+    expect(everything).not.toContain('Bearer');
+    expect(everything).not.toContain(secret);
+  });
+
+  it('serves /metrics only with the METRICS_TOKEN', async () => {
+    const none = await scrape();
+    expect(none.status).toBe(401);
+    expect((await none.json()).error).toBe('unauthorized/invalid_metrics_token');
+    expect((await scrape('Bearer not-the-token')).status).toBe(401);
+    expect((await scrape(METRICS_TOKEN)).status).toBe(401);
+    const ok = await scrape(`Bearer ${METRICS_TOKEN}`);
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get('content-type')).toMatch(/^text\/plain/);
+  });
+
+  it('shows requests, appends, projection lag, open sockets and fan-out delivery after traffic', async () => {
+    const made = 5;
+    for (let i = 0; i < made; i++) expect((await call('POST', '/users', { body: { id: `u${i}`, name: 'U' } })).status).toBe(201);
+    // A /ws subscription and an HTTP SUBSCRIBE stream stay open while the scrape runs.
+    const ws = await openWsSubscription(base, `/services/chatkit/v6/${instance}/users`, { authorization: `Bearer ${token({ sub: 'alice' })}` });
+    const http = await openHttpSubscription(chat('/users'), { authorization: `Bearer ${token({ sub: 'u0' })}` });
+    try {
+      expect(ws.status).toBe(200);
+      expect(http.status).toBe(200);
+      await ws.nextEvent(); // the initial state
+      // A room with alice in it reaches her live subscription: one fan-out.
+      expect((await call('POST', '/rooms', { body: { id: 'lobby', name: 'lobby', user_ids: ['alice'] } })).status).toBe(201);
+      for (;;) if ((await ws.nextEvent()).body.event_name === 'added_to_room') break;
+
+      const metrics = await (await scrape(`Bearer ${METRICS_TOKEN}`)).text();
+      const posts = sample(metrics, 'parley_http_requests_total', { method: 'POST', route: '/services/chatkit/:version/:instanceId/users', status: '201' });
+      expect(posts).toBeGreaterThanOrEqual(made + 1);
+      const total = samples(metrics, 'parley_http_requests_total').reduce((n, s) => n + s.value, 0);
+      expect(total).toBeGreaterThanOrEqual(made + 8);
+      // Route patterns, never raw URLs: no user id appears in a label.
+      expect(samples(metrics, 'parley_http_requests_total').some((s) => /alice|u0|lobby/.test(s.labels.route))).toBe(false);
+      expect(sample(metrics, 'parley_http_request_duration_seconds_count', { method: 'POST', route: '/services/chatkit/:version/:instanceId/users', status: '201' })).toBe(posts);
+      expect(sample(metrics, 'parley_event_append_duration_seconds_count')).toBeGreaterThanOrEqual(made + 1);
+      expect(sample(metrics, 'parley_event_append_batch_events_sum')).toBeGreaterThanOrEqual(made + 1);
+      expect(sample(metrics, 'parley_projector_batch_events_sum')).toBeGreaterThanOrEqual(made + 1);
+
+      // A lag gauge for every projection /health reports, in events and seconds.
+      const health = await (await fetch(`${base}/health`)).json();
+      const projections = Object.keys(health.projections).sort();
+      expect(projections.length).toBeGreaterThan(0);
+      const lagged = samples(metrics, 'parley_projection_lag_events');
+      expect(lagged.map((s) => s.labels.projection).sort()).toEqual(projections);
+      for (const s of lagged) expect(s.value).toBeGreaterThanOrEqual(0);
+      expect(samples(metrics, 'parley_projection_lag_seconds').map((s) => s.labels.projection).sort()).toEqual(projections);
+
+      expect(sample(metrics, 'parley_open_sockets', { transport: 'ws' })).toBe(1);
+      expect(sample(metrics, 'parley_open_subscriptions', { transport: 'ws' })).toBe(1);
+      expect(sample(metrics, 'parley_open_sockets', { transport: 'http_subscribe' })).toBe(1);
+      expect(sample(metrics, 'parley_fanout_delivery_seconds_count')).toBeGreaterThanOrEqual(1);
+      expect(sample(metrics, 'parley_process_cpu_seconds_total')).toBeGreaterThan(0);
+    } finally {
+      await ws.close();
+      await http.close();
+    }
+    // Closed sockets stop counting.
+    for (let i = 0; i < 100; i++) {
+      const metrics = await (await scrape(`Bearer ${METRICS_TOKEN}`)).text();
+      if (sample(metrics, 'parley_open_sockets', { transport: 'ws' }) === 0 && sample(metrics, 'parley_open_sockets', { transport: 'http_subscribe' }) === 0) return;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    throw new Error('the closed sockets still count as open');
+  });
+});
+
+describe('/metrics without METRICS_TOKEN', () => {
+  it('is not served at all', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'parley-metrics-off-'));
+    const server = await startProcess('dist/src/main.js', { DATA_DIR: dataDir });
+    try {
+      const res = await fetch(`http://127.0.0.1:${server.port}/metrics`, { headers: { authorization: 'Bearer anything' } });
+      expect(res.status).toBe(404);
+      expect((await res.json()).error).toBe('not_found/metrics_disabled');
+    } finally {
+      await server.stop('SIGKILL');
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 30_000);
+});
