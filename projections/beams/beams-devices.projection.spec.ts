@@ -25,6 +25,19 @@ describe('beams devices projection', () => {
     expect([...docs.values()].filter((d) => d.subscription).map((d) => d.device_id)).toEqual(['web-1', 'web-2']);
   });
 
+  it('keeps an APNs or FCM device’s platform, and its new sealed token after a refresh', () => {
+    const refreshed = { ...sealed, ciphertext: 'c2' };
+    const docs = project(beamsDevicesProjection, [
+      recorded('beamsdevice-acme.fcm-1', 'BeamsDeviceRegistered', { device_id: 'fcm-1', platform: 'fcm', subscription: sealed, sdk_version: null, registered_at: at }),
+      recorded('beamsdevice-acme.fcm-1', 'BeamsDeviceTokenChanged', { subscription: refreshed, changed_at: at }),
+      recorded('beamsdevice-acme.apns-1', 'BeamsDeviceRegistered', { device_id: 'apns-1', platform: 'apns', subscription: sealed, sdk_version: null, registered_at: at }),
+    ]);
+    expect([...docs.values()].map((d) => [d.device_id, d.platform, d.subscription]).sort()).toEqual([
+      ['apns-1', 'apns', sealed],
+      ['fcm-1', 'fcm', refreshed],
+    ]);
+  });
+
   it('forgets a deleted device and all its interests', () => {
     const docs = project(beamsDevicesProjection, [
       registered('beamsdevice-acme.web-1'),

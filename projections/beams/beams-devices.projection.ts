@@ -9,11 +9,11 @@ const DEVICE_CATEGORY = 'beamsdevice';
 /** The Beams user streams' category (`beamsuser-<instance>.<user>`): `deleteUser` forgets the user's devices. */
 const USER_CATEGORY = 'beamsuser';
 
-/** A live device and its push subscription, still sealed (only the delivery worker opens it). */
+/** A live device, the push service that reaches it, and its push address, still sealed (only the delivery worker opens it). */
 export interface BeamsDeviceDocument extends Document {
   readonly instance_id: string;
   readonly device_id: string;
-  readonly platform: 'web';
+  readonly platform: 'web' | 'apns' | 'fcm';
   readonly subscription: unknown;
   /** The Beams user the device was associated with by a Beams token, if any. */
   readonly user_id: string | null;
@@ -41,7 +41,7 @@ export const beamsDevicesProjection: ProjectionDefinition = {
     { name: BEAMS_DEVICES, indexes: [{ fields: ['instance_id'] }, { fields: ['instance_id', 'user_id'] }] },
     { name: BEAMS_DEVICE_INTERESTS, indexes: [{ fields: ['instance_id', 'interest'] }, { fields: ['instance_id', 'device_id'] }] },
   ],
-  handles: ['BeamsDeviceRegistered', 'BeamsDeviceInterestsChanged', 'BeamsDeviceUserSet', 'BeamsDeviceDeleted', 'BeamsUserDeleted'],
+  handles: ['BeamsDeviceRegistered', 'BeamsDeviceTokenChanged', 'BeamsDeviceInterestsChanged', 'BeamsDeviceUserSet', 'BeamsDeviceDeleted', 'BeamsUserDeleted'],
 
   targets(event: RecordedEvent): Target[] {
     const stream = parseStreamName(event.streamName);
@@ -51,7 +51,7 @@ export const beamsDevicesProjection: ProjectionDefinition = {
     }
     if (!stream || stream.category !== DEVICE_CATEGORY) return [];
     const device = { collection: BEAMS_DEVICES, id: beamsDeviceDocumentId(stream.instanceId, stream.id) };
-    if (event.type === 'BeamsDeviceRegistered' || event.type === 'BeamsDeviceUserSet') return [device];
+    if (event.type === 'BeamsDeviceRegistered' || event.type === 'BeamsDeviceUserSet' || event.type === 'BeamsDeviceTokenChanged') return [device];
     if (event.type === 'BeamsDeviceDeleted') {
       return [device, { collection: BEAMS_DEVICE_INTERESTS, where: { instance_id: stream.instanceId, device_id: stream.id } }];
     }
@@ -69,8 +69,11 @@ export const beamsDevicesProjection: ProjectionDefinition = {
       // Absent when the device was deleted, or forgot with its earlier user.
       return document ? { ...(document as BeamsDeviceDocument), user_id: (event.data as { user_id: string }).user_id } : null;
     }
+    if (event.type === 'BeamsDeviceTokenChanged') {
+      return document ? { ...(document as BeamsDeviceDocument), subscription: (event.data as { subscription: unknown }).subscription } : null;
+    }
     if (event.type === 'BeamsDeviceRegistered') {
-      const data = event.data as { platform: 'web'; subscription: unknown };
+      const data = event.data as { platform: BeamsDeviceDocument['platform']; subscription: unknown };
       return {
         _id: '',
         instance_id: stream.instanceId,

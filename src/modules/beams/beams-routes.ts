@@ -5,8 +5,10 @@ import { CLOCK } from '../../shared/application/tokens';
 import { Clock } from '../../shared/domain/clock';
 import { badRequest, DomainError } from '../../shared/domain/errors';
 import { DeleteBeamsUser } from './delete-user/delete-beams-user';
-import { WebPushDelivery } from './delivery/web-push-delivery';
-import { Devices } from './devices/devices';
+import { WebPushProvider } from './delivery/web-push-provider';
+import { BEAMS_PLATFORMS, Devices, isDeviceOf } from './devices/devices';
+import { deviceNotFound } from './domain/beams-device.decider';
+import type { BeamsPlatform } from './domain/beams-device.events';
 import { Publish, TooManyPublishes } from './publish/publish';
 import { interestsPublish, requireJsonObject, usersPublish } from './publish/publish-request';
 import { SecretKeyCheck } from './secret-key-check';
@@ -64,7 +66,7 @@ export class BeamsRoutes implements OnModuleInit {
     private readonly publish: Publish,
     private readonly deleteUser: DeleteBeamsUser,
     private readonly devices: Devices,
-    private readonly delivery: WebPushDelivery,
+    private readonly webPush: WebPushProvider,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
@@ -108,53 +110,71 @@ export class BeamsRoutes implements OnModuleInit {
   }
 
   /**
-   * The device API as the Web SDK (push-notifications-web) calls it: no credential, like
-   * Beams; a device id is an unguessable `web-<uuid>` returned at registration.
+   * The device API as the Web, iOS and Android SDKs call it (`…/devices/web|apns|fcm`): no
+   * credential, like Beams; a device id is an unguessable `<platform>-<uuid>` returned at
+   * registration, and a path of another platform does not find it.
    */
   private deviceRoutes(scope: FastifyInstance): undefined {
     this.commonHandling(scope);
     const base = '/instances/:instanceId';
-    const device = `${base}/devices/web/:deviceId`;
-    const body = (request: FastifyRequest) => (request.body ?? {}) as Record<string, unknown>;
     scope.get<{ Params: Params }>(`${base}/web-vapid-public-key`, async (request, reply) => {
       await this.devices.requireInstance(request.params.instanceId!);
-      void reply.status(200).send({ vapidPublicKey: this.delivery.vapidPublicKey });
+      void reply.status(200).send({ vapidPublicKey: this.webPush.vapidPublicKey });
     });
-    scope.post<{ Params: Params }>(`${base}/devices/web`, { bodyLimit: DEVICE_BODY_LIMIT }, async (request, reply) => {
-      const { token, metadata } = requireJsonObject(request.body) as { token?: unknown; metadata?: { sdkVersion?: unknown } };
-      const id = await this.devices.register(request.params.instanceId!, token, metadata?.sdkVersion, this.clock.now());
-      void reply.status(200).send({ id });
+    for (const platform of BEAMS_PLATFORMS) this.platformDeviceRoutes(scope, platform);
+    return undefined;
+  }
+
+  private platformDeviceRoutes(scope: FastifyInstance, platform: BeamsPlatform): void {
+    const devices = `/instances/:instanceId/devices/${platform}`;
+    const device = `${devices}/:deviceId`;
+    const body = (request: FastifyRequest) => (request.body ?? {}) as Record<string, unknown>;
+    /** The path's instance and device, once the device id is one of this platform's. */
+    const target = (request: FastifyRequest<{ Params: Params }>): [string, string] => {
+      if (!isDeviceOf(platform, request.params.deviceId!)) throw deviceNotFound();
+      return [request.params.instanceId!, request.params.deviceId!];
+    };
+    scope.post<{ Params: Params }>(devices, { bodyLimit: DEVICE_BODY_LIMIT }, async (request, reply) => {
+      const { metadata, ...registration } = requireJsonObject(request.body) as { token?: unknown; bundleIdentifier?: unknown; metadata?: { sdkVersion?: unknown } };
+      const id = await this.devices.register(request.params.instanceId!, platform, registration, metadata?.sdkVersion, this.clock.now());
+      // The mobile SDKs read `initialInterestSet` (interests carried over from an earlier registration: none here).
+      void reply.status(200).send(platform === 'web' ? { id } : { id, initialInterestSet: [] });
     });
     scope.delete<{ Params: Params }>(device, async (request, reply) => {
-      await this.devices.delete(request.params.instanceId!, request.params.deviceId!, 'stopped', this.clock.now());
+      await this.devices.delete(...target(request), 'stopped', this.clock.now());
       void reply.status(200).send({});
     });
     scope.put<{ Params: Params }>(`${device}/metadata`, { bodyLimit: DEVICE_BODY_LIMIT }, async (request, reply) => {
-      await this.devices.updateMetadata(request.params.instanceId!, request.params.deviceId!, body(request).sdkVersion, this.clock.now());
+      await this.devices.updateMetadata(...target(request), body(request).sdkVersion, this.clock.now());
       void reply.status(200).send({});
     });
+    if (platform === 'fcm') {
+      scope.put<{ Params: Params }>(`${device}/token`, { bodyLimit: DEVICE_BODY_LIMIT }, async (request, reply) => {
+        await this.devices.changeToken(...target(request), body(request).token, this.clock.now());
+        void reply.status(200).send({});
+      });
+    }
     scope.put<{ Params: Params }>(`${device}/user`, { bodyLimit: DEVICE_BODY_LIMIT }, async (request, reply) => {
       const token = bearerSecret(request.headers.authorization);
-      await this.devices.setUser(request.params.instanceId!, request.params.deviceId!, token, this.clock.now());
+      await this.devices.setUser(...target(request), token, this.clock.now());
       void reply.status(200).send({});
     });
     scope.get<{ Params: Params }>(`${device}/interests`, async (request, reply) => {
-      const interests = await this.devices.interests(request.params.instanceId!, request.params.deviceId!);
+      const interests = await this.devices.interests(...target(request));
       void reply.status(200).send({ interests, responseMetadata: {} });
     });
     scope.put<{ Params: Params }>(`${device}/interests`, { bodyLimit: DEVICE_BODY_LIMIT }, async (request, reply) => {
-      await this.devices.setInterests(request.params.instanceId!, request.params.deviceId!, body(request).interests, this.clock.now());
+      await this.devices.setInterests(...target(request), body(request).interests, this.clock.now());
       void reply.status(200).send({});
     });
     scope.post<{ Params: Params }>(`${device}/interests/:interest`, async (request, reply) => {
-      await this.devices.addInterest(request.params.instanceId!, request.params.deviceId!, request.params.interest!, this.clock.now());
+      await this.devices.addInterest(...target(request), request.params.interest!, this.clock.now());
       void reply.status(200).send({});
     });
     scope.delete<{ Params: Params }>(`${device}/interests/:interest`, async (request, reply) => {
-      await this.devices.removeInterest(request.params.instanceId!, request.params.deviceId!, request.params.interest!, this.clock.now());
+      await this.devices.removeInterest(...target(request), request.params.interest!, this.clock.now());
       void reply.status(200).send({});
     });
-    return undefined;
   }
 
   /** 400 when the path has no instance id or the request no secret key, in the seed's order. */

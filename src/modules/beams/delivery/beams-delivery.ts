@@ -1,8 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import webPush, { WebPushError } from 'web-push';
-import { CONFIG, ParleyConfig } from '../../../config/config';
 import { Backoff } from '../../../shared/application/backoff';
 import { PeriodicSweep } from '../../../shared/application/periodic-sweep';
 import { CommandPipeline } from '../../../shared/application/command-pipeline';
@@ -25,18 +23,14 @@ import {
 } from '../../../../projections/beams/beams-pending-publishes.projection';
 import { beamsPublishDecider, beamsPublishStream } from '../domain/beams.deciders';
 import { Devices } from '../devices/devices';
-import type { WebPushSubscription } from '../devices/web-push-subscription';
-import { vapidKeys, VapidKeys } from './vapid-keys';
-import { webPushPayload } from './web-push-payload';
+import type { BeamsPlatform } from '../domain/beams-device.events';
+import { PUSH_PROVIDERS, PushProvider, PushResult } from './push-provider';
 
 /** How often every API process looks for publishes not yet delivered (its own, others', those a crash left). */
 export const DELIVERY_SWEEP_INTERVAL_MS = 1_000;
 const BATCH = 50;
 /** Attempts per device before it is counted as failed (5xx, 429, network errors are retried). */
 const ATTEMPTS = 5;
-const PUSH_TIMEOUT_MS = 10_000;
-/** How long a push service keeps a message for an offline browser. */
-const TTL_SECONDS = 4 * 7 * 24 * 3600;
 /** Pushes in flight per publish. */
 const CONCURRENCY = 16;
 /**
@@ -50,19 +44,21 @@ type Outcome = 'delivered' | 'failed' | 'removed';
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /**
- * Delivers accepted publishes to Web Push devices. The work list is the pending-publishes
- * read model (fed from the log by the projector with its checkpoint), so the publish call
- * never waits for delivery and a publish acknowledged before a crash is delivered after the
- * restart. Each device gets an encrypted push (aes128gcm, VAPID) through web-push, retried
- * with backoff; a 404/410 from the push service deletes the device. Delivery is at least
- * once: a crash between the pushes and `BeamsPublishDelivered` sends them again. A lease per
- * publish keeps two processes from delivering the same publish at once.
+ * Delivers accepted publishes to devices through the push provider of each device's platform
+ * (Web Push, APNs, FCM). The work list is the pending-publishes read model (fed from the log
+ * by the projector with its checkpoint), so the publish call never waits for delivery and a
+ * publish acknowledged before a crash is delivered after the restart. Each push is retried
+ * with backoff when the provider says so; an address the provider reports invalid deletes the
+ * device. Delivery is at least once: a crash between the pushes and `BeamsPublishDelivered`
+ * sends them again. A lease per publish keeps two processes from delivering the same publish at once.
  */
 @Injectable()
-export class WebPushDelivery implements OnApplicationBootstrap, OnModuleDestroy {
+export class BeamsDelivery implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('beams-delivery');
   private readonly running = new Map<string, Promise<void>>();
-  private readonly vapid: VapidKeys;
+  private readonly providers: ReadonlyMap<BeamsPlatform, PushProvider>;
+  /** Platforms whose devices were skipped for want of credentials (warned once each). */
+  private readonly warnedUnconfigured = new Set<BeamsPlatform>();
   private readonly sweeper = new PeriodicSweep(() => this.sweepAll(), DELIVERY_SWEEP_INTERVAL_MS, (error) =>
     this.logger.warn(`looking for pending publishes failed; retrying in ${DELIVERY_SWEEP_INTERVAL_MS} ms: ${messageOf(error)}`),
   );
@@ -75,15 +71,10 @@ export class WebPushDelivery implements OnApplicationBootstrap, OnModuleDestroy 
     private readonly devices: Devices,
     @Inject(READ_MODEL_STORE) private readonly readModels: ReadModelStore,
     @Inject(SECRET_BOX) private readonly box: SecretBox,
-    @Inject(CONFIG) config: ParleyConfig,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(PUSH_PROVIDERS) providers: readonly PushProvider[],
   ) {
-    this.vapid = vapidKeys(config, box);
-  }
-
-  /** The key browsers subscribe with (`applicationServerKey`). */
-  get vapidPublicKey(): string {
-    return this.vapid.publicKey;
+    this.providers = new Map(providers.map((p) => [p.platform, p]));
   }
 
   onApplicationBootstrap(): void {
@@ -137,14 +128,19 @@ export class WebPushDelivery implements OnApplicationBootstrap, OnModuleDestroy 
     const stream = beamsPublishStream(instanceId, publishId);
     // Another process may have finished it since the read model was read.
     if ((await this.pipeline.load(stream, beamsPublishDecider)).state.delivered) return;
-    const payload = webPushPayload(instanceId, publishId, publish.request);
-    const devices = payload === null ? [] : await this.devicesFor(publish);
+    // Each platform's payload; a device whose platform the publish has no payload for gets nothing.
+    const payloads = new Map<string, unknown>();
+    for (const [platform, provider] of this.providers) {
+      const payload = provider.payload(instanceId, publishId, publish.request);
+      if (payload !== null) payloads.set(platform, payload);
+    }
+    const devices = payloads.size === 0 ? [] : (await this.devicesFor(publish)).filter((d) => payloads.has(d.platform));
     const outcomes: Outcome[] = [];
     let next = 0;
     const worker = async () => {
       while (next < devices.length && !this.stop.signal.aborted) {
         const device = devices[next++];
-        outcomes.push(await this.pushTo(instanceId, device, payload!));
+        outcomes.push(await this.pushTo(instanceId, device, payloads.get(device.platform)));
       }
     };
     await Promise.all(Array.from({ length: Math.min(CONCURRENCY, devices.length) }, worker));
@@ -181,39 +177,37 @@ export class WebPushDelivery implements OnApplicationBootstrap, OnModuleDestroy 
     return ids.length === 0 ? [] : this.readModels.getMany<BeamsDeviceDocument>(BEAMS_DEVICES, ids);
   }
 
-  private async pushTo(instanceId: string, device: BeamsDeviceDocument, payload: string): Promise<Outcome> {
-    let subscription: WebPushSubscription;
+  private async pushTo(instanceId: string, device: BeamsDeviceDocument, payload: unknown): Promise<Outcome> {
+    const provider = this.providers.get(device.platform)!;
+    if (!provider.configured) {
+      if (!this.warnedUnconfigured.has(device.platform)) {
+        this.warnedUnconfigured.add(device.platform);
+        this.logger.warn(`${device.platform} devices are skipped: this deployment has no ${device.platform} credentials (see the README's Beams settings)`);
+      }
+      return 'failed';
+    }
+    let address: unknown;
     try {
-      subscription = JSON.parse(this.box.open(device.subscription as SealedSecret)) as WebPushSubscription;
+      address = JSON.parse(this.box.open(device.subscription as SealedSecret));
     } catch (error) {
       // Sealed under another master key: no retry can open it.
-      this.logger.warn(`device ${device.device_id} of ${instanceId} skipped: its subscription cannot be opened (${messageOf(error)})`);
+      this.logger.warn(`device ${device.device_id} of ${instanceId} skipped: its push address cannot be opened (${messageOf(error)})`);
       return 'failed';
     }
     const backoff = new Backoff(500, 30_000);
     for (let attempt = 1; ; attempt++) {
-      try {
-        await webPush.sendNotification(subscription, payload, {
-          vapidDetails: this.vapid,
-          TTL: TTL_SECONDS,
-          contentEncoding: 'aes128gcm',
-          timeout: PUSH_TIMEOUT_MS,
-        });
-        return 'delivered';
-      } catch (error) {
-        const status = error instanceof WebPushError ? error.statusCode : undefined;
-        if (status === 404 || status === 410) {
-          await this.devices.delete(instanceId, device.device_id, 'push_service_gone', this.clock.now());
-          this.logger.log(`device ${device.device_id} of ${instanceId} removed: its push service answered ${status}`);
-          return 'removed';
-        }
-        const retriable = status === undefined || status === 429 || status >= 500;
-        if (!retriable || attempt >= ATTEMPTS || this.stop.signal.aborted) {
-          this.logger.warn(`push to device ${device.device_id} of ${instanceId} failed (${status ?? messageOf(error)}); giving up after ${attempt} attempts`);
-          return 'failed';
-        }
-        await sleep(backoff.next(), undefined, { signal: this.stop.signal }).catch(() => undefined);
+      const result: PushResult = await provider.send(address, payload).catch((error: unknown) => ({ kind: 'retry', why: messageOf(error) }) as const);
+      if (result.kind === 'delivered') return 'delivered';
+      if (result.kind === 'gone') {
+        await this.devices.delete(instanceId, device.device_id, 'push_service_gone', this.clock.now());
+        this.logger.log(`device ${device.device_id} of ${instanceId} removed: ${result.why}`);
+        return 'removed';
       }
+      if (result.kind === 'failed' || attempt >= ATTEMPTS || this.stop.signal.aborted) {
+        this.logger.warn(`push to device ${device.device_id} of ${instanceId} failed (${result.why}); giving up after ${attempt} attempts`);
+        return 'failed';
+      }
+      await sleep(backoff.next(), undefined, { signal: this.stop.signal }).catch(() => undefined);
     }
   }
 }

@@ -8,15 +8,35 @@ import { KeyRing } from '../../instances/authentication/key-ring';
 import { checkpointName } from '../../../../projections/projection';
 import { beamsDevicesProjection } from '../../../../projections/beams/beams-devices.projection';
 import { beamsDeviceDecider, beamsDeviceStream, DeviceCommand, deviceNotFound } from '../domain/beams-device.decider';
+import type { BeamsPlatform } from '../domain/beams-device.events';
 import { INTEREST_PATTERN, MAX_INTEREST_LENGTH, MAX_INTERESTS } from '../publish/publish-request';
 import { instanceNotFound } from '../secret-key-check';
 import { beamsTokenUser } from './beams-token';
+import { parseApnsRegistration, parseFcmToken } from './native-push-token';
 import { parseWebPushToken } from './web-push-subscription';
 
 /** Device API calls come from browsers with no credential (as in Beams): the audit trail says so. */
 const DEVICE_ACTOR: Actor = { key_id: 'device_api' };
 
-const DEVICE_ID = /^web-[0-9a-f-]{36}$/;
+const DEVICE_ID = /^(web|apns|fcm)-[0-9a-f-]{36}$/;
+
+export const BEAMS_PLATFORMS: readonly BeamsPlatform[] = ['web', 'apns', 'fcm'];
+
+/** A device id names its platform (`<platform>-<uuid>`): a path of another platform does not find it. */
+export const isDeviceOf = (platform: BeamsPlatform, deviceId: string) => DEVICE_ID.test(deviceId) && deviceId.startsWith(`${platform}-`);
+
+/** What a registration sends beside the metadata: `token` for all, `bundleIdentifier` for APNs. */
+export interface Registration {
+  readonly token?: unknown;
+  readonly bundleIdentifier?: unknown;
+}
+
+/** The device's push address as the delivery adapter of its platform reads it, from what the SDK sent. */
+const pushAddress = (platform: BeamsPlatform, { token, bundleIdentifier }: Registration): object => {
+  if (platform === 'apns') return parseApnsRegistration(token, bundleIdentifier);
+  if (platform === 'fcm') return parseFcmToken(token);
+  return parseWebPushToken(token);
+};
 
 /** Only a short version string is kept from what the SDK reports. */
 const sdkVersionOf = (value: unknown): string | null => (typeof value === 'string' ? value.slice(0, 64) : null);
@@ -29,7 +49,7 @@ export const requireInterest = (interest: unknown): string => {
 };
 
 /**
- * The Web Push device registry as the Web SDK drives it: register, read and change a
+ * The device registry as the Web, iOS and Android SDKs drive it: register, read and change a
  * device's interests, delete it. Each answers once the change is durable and the registry's
  * read model shows it (delivery reads it).
  */
@@ -41,14 +61,15 @@ export class Devices {
     @Inject(SECRET_BOX) private readonly box: SecretBox,
   ) {}
 
-  async register(instanceId: string, token: unknown, sdkVersion: unknown, now: Date): Promise<string> {
+  async register(instanceId: string, platform: BeamsPlatform, registration: Registration, sdkVersion: unknown, now: Date): Promise<string> {
     await this.requireInstance(instanceId);
-    const subscription = parseWebPushToken(token);
-    const deviceId = `web-${randomUUID()}`;
+    const address = pushAddress(platform, registration);
+    const deviceId = `${platform}-${randomUUID()}`;
     await this.run(instanceId, deviceId, {
       type: 'RegisterDevice',
       deviceId,
-      subscription: this.box.seal(JSON.stringify(subscription)),
+      platform,
+      subscription: this.box.seal(JSON.stringify(address)),
       sdkVersion: sdkVersionOf(sdkVersion),
       now: now.toISOString(),
     });
@@ -76,6 +97,12 @@ export class Devices {
 
   async removeInterest(instanceId: string, deviceId: string, interest: string, now: Date): Promise<void> {
     await this.change(instanceId, deviceId, { type: 'RemoveInterest', interest: requireInterest(interest), now: now.toISOString() });
+  }
+
+  /** The Android SDK's token refresh (`PUT …/devices/fcm/<id>/token`): later pushes go to the new token. */
+  async changeToken(instanceId: string, deviceId: string, token: unknown, now: Date): Promise<void> {
+    const address = parseFcmToken(token);
+    await this.change(instanceId, deviceId, { type: 'ChangeToken', subscription: this.box.seal(JSON.stringify(address)), now: now.toISOString() });
   }
 
   async updateMetadata(instanceId: string, deviceId: string, sdkVersion: unknown, now: Date): Promise<void> {

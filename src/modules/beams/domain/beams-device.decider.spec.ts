@@ -5,7 +5,7 @@ import { BeamsDeviceEvent } from './beams-device.events';
 
 const now = '2026-01-01T00:00:00.000Z';
 const sealed = { alg: 'aes-256-gcm' as const, iv: 'i', tag: 't', ciphertext: 'c' };
-const register: DeviceCommand = { type: 'RegisterDevice', deviceId: 'web-1', subscription: sealed, sdkVersion: null, now };
+const register: DeviceCommand = { type: 'RegisterDevice', deviceId: 'web-1', platform: 'web', subscription: sealed, sdkVersion: null, now };
 
 /** Given events, when a command: the new events. */
 const decide = (given: BeamsDeviceEvent[], command: DeviceCommand) => beamsDeviceDecider.decide(command, fold(beamsDeviceDecider, given));

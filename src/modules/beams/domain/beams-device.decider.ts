@@ -2,7 +2,7 @@ import type { SealedSecret } from '../../../shared/crypto/secret-box';
 import { Decider } from '../../../shared/domain/decider';
 import { forbidden, notFound } from '../../../shared/domain/errors';
 import { streamName } from '../../../shared/domain/streams';
-import { BeamsDeviceEvent } from './beams-device.events';
+import { BeamsDeviceEvent, BeamsPlatform } from './beams-device.events';
 
 /** One stream per device (`beamsdevice-<instance>.<deviceId>`). */
 export const BEAMS_DEVICE_CATEGORY = 'beamsdevice';
@@ -16,7 +16,8 @@ export interface DeviceState {
 }
 
 export type DeviceCommand =
-  | { type: 'RegisterDevice'; deviceId: string; subscription: SealedSecret; sdkVersion: string | null; now: string }
+  | { type: 'RegisterDevice'; deviceId: string; platform: BeamsPlatform; subscription: SealedSecret; sdkVersion: string | null; now: string }
+  | { type: 'ChangeToken'; subscription: SealedSecret; now: string }
   | { type: 'SetInterests'; interests: readonly string[]; now: string }
   | { type: 'AddInterest'; interest: string; now: string }
   | { type: 'RemoveInterest'; interest: string; now: string }
@@ -41,6 +42,8 @@ export const beamsDeviceDecider: Decider<DeviceState, DeviceCommand, BeamsDevice
     switch (event.type) {
       case 'BeamsDeviceRegistered':
         return { status: 'registered', interests: [], sdkVersion: event.data.sdk_version, userId: null };
+      case 'BeamsDeviceTokenChanged':
+        return state;
       case 'BeamsDeviceInterestsChanged':
         return { ...state, interests: event.data.interests };
       case 'BeamsDeviceMetadataUpdated':
@@ -54,11 +57,11 @@ export const beamsDeviceDecider: Decider<DeviceState, DeviceCommand, BeamsDevice
   decide: (command, state) => {
     if (command.type === 'RegisterDevice') {
       if (state.status !== 'absent') return [];
-      const { deviceId, subscription, sdkVersion, now } = command;
+      const { deviceId, platform, subscription, sdkVersion, now } = command;
       return [
         {
           type: 'BeamsDeviceRegistered',
-          data: { device_id: deviceId, platform: 'web', subscription, sdk_version: sdkVersion, registered_at: now },
+          data: { device_id: deviceId, platform, subscription, sdk_version: sdkVersion, registered_at: now },
         },
       ];
     }
@@ -66,6 +69,8 @@ export const beamsDeviceDecider: Decider<DeviceState, DeviceCommand, BeamsDevice
       return state.status === 'registered' ? [{ type: 'BeamsDeviceDeleted', data: { reason: command.reason, deleted_at: command.now } }] : [];
     }
     if (state.status !== 'registered') throw deviceNotFound();
+    // Sealing is randomised, so a repeated refresh of the same token is recorded again: harmless, and rare.
+    if (command.type === 'ChangeToken') return [{ type: 'BeamsDeviceTokenChanged', data: { subscription: command.subscription, changed_at: command.now } }];
     if (command.type === 'UpdateMetadata') {
       return command.sdkVersion === state.sdkVersion
         ? []

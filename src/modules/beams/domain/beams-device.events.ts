@@ -1,14 +1,21 @@
 import { DomainEvent } from '../../../shared/domain/event';
 import type { SealedSecret } from '../../../shared/crypto/secret-box';
 
+/** The push services Beams devices are reached through: Web Push, APNs (iOS, macOS) and FCM (Android). */
+export type BeamsPlatform = 'web' | 'apns' | 'fcm';
+
 /**
- * A Web Push device: its subscription (endpoint and keys, a capability to push to the
- * browser) is stored sealed under the master key, never plain.
+ * A device and its push address, a capability to push to it, stored sealed under the master
+ * key, never plain: for `web` the subscription JSON (endpoint and keys), for `apns`
+ * `{token, bundle_id}`, for `fcm` `{token}`.
  */
 export type BeamsDeviceRegistered = DomainEvent<
   'BeamsDeviceRegistered',
-  { device_id: string; platform: 'web'; subscription: SealedSecret; sdk_version: string | null; registered_at: string }
+  { device_id: string; platform: BeamsPlatform; subscription: SealedSecret; sdk_version: string | null; registered_at: string }
 >;
+
+/** The push service gave the device a new token (the Android SDK's refresh): its sealed push address after the change. */
+export type BeamsDeviceTokenChanged = DomainEvent<'BeamsDeviceTokenChanged', { subscription: SealedSecret; changed_at: string }>;
 
 /** The device's interests after a change, and what the change added and removed (projections need only the difference). */
 export type BeamsDeviceInterestsChanged = DomainEvent<
@@ -19,10 +26,16 @@ export type BeamsDeviceInterestsChanged = DomainEvent<
 /** The device belongs to a Beams user (proved by a Beams token for that user); publishes to the user reach it. */
 export type BeamsDeviceUserSet = DomainEvent<'BeamsDeviceUserSet', { user_id: string; set_at: string }>;
 
-/** `stopped`: the SDK deleted it; `push_service_gone`: the push service answered 404/410 for its subscription. */
+/**
+ * `stopped`: the SDK deleted it; `push_service_gone`: the push service said the address is no
+ * longer valid (Web Push 404/410, APNs 410 or BadDeviceToken, FCM UNREGISTERED or an invalid token).
+ */
 export type BeamsDeviceDeleted = DomainEvent<'BeamsDeviceDeleted', { reason: 'stopped' | 'push_service_gone'; deleted_at: string }>;
 
 /** The SDK version the device reported (the Web SDK reports it when it changes). */
 export type BeamsDeviceMetadataUpdated = DomainEvent<'BeamsDeviceMetadataUpdated', { sdk_version: string | null; updated_at: string }>;
 
-export type BeamsDeviceEvent = BeamsDeviceRegistered | BeamsDeviceInterestsChanged | BeamsDeviceMetadataUpdated | BeamsDeviceUserSet | BeamsDeviceDeleted;
+export type BeamsDeviceEvent =
+  | BeamsDeviceRegistered
+  | BeamsDeviceTokenChanged
+  | BeamsDeviceInterestsChanged | BeamsDeviceMetadataUpdated | BeamsDeviceUserSet | BeamsDeviceDeleted;
