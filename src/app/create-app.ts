@@ -13,6 +13,8 @@ import { rejectUnknownChatVersions } from '../shared/http/chatkit-route';
 import { RequestValidationPipe } from '../shared/http/validation';
 import { corsOptions, upgradeOriginAllowed } from '../shared/http/cors';
 import { frameworkErrorOptions } from '../shared/http/framework-errors';
+import { registerRateLimits } from '../shared/http/rate-limit';
+import { AccessTokenVerifier } from '../modules/instances/authentication/access-token';
 import { PinoNestLogger } from '../infrastructure/logger';
 import { registerRequestId, requestIdOptions } from '../shared/http/request-id';
 import { registerAccessLog } from '../shared/http/access-log';
@@ -115,6 +117,7 @@ async function createApp(runtime: Runtime): Promise<BuiltApp> {
   // preflights and every answer (errors, the drain's 503) carry its headers.
   const cors = corsOptions(runtime.config.corsOrigins);
   if (cors) app.enableCors(cors);
+  registerRateLimits(fastify, runtime.config.rateLimits, runtime.stores.rateCounters, app.get(AccessTokenVerifier), runtime.logger);
   const streams = registerHttpSubscribe(fastify, app.get(SubscriptionRoutes), runtime.config.keepAliveMs);
   app.useGlobalFilters(new ErrorFilter());
   app.useGlobalPipes(new RequestValidationPipe());

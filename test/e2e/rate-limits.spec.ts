@@ -1,0 +1,131 @@
+/**
+ * @jest-environment node
+ */
+import { openHttpSubscription } from '../support/subscribe-client';
+import { startTestServer, TestResponse, TestServer } from '../support/test-server';
+
+const WINDOW_MS = 2_000;
+const PER_USER = 4;
+const PER_INSTANCE = 7;
+
+const limitHeaders = (res: TestResponse) => ({
+  limit: res.headers.get('x-ratelimit-limit'),
+  remaining: res.headers.get('x-ratelimit-remaining'),
+  reset: Number(res.headers.get('x-ratelimit-reset')),
+});
+
+describe('chat, cursors and files rate limits (per user and per instance, su exempt)', () => {
+  let s: TestServer;
+  const as = (sub: string) => s.token({ sub });
+  const getUser = (sub: string, token = as(sub)) => s.request('GET', s.chat(`/users/${sub}`), { token });
+  const cursorsOf = (sub: string) => `/services/chatkit_cursors/v2/${s.instanceId}/cursors/0/users/${sub}`;
+
+  beforeAll(async () => {
+    s = await startTestServer({
+      env: { RATE_LIMIT_PER_USER: String(PER_USER), RATE_LIMIT_PER_INSTANCE: String(PER_INSTANCE), RATE_LIMIT_WINDOW_MS: String(WINDOW_MS) },
+    });
+    for (const id of ['ann', 'bob', 'cat', 'dan', 'eve', 'fay']) {
+      expect((await s.request('POST', s.chat('/users'), { body: { id, name: id } })).status).toBe(201);
+    }
+  });
+  afterAll(() => s.close());
+  // Windows are aligned on multiples of their length: each test starts at the beginning of one
+  // of its own, so its handful of requests fits in it and no count carries over.
+  beforeEach(async () => {
+    await new Promise((r) => setTimeout(r, WINDOW_MS - (Date.now() % WINDOW_MS) + 10));
+  });
+
+  it('answers 429 in the Chatkit error shape with Retry-After after the limit, counting cursors calls too, and recovers after the window', async () => {
+    const first = await getUser('ann');
+    expect(first.status).toBe(200);
+    expect(limitHeaders(first)).toEqual({ limit: String(PER_USER), remaining: String(PER_USER - 1), reset: expect.any(Number) });
+    expect(limitHeaders(first).reset).toBeGreaterThanOrEqual(1);
+    expect(limitHeaders(first).reset).toBeLessThanOrEqual(WINDOW_MS / 1000);
+    expect((await s.request('GET', cursorsOf('ann'), { token: as('ann') })).status).toBe(200);
+    for (let i = 2; i < PER_USER; i++) expect((await getUser('ann')).status).toBe(200);
+
+    const refused = await getUser('ann');
+    expect(refused.status).toBe(429);
+    expect(refused.body).toEqual({ error: 'services/chatkit/too_many_requests/rate_limited', error_description: expect.stringContaining('this user') });
+    expect(refused.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(limitHeaders(refused)).toMatchObject({ limit: String(PER_USER), remaining: '0' });
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(WINDOW_MS / 1000);
+    // Refused on the cursors API as well: one allowance per user across the APIs.
+    expect((await s.request('GET', cursorsOf('ann'), { token: as('ann') })).status).toBe(429);
+
+    await new Promise((r) => setTimeout(r, retryAfter * 1000));
+    const again = await getUser('ann');
+    expect(again.status).toBe(200);
+    expect(limitHeaders(again).remaining).toBe(String(PER_USER - 1));
+  });
+
+  it('keeps one allowance per user, and one per instance that all users share', async () => {
+    for (let i = 0; i < PER_USER; i++) expect((await getUser('bob')).status).toBe(200);
+    expect((await getUser('bob')).status).toBe(429);
+    // Bob's refusal was not counted against the instance: 4 of its 7 are spent.
+    const cat = await getUser('cat');
+    expect(cat.status).toBe(200);
+    // Cat has 3 left of 4, the instance 2 of 7: the headers show the tighter.
+    expect(limitHeaders(cat)).toEqual({ limit: String(PER_INSTANCE), remaining: '2', reset: expect.any(Number) });
+    expect((await getUser('dan')).status).toBe(200);
+    const eve = await getUser('eve'); // the 7th of the instance: the instance limit is now the tighter one
+    expect(eve.status).toBe(200);
+    expect(limitHeaders(eve)).toMatchObject({ limit: String(PER_INSTANCE), remaining: '0' });
+    const fay = await getUser('fay');
+    expect(fay.status).toBe(429);
+    expect(fay.body.error).toBe('services/chatkit/too_many_requests/rate_limited');
+    expect(fay.body.error_description).toContain('this instance');
+    expect(fay.headers.get('retry-after')).not.toBeNull();
+  });
+
+  it('does not limit su tokens, and does not count requests without a valid token', async () => {
+    for (let i = 0; i < PER_INSTANCE + 3; i++) {
+      const res = await s.request('GET', s.chat('/users/ann'));
+      expect(res.status).toBe(200);
+      expect(res.headers.get('x-ratelimit-limit')).toBeNull();
+    }
+    for (let i = 0; i < PER_INSTANCE + 3; i++) {
+      expect((await getUser('ann', s.token({ sub: 'ann', expiresIn: -10 }))).status).toBe(401);
+      expect((await s.request('GET', s.chat('/users/ann'), { token: null })).status).toBe(401);
+    }
+    const counted = await getUser('ann');
+    expect(counted.status).toBe(200);
+    expect(limitHeaders(counted).remaining).toBe(String(PER_USER - 1));
+  });
+
+  it('leaves subscriptions, health and CORS alone: streams open past the limit, and a 429 carries CORS headers', async () => {
+    for (let i = 0; i < PER_USER; i++) expect((await getUser('dan')).status).toBe(200);
+    const refused = await fetch(`${s.baseUrl}${s.chat('/users/dan')}`, {
+      headers: { origin: 'http://app.example.test', authorization: `Bearer ${as('dan')}` },
+    });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('access-control-allow-origin')).toBe('*');
+    const stream = await openHttpSubscription(`${s.baseUrl}${s.chat('/users')}`, { authorization: `Bearer ${as('dan')}` });
+    try {
+      expect(stream.status).toBe(200);
+      expect((await stream.nextEvent()).body.event_name).toBe('initial_state');
+    } finally {
+      await stream.close();
+    }
+    expect((await s.request('GET', '/health', { token: null })).status).toBe(200);
+  });
+});
+
+describe('rate limits set to 0', () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startTestServer({ env: { RATE_LIMIT_PER_USER: '0', RATE_LIMIT_PER_INSTANCE: '0', RATE_LIMIT_WINDOW_MS: '60000' } });
+    await s.request('POST', s.chat('/users'), { body: { id: 'ann', name: 'Ann' } });
+  });
+  afterAll(() => s.close());
+
+  it('limit nothing and add no headers', async () => {
+    for (let i = 0; i < 30; i++) {
+      const res = await s.request('GET', s.chat('/users/ann'), { token: s.token({ sub: 'ann' }) });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('x-ratelimit-limit')).toBeNull();
+    }
+  });
+});
