@@ -109,6 +109,8 @@ export function registerHttpSubscribe(fastify: FastifyInstance, routes: Subscrip
       raw.on('close', () => channel.close());
       raw.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
       raw.flushHeaders(); // the stream is open now, even before its first frame
+      // feeds-client (pusher-platform 0.8) calls onOpen on the first body bytes, not on the headers: a stream with nothing to replay (the firehose) sends a keep-alive at once.
+      raw.write('[0,"xxxxxxxxxxxxxxxx"]\n');
       const keepAlive = setInterval(() => raw.write('[0,"xxxxxxxxxxxxxxxx"]\n'), keepAliveMs);
       channel.onClose(() => clearInterval(keepAlive));
       const outbox = new ResponseOutbox(raw);
