@@ -202,7 +202,7 @@ describe('package.json scripts', () => {
   it('build once on npm ci (prepare); the server and CLI scripts run the built code without building', () => {
     expect(scripts.prepare).toBe('npm run build');
     expect(scripts.prestart).toBeUndefined();
-    for (const name of ['start', 'start:api', 'start:projector', 'admin', 'rebuild', 'audit']) {
+    for (const name of ['start', 'start:api', 'start:projector', 'admin', 'rebuild', 'audit', 'export', 'import']) {
       expect({ name, script: scripts[name] }).toEqual({ name, script: expect.stringMatching(/^node dist\/src\/[\w/.]+\.js$/) });
       // npm test builds before jest, so the file each script runs is there.
       expect({ name, built: existsSync(join(ROOT, scripts[name].split(' ')[1])) }).toEqual({ name, built: true });
