@@ -1,6 +1,6 @@
 import { Decider } from '../../../shared/domain/decider';
 import { streamName } from '../../../shared/domain/streams';
-import { BeamsPublishEvent, BeamsUserEvent, PublishTarget } from './beams.events';
+import { BeamsPublishEvent, BeamsPublishWebhookAttempted, BeamsUserEvent, PublishTarget } from './beams.events';
 
 /** One stream per publish (`beamspublish-<instance>.<publishId>`): accepted, then (later) delivery progress. */
 export const BEAMS_PUBLISH_CATEGORY = 'beamspublish';
@@ -13,6 +13,10 @@ export const beamsUserStream = (instanceId: string, userId: string) => streamNam
 export interface PublishState {
   readonly accepted: boolean;
   readonly delivered: boolean;
+  /** Webhook attempts made, by webhook event type. */
+  readonly webhookAttempts: Readonly<Record<string, number>>;
+  /** Webhook event types delivered or given up. */
+  readonly webhooksSettled: readonly string[];
 }
 
 export interface AcceptPublish {
@@ -33,17 +37,44 @@ export interface RecordDelivery {
   readonly now: string;
 }
 
+export interface RecordWebhookAttempt {
+  readonly type: 'RecordWebhookAttempt';
+  readonly attempt: BeamsPublishWebhookAttempted['data'];
+}
+
+/** A webhook attempt is recorded once (a second sender of the same attempt adds nothing), and none after its webhook settled. */
+const decideWebhookAttempt = ({ attempt }: RecordWebhookAttempt, state: PublishState): BeamsPublishEvent[] =>
+  !state.accepted ||
+  state.webhooksSettled.includes(attempt.event_type) ||
+  attempt.attempt !== (state.webhookAttempts[attempt.event_type] ?? 0) + 1
+    ? []
+    : [{ type: 'BeamsPublishWebhookAttempted', data: attempt }];
+
+const evolvePublish = (state: PublishState, event: BeamsPublishEvent): PublishState => {
+  switch (event.type) {
+    case 'BeamsPublishAccepted':
+      return { ...state, accepted: true };
+    case 'BeamsPublishDelivered':
+      return { ...state, delivered: true };
+    case 'BeamsPublishWebhookAttempted': {
+      const { event_type: type, attempt, outcome } = event.data;
+      return {
+        ...state,
+        webhookAttempts: { ...state.webhookAttempts, [type]: attempt },
+        webhooksSettled: outcome === 'retrying' ? state.webhooksSettled : [...state.webhooksSettled, type],
+      };
+    }
+  }
+};
+
 /** A publish is accepted once and delivered once: the same command decided again (a retry, a second worker) adds nothing. */
-export const beamsPublishDecider: Decider<PublishState, AcceptPublish | RecordDelivery, BeamsPublishEvent> = {
-  initialState: () => ({ accepted: false, delivered: false }),
-  evolve: (state, event) =>
-    event.type === 'BeamsPublishAccepted'
-      ? { ...state, accepted: true }
-      : event.type === 'BeamsPublishDelivered'
-      ? { ...state, delivered: true }
-      : state,
+export const beamsPublishDecider: Decider<PublishState, AcceptPublish | RecordDelivery | RecordWebhookAttempt, BeamsPublishEvent> = {
+  initialState: () => ({ accepted: false, delivered: false, webhookAttempts: {}, webhooksSettled: [] }),
+  evolve: evolvePublish,
   decide: (command, state) =>
-    command.type === 'RecordDelivery'
+    command.type === 'RecordWebhookAttempt'
+      ? decideWebhookAttempt(command, state)
+      : command.type === 'RecordDelivery'
       ? !state.accepted || state.delivered
         ? []
         : [

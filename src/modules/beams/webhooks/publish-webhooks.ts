@@ -15,8 +15,7 @@ import {
 } from '../../../../projections/beams/beams-pending-webhooks.projection';
 import { KeyRing } from '../../instances/authentication/key-ring';
 import { BeamsPublishWebhookAttempted } from '../domain/beams.events';
-import { beamsPublishStream } from '../domain/beams.deciders';
-import { webhookAttemptDecider } from './webhook-attempt.decider';
+import { beamsPublishDecider, beamsPublishStream } from '../domain/beams.deciders';
 import { WEBHOOK_SIGNATURE_HEADER, webhookSignature } from './webhook-signature';
 
 /** How often every API process looks for webhooks due (its own, others', those a crash left). */
@@ -145,7 +144,7 @@ export class PublishWebhooks implements OnApplicationBootstrap, OnModuleDestroy 
     if (!ok) this.logger.warn(`webhook ${webhook.event_type} of publish ${publish.publish_id} attempt ${attempt}: ${status ?? error}; ${data.outcome}`);
     await this.pipeline.run(
       beamsPublishStream(publish.instance_id, publish.publish_id),
-      webhookAttemptDecider,
+      beamsPublishDecider,
       { type: 'RecordWebhookAttempt', attempt: data },
       { instance_id: publish.instance_id, actor: { key_id: 'beams_webhooks' }, occurred_at: now.toISOString() },
       // Answered once the work list shows the attempt, so the next sweep does not send it again.
