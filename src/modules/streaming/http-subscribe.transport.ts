@@ -107,7 +107,7 @@ export function registerHttpSubscribe(fastify: FastifyInstance, routes: Subscrip
       }
       reply.hijack();
       raw.on('close', () => channel.close());
-      raw.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
+      raw.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-cache', 'x-accel-buffering': 'no', 'x-request-id': request.id });
       raw.flushHeaders(); // the stream is open now, even before its first frame
       // feeds-client (pusher-platform 0.8) calls onOpen on the first body bytes, not on the headers: a stream with nothing to replay (the firehose) sends a keep-alive at once.
       raw.write('[0,"xxxxxxxxxxxxxxxx"]\n');

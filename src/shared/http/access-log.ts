@@ -6,28 +6,35 @@ import { recordHttpRequest } from '../observability/metrics';
 const INSTANCE_IN_PATH = /^\/services\/[^/?]+\/[^/?]+\/([^/?]+)/;
 
 /**
- * One info line per answered request (method, route pattern, status, duration, instance,
- * request id) and its metrics. Only the route pattern is logged, never the URL: paths carry
- * ids and queries carry signed-link secrets; headers and bodies are never logged. Fastify's
- * own request logging stays off (the adapter is built without a logger), so nothing logs twice.
+ * One info line per request once its connection is done with it (method, route pattern,
+ * status, duration, instance, request id) and its metrics. It listens for the response's
+ * `close` rather than Fastify's onResponse, which hijacked replies (SUBSCRIBE streams) never
+ * reach; a stream's line comes when it ends, its duration the stream's life. Only the route
+ * pattern is logged, never the URL: paths carry ids and queries carry signed-link secrets;
+ * headers and bodies are never logged. Fastify's own request logging stays off (the adapter
+ * is built without a logger), so nothing logs twice.
  */
 export function registerAccessLog(fastify: FastifyInstance, logger: Logger): void {
-  fastify.addHook('onResponse', (request, reply, done) => {
-    const route = request.routeOptions.url ?? 'unmatched';
-    const status = reply.statusCode;
-    const ms = reply.elapsedTime;
-    recordHttpRequest(request.method, route, status, ms / 1000);
-    logger.info(
-      {
-        req_id: request.id,
-        method: request.method,
-        route,
-        status,
-        duration_ms: Math.round(ms * 10) / 10,
-        instance: INSTANCE_IN_PATH.exec(request.url)?.[1].slice(0, 128),
-      },
-      'request',
-    );
+  fastify.addHook('onRequest', (request, reply, done) => {
+    reply.raw.once('close', () => {
+      const route = request.routeOptions.url ?? 'unmatched';
+      const status = reply.raw.statusCode;
+      const ms = reply.elapsedTime;
+      recordHttpRequest(request.method, route, status, ms / 1000);
+      logger.info(
+        {
+          req_id: request.id,
+          method: request.method,
+          route,
+          status,
+          duration_ms: Math.round(ms * 10) / 10,
+          instance: INSTANCE_IN_PATH.exec(request.url)?.[1].slice(0, 128),
+          // The client went away before the whole answer was sent (or a stream was closed by it).
+          ...(!reply.raw.writableFinished && { client_gone: true }),
+        },
+        'request',
+      );
+    });
     done();
   });
 }
