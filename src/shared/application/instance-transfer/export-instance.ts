@@ -65,8 +65,14 @@ export class InstanceExporter {
   open(): void {
     try {
       mkdirSync(this.dir, { recursive: true });
-      this.eventsFd = openSync(join(this.dir, EVENTS_FILE), 'wx');
-      this.blobsFd = openSync(join(this.dir, BLOBS_FILE), 'wx');
+      const eventsFd = openSync(join(this.dir, EVENTS_FILE), 'wx');
+      try {
+        this.blobsFd = openSync(join(this.dir, BLOBS_FILE), 'wx');
+      } catch (error) {
+        closeSync(eventsFd);
+        throw error;
+      }
+      this.eventsFd = eventsFd;
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       throw new ExportTargetError(
@@ -123,6 +129,7 @@ export class InstanceExporter {
 
   /** Flushes the files to disk and marks the export complete; warns of bytes that were gone. */
   close(complete: boolean): ExportProgress {
+    if (this.eventsFd < 0) return this.progress(); // never opened (or closed): the directory is not ours to touch
     for (const [key, attachment] of this.missing) {
       this.warn(`the bytes of attachment ${attachment} (blob ${key}) are missing from the source blob store: exported without them`);
     }
