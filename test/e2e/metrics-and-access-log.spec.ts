@@ -2,14 +2,21 @@ import jwt from 'jsonwebtoken';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { run as audit } from '../../src/cli/audit';
-import { captureIo } from '../cli/cli-support';
+import { spawnSync } from 'node:child_process';
 import { startProcess, ServerProcess } from '../support/server-process';
 import { openHttpSubscription, openWsSubscription } from '../support/subscribe-client';
 
 const instance = 'observed';
 const secret = 'observed-key-secret';
 const METRICS_TOKEN = 'scrape-token-5f1c2a9e';
+/** The built audit CLI (what `npm run audit` runs) as a process of its own, beside the running server. */
+const audit = (dataDir: string, ...argv: string[]) => {
+  const ran = spawnSync(process.execPath, [join(__dirname, '..', '..', 'dist', 'src', 'cli', 'audit.js'), ...argv], {
+    env: { ...process.env, DATA_DIR: dataDir },
+    encoding: 'utf8',
+  });
+  return { code: ran.status, out: ran.stdout };
+};
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 const token = (claims: { sub?: string; su?: boolean }) =>
@@ -38,6 +45,9 @@ const samples = (text: string, name: string) =>
 describe('/metrics, the access log and request ids (a real server process)', () => {
   let dataDir: string;
   let server: ServerProcess;
+  /** A server without METRICS_TOKEN. */
+  let unguarded: ServerProcess;
+  let unguardedDir: string;
   let base: string;
   /** Every JSON line the server process wrote to stdout. */
   const logLines: Record<string, any>[] = [];
@@ -66,12 +76,12 @@ describe('/metrics, the access log and request ids (a real server process)', () 
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'parley-metrics-'));
-    server = await startProcess('dist/src/main.js', {
-      DATA_DIR: dataDir,
-      INSTANCE_LOCATOR: `v1:local:${instance}`,
-      INSTANCE_KEY: `k:${secret}`,
-      METRICS_TOKEN,
-    });
+    unguardedDir = mkdtempSync(join(tmpdir(), 'parley-metrics-off-'));
+    // Started together: a server start is most of this file's time.
+    [server, unguarded] = await Promise.all([
+      startProcess('dist/src/main.js', { DATA_DIR: dataDir, INSTANCE_LOCATOR: `v1:local:${instance}`, INSTANCE_KEY: `k:${secret}`, METRICS_TOKEN }),
+      startProcess('dist/src/main.js', { DATA_DIR: unguardedDir }),
+    ]);
     let partial = '';
     server.child.stdout!.on('data', (chunk) => {
       rawStdout.push(String(chunk));
@@ -88,8 +98,9 @@ describe('/metrics, the access log and request ids (a real server process)', () 
     base = `http://127.0.0.1:${server.port}`;
   }, 30_000);
   afterAll(async () => {
-    await server?.stop('SIGKILL');
+    await Promise.all([server?.stop('SIGKILL'), unguarded?.stop('SIGKILL')]);
     rmSync(dataDir, { recursive: true, force: true });
+    rmSync(unguardedDir, { recursive: true, force: true });
   });
 
   it('takes a valid X-Request-Id, logs one access line with it, and stamps it on the events the audit CLI shows', async () => {
@@ -109,13 +120,13 @@ describe('/metrics, the access log and request ids (a real server process)', () 
     expect(line.duration_ms).toBeGreaterThanOrEqual(0);
     expect(logLines.filter((l) => l.req_id === 'e2e-create.alice_1')).toHaveLength(1);
 
-    const io = captureIo();
-    expect(await audit([instance, 'user', 'alice', '--json'], { DATA_DIR: dataDir }, io)).toBe(0);
-    const events = io.stdout.filter(Boolean).map((l) => JSON.parse(l));
+    const json = audit(dataDir, instance, 'user', 'alice', '--json');
+    expect(json.code).toBe(0);
+    const events = json.out.split('\n').filter(Boolean).map((l) => JSON.parse(l));
     expect(events.find((e) => e.type === 'UserCreated')?.request_id).toBe('e2e-create.alice_1');
-    const text = captureIo();
-    expect(await audit([instance, 'user', 'alice'], { DATA_DIR: dataDir }, text)).toBe(0);
-    expect(text.text()).toContain('request:     e2e-create.alice_1');
+    const text = audit(dataDir, instance, 'user', 'alice');
+    expect(text.code).toBe(0);
+    expect(text.out).toContain('request:     e2e-create.alice_1');
   });
 
   it('generates a UUID when X-Request-Id is missing or not acceptable, and never logs tokens or queries', async () => {
@@ -138,7 +149,7 @@ describe('/metrics, the access log and request ids (a real server process)', () 
     expect(everything).not.toContain(secret);
   });
 
-  it('serves /metrics only with the METRICS_TOKEN', async () => {
+  it('serves /metrics only with the METRICS_TOKEN, as Prometheus text', async () => {
     const none = await scrape();
     expect(none.status).toBe(401);
     expect((await none.json()).error).toBe('unauthorized/invalid_metrics_token');
@@ -147,6 +158,12 @@ describe('/metrics, the access log and request ids (a real server process)', () 
     const ok = await scrape(`Bearer ${METRICS_TOKEN}`);
     expect(ok.status).toBe(200);
     expect(ok.headers.get('content-type')).toMatch(/^text\/plain/);
+  });
+
+  it('is not served at all without METRICS_TOKEN', async () => {
+    const res = await fetch(`http://127.0.0.1:${unguarded.port}/metrics`, { headers: { authorization: 'Bearer anything' } });
+    expect(res.status).toBe(404);
+    expect((await res.json()).error).toBe('not_found/metrics_disabled');
   });
 
   it('shows requests, appends, projection lag, open sockets and fan-out delivery after traffic', async () => {
@@ -158,6 +175,7 @@ describe('/metrics, the access log and request ids (a real server process)', () 
     try {
       expect(ws.status).toBe(200);
       expect(http.status).toBe(200);
+      expect(http.headers.get('x-request-id')).toMatch(UUID);
       await ws.nextEvent(); // the initial state
       // A room with alice in it reaches her live subscription: one fan-out.
       expect((await call('POST', '/rooms', { body: { id: 'lobby', name: 'lobby', user_ids: ['alice'] } })).status).toBe(201);
@@ -196,24 +214,14 @@ describe('/metrics, the access log and request ids (a real server process)', () 
     // Closed sockets stop counting.
     for (let i = 0; i < 100; i++) {
       const metrics = await (await scrape(`Bearer ${METRICS_TOKEN}`)).text();
-      if (sample(metrics, 'parley_open_sockets', { transport: 'ws' }) === 0 && sample(metrics, 'parley_open_sockets', { transport: 'http_subscribe' }) === 0) return;
+      if (sample(metrics, 'parley_open_sockets', { transport: 'ws' }) === 0 && sample(metrics, 'parley_open_sockets', { transport: 'http_subscribe' }) === 0) {
+        // A stream's access line comes when it ends.
+        const stream = await accessLine(http.headers.get('x-request-id')!);
+        expect(stream).toMatchObject({ method: 'SUBSCRIBE', route: '/*', status: 200, instance });
+        return;
+      }
       await new Promise((r) => setTimeout(r, 20));
     }
     throw new Error('the closed sockets still count as open');
   });
-});
-
-describe('/metrics without METRICS_TOKEN', () => {
-  it('is not served at all', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'parley-metrics-off-'));
-    const server = await startProcess('dist/src/main.js', { DATA_DIR: dataDir });
-    try {
-      const res = await fetch(`http://127.0.0.1:${server.port}/metrics`, { headers: { authorization: 'Bearer anything' } });
-      expect(res.status).toBe(404);
-      expect((await res.json()).error).toBe('not_found/metrics_disabled');
-    } finally {
-      await server.stop('SIGKILL');
-      rmSync(dataDir, { recursive: true, force: true });
-    }
-  }, 30_000);
 });
