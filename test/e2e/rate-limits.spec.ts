@@ -1,6 +1,7 @@
 /**
  * @jest-environment node
  */
+import { loadConfig } from '../../src/config/config';
 import { openHttpSubscription } from '../support/subscribe-client';
 import { startTestServer, TestResponse, TestServer } from '../support/test-server';
 
@@ -127,5 +128,21 @@ describe('rate limits set to 0', () => {
       expect(res.status).toBe(200);
       expect(res.headers.get('x-ratelimit-limit')).toBeNull();
     }
+  });
+});
+
+describe('rate limit settings', () => {
+  it('default to 500 per user and 20,000 per instance in 10 s windows, su exempt', () => {
+    expect(loadConfig({}).rateLimits).toEqual({ perUser: 500, perInstance: 20_000, windowMs: 10_000, su: false });
+    expect(loadConfig({ RATE_LIMIT_SU: 'true' }).rateLimits.su).toBe(true);
+  });
+
+  it.each([
+    ['RATE_LIMIT_PER_USER', '-1', /^RATE_LIMIT_PER_USER must be a whole number of requests from 0 to/],
+    ['RATE_LIMIT_PER_INSTANCE', 'lots', /^RATE_LIMIT_PER_INSTANCE must be a whole number of requests from 0 to/],
+    ['RATE_LIMIT_WINDOW_MS', '0', /^RATE_LIMIT_WINDOW_MS must be a whole number of milliseconds from 100 to/],
+    ['RATE_LIMIT_SU', 'yes', /^RATE_LIMIT_SU must be true or false, got "yes"$/],
+  ])('refuse %s=%s with what it accepts', (name, value, message) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(message);
   });
 });
