@@ -1,5 +1,5 @@
 import jwt from 'jsonwebtoken';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -207,6 +207,11 @@ describe('/metrics, the access log and request ids (a real server process)', () 
       expect(sample(metrics, 'parley_open_sockets', { transport: 'http_subscribe' })).toBe(1);
       expect(sample(metrics, 'parley_fanout_delivery_seconds_count')).toBeGreaterThanOrEqual(1);
       expect(sample(metrics, 'parley_process_cpu_seconds_total')).toBeGreaterThan(0);
+      // The Grafana dashboard in the repository reads only metrics the server exposes.
+      const dashboard = readFileSync(join(__dirname, '..', '..', 'deploy', 'grafana', 'parley-dashboard.json'), 'utf8');
+      const used = new Set([...dashboard.matchAll(/parley_\w+/g)].map((m) => m[0].replace(/_(bucket|sum|count)$/, '')));
+      expect(used.size).toBeGreaterThan(10);
+      for (const name of used) expect(metrics).toContain(`# TYPE ${name} `);
     } finally {
       await ws.close();
       await http.close();
