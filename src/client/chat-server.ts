@@ -1,0 +1,206 @@
+import { ServerOptions, ServiceClient } from './http';
+import { InstanceKey, InstanceLocator, parseInstanceLocator, parseKey } from './instance-locator';
+import { signToken, TOKEN_LIFETIME_SECONDS } from './tokens';
+
+export { ErrorResponse } from './errors';
+export type { ServerOptions } from './http';
+
+export interface ChatServerOptions extends ServerOptions {
+  /** `v1:<cluster>:<instanceId>` */
+  instanceLocator: string;
+  /** `<keyId>:<secret>` */
+  key: string;
+}
+
+export interface AuthenticateOptions {
+  userId: string;
+  /** Issue a superuser token (bypasses roles). */
+  su?: boolean;
+  /** The parsed body of the client's token request; default `{grant_type: "client_credentials"}`. */
+  authPayload?: { grant_type?: string; [field: string]: unknown };
+  /** Token lifetime in seconds; default a day. */
+  tokenExpiry?: number;
+}
+
+export type AuthenticationResponse =
+  | { status: 200; headers: Record<string, string>; body: { access_token: string; token_type: 'bearer'; expires_in: number } }
+  | { status: 422; headers: Record<string, string>; body: { error: string; error_description: string } };
+
+export interface User {
+  id: string;
+  name: string;
+  avatar_url?: string;
+  custom_data?: Record<string, unknown>;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface Room {
+  id: string;
+  created_by_id?: string;
+  name: string;
+  private: boolean;
+  custom_data?: Record<string, unknown>;
+  push_notification_title_override?: string;
+  member_user_ids?: string[];
+  created_at: string;
+  updated_at: string;
+  last_message_at?: string;
+}
+
+/** Parts a server sends: inline content or a URL (attachments are uploaded by the chat client). */
+export type NewPart = { type: string; content: string } | { type: string; url: string };
+
+export interface MessagePart {
+  type: string;
+  content?: string;
+  url?: string;
+  attachment?: { id: string; download_url: string; refresh_url: string; expiration: string; name?: string; size?: number; custom_data?: unknown };
+}
+
+export interface Message {
+  id: number;
+  user_id: string;
+  room_id: string;
+  parts: MessagePart[];
+  created_at: string;
+  updated_at: string;
+  deleted_at?: string;
+}
+
+/**
+ * What an app server needs from Parley's chat API (`chatkit/v6`), with the same option names
+ * as `@pusher/chatkit-server`: issue access tokens for its users, manage users and rooms, send
+ * and read messages. Every call rejects with `ErrorResponse` carrying the server's
+ * `{error, error_description}` and status.
+ */
+export class ChatServer {
+  private readonly locator: InstanceLocator;
+  private readonly key: InstanceKey;
+  private readonly chat: ServiceClient;
+
+  constructor(options: ChatServerOptions) {
+    if (!options || typeof options !== 'object') throw new TypeError('ChatServer needs {instanceLocator, key}');
+    this.locator = parseInstanceLocator(options.instanceLocator);
+    this.key = parseKey(options.key);
+    this.chat = new ServiceClient(this.locator, 'chatkit', 'v6', options);
+  }
+
+  /**
+   * Answers a client's token request (your token endpoint): send `status` and `body` back as
+   * they are. Local: it neither calls the server nor checks that the user exists.
+   */
+  authenticate({ userId, su, authPayload = { grant_type: 'client_credentials' }, tokenExpiry }: AuthenticateOptions): AuthenticationResponse {
+    if (authPayload.grant_type !== 'client_credentials') {
+      return {
+        status: 422,
+        headers: {},
+        body: { error: 'token_provider/invalid_grant_type', error_description: `The grant_type provided, ${String(authPayload.grant_type)}, is unsupported` },
+      };
+    }
+    const { token, expires_in } = this.generateAccessToken({ userId, su, tokenExpiry });
+    return { status: 200, headers: {}, body: { access_token: token, token_type: 'bearer', expires_in } };
+  }
+
+  /** A chat access token: `sub` is the acting user, `su` makes it a superuser token. */
+  generateAccessToken({ userId, su, tokenExpiry = TOKEN_LIFETIME_SECONDS }: { userId?: string; su?: boolean; tokenExpiry?: number }): {
+    token: string;
+    expires_in: number;
+  } {
+    if (userId !== undefined && (typeof userId !== 'string' || userId === '')) throw new TypeError('userId must be a non-empty string');
+    if (!(Number.isInteger(tokenExpiry) && tokenExpiry > 0)) throw new TypeError('tokenExpiry must be a positive number of seconds');
+    const token = signToken(this.key, { instance: this.locator.instanceId }, { sub: userId, su: su ? true : undefined }, { lifetimeSeconds: tokenExpiry });
+    return { token, expires_in: tokenExpiry };
+  }
+
+  createUser({ id, name, avatarURL, customData }: { id: string; name: string; avatarURL?: string; customData?: Record<string, unknown> }): Promise<User> {
+    return this.call('POST', '/users', { su: true }, { id, name, avatar_url: avatarURL, custom_data: customData });
+  }
+
+  getUser({ id }: { id: string }): Promise<User> {
+    return this.call('GET', `/users/${encodeURIComponent(id)}`, { su: true });
+  }
+
+  /** Deletes the user at once (the deprecated synchronous delete the server SDK also offers). */
+  async deleteUser({ userId }: { userId: string }): Promise<void> {
+    await this.call('DELETE', `/users/${encodeURIComponent(userId)}`, { su: true });
+  }
+
+  /** The creator becomes a member; they are the token's user, as in the original SDK. */
+  createRoom({
+    creatorId,
+    name,
+    id,
+    isPrivate = false,
+    userIds,
+    customData,
+    pushNotificationTitleOverride,
+  }: {
+    creatorId: string;
+    name: string;
+    id?: string;
+    isPrivate?: boolean;
+    userIds?: string[];
+    customData?: Record<string, unknown>;
+    pushNotificationTitleOverride?: string;
+  }): Promise<Room> {
+    return this.call(
+      'POST',
+      '/rooms',
+      { su: true, userId: creatorId },
+      {
+        name,
+        private: isPrivate,
+        id,
+        user_ids: userIds?.length ? userIds : undefined,
+        custom_data: customData,
+        push_notification_title_override: pushNotificationTitleOverride,
+      },
+    );
+  }
+
+  getRoom({ roomId }: { roomId: string }): Promise<Room> {
+    return this.call('GET', `/rooms/${encodeURIComponent(roomId)}`, { su: true });
+  }
+
+  sendSimpleMessage({ roomId, userId, text }: { roomId: string; userId: string; text: string }): Promise<{ message_id: number }> {
+    return this.sendMultipartMessage({ roomId, userId, parts: [{ type: 'text/plain', content: text }] });
+  }
+
+  sendMultipartMessage({ roomId, userId, parts }: { roomId: string; userId: string; parts: NewPart[] }): Promise<{ message_id: number }> {
+    return this.call('POST', `/rooms/${encodeURIComponent(roomId)}/messages`, { su: true, userId }, { parts });
+  }
+
+  /** Newest first; `initialId` is exclusive and pages backwards (with the default direction). */
+  fetchMultipartMessages({
+    roomId,
+    limit,
+    initialId,
+    direction,
+  }: {
+    roomId: string;
+    limit?: number;
+    initialId?: number;
+    direction?: 'older' | 'newer';
+  }): Promise<Message[]> {
+    return this.call('GET', `/rooms/${encodeURIComponent(roomId)}/messages`, { su: true }, undefined, {
+      limit,
+      initial_id: initialId,
+      direction,
+    });
+  }
+
+  private async call<T>(
+    method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+    path: string,
+    as: { su: true; userId?: string },
+    body?: Record<string, unknown>,
+    query?: Record<string, string | number | undefined>,
+  ): Promise<T> {
+    const token = this.generateAccessToken({ userId: as.userId, su: as.su, tokenExpiry: 5 * 60 }).token;
+    const definedBody = body && Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined));
+    return this.chat.request<T>({ method, path, query, body: definedBody, token });
+  }
+}
+
+export default ChatServer;
