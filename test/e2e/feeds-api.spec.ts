@@ -126,6 +126,14 @@ describe('Feeds v1 API (raw HTTP)', () => {
     } finally {
       await resumed.close();
     }
+    // An id above every item (from before an instance wipe restarted the ids) replays the feed as it is.
+    const stale = await openHttpSubscription(s.baseUrl + feeds('/feeds/live/items'), { 'last-event-id': '99' });
+    try {
+      expect(await stale.nextEvent()).toMatchObject({ id: '0', body: { type: 0, data: { next_cursor: null, remaining: 0 } } });
+      expect((await stale.nextEvent()).id).toBe('1');
+    } finally {
+      await stale.close();
+    }
     // Without previous_items: nothing replayed, and the type 0 event's id is the newest item.
     const fresh = await openWsSubscription(s.baseUrl, feeds('/feeds/live/items'));
     try {

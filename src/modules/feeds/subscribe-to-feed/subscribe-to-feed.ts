@@ -71,8 +71,10 @@ export class FeedSubscription implements OnModuleInit {
       projections: FEED_READS,
       readInitial: async () => {
         if (resumeAfter !== undefined) {
-          lastSeq = resumeAfter;
-          this.opened(channel, lastSeq, await this.feeds.olderThan(instanceId, feedId, resumeAfter + 1));
+          // An id above the newest item comes from before an instance wipe (ids start again): replay the feed as it is now.
+          const [newest] = await this.feeds.newest(instanceId, feedId, 1);
+          lastSeq = resumeAfter > (newest?.seq ?? 0) ? 0 : resumeAfter;
+          this.opened(channel, lastSeq, await this.feeds.olderThan(instanceId, feedId, lastSeq + 1));
           for (;;) {
             const page = await this.feeds.after(instanceId, feedId, lastSeq, REPLAY_PAGE);
             for (const doc of page) channel.push(itemEvent(presentItem(doc)));
