@@ -4,7 +4,6 @@ import http from 'node:http';
 import { AddressInfo } from 'node:net';
 import { startTestServer, TestServer } from '../support/test-server';
 
-/* eslint-disable @typescript-eslint/no-var-requires */
 /** The unmodified pusher-feeds-server 0.7.0 (no typings). */
 const FeedsServer: any = require('pusher-feeds-server');
 /** The unmodified pusher-feeds-client 0.9.1 browser bundle, evaluated inside a jsdom window. */
@@ -149,7 +148,7 @@ describe('pusher-feeds-server 0.7.0 and pusher-feeds-client 0.9.1 against the se
     expect(resumed.map((i) => i.id)).toEqual(['6', '7', '8']);
   });
 
-  it('private feeds: read through the app auth endpoint (authorizeFeed); a denied feed fails with 403 and no retry loop', async () => {
+  it('private feeds: read through the app auth endpoint (authorizeFeed); a feed the app denies is not read; a token for another feed gets 403', async () => {
     await feeds.publish('private-team', { secret: 1 });
     await feeds.publish('private-other', { secret: 2 });
     allowedFeeds.add('private-team');
