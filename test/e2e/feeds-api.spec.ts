@@ -87,6 +87,9 @@ describe('Feeds v1 API (raw HTTP)', () => {
     expectError(await s.request('GET', path, { token: feedsToken('feeds/private-other/items', 'READ') }), 403, 'forbidden/permission_denied');
     expect((await s.request('GET', path, { token: feedsToken('feeds/private-mine/items', 'READ') })).status).toBe(200);
     expect((await s.request('GET', path, { token: feedsToken() })).status).toBe(200);
+    // A path ending in * covers what starts with the rest.
+    expect((await s.request('GET', path, { token: feedsToken('feeds/private-*', 'READ') })).status).toBe(200);
+    expectError(await s.request('GET', path, { token: feedsToken('feeds/public-*', 'READ') }), 403, 'forbidden/permission_denied');
     // A read token does not publish; a chat token (instance claim, no app) is no Feeds token.
     expectError(
       await s.request('POST', path, { body: { items: [1] }, token: feedsToken('feeds/private-mine/items', 'READ') }),
