@@ -25,6 +25,12 @@ describe('beams device decider', () => {
     ]);
   });
 
+  it('records a refreshed token sealed, and refuses it for a device that is not registered', () => {
+    const renewed = { ...sealed, ciphertext: 'c2' };
+    expect(decide(registered, { type: 'ChangeToken', subscription: renewed, now }).map((e) => e.data)).toEqual([{ subscription: renewed, changed_at: now }]);
+    expect(() => decide([], { type: 'ChangeToken', subscription: renewed, now })).toThrow(DomainError);
+  });
+
   it('records a reported SDK version only when it changed', () => {
     expect(decide(registered, { type: 'UpdateMetadata', sdkVersion: null, now })).toEqual([]);
     expect(decide(registered, { type: 'UpdateMetadata', sdkVersion: '2.1.1', now }).map((e) => e.type)).toEqual(['BeamsDeviceMetadataUpdated']);
