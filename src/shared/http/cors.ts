@@ -17,6 +17,7 @@ const ALLOWED_HEADERS = [
   'X-SDK-Version',
   'X-SDK-Language',
   'X-SDK-Platform',
+  'X-Request-Id',
 ];
 const ALLOWED_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'SUBSCRIBE'];
 /** Seconds a browser may reuse a preflight answer. */
@@ -33,6 +34,8 @@ export function corsOptions(origins: CorsOrigins): FastifyCorsOptions | null {
     origin: origins === '*' ? '*' : [...origins],
     methods: ALLOWED_METHODS,
     allowedHeaders: ALLOWED_HEADERS,
+    // A page can read the id its request was logged and audited under.
+    exposedHeaders: ['X-Request-Id'],
     credentials: false,
     maxAge: PREFLIGHT_MAX_AGE_S,
   };
