@@ -1,3 +1,4 @@
+import { auditIndexProjection } from './audit/audit-index.projection';
 import { attachmentsProjection, goneAttachment } from './attachments/attachments.projection';
 import { beamsDevicesProjection } from './beams/beams-devices.projection';
 import { beamsPendingPublishesProjection } from './beams/beams-pending-publishes.projection';
@@ -28,4 +29,6 @@ export const ALL_PROJECTIONS: readonly ProjectionDefinition[] = [
   forgettingWipedInstances(beamsPendingPublishesProjection),
   forgettingWipedInstances(feedsProjection),
   forgettingWipedInstances(beamsPendingWebhooksProjection),
+  // Not forgotten on a wipe: the log keeps what came before it, and so does its audit.
+  auditIndexProjection,
 ];

@@ -1,0 +1,148 @@
+import type { RecordedEvent } from '../../src/shared/domain/event';
+import { documentId, parseStreamName } from '../../src/shared/domain/streams';
+import type { AttachmentEvent } from '../../src/modules/attachments/domain/attachment.events';
+import type { BeamsDeviceEvent } from '../../src/modules/beams/domain/beams-device.events';
+import type { BeamsPublishEvent, BeamsUserEvent } from '../../src/modules/beams/domain/beams.events';
+import type { CursorEvent } from '../../src/modules/cursors/domain/cursor.events';
+import type { FeedEvent } from '../../src/modules/feeds/domain/feed.events';
+import type { InstanceEvent } from '../../src/modules/instances/domain/instance.events';
+import type { MessageEvent, MessageIdsReserved } from '../../src/modules/messages/domain/message.events';
+import type { RoleEvent, UserRoleEvent } from '../../src/modules/roles/domain/role.events';
+import type { RoomEvent } from '../../src/modules/rooms/domain/room.events';
+import type { DeleteJobEvent } from '../../src/modules/scheduler/domain/delete-job.events';
+import type { UserEvent } from '../../src/modules/users/domain/user.events';
+import type { Document, ProjectionDefinition, Target } from '../projection';
+
+export const AUDIT_INDEX = 'audit_index';
+
+/**
+ * One line of the audit index: where one event is in the log, under one key. Keys are
+ * `user:<id>` and `key:<key_id>` for who acted (the actor view), and `room:<id>` for events
+ * that concern a room but live outside its streams (an attachment's creation, a role granted
+ * in the room). The event itself stays in the log; the index only points at it.
+ */
+export interface AuditIndexDocument extends Document {
+  readonly instance_id: string;
+  readonly key: string;
+  readonly position: string;
+  readonly stream: string;
+  readonly revision: number;
+  readonly type: string;
+}
+
+type AnyEvent =
+  | AttachmentEvent
+  | BeamsDeviceEvent
+  | BeamsPublishEvent
+  | BeamsUserEvent
+  | CursorEvent
+  | FeedEvent
+  | InstanceEvent
+  | MessageEvent
+  | MessageIdsReserved
+  | RoleEvent
+  | UserRoleEvent
+  | RoomEvent
+  | DeleteJobEvent
+  | UserEvent;
+
+/** Every event type, checked by the compiler: a new type left out here fails the build. */
+const EVERY_TYPE: Record<AnyEvent['type'] | 'InstanceWiped', true> = {
+  AttachmentCreated: true,
+  AttachmentUploaded: true,
+  AttachmentDeleted: true,
+  AttachmentBlobRemoved: true,
+  BeamsDeviceRegistered: true,
+  BeamsDeviceTokenChanged: true,
+  BeamsDeviceInterestsChanged: true,
+  BeamsDeviceMetadataUpdated: true,
+  BeamsDeviceUserSet: true,
+  BeamsDeviceDeleted: true,
+  BeamsPublishAccepted: true,
+  BeamsPublishDelivered: true,
+  BeamsPublishWebhookAttempted: true,
+  BeamsUserDeleted: true,
+  ReadCursorSet: true,
+  FeedItemsPublished: true,
+  FeedItemsDeleted: true,
+  InstanceCreated: true,
+  InstanceDisabled: true,
+  InstanceEnabled: true,
+  KeyCreated: true,
+  KeyDisabled: true,
+  TokenProviderEnabled: true,
+  TokenProviderDisabled: true,
+  MessageSent: true,
+  MessageEdited: true,
+  MessageDeleted: true,
+  MessageIdsReserved: true,
+  RoleCreated: true,
+  RoleDeleted: true,
+  RolePermissionsChanged: true,
+  BuiltInRolesRestored: true,
+  UserRoleAssigned: true,
+  UserRoleRemoved: true,
+  RoomCreated: true,
+  RoomUpdated: true,
+  RoomDeleted: true,
+  RoomMembersAdded: true,
+  RoomMembersRemoved: true,
+  DeleteJobScheduled: true,
+  DeleteJobCompleted: true,
+  DeleteJobFailed: true,
+  UserCreated: true,
+  UserUpdated: true,
+  UserDeleted: true,
+  InstanceWiped: true,
+};
+
+export const actorKey = {
+  user: (userId: string) => `user:${userId}`,
+  key: (keyId: string) => `key:${keyId}`,
+};
+export const roomKey = (roomId: string) => `room:${roomId}`;
+
+/** The keys an event is indexed under: who acted, and the room it concerns from outside the room's streams. */
+export const auditKeys = (event: RecordedEvent): string[] => {
+  const keys: string[] = [];
+  const actor = event.metadata?.actor;
+  if (typeof actor?.user_id === 'string') keys.push(actorKey.user(actor.user_id));
+  if (typeof actor?.key_id === 'string') keys.push(actorKey.key(actor.key_id));
+  const data = event.data as { room_id?: unknown } | null;
+  const aboutRoom =
+    event.type === 'AttachmentCreated' || event.type === 'UserRoleAssigned' || event.type === 'UserRoleRemoved';
+  if (aboutRoom && typeof data?.room_id === 'string') keys.push(roomKey(data.room_id));
+  return keys;
+};
+
+/**
+ * Where each event is, by who caused it and by the room it concerns: the audit's actor view
+ * and a room's attachments and role grants, without scanning the log. Kept across an instance
+ * wipe, as the log keeps what came before it.
+ */
+export const auditIndexProjection: ProjectionDefinition = {
+  name: 'audit_index',
+  version: 1,
+  collections: [{ name: AUDIT_INDEX, indexes: [{ fields: ['instance_id', 'key', 'position'] }] }],
+  handles: Object.keys(EVERY_TYPE),
+
+  targets(event: RecordedEvent): Target[] {
+    const stream = parseStreamName(event.streamName);
+    if (!stream) return [];
+    return auditKeys(event).map((key) => ({ collection: AUDIT_INDEX, id: documentId(stream.instanceId, key, event.id) }));
+  },
+
+  evolve(_document, event, target) {
+    const stream = parseStreamName(event.streamName)!;
+    const [, key] = JSON.parse(target.id) as [string, string, string];
+    return {
+      _id: target.id,
+      instance_id: stream.instanceId,
+      key,
+      position: event.position,
+      stream: event.streamName,
+      revision: event.revision,
+      type: event.type,
+    } satisfies AuditIndexDocument;
+  },
+};
