@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Backoff } from '../../../shared/application/backoff';
 import { PeriodicSweep } from '../../../shared/application/periodic-sweep';
+import { underLease } from '../../../shared/application/under-lease';
 import { CommandPipeline } from '../../../shared/application/command-pipeline';
 import { CLOCK } from '../../../shared/application/tokens';
 import { Clock } from '../../../shared/domain/clock';
@@ -103,19 +104,8 @@ export class BeamsDelivery implements OnApplicationBootstrap, OnModuleDestroy {
   private start(publish: BeamsPendingPublishDocument): void {
     const key = publish._id;
     if (this.running.has(key) || this.stop.signal.aborted) return;
-    const lease = `beams_delivery:${key}`;
-    const run = this.readModels
-      .acquireLease(lease, this.owner, DELIVERY_LEASE_MS)
-      .then(async (held) => {
-        if (!held) return; // another process delivers it
-        const renewal = setInterval(() => void this.readModels.acquireLease(lease, this.owner, DELIVERY_LEASE_MS).catch(() => undefined), DELIVERY_LEASE_MS / 3);
-        try {
-          await this.deliver(publish);
-        } finally {
-          clearInterval(renewal);
-          await this.readModels.releaseLease(lease, this.owner);
-        }
-      })
+    const run = underLease(this.readModels, `beams_delivery:${key}`, this.owner, DELIVERY_LEASE_MS, () => this.deliver(publish))
+      .then(() => undefined) // false: another process delivers it
       .catch((error: unknown) =>
         this.logger.warn(`publish ${publish.publish_id} of ${publish.instance_id} stays pending, retried by a later sweep: ${messageOf(error)}`),
       )
