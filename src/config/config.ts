@@ -43,6 +43,8 @@ export interface ParleyConfig {
   readonly beamsVapidKeys?: { readonly publicKey: string; readonly privateKey: string };
   /** BEAMS_VAPID_SUBJECT: the VAPID contact (mailto: or https:) push services may use. */
   readonly beamsVapidSubject: string;
+  /** BEAMS_WEB_PUSH_HOSTS: the push-service hosts a Web Push endpoint may name (`*.` matches any subdomain). */
+  readonly beamsWebPushHosts: readonly string[];
   /** Chat, roles, cursors and files API requests allowed per window (0: no limit), and whether su tokens count. */
   readonly rateLimits: { readonly perUser: number; readonly perInstance: number; readonly windowMs: number; readonly su: boolean };
   /** METRICS_TOKEN: the Bearer token GET /metrics requires; unset, /metrics answers 404. */
@@ -193,6 +195,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ParleyConfig {
       ? { publicKey: env.BEAMS_VAPID_PUBLIC_KEY, privateKey: env.BEAMS_VAPID_PRIVATE_KEY! }
       : undefined,
     beamsVapidSubject,
+    beamsWebPushHosts: webPushHostsVariable(env),
     ...beamsProviderVariables(env),
     metricsToken: env.METRICS_TOKEN || undefined,
     rateLimits: {
@@ -202,6 +205,28 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ParleyConfig {
       su: rateLimitSu === 'true',
     },
   };
+}
+
+/** The public push services browsers subscribe at (Chrome/Edge via FCM, Firefox, Windows, Safari). */
+export const DEFAULT_WEB_PUSH_HOSTS = [
+  'fcm.googleapis.com',
+  'updates.push.services.mozilla.com',
+  '*.push.services.mozilla.com',
+  '*.notify.windows.com',
+  'web.push.apple.com',
+  '*.push.apple.com',
+];
+
+/** The device API takes subscriptions from anyone: only these hosts are ever POSTed to (no SSRF). */
+function webPushHostsVariable(env: NodeJS.ProcessEnv): readonly string[] {
+  const raw = env.BEAMS_WEB_PUSH_HOSTS?.trim();
+  if (!raw) return DEFAULT_WEB_PUSH_HOSTS;
+  const hosts = raw.split(',').map((h) => h.trim().toLowerCase());
+  const bad = hosts.find((h) => !/^(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)*$/.test(h));
+  if (bad !== undefined) {
+    throw new ConfigError(`BEAMS_WEB_PUSH_HOSTS must be a comma-separated list of host names, each optionally starting with "*.", got "${bad}"`);
+  }
+  return hosts;
 }
 
 /** The APNs and FCM settings: each provider is off unless its key file is set, and then needs all its settings. */
