@@ -1,0 +1,144 @@
+import { INestApplication, Injectable } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import { DocumentBuilder, OpenAPIObject, OperationObject, ParameterObject, PathItemObject, SwaggerModule } from '@nestjs/swagger';
+import type { FastifyInstance } from 'fastify';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { serviceOf, SERVICES } from './services';
+import { UNSEEN_ROUTES, UnseenMethod } from './unseen-routes';
+
+/** A route as Fastify registered it: an upper-case method and a `:param` URL. */
+export interface RegisteredRoute {
+  readonly method: string;
+  readonly url: string;
+}
+
+/** Where the document is served. */
+export const OPENAPI_ROUTE = 'openapi.json';
+
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+/** OpenAPI 3.0 has no field for custom verbs: SUBSCRIBE operations go under this path item extension. */
+export const SUBSCRIBE_OPERATION = 'x-subscribe';
+
+const DESCRIPTION = [
+  'Every HTTP route a Parley server serves: the Chatkit services (chat v2 and v6, cursors, presence, authorizer, files, token providers, scheduler), the audit API, Pusher Feeds, Pusher Beams, health and metrics.',
+  'Errors are JSON `{error: "<category>/<reason>", error_description}` (Beams routes: `{error, description}`).',
+  `Streams are opened with the HTTP verb SUBSCRIBE, which OpenAPI 3.0 cannot name: those operations are listed under the path item extension \`${SUBSCRIBE_OPERATION}\`, and every one of them is also served over the WebSocket at /ws.`,
+  'Routes that answer GET also answer HEAD.',
+].join('\n\n');
+
+/** The version in the nearest package.json above this file (src/ and dist/ alike). */
+function packageVersion(): string {
+  for (let dir = __dirname; ; dir = dirname(dir)) {
+    try {
+      return (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string }).version;
+    } catch {
+      if (dirname(dir) === dir) return 'unknown';
+    }
+  }
+}
+
+/** The operations of a path item, by lower-case verb (`subscribe` for the extension). */
+export function operationsOf(item: PathItemObject): [string, OperationObject][] {
+  const found: [string, OperationObject][] = HTTP_METHODS.filter((method) => item[method]).map((method) => [method, item[method]!]);
+  const subscribe = (item as Record<string, unknown>)[SUBSCRIBE_OPERATION] as OperationObject | undefined;
+  if (subscribe) found.push(['subscribe', subscribe]);
+  return found;
+}
+
+/**
+ * The OpenAPI 3 document of every route: Nest's controllers as @nestjs/swagger scans them,
+ * plus the routes it cannot see (UNSEEN_ROUTES), each tagged and secured by its service.
+ */
+@Injectable()
+export class OpenApiDocument {
+  private readonly registered: RegisteredRoute[] = [];
+  private document: OpenAPIObject | null = null;
+
+  constructor(adapterHost: HttpAdapterHost) {
+    // Providers are built before any route is registered, so this hears every one of them.
+    const fastify = adapterHost.httpAdapter?.getInstance?.() as FastifyInstance | undefined;
+    if (typeof fastify?.addHook !== 'function') return; // an application context (the CLIs): no HTTP
+    fastify.addHook('onRoute', (route) => {
+      for (const method of [route.method].flat()) this.registered.push({ method: method.toUpperCase(), url: route.url });
+    });
+  }
+
+  /** Every route registered with Fastify, to check the document against (the OpenAPI route test). */
+  get registeredRoutes(): readonly RegisteredRoute[] {
+    return this.registered;
+  }
+
+  /** Builds the document once the application's modules exist (before it listens). */
+  build(app: INestApplication): void {
+    const builder = new DocumentBuilder()
+      .setTitle('Parley')
+      .setDescription(DESCRIPTION)
+      .setVersion(packageVersion())
+      .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: "An access token signed with one of the instance's keys (HS256), as chatkit-server or the token provider issue them; `su: true` for admin calls." }, 'accessToken')
+      .addBearerAuth({ type: 'http', scheme: 'bearer', description: "The instance key's secret, as Beams server SDKs send it." }, 'beamsSecretKey')
+      .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'A Beams token from the Beams token provider.' }, 'beamsToken')
+      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'The METRICS_TOKEN of the deployment.' }, 'metricsToken');
+    for (const service of SERVICES) builder.addTag(service.tag, service.description);
+    const document = SwaggerModule.createDocument(app, builder.build(), {
+      autoTagControllers: false,
+      operationIdFactory: (controller, method) => `${controller.replace(/Controller$/, '')}_${method}`,
+    });
+    for (const route of UNSEEN_ROUTES) addUnseen(document, route.method, route.path, route.operation);
+    document.components = { ...document.components, schemas: { ...document.components?.schemas, ...ERROR_SCHEMAS }, responses: ERROR_RESPONSES };
+    for (const [path, item] of Object.entries(document.paths)) {
+      const service = serviceOf(path);
+      for (const [, operation] of operationsOf(item)) {
+        if (service) operation.tags = [service.tag];
+        operation.security ??= service?.security;
+        operation.parameters = withPathParameters(path, operation.parameters as ParameterObject[] | undefined);
+        operation.responses = { ...operation.responses, default: { $ref: `#/components/responses/${service?.tag.startsWith('Beams ') ? 'BeamsError' : 'Error'}` } };
+      }
+    }
+    this.document = document;
+  }
+
+  get(): OpenAPIObject {
+    if (!this.document) throw new Error('The OpenAPI document is built by startServer before the server listens');
+    return this.document;
+  }
+}
+
+function addUnseen(document: OpenAPIObject, method: UnseenMethod, path: string, operation: Partial<OperationObject>): void {
+  const item = (document.paths[path] ??= {}) as Record<string, unknown>;
+  const field = method === 'subscribe' ? SUBSCRIBE_OPERATION : method;
+  if (item[field]) throw new Error(`${method.toUpperCase()} ${path} is documented twice: by a controller and by UNSEEN_ROUTES`);
+  item[field] = { responses: {}, ...operation };
+}
+
+/** Every `{param}` of the path declared once, as the scanner sometimes leaves some out. */
+function withPathParameters(path: string, parameters: ParameterObject[] = []): ParameterObject[] {
+  const declared = new Set(parameters.filter((p) => p.in === 'path').map((p) => p.name));
+  const missing = [...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]!).filter((name) => !declared.has(name));
+  const version = (name: string) => (name === 'version' ? { enum: ['v2', 'v6'], description: 'The Chatkit API version: both serve the same data' } : {});
+  return [
+    ...missing.map((name): ParameterObject => {
+      const { description, ...schema } = version(name) as { description?: string; enum?: string[] };
+      return { name, in: 'path', required: true, schema: { type: 'string', ...schema }, ...(description && { description }) };
+    }),
+    ...parameters,
+  ];
+}
+
+const ERROR_SCHEMAS = {
+  Error: {
+    type: 'object',
+    required: ['error', 'error_description'],
+    properties: {
+      error: { type: 'string', description: '`<category>/<reason>`, e.g. `services/chatkit/not_found/room_not_found`' },
+      error_description: { type: 'string' },
+      error_uri: { type: 'string' },
+    },
+  },
+  BeamsError: { type: 'object', required: ['error', 'description'], properties: { error: { type: 'string' }, description: { type: 'string' } } },
+};
+
+const ERROR_RESPONSES = {
+  Error: { description: 'An error: 4xx for a request that cannot be served as sent, 5xx saying whether the change was stored', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+  BeamsError: { description: 'A Beams error', content: { 'application/json': { schema: { $ref: '#/components/schemas/BeamsError' } } } },
+};
