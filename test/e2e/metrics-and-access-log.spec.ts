@@ -53,11 +53,11 @@ describe('/metrics, the access log and request ids (a real server process)', () 
   const logLines: Record<string, any>[] = [];
   const rawStdout: string[] = [];
   const chat = (path: string) => `${base}/services/chatkit/v6/${instance}${path}`;
-  const call = (method: string, path: string, options: { body?: unknown; requestId?: string; as?: string } = {}) =>
+  const call = (method: string, path: string, options: { body?: unknown; requestId?: string } = {}) =>
     fetch(chat(path), {
       method,
       headers: {
-        authorization: `Bearer ${token(options.as ? { sub: options.as } : { su: true })}`,
+        authorization: `Bearer ${token({ su: true })}`,
         ...(options.body !== undefined && { 'content-type': 'application/json' }),
         ...(options.requestId !== undefined && { 'x-request-id': options.requestId }),
       },
@@ -66,7 +66,7 @@ describe('/metrics, the access log and request ids (a real server process)', () 
   const scrape = (authorization?: string) => fetch(`${base}/metrics`, { headers: authorization ? { authorization } : {} });
   /** The access-log line of a request, once the server has written it. */
   const accessLine = async (requestId: string) => {
-    for (let i = 0; i < 100; i++) {
+    for (let i = 0; i < 250; i++) {
       const line = logLines.find((l) => l.msg === 'request' && l.req_id === requestId);
       if (line) return line;
       await new Promise((r) => setTimeout(r, 20));
