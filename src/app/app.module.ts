@@ -14,6 +14,7 @@ import { UsersModule } from '../modules/users/users.module';
 import { UserEventsModule } from '../modules/user-events/user-events.module';
 import { StreamingModule } from '../modules/streaming/streaming.module';
 import { MetricsModule } from '../modules/metrics/metrics.module';
+import { ApiDocsModule } from '../modules/api-docs/api-docs.module';
 import { AuditModule } from '../modules/audit/audit.module';
 import { CoreModule } from './core.module';
 import { Runtime } from './runtime';
@@ -40,6 +41,7 @@ export class AppModule {
         BeamsModule,
         FeedsModule,
         MetricsModule,
+        ApiDocsModule,
         AuditModule,
       ],
     };
