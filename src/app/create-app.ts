@@ -27,6 +27,7 @@ import { SubscriptionRoutes } from '../modules/streaming/subscription-routes';
 import { OpenStreams, registerHttpSubscribe } from '../modules/streaming/http-subscribe.transport';
 import { WebSocketBridge } from '../modules/streaming/websocket-bridge.transport';
 import { Runtime } from './runtime';
+import { OpenApiDocument } from '../modules/api-docs/openapi-document';
 
 export interface RunningServer {
   readonly app: NestFastifyApplication;
@@ -121,6 +122,7 @@ async function createApp(runtime: Runtime): Promise<BuiltApp> {
   const streams = registerHttpSubscribe(fastify, app.get(SubscriptionRoutes), runtime.config.keepAliveMs);
   app.useGlobalFilters(new ErrorFilter());
   app.useGlobalPipes(new RequestValidationPipe());
+  app.get(OpenApiDocument).build(app);
   // No app.enableShutdownHooks(): Nest would close the modules on SIGTERM under the requests
   // still in flight. The process's signal handler calls RunningServer.close, which drains first.
   return { app, requests, streams };
