@@ -59,6 +59,11 @@ export class SubscriptionRoutes {
     this.router.on('SUBSCRIBE', pattern, () => undefined, { index });
   }
 
+  /** Every registered pattern (the OpenAPI route test checks the document against them). */
+  get patterns(): readonly string[] {
+    return this.routes.map((route) => route.pattern);
+  }
+
   /** The roles module checks every authenticated subscription through this. */
   authorizeWith(authorizer: SubscriptionAuthorizer): void {
     this.authorizer = authorizer;
