@@ -70,6 +70,10 @@ export async function run(argv: readonly string[], env: NodeJS.ProcessEnv, io: C
     process.once('SIGINT', stopOnSignal);
     process.once('SIGTERM', stopOnSignal);
     const copied = await exporter.exportToHead();
+    if (!copied.reachedHead) {
+      io.err(`error: interrupted: ${args.out} holds ${describe(copied)}, the log up to position ${copied.lastPosition ?? 'none'} only`);
+      return EXIT_FAILED;
+    }
     if (args.follow) {
       io.out(`Exported ${describe(copied)} of instance "${args.instanceId}" to ${args.out}; following the live log (stop with Ctrl-C)`);
       const followed = await exporter.follow();

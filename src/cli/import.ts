@@ -99,7 +99,7 @@ export async function run(argv: readonly string[], env: NodeJS.ProcessEnv, io: C
       io.err(
         partial && (partial.eventsAppended > 0 || partial.blobsCopied > 0)
           ? `Before it: ${summary(partial)}; running the import again skips them.`
-          : 'Nothing of the export\'s events was written.',
+          : 'Nothing was written.',
       );
       return EXIT_FAILED;
     }

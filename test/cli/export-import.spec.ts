@@ -211,6 +211,18 @@ describe('export and import of an instance (built CLIs as processes, SQLite → 
     expect(logCount(target)).toBe(0);
   }, 30_000);
 
+  it('refuses a target where the instance was created apart from the export (a bootstrap), writing nothing', async () => {
+    const bootstrapped = newDataDir();
+    copyFileSync(join(source, 'master.key'), join(bootstrapped, 'master.key'));
+    await (await startParley(bootstrapped, INSTANCE)).close();
+    const before = logCount(bootstrapped);
+    expect(before).toBeGreaterThan(0);
+    const refused = await cli('import', [exportDir], cliEnv(bootstrapped));
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/stream instance-moving holds another event at revision 0.*bootstrap.*\nNothing was written\./s);
+    expect(logCount(bootstrapped)).toBe(before);
+  }, 30_000);
+
   it('imports into a fresh data directory with the same master key; a second import changes nothing', async () => {
     copyFileSync(join(source, 'master.key'), join(target, 'master.key'));
     const exported = eventLines(exportDir).map((l) => JSON.parse(l));

@@ -22,6 +22,8 @@ import {
 } from './transfer-format';
 
 const PAGE = 500;
+const FIRST_RETRY_MS = 500;
+const MAX_RETRY_MS = 10_000;
 
 /** The directory already holds an export (or cannot be written): nothing was exported. */
 export class ExportTargetError extends Error {}
@@ -84,9 +86,13 @@ export class InstanceExporter {
     this.writeManifest(false);
   }
 
-  /** Exports every event of the instance up to the head of the log as it is now. */
-  async exportToHead(onProgress?: (p: ExportProgress) => void): Promise<ExportProgress> {
+  /**
+   * Exports every event of the instance up to the head of the log as it is now; a `stop()`
+   * meanwhile ends it after the current page (then `reachedHead` is false).
+   */
+  async exportToHead(onProgress?: (p: ExportProgress) => void): Promise<ExportProgress & { reachedHead: boolean }> {
     for (;;) {
+      if (this.stopped) return { ...this.progress(), reachedHead: false };
       const page = await this.log.readAll({ after: this.lastPosition, maxCount: PAGE });
       if (page.length === 0) break;
       const lines: string[] = [];
@@ -97,7 +103,7 @@ export class InstanceExporter {
       this.append(this.eventsFd, lines);
       onProgress?.(this.progress());
     }
-    return this.progress();
+    return { ...this.progress(), reachedHead: true };
   }
 
   /**
@@ -105,18 +111,31 @@ export class InstanceExporter {
    * as it arrives, until `stop()`.
    */
   async follow(onEvent?: (p: ExportProgress) => void): Promise<ExportProgress> {
-    if (this.stopped) return this.progress();
-    const subscription = this.log.subscribeToAll({ after: this.lastPosition });
-    this.stopFollowing = () => subscription.close();
-    try {
-      for await (const event of subscription) {
-        if (!this.belongs(event.streamName)) continue;
-        this.append(this.eventsFd, [await this.lineFor(event)]);
-        this.lastPosition = event.position;
-        onEvent?.(this.progress());
+    let retryMs = FIRST_RETRY_MS;
+    while (!this.stopped) {
+      const subscription = this.log.subscribeToAll({ after: this.lastPosition });
+      this.stopFollowing = () => subscription.close();
+      try {
+        for await (const event of subscription) {
+          if (this.belongs(event.streamName)) {
+            this.append(this.eventsFd, [await this.lineFor(event)]);
+            onEvent?.(this.progress());
+          }
+          this.lastPosition = event.position;
+          retryMs = FIRST_RETRY_MS;
+        }
+      } catch (error) {
+        if (this.stopped) break;
+        // A dropped subscription (a store restart, a leader change) resumes from the last event written.
+        this.warn(`the live log subscription dropped (${(error as Error).message}); resubscribing in ${retryMs} ms`);
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, retryMs);
+          this.stopFollowing = async () => (clearTimeout(timer), resolve());
+        });
+        retryMs = Math.min(retryMs * 2, MAX_RETRY_MS);
+      } finally {
+        await subscription.close();
       }
-    } finally {
-      await subscription.close();
     }
     return this.progress();
   }

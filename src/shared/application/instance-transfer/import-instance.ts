@@ -38,6 +38,8 @@ export interface CheckedExport {
   /** The first sealed secret of the export: the target's master key must open it. */
   readonly sealed: SealedValue | null;
   readonly blobs: readonly ExportedBlob[];
+  /** The export's first event (the instance's creation, in an export of its whole history). */
+  readonly first: ExportedEvent | null;
 }
 
 export interface ImportResult {
@@ -115,6 +117,7 @@ export async function checkExport(dir: string): Promise<CheckedExport> {
   const revisions = new Map<string, number>();
   let events = 0;
   let sealed: SealedValue | null = null;
+  let first: ExportedEvent | null = null;
   for await (const { line, number } of ndjsonLines(join(dir, EVENTS_FILE))) {
     const where = `${EVENTS_FILE}, line ${number}`;
     const event = parseLine<ExportedEvent>(EVENTS_FILE, line, number);
@@ -125,6 +128,7 @@ export async function checkExport(dir: string): Promise<CheckedExport> {
     }
     revisions.set(event.stream, event.revision);
     sealed ??= findSealed(event.data);
+    first ??= event;
     events++;
   }
 
@@ -146,7 +150,7 @@ export async function checkExport(dir: string): Promise<CheckedExport> {
     }
     blobs.push(blob);
   }
-  return { manifest, events, sealed, blobs };
+  return { manifest, events, sealed, blobs, first };
 }
 
 /**
@@ -163,19 +167,27 @@ export async function importInstance(
   blobs: BlobStore,
   onProgress?: (r: ImportResult) => void,
 ): Promise<ImportResult> {
+  const first = checked.first;
+  if (first) {
+    // The usual conflict (the instance created in the target apart from the export, e.g. by a
+    // bootstrap) shows on the first event: refuse it before copying anything.
+    const [there] = await log.readStream(first.stream, { fromRevision: first.revision, maxCount: 1 });
+    if (there && there.id !== first.id) throw conflictAt(first, there);
+  }
   let blobsCopied = 0;
   let blobsPresent = 0;
+  let eventsAppended = 0;
+  let eventsPresent = 0;
   for (const blob of checked.blobs) {
     if (await blobs.exists(blob.key)) {
       blobsPresent++;
-      continue;
+    } else {
+      await copyBlobIn(dir, blob, blobs);
+      blobsCopied++;
     }
-    await copyBlobIn(dir, blob, blobs);
-    blobsCopied++;
+    onProgress?.({ eventsAppended, eventsPresent, blobsCopied, blobsPresent });
   }
 
-  let eventsAppended = 0;
-  let eventsPresent = 0;
   /** The target's revision of each stream seen so far (-1: no stream). */
   const revisions = new Map<string, number>();
   let batch: ExportedEvent[] = [];
@@ -194,13 +206,7 @@ export async function importInstance(
     if (present.length) {
       const stored = await log.readStream(stream, { fromRevision: present[0].revision, maxCount: present.length });
       present.forEach((e, i) => {
-        if (stored[i]?.id !== e.id) {
-          throw new ImportConflictError(
-            `the target's stream ${stream} holds another event at revision ${e.revision} ` +
-              `(${stored[i]?.type ?? 'none'} ${stored[i]?.id ?? ''} instead of ${e.type} ${e.id}): the instance exists there already, ` +
-              'created apart from this export (a bootstrap?). Import into a store where the instance does not exist yet.',
-          );
-        }
+        if (stored[i]?.id !== e.id) throw conflictAt(e, stored[i]);
       });
       eventsPresent += present.length;
     }
@@ -243,6 +249,14 @@ export async function importInstance(
   await flush();
   return { eventsAppended, eventsPresent, blobsCopied, blobsPresent };
 }
+
+const conflictAt = (exported: ExportedEvent, stored: { type: string; id: string } | undefined) =>
+  new ImportConflictError(
+    `the target's stream ${exported.stream} holds another event at revision ${exported.revision} ` +
+      `(${stored?.type ?? 'none'} ${stored?.id ?? ''} instead of ${exported.type} ${exported.id}): the instance exists there already, ` +
+      'created apart from this export (a bootstrap with INSTANCE_KEY?). Import into stores where it does not exist yet, ' +
+      'and start the server there only after the import.',
+  );
 
 /** Copies one blob's bytes into the store, checking them against the export's SHA-256 on the way. */
 async function copyBlobIn(dir: string, blob: ExportedBlob, blobs: BlobStore): Promise<void> {

@@ -30,7 +30,7 @@ export interface ExportManifest {
   readonly finished_at?: string;
   readonly events: number;
   readonly blobs: number;
-  /** Position, in the source log, of the last event exported (only meaningful for that store). */
+  /** The source log position up to which the export holds every event of the instance (meaningful for that store only). */
   readonly last_position: string | null;
 }
 
