@@ -80,7 +80,7 @@ describe('Feeds v1 API (raw HTTP)', () => {
     expectError(await s.request('GET', feeds('/feeds'), { token: feedsToken('feeds/x/items', 'READ') }), 403, 'forbidden/permission_denied');
   });
 
-  it('private feeds: no token 401, a token for another feed 403, its own token or the server token 200', async () => {
+  it('private feeds: no token or an expired one 401, a token for another feed or one no retry can fix 403, its own token or the server token 200', async () => {
     await publish('private-mine', ['secret']);
     const path = feeds('/feeds/private-mine/items');
     expectError(await s.request('GET', path, { token: null }), 401, 'unauthorized/missing_token');
@@ -96,10 +96,20 @@ describe('Feeds v1 API (raw HTTP)', () => {
       403,
       'forbidden/permission_denied',
     );
-    expectError(await s.request('POST', path, { body: { items: [1] }, token: s.token({ su: true }) }), 401, 'unauthorized/invalid_token');
+    expectError(await s.request('POST', path, { body: { items: [1] }, token: s.token({ su: true }) }), 403, 'forbidden/invalid_token');
+    // Only an expired token is a 401: feeds-client retries a 401 at once with its cached token, so
+    // a token no retry can fix (another instance, unknown or disabled key, bad signature) is a 403.
     const expired = jwt.sign({ app: s.instanceId, iss: `api_keys/${s.keyId}`, exp: Math.floor(Date.now() / 1000) - 10, feeds: { permission: { path: '*', action: '*' } } }, s.secret);
     expectError(await s.request('GET', path, { token: expired }), 401, 'unauthorized/token_expired');
-    expectError(await s.request('GET', path, { token: feedsToken('*', '*', { app: 'another' }) }), 401, 'unauthorized/invalid_token');
+    expectError(await s.request('GET', path, { token: feedsToken('*', '*', { app: 'another' }) }), 403, 'forbidden/invalid_token');
+    expectError(await s.request('GET', path, { token: feedsToken('*', '*', { iss: 'api_keys/no-such-key' }) }), 403, 'forbidden/invalid_token');
+    expectError(await s.request('GET', path, { token: jwt.sign({ app: s.instanceId, iss: `api_keys/${s.keyId}`, exp: 9e9 }, 'wrong-secret') }), 403, 'forbidden/invalid_token');
+    const noExp = jwt.sign({ app: s.instanceId, iss: `api_keys/${s.keyId}`, feeds: { permission: { path: '*', action: '*' } } }, s.secret);
+    expectError(await s.request('GET', path, { token: noExp }), 403, 'forbidden/invalid_token');
+    const unknownKey = await openHttpSubscription(s.baseUrl + feeds('/feeds/private-mine/items'), {
+      authorization: `Bearer ${feedsToken('feeds/private-mine/items', 'READ', { iss: 'api_keys/no-such-key' })}`,
+    });
+    expect([unknownKey.status, unknownKey.body.error]).toEqual([403, 'services/feeds/forbidden/invalid_token']);
     const private403 = await openHttpSubscription(s.baseUrl + feeds('/feeds/private-mine/items'), {
       authorization: `Bearer ${feedsToken('feeds/private-other/items', 'READ')}`,
     });
@@ -181,7 +191,7 @@ describe('Feeds v1 API (raw HTTP)', () => {
     expectError(await s.request('POST', feeds('/feeds/ok/items'), { body: { items: [] }, ...server }), 400, 'bad_request/no_items');
     expectError(await s.request('POST', feeds('/feeds/ok/items'), { body: { items: new Array(1001).fill(0) }, ...server }), 400, 'bad_request/too_many_items');
     expectError(await s.request('POST', feeds('/feeds/ok/items'), { body: { items: [1] }, token: null }), 401, 'unauthorized/missing_token');
-    expectError(await s.request('POST', feeds('/feeds/ok/items'), { body: { items: [1] }, token: 'not-a-jwt' }), 401, 'unauthorized/invalid_token');
+    expectError(await s.request('POST', feeds('/feeds/ok/items'), { body: { items: [1] }, token: 'not-a-jwt' }), 403, 'forbidden/invalid_token');
     expectError(await s.request('GET', feeds('/feeds/ok/items?cursor=abc'), { token: null }), 422, 'unprocessable_entity/invalid_cursor');
     expectError(await s.request('GET', feeds('/feeds/ok/items?cursor=-1'), { token: null }), 422, 'unprocessable_entity/invalid_cursor');
     expectError(await s.request('GET', feeds('/feeds/ok/items?limit=0'), { token: null }), 422, 'unprocessable_entity/invalid_limit');

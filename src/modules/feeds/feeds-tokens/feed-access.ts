@@ -28,11 +28,21 @@ const covers = (granted: unknown, wanted: string): boolean =>
   typeof granted === 'string' && (granted === '*' || granted === wanted || (granted.endsWith('*') && wanted.startsWith(granted.slice(0, -1))));
 
 /**
+ * A token that no retry can make valid: not signed by an active key of the instance (unknown,
+ * disabled or deleted key), a bad signature, another instance, no `exp`, not a JWT. feeds-client
+ * retries a 401 on a subscription at once, with the same cached token, for as long as it thinks
+ * the token fresh (wire study §3.3): a 401 here would be a hot loop for up to a day. A 403 ends
+ * the subscription with an error the page sees. Only a missing and an expired token are 401.
+ */
+const unusableToken = (description: string): DomainError => forbidden('invalid_token', description);
+
+/**
  * Checks the Feeds tokens that pusher-feeds-server mints and `authorizeFeed` returns: HS256
  * with an instance key named in `iss`, the instance in the `app` claim (not `instance`), a
  * backdated `iat` (not checked), `exp` ahead, and `feeds.permission {path, action}` covering
- * the request. A bad or missing token is a 401; a good token for another path is a 403,
- * because feeds-client retries a 401 at once and forever (wire study §3.3).
+ * the request. A missing or expired token is a 401 (a fresh token helps: feeds-client fetches
+ * one when its cached one is stale); a token that can never pass, or a good token for another
+ * path, is a 403, because feeds-client retries a 401 at once and forever.
  */
 @Injectable()
 export class FeedAccess {
@@ -46,16 +56,16 @@ export class FeedAccess {
     const decoded = jwt.decode(token, { json: true }) as FeedsClaims | null;
     const keyId = typeof decoded?.iss === 'string' ? ISSUER.exec(decoded.iss)?.[1] : undefined;
     const key = keyId === undefined ? undefined : keys.get(keyId);
-    if (!key) throw unauthorized('invalid_token', 'The token was not signed with an active key of this instance (iss api_keys/<key id>)');
+    if (!key) throw unusableToken('The token was not signed with an active key of this instance (iss api_keys/<key id>)');
     let claims: FeedsClaims;
     try {
       claims = jwt.verify(token, key, { algorithms: ['HS256'] }) as FeedsClaims;
     } catch (error) {
       if (error instanceof jwt.TokenExpiredError) throw unauthorized('token_expired', 'The token has expired');
-      throw unauthorized('invalid_token', 'The token signature or claims are invalid');
+      throw unusableToken('The token signature or claims are invalid');
     }
-    if (claims.app !== instanceId) throw unauthorized('invalid_token', 'The token was issued for another instance (app claim)');
-    if (typeof claims.exp !== 'number') throw unauthorized('invalid_token', 'The token has no "exp" claim');
+    if (claims.app !== instanceId) throw unusableToken('The token was issued for another instance (app claim)');
+    if (typeof claims.exp !== 'number') throw unusableToken('The token has no "exp" claim');
     const permission = claims.feeds?.permission;
     const allowed = claims.su === true || (covers(permission?.path, path) && (permission?.action === '*' || permission?.action === action));
     if (!allowed) throw forbidden('permission_denied', `The token does not grant ${action} on ${path}`);
