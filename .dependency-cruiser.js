@@ -46,6 +46,13 @@ module.exports = {
         pathNot: ['^src/modules/$1/', '^src/modules/[^/]+/(domain|presentation)/', '^src/modules/instances/authentication/'],
       },
     },
+    {
+      name: 'client-libraries-stand-alone',
+      comment: 'src/client (parley/feeds, parley/chat-server) runs in apps: it imports only its own files, Node and jsonwebtoken, nothing of the server.',
+      severity: 'error',
+      from: { path: '^src/client/' },
+      to: { pathNot: ['^src/client/', '^node_modules/(jsonwebtoken|@types/jsonwebtoken)/'], dependencyTypesNot: ['core'] },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
