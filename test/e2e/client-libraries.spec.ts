@@ -149,8 +149,8 @@ describe('parley/chat-server and parley/feeds, installed from the packed tarball
 
   it('loads nothing of the server (no Nest, Fastify, SQLite or database drivers) into the app', () => {
     expect(result.rootExports).toEqual(['ChatServer', 'ClientError', 'ErrorResponse', 'Feeds', 'InvalidGrantTypeError', 'UnsupportedGrantTypeError']);
-    const server = ['better-sqlite3', '@nestjs/core', '@nestjs/common', 'fastify', 'mongodb', '@eventstore/db-client', 'pino', 'ws'];
-    expect(result.loadedPackages.filter((name: string) => server.includes(name))).toEqual([]);
+    const serverPackages = ['better-sqlite3', '@nestjs/core', '@nestjs/common', 'fastify', 'mongodb', '@eventstore/db-client', 'pino', 'ws'];
+    expect(result.loadedPackages.filter((name: string) => serverPackages.includes(name))).toEqual([]);
     expect(result.loadedPackages).toContain('jsonwebtoken');
   });
 
