@@ -1,6 +1,9 @@
 import Database from 'better-sqlite3';
 import { ChildProcess, spawn } from 'node:child_process';
-import { copyFileSync, existsSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { SqliteEventStore } from '../../src/adapters/event-store/sqlite/sqlite-event-store';
+import { FsBlobStore } from '../../src/adapters/blobs/fs/fs-blob-store';
+import { checkExport, importInstance } from '../../src/shared/application/instance-transfer/import-instance';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { rawRequest } from '../support/raw-request';
@@ -245,6 +248,32 @@ describe('export and import of an instance (built CLIs as processes, SQLite → 
       exported.map((e) => [e.stream, e.revision, e.id, e.type, e.recorded_at]),
     );
   }, 30_000);
+
+  it('an interrupted import resumes: the next run appends only what the first did not, mid-stream included', async () => {
+    const lines = eventLines(exportDir);
+    const streams = lines.map((l) => JSON.parse(l).stream);
+    // Cut inside a run of one stream's events when there is one, so one append batch is half there.
+    const inRun = streams.findIndex((s, i) => i > 0 && s === streams[i - 1]);
+    const cut = inRun > 0 ? inRun : Math.floor(lines.length / 2);
+    const partialDir = join(newDataDir(), 'partial');
+    mkdirSync(partialDir);
+    copyFileSync(join(exportDir, 'manifest.json'), join(partialDir, 'manifest.json'));
+    writeFileSync(join(partialDir, 'events.ndjson'), lines.slice(0, cut).join('\n') + '\n');
+
+    const dir = newDataDir();
+    const log = new SqliteEventStore(join(dir, 'events.sqlite'));
+    const blobs = await FsBlobStore.open(join(dir, 'blobs'));
+    try {
+      const partial = await importInstance(partialDir, await checkExport(partialDir), log, blobs);
+      expect(partial).toEqual({ eventsAppended: cut, eventsPresent: 0, blobsCopied: 0, blobsPresent: 0 });
+      const rest = await importInstance(exportDir, await checkExport(exportDir), log, blobs);
+      expect(rest).toEqual({ eventsAppended: lines.length - cut, eventsPresent: cut, blobsCopied: 1, blobsPresent: 0 });
+      expect((await log.readAll({ maxCount: 1000 })).map((e) => e.id)).toEqual(lines.map((l) => JSON.parse(l).id));
+    } finally {
+      await log.close();
+      await blobs.close();
+    }
+  });
 
   it('a server on the imported data answers every read as the source does, attachment bytes included', async () => {
     dst = await startParley(target, INSTANCE);
