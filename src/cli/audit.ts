@@ -1,40 +1,56 @@
 import { parseArgs } from 'node:util';
 import { openRuntime, Runtime } from '../app/runtime';
 import { Actor, RecordedEvent } from '../shared/domain/event';
-import { EventStore } from '../shared/ports/event-store.port';
-import { instanceStream } from '../modules/instances/domain/instance.decider';
-import { roomStream } from '../modules/rooms/domain/room.decider';
-import { userStream } from '../modules/users/domain/user.decider';
-import { rolesStream } from '../modules/roles/domain/roles.decider';
-import { userRolesStream } from '../modules/roles/domain/user-roles.decider';
-import { beamsPublishStream, beamsUserStream } from '../modules/beams/domain/beams.deciders';
+import { VersionedReadModels } from '../shared/application/versioned-read-models';
+import { AUDIT_INDEX_CHECKPOINT, AuditSubject, EntityHistory } from '../modules/audit/entity-history';
+import { AUDIT_PAGE_DEFAULT, AUDIT_PAGE_MAX, presentAuditEvent } from '../modules/audit/audit-trail';
 import { CliIo, cliConfig, EXIT_FAILED, EXIT_OK, reportFailure, runAsMain, UsageError } from './cli-io';
 
 export const AUDIT_USAGE = `Usage: npm run audit -- <instance> <user|room> <id> [--json]
+       npm run audit -- <instance> actor <user_id|key:<key_id>> [--from <position>] [--limit <n>] [--json]
        npm run audit -- <instance> publish <publishId> [--json]
        npm run audit -- <instance> roles [--json]
        npm run audit -- instance <instance_id> [--json]
 
 A user's history includes the roles granted to and taken from it and its Beams deletions;
+a room's, its timeline (sends), its messages' edits and deletes, its attachments and the
+role grants scoped to it; "actor" lists everything one user or key did, ${AUDIT_PAGE_DEFAULT} events a page
+(--limit up to ${AUDIT_PAGE_MAX}; --from the position the previous page names as next);
 "publish" is one Beams publish (who, when, targets, payload); "roles" is the instance's
-roles and their permissions. Prints an entity's history from its event streams, oldest first: revision, event type, when it
+roles and their permissions. Prints the history oldest first, in log order: revision, event type, when it
 was recorded, who acted (the user and the key of the token, or cli/bootstrap) and the data.
 --json prints one JSON object per line instead. Key secrets appear sealed, as they are logged.`;
 
-const PAGE = 500;
-
 interface Target {
-  /** One entity's streams, merged in log order. */
-  readonly streams: readonly string[];
+  readonly subject: AuditSubject;
   readonly description: string;
 }
 
-function parseTarget(argv: readonly string[]): { target: Target; json: boolean } | null {
-  let parsed: ReturnType<typeof parseArgs>;
+interface Parsed {
+  readonly target: Target;
+  readonly json: boolean;
+  readonly from: string | null;
+  readonly limit: number;
+}
+
+function parseLimit(raw: string | undefined): number {
+  if (raw === undefined) return AUDIT_PAGE_DEFAULT;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > AUDIT_PAGE_MAX) throw new UsageError(`--limit must be a whole number from 1 to ${AUDIT_PAGE_MAX}`);
+  return n;
+}
+
+function parseTarget(argv: readonly string[]): Parsed | null {
+  let parsed;
   try {
     parsed = parseArgs({
       args: [...argv],
-      options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      options: {
+        json: { type: 'boolean' },
+        from: { type: 'string' },
+        limit: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
       allowPositionals: true,
     });
   } catch (error) {
@@ -42,36 +58,24 @@ function parseTarget(argv: readonly string[]): { target: Target; json: boolean }
   }
   const { positionals: p, values } = parsed;
   if (values.help || (p.length === 1 && p[0] === 'help')) return null;
-  const json = values.json === true;
+  const common = { json: values.json === true, from: values.from || null, limit: parseLimit(values.limit) };
+  const actorView = p.length === 3 && p[1] === 'actor';
+  if (!actorView && (values.from !== undefined || values.limit !== undefined)) throw new UsageError('--from and --limit page the actor view only');
   if (p.length === 2 && p[0] === 'instance') {
-    return { target: { streams: [instanceStream(p[1])], description: `the instance "${p[1]}"` }, json };
+    return { target: { subject: { kind: 'instance', instanceId: p[1] }, description: `the instance "${p[1]}"` }, ...common };
   }
   if (p.length === 2 && p[1] === 'roles') {
-    return { target: { streams: [rolesStream(p[0])], description: `the roles of instance "${p[0]}"` }, json };
+    return { target: { subject: { kind: 'roles', instanceId: p[0] }, description: `the roles of instance "${p[0]}"` }, ...common };
   }
   if (p.length === 3) {
     const [instanceId, kind, id] = p;
-    if (kind === 'user') {
-      const streams = [userStream(instanceId, id), userRolesStream(instanceId, id), beamsUserStream(instanceId, id)];
-      return { target: { streams, description: `the user "${id}" of instance "${instanceId}"` }, json };
+    const named = { user: 'the user', room: 'the room', publish: 'the Beams publish', actor: 'the actor' } as const;
+    if (kind === 'user' || kind === 'room' || kind === 'publish' || kind === 'actor') {
+      return { target: { subject: { kind, instanceId, id }, description: `${named[kind]} "${id}" of instance "${instanceId}"` }, ...common };
     }
-    if (kind === 'publish') {
-      return { target: { streams: [beamsPublishStream(instanceId, id)], description: `the Beams publish "${id}" of instance "${instanceId}"` }, json };
-    }
-    if (kind === 'room') return { target: { streams: [roomStream(instanceId, id)], description: `the room "${id}" of instance "${instanceId}"` }, json };
-    throw new UsageError(`the entity kind must be "user", "room" or "publish", not "${kind}"`);
+    throw new UsageError(`the entity kind must be "user", "room", "actor" or "publish", not "${kind}"`);
   }
   throw new UsageError(p.length === 0 ? 'say which entity to audit' : 'wrong number of arguments');
-}
-
-/** Every event of the stream, oldest first, a page at a time. */
-async function* readWholeStream(events: EventStore, stream: string): AsyncGenerator<RecordedEvent> {
-  for (let from = 0; ; ) {
-    const page = await events.readStream(stream, { fromRevision: from, maxCount: PAGE });
-    yield* page;
-    if (page.length < PAGE) return;
-    from = page[page.length - 1].revision + 1;
-  }
 }
 
 export const describeActor = (actor: Actor | undefined): string => {
@@ -100,20 +104,9 @@ function printBlock(io: CliIo, event: RecordedEvent): void {
   io.out('');
 }
 
-const jsonLine = (event: RecordedEvent) =>
-  JSON.stringify({
-    stream: event.streamName,
-    revision: event.revision,
-    position: event.position,
-    id: event.id,
-    type: event.type,
-    recorded_at: event.recordedAt,
-    actor: event.metadata?.actor ?? null,
-    request_id: event.metadata?.request_id ?? null,
-    data: event.data,
-  });
+const jsonLine = (event: RecordedEvent) => JSON.stringify(presentAuditEvent(event));
 
-/** The audit CLI: an instance's, user's or room's history, read from its stream. */
+/** The audit CLI: an instance's, user's, room's or actor's history, read from the log. */
 export async function run(argv: readonly string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<number> {
   let runtime: Runtime | undefined;
   try {
@@ -123,29 +116,46 @@ export async function run(argv: readonly string[], env: NodeJS.ProcessEnv, io: C
       return EXIT_OK;
     }
     const { target, json } = parsed;
-    // 'separate': reading a stream needs no projector and takes no lease.
+    // 'separate': reading the log and the index needs no projector and takes no lease.
     runtime = await openRuntime(cliConfig(env), 'separate');
-    let count = 0;
-    const events: RecordedEvent[] = [];
-    for (const stream of target.streams) for await (const event of readWholeStream(runtime.stores.events, stream)) events.push(event);
-    events.sort((a, b) => (a.position < b.position ? -1 : a.position > b.position ? 1 : 0));
-    const named = target.streams.length === 1 ? `Stream ${target.streams[0]}` : `Streams ${target.streams.join(', ')}`;
-    for (const event of events) {
-      if (count === 0 && !json) io.out(`${named}\n`);
-      count++;
-      if (json) io.out(jsonLine(event));
-      else printBlock(io, event);
-    }
-    if (count === 0) {
+    const history = new EntityHistory(runtime.stores.events, new VersionedReadModels(runtime.stores.readModels, runtime.versions));
+    const whole = target.subject.kind !== 'actor';
+    const page = await history.page(target.subject, whole ? { limit: Number.MAX_SAFE_INTEGER } : parsed);
+    if (target.subject.kind === 'actor' || target.subject.kind === 'room') await warnIfIndexBehind(runtime, io);
+    const named = page.sources.length === 1 ? `Stream ${page.sources[0]}` : `Streams ${page.sources.join(', ')}`;
+    if (page.events.length === 0) {
+      if (parsed.from) {
+        if (!json) io.out('no events after that position');
+        return EXIT_OK;
+      }
       io.err(`no events: ${target.description} has no history (${named.toLowerCase()})`);
       return EXIT_FAILED;
     }
+    if (!json) io.out(`${named}\n`);
+    for (const event of page.events) {
+      if (json) io.out(jsonLine(event));
+      else printBlock(io, event);
+    }
+    const count = page.events.length;
     if (!json) io.out(`${count} event${count === 1 ? '' : 's'}`);
+    if (page.next !== null) {
+      const more = `more: --from ${page.next}`;
+      if (json) io.err(more);
+      else io.out(more);
+    }
     return EXIT_OK;
   } catch (error) {
     return reportFailure(error, io, AUDIT_USAGE);
   } finally {
     await runtime?.close().catch(() => undefined);
+  }
+}
+
+/** The index is folded by the projector: from the CLI it may trail the log (a server stopped mid-way). */
+async function warnIfIndexBehind(runtime: Runtime, io: CliIo): Promise<void> {
+  const [indexed, head] = await Promise.all([runtime.stores.readModels.getCheckpoint(AUDIT_INDEX_CHECKPOINT), runtime.stores.events.headPosition()]);
+  if (head !== null && (indexed === null || indexed < head)) {
+    io.err(`note: the audit index has folded the log up to ${indexed ?? 'nothing'}, the log ends at ${head}; events after it are not listed until a projector runs`);
   }
 }
 
