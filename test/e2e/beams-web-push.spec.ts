@@ -31,6 +31,9 @@ interface Browser {
   readonly path: string;
 }
 
+/** The local push service is the only host devices may name (the default allows only the public push services). */
+const PUSH_HOSTS = { BEAMS_WEB_PUSH_HOSTS: 'localhost' };
+
 const hkdf = (salt: Buffer, ikm: Buffer, info: Buffer, length: number) => Buffer.from(hkdfSync('sha256', ikm, salt, info, length));
 
 /** RFC 8291 / RFC 8188 decryption of a single-record aes128gcm Web Push message body. */
@@ -104,7 +107,7 @@ describe('Beams Web Push delivery', () => {
     until(async () => (await publishEvents(publishId, instanceId)).find((e) => e.type === 'BeamsPublishDelivered')?.data as any);
 
   beforeAll(async () => {
-    s = await startTestServer();
+    s = await startTestServer({ env: PUSH_HOSTS });
     pushService = createServer({ cert: readFileSync(CERT_FILE), key: readFileSync(KEY_FILE) }, (request, response) => {
       const chunks: Buffer[] = [];
       request.on('data', (c: Buffer) => chunks.push(c));
@@ -188,7 +191,7 @@ describe('Beams Web Push delivery', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'parley-beams-restart-'));
     const shared = s;
     try {
-      s = await startTestServer({ dataDir });
+      s = await startTestServer({ dataDir, env: PUSH_HOSTS });
       const erin = browser('erin');
       await register(erin, ['restart-test']);
       failing.set(erin.path, Infinity);
@@ -199,7 +202,7 @@ describe('Beams Web Push delivery', () => {
       await s.close();
 
       failing.set(erin.path, 0);
-      s = await startTestServer({ dataDir });
+      s = await startTestServer({ dataDir, env: PUSH_HOSTS });
       const push = await until(() => received.find((r) => r.path === erin.path && r.status === 201));
       expect(JSON.parse(decrypt(erin, push.body))).toMatchObject({ ...web, data: { pusher: { instanceId, publishId } } });
       expect(await delivered(publishId, instanceId)).toMatchObject({ devices: 1, delivered: 1 });
@@ -224,6 +227,15 @@ describe('Beams Web Push delivery', () => {
     bad(await call('POST', device(''), { token: 'not base64 json' }), 400, 'bad_request/invalid_token');
     const httpToken = Buffer.from(JSON.stringify({ endpoint: 'http://localhost/x', keys: { p256dh: 'AA', auth: 'AA' } })).toString('base64');
     bad(await call('POST', device(''), { token: httpToken }), 400, 'bad_request/invalid_token');
+    // An endpoint at a host outside BEAMS_WEB_PUSH_HOSTS (here an address inside the network) is refused and never stored.
+    const registrations = async () =>
+      (await s.server.app.get<EventStore>(EVENT_STORE).readAll({ filter: { eventTypes: ['BeamsDeviceRegistered'] } })).length;
+    const before = await registrations();
+    for (const endpoint of [`https://127.0.0.1:${pushPort}/push/dave`, `https://evil-localhost:${pushPort}/x`, 'https://metadata.internal/latest']) {
+      const token = Buffer.from(JSON.stringify({ endpoint, keys: { p256dh: 'AA', auth: 'AA' } })).toString('base64');
+      bad(await call('POST', device(''), { token }), 400, 'bad_request/push_service_not_allowed');
+    }
+    expect(await registrations()).toBe(before);
     bad(await call('PUT', device(`/${daveId}/interests`), { interests: ['no spaces'] }), 400, 'bad_request/invalid_interest');
     bad(await call('PUT', device(`/${daveId}/interests`), { interests: 'cakes' }), 400, 'bad_request/invalid_interests');
     bad(await call('GET', device('/web-00000000-0000-0000-0000-000000000000/interests')), 404, 'not_found/device_not_found');

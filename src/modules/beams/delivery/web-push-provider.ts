@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import webPush, { WebPushError } from 'web-push';
 import { CONFIG, ParleyConfig } from '../../../config/config';
 import { SECRET_BOX, SecretBox } from '../../../shared/crypto/secret-box';
-import type { WebPushSubscription } from '../devices/web-push-subscription';
+import { isAllowedPushHost, type WebPushSubscription } from '../devices/web-push-subscription';
 import { byStatus, PushProvider, PushResult } from './push-provider';
 import { vapidKeys, VapidKeys } from './vapid-keys';
 import { webPushPayload } from './web-push-payload';
@@ -17,9 +17,11 @@ export class WebPushProvider implements PushProvider {
   readonly platform = 'web' as const;
   readonly configured = true;
   private readonly vapid: VapidKeys;
+  private readonly allowedHosts: readonly string[];
 
   constructor(@Inject(CONFIG) config: ParleyConfig, @Inject(SECRET_BOX) box: SecretBox) {
     this.vapid = vapidKeys(config, box);
+    this.allowedHosts = config.beamsWebPushHosts;
   }
 
   /** The key browsers subscribe with (`applicationServerKey`). */
@@ -32,6 +34,9 @@ export class WebPushProvider implements PushProvider {
   }
 
   async send(address: unknown, payload: unknown): Promise<PushResult> {
+    const { endpoint } = address as WebPushSubscription;
+    // Registration checks the host too; this covers devices registered before BEAMS_WEB_PUSH_HOSTS was narrowed.
+    if (!isAllowedPushHost(endpoint, this.allowedHosts)) return { kind: 'failed', why: `${new URL(endpoint).hostname} is not in BEAMS_WEB_PUSH_HOSTS` };
     try {
       await webPush.sendNotification(address as WebPushSubscription, payload as string, {
         vapidDetails: this.vapid,

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
+import { CONFIG, ParleyConfig } from '../../../config/config';
 import { CommandPipeline } from '../../../shared/application/command-pipeline';
 import { SECRET_BOX, SecretBox } from '../../../shared/crypto/secret-box';
 import { Actor } from '../../../shared/domain/event';
@@ -32,10 +33,10 @@ export interface Registration {
 }
 
 /** The device's push address as the delivery adapter of its platform reads it, from what the SDK sent. */
-const pushAddress = (platform: BeamsPlatform, { token, bundleIdentifier }: Registration): object => {
+const pushAddress = (platform: BeamsPlatform, { token, bundleIdentifier }: Registration, webPushHosts: readonly string[]): object => {
   if (platform === 'apns') return parseApnsRegistration(token, bundleIdentifier);
   if (platform === 'fcm') return parseFcmToken(token);
-  return parseWebPushToken(token);
+  return parseWebPushToken(token, webPushHosts);
 };
 
 /** Only a short version string is kept from what the SDK reports. */
@@ -59,11 +60,12 @@ export class Devices {
     private readonly pipeline: CommandPipeline,
     private readonly keyRing: KeyRing,
     @Inject(SECRET_BOX) private readonly box: SecretBox,
+    @Inject(CONFIG) private readonly config: ParleyConfig,
   ) {}
 
   async register(instanceId: string, platform: BeamsPlatform, registration: Registration, sdkVersion: unknown, now: Date): Promise<string> {
     await this.requireInstance(instanceId);
-    const address = pushAddress(platform, registration);
+    const address = pushAddress(platform, registration, this.config.beamsWebPushHosts);
     const deviceId = `${platform}-${randomUUID()}`;
     await this.run(instanceId, deviceId, {
       type: 'RegisterDevice',
