@@ -11,7 +11,8 @@
  *   BENCH_CONNECTIONS  concurrent connections (default 50)
  *   BENCH_WARMUP       seconds of unmeasured warm-up before each scenario (default 2; 0 = none)
  *   BENCH_ONLY         comma-separated subset of: baseline, parley (default both)
- *   BENCH_SCENARIOS    comma-separated subset of: write, read, send, realtime, fanout, idle, scale (default all)
+ *   BENCH_SCENARIOS    comma-separated subset of: write, read, send, realtime, fanout, idle, scale, feeds (default all)
+ *                      feeds: feed publishes (one feed, many feeds) and 1,000 HTTP SUBSCRIBE feed subscribers (Parley only);
  *                      send: durable send-message (Parley only, against the baseline insert);
  *                      realtime: fanout and idle (Parley only);
  *                      fanout: one sender at 50 messages/s to a room of 1,000 WebSocket
@@ -37,6 +38,7 @@ import { createServer } from 'node:net';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { benchFanOut, benchIdleMemory, benchWriteFloor, FanOutResult, IdleMemoryResult, RealtimeTarget, rssMb, WriteFloorResult } from './realtime';
+import { benchFeedFanOut, FeedFanOutResult, feedFanOutLines, feedPublishSpec, FeedsTarget, publishOnce } from './feeds';
 import { fillScale, Latencies, ScaleShape, senderId, sequentialSends, timedSend } from './scale';
 import { join, resolve } from 'node:path';
 
@@ -44,7 +46,7 @@ const DURATION = positive('BENCH_DURATION', 10);
 const CONNECTIONS = positive('BENCH_CONNECTIONS', 50);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 2);
 const ONLY = new Set((process.env.BENCH_ONLY ?? 'baseline,parley').split(',').map((s) => s.trim()));
-const SCENARIOS = new Set((process.env.BENCH_SCENARIOS ?? 'write,read,send,realtime,scale').split(',').map((s) => s.trim()));
+const SCENARIOS = new Set((process.env.BENCH_SCENARIOS ?? 'write,read,send,realtime,scale,feeds').split(',').map((s) => s.trim()));
 const SCALE_MESSAGES = positive('BENCH_SCALE_MESSAGES', 1_000_000);
 const SCALE_USERS = positive('BENCH_SCALE_USERS', 1_000_000);
 const TMP_ROOT = process.env.BENCH_TMPDIR || os.tmpdir();
@@ -57,6 +59,8 @@ const FANOUT_P99_GOAL_MS = 25;
 const FANOUT_CPU_GOAL_US = 10;
 /** The fan-out scenario: a room's members, the send rate, and how many sends are measured. */
 const FANOUT = { subscribers: 1000, ratePerSecond: 50, messages: 100, warmupMessages: 50 };
+/** The feeds fan-out: one feed's live subscribers, the publish rate, and how many publishes are measured. */
+const FEED_FANOUT = { subscribers: 1000, ratePerSecond: 20, items: 50, warmupItems: 20 };
 /** 10,000 idle subscriptions must fit in this much resident memory. */
 const IDLE_RSS_GOAL_MB = 300;
 /** The first send to the long room after a restart must answer within this. */
@@ -238,7 +242,7 @@ interface Target {
 
 interface Row {
   readonly scenario: string;
-  readonly kind: 'write' | 'read' | 'send' | 'scale-send';
+  readonly kind: 'write' | 'read' | 'send' | 'scale-send' | 'feed-publish';
   readonly server: 'baseline' | 'parley';
   readonly result: autocannon.Result;
   readonly cpu?: CpuShare;
@@ -458,6 +462,18 @@ async function benchRealtime(target: Target, mint: RealtimeTarget['token']): Pro
   }
 }
 
+let feedFanOut: FeedFanOutResult | undefined;
+
+/** Feed publishes as pusher-feeds-server sends them (one feed; 1,000 feeds in turn), then the feed fan-out. */
+async function benchFeeds(target: Target): Promise<void> {
+  const feeds: FeedsTarget = { baseUrl: target.baseUrl, pid: target.pid, instanceId: INSTANCE_ID, keyId: KEY_ID, keySecret: KEY_SECRET };
+  await publishOnce(feeds, 'bench-probe', 'probe');
+  await scenario('parley feeds publish, one feed', target, feedPublishSpec(feeds, 1, 'one'), 'feed-publish', 'parley');
+  await scenario('parley feeds publish, 1,000 feeds', target, feedPublishSpec(feeds, 1000, 'many'), 'feed-publish', 'parley');
+  process.stderr.write(`  measure  parley feeds fan-out: ${fmt(FEED_FANOUT.subscribers)} HTTP SUBSCRIBE subscribers, ${FEED_FANOUT.ratePerSecond} items/s\n`);
+  feedFanOut = await benchFeedFanOut(feeds, FEED_FANOUT);
+}
+
 async function benchReads(target: Target, server: Row['server']): Promise<void> {
   const ids: string[] = [];
   for (let i = 0; i < READ_SET; i++) {
@@ -518,6 +534,7 @@ async function runParley(): Promise<void> {
     if (SCENARIOS.has('read')) await benchReads(target, 'parley');
     if (SCENARIOS.has('send')) await benchSends(target, mint({ sub: 'bench-sender' }));
     if (['realtime', 'fanout', 'idle'].some((name) => SCENARIOS.has(name))) await benchRealtime(target, mint);
+    if (SCENARIOS.has('feeds')) await benchFeeds(target);
   } finally {
     await stopChild(child);
     if (CPU_PROF_DIR) process.stderr.write(`CPU profile of the Parley child written to ${CPU_PROF_DIR}\n`);
@@ -803,6 +820,17 @@ function report(): boolean {
     );
     console.log(`GOAL: sender's 201 p50 <= delivery p50 — ${fanOut.ack.p50Ms <= fanOut.delivery.p50Ms ? 'MET' : 'NOT MET'}`);
   }
+  const baselineInsert = find('write', 'baseline');
+  for (const row of rows.filter((r) => r.kind === 'feed-publish')) {
+    console.log(
+      `${row.scenario}: ${fmt(row.result.requests.average)} publishes/s` +
+        (baselineInsert ? ` = ${((row.result.requests.average / baselineInsert) * 100).toFixed(1)} % of the baseline insert` : ' (baseline insert not measured in this run)'),
+    );
+  }
+  if (feedFanOut) {
+    console.log('');
+    for (const line of feedFanOutLines(feedFanOut)) console.log(line);
+  }
   if (scale) reportScale(scale);
   if (idleMemory) {
     console.log(
@@ -827,7 +855,7 @@ async function main(): Promise<void> {
   machineLines = machineInfo();
   busyBefore = await machineBusy();
   if (ONLY.has('baseline')) await runBaseline();
-  if (ONLY.has('parley') && ['write', 'read', 'send', 'realtime', 'fanout', 'idle'].some((name) => SCENARIOS.has(name))) await runParley();
+  if (ONLY.has('parley') && ['write', 'read', 'send', 'realtime', 'fanout', 'idle', 'feeds'].some((name) => SCENARIOS.has(name))) await runParley();
   if (ONLY.has('parley') && SCENARIOS.has('scale')) await runScale();
   const ok = report();
   process.exitCode = ok ? 0 : 1;
