@@ -119,6 +119,67 @@ describe('audit CLI', () => {
     expect(json.out).not.toContain('extra-secret-value');
   });
 
+  describe('a room with messages, an attachment and a room-scoped role, and the actor view', () => {
+    const http = (path: string) => parley.request('GET', `/services/parley_audit/v1/audited${path}`);
+    const authz = (path: string) => `/services/chatkit_authorizer/v2/audited${path}`;
+    const jsonLines = (lines: string[]) => lines.filter(Boolean).map((l) => JSON.parse(l));
+
+    beforeAll(async () => {
+      const ok = (res: { status: number }) => expect(res.status).toBeLessThan(300);
+      const dan = parley.token({ sub: 'dan' });
+      ok(await parley.request('POST', parley.chat('/users'), { body: { id: 'dan', name: 'Dan' } }));
+      ok(await parley.request('POST', parley.chat('/users'), { body: { id: 'erin', name: 'Erin' } }));
+      ok(await parley.request('POST', parley.chat('/rooms'), { body: { id: 'hall', name: 'hall' }, token: dan }));
+      const sent = await parley.request('POST', parley.chat('/rooms/hall/messages'), { body: { parts: [{ type: 'text/plain', content: 'one' }] }, token: dan });
+      ok(sent);
+      const id = sent.body.message_id;
+      ok(await parley.request('PUT', parley.chat(`/rooms/hall/messages/${id}`), { body: { parts: [{ type: 'text/plain', content: 'two' }] }, token: dan }));
+      ok(await parley.request('DELETE', parley.chat(`/rooms/hall/messages/${id}`), { token: dan }));
+      ok(await parley.request('POST', parley.chat('/rooms/hall/attachments'), { body: { content_type: 'text/plain', content_length: 3 }, token: dan }));
+      ok(await parley.request('POST', authz('/roles'), { body: { name: 'keeper', scope: 'room', permissions: ['room:update'] } }));
+      ok(await parley.request('PUT', authz('/users/erin/roles'), { body: { name: 'keeper', room_id: 'hall' } }));
+    });
+
+    it("prints the room's whole history, the same as the audit API", async () => {
+      const api = await http('/rooms/hall');
+      expect(api.status).toBe(200);
+      const res = await audit('audited', 'room', 'hall', '--json');
+      expect(res.code).toBe(0);
+      const events = jsonLines(res.lines);
+      expect(events).toEqual(api.body.events);
+      expect(events.map((e) => e.type)).toEqual([
+        'RoomCreated',
+        'RoomMembersAdded', // the creator joins
+        'MessageSent',
+        'MessageEdited',
+        'MessageDeleted',
+        'AttachmentCreated',
+        'UserRoleAssigned',
+      ]);
+      const text = await audit('audited', 'room', 'hall');
+      expect(text.out).toMatch(/^Streams room-audited\.hall, messages-audited\.hall, message-audited\.<message id>, attachment-audited\.[^,]+, userroles-audited\.<user id>\n/);
+      expect(text.lines[text.lines.length - 1]).toBe('7 events');
+    });
+
+    it('lists what one user did, paged with --from and --limit', async () => {
+      expect((await http('/actors/dan')).status).toBe(200); // the index has caught up with the log
+      const all = await audit('audited', 'actor', 'dan', '--json');
+      expect(all.code).toBe(0);
+      const types = jsonLines(all.lines).map((e) => e.type);
+      expect(types).toEqual(['RoomCreated', 'RoomMembersAdded', 'MessageSent', 'MessageEdited', 'MessageDeleted', 'AttachmentCreated']);
+      const first = await audit('audited', 'actor', 'dan', '--limit', '2');
+      expect(first.code).toBe(0);
+      const more = first.lines.find((l) => l.startsWith('more: --from '));
+      expect(more).toBeDefined();
+      const rest = await audit('audited', 'actor', 'dan', '--json', '--from', more!.slice('more: --from '.length));
+      expect(jsonLines(rest.lines).map((e) => e.type)).toEqual(types.slice(2));
+      const byKey = await audit('audited', 'actor', `key:${KEY_ID}`, '--json', '--limit', '1000');
+      expect(jsonLines(byKey.lines).map((e) => e.type)).toContain('UserRoleAssigned');
+      expect((await audit('audited', 'actor', 'nobody')).code).toBe(1);
+      expect((await audit('audited', 'room', 'hall', '--limit', '2')).code).toBe(2);
+    });
+  });
+
   it('answers "no events" with exit 1 for an entity that never existed', async () => {
     const res = await audit('audited', 'user', 'nobody');
     expect(res.code).toBe(1);
