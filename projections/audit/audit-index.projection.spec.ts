@@ -1,0 +1,41 @@
+import type { RecordedEvent } from '../../src/shared/domain/event';
+import { project, recorded } from '../testing';
+import { AUDIT_INDEX, auditIndexProjection, auditKeys } from './audit-index.projection';
+
+const by = (event: RecordedEvent, actor: Record<string, unknown>): RecordedEvent => ({ ...event, metadata: { ...event.metadata, actor } });
+
+describe('audit index projection', () => {
+  const sent = by(recorded('messages-acme.lobby', 'MessageSent', { id: 7 }), { user_id: 'ann', key_id: 'k1' });
+  const grant = by(recorded('userroles-acme.bob', 'UserRoleAssigned', { user_id: 'bob', role_name: 'mod', room_id: 'lobby' }), { key_id: 'k1', su: true });
+  const attachment = by(recorded('attachment-acme.a1', 'AttachmentCreated', { id: 'a1', room_id: 'lobby' }), { user_id: 'ann', key_id: 'k1' });
+  const system = recorded('attachment-acme.a1', 'AttachmentBlobRemoved', { id: 'a1' });
+
+  it('indexes an event under who acted and, for attachments and room role grants, under the room', () => {
+    expect(auditKeys(sent)).toEqual(['user:ann', 'key:k1']);
+    expect(auditKeys(grant)).toEqual(['key:k1', 'room:lobby']);
+    expect(auditKeys(attachment)).toEqual(['user:ann', 'key:k1', 'room:lobby']);
+    expect(auditKeys(system)).toEqual([]);
+  });
+
+  it('records where each event is (instance, key, position, stream, revision, type), and nothing of its data', () => {
+    const docs = [...project(auditIndexProjection, [sent, grant, attachment, system]).entries()];
+    expect(docs).toHaveLength(7);
+    const ofRoom = docs.filter(([, d]) => d.key === 'room:lobby').map(([k, d]) => [k.split('|')[0], d]);
+    expect(ofRoom).toEqual([
+      [AUDIT_INDEX, { _id: expect.any(String), instance_id: 'acme', key: 'room:lobby', position: grant.position, stream: 'userroles-acme.bob', revision: 0, type: 'UserRoleAssigned' }],
+      [AUDIT_INDEX, { _id: expect.any(String), instance_id: 'acme', key: 'room:lobby', position: attachment.position, stream: 'attachment-acme.a1', revision: 0, type: 'AttachmentCreated' }],
+    ]);
+  });
+
+  it('gives a replayed event the same document (at-least-once delivery)', () => {
+    const once = project(auditIndexProjection, [sent, grant]);
+    const twice = project(auditIndexProjection, [sent, grant, sent, grant]);
+    expect([...twice.entries()]).toEqual([...once.entries()]);
+  });
+
+  it('handles every event type Parley appends', () => {
+    for (const type of ['MessageSent', 'UserCreated', 'KeyCreated', 'BeamsPublishAccepted', 'FeedItemsPublished', 'InstanceWiped', 'ReadCursorSet']) {
+      expect(auditIndexProjection.handles).toContain(type);
+    }
+  });
+});
