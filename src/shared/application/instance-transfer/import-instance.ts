@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { LRUCache } from 'lru-cache';
 import { pipeline, Transform } from 'node:stream';
 import { BlobStore, assertBlobKey, assertContentType } from '../../ports/blob-store.port';
 import { EventStore, EventToAppend, WrongExpectedRevisionError } from '../../ports/event-store.port';
@@ -22,6 +23,12 @@ import {
 
 /** Appends at most this many events of one stream at once. */
 const BATCH = 200;
+/**
+ * Streams whose revision is remembered (every message has a stream of its own, so an instance
+ * has about as many streams as messages). Past it, the check takes a forgotten stream's
+ * revision on trust and the import reads it from the target; each append still checks it.
+ */
+const STREAMS_REMEMBERED = 100_000;
 
 /** The export directory is not one this code can load (nothing was written when thrown by `check`). */
 export class ImportSourceError extends Error {}
@@ -114,7 +121,7 @@ export async function checkExport(dir: string): Promise<CheckedExport> {
   if (!existsSync(join(dir, EVENTS_FILE))) throw new ImportSourceError(`${dir} holds no ${EVENTS_FILE}`);
 
   const belongs = belongsTo(manifest.instance_id);
-  const revisions = new Map<string, number>();
+  const revisions = new LRUCache<string, number>({ max: STREAMS_REMEMBERED });
   let events = 0;
   let sealed: SealedValue | null = null;
   let first: ExportedEvent | null = null;
@@ -122,7 +129,8 @@ export async function checkExport(dir: string): Promise<CheckedExport> {
     const where = `${EVENTS_FILE}, line ${number}`;
     const event = parseLine<ExportedEvent>(EVENTS_FILE, line, number);
     checkEvent(event, where, belongs);
-    const expected = (revisions.get(event.stream) ?? -1) + 1;
+    const known = revisions.get(event.stream);
+    const expected = known === undefined ? (revisions.size < STREAMS_REMEMBERED ? 0 : event.revision) : known + 1;
     if (event.revision !== expected) {
       throw new ImportSourceError(`${where}: ${event.stream} revision ${event.revision} where ${expected} was expected`);
     }
@@ -189,7 +197,7 @@ export async function importInstance(
   }
 
   /** The target's revision of each stream seen so far (-1: no stream). */
-  const revisions = new Map<string, number>();
+  const revisions = new LRUCache<string, number>({ max: STREAMS_REMEMBERED });
   let batch: ExportedEvent[] = [];
 
   const flush = async (): Promise<void> => {
