@@ -14,8 +14,9 @@ export const AUDIT_USAGE = `Usage: npm run audit -- <instance> <user|room> <id> 
 
 A user's history includes the roles granted to and taken from it and its Beams deletions;
 a room's, its timeline (sends), its messages' edits and deletes, its attachments and the
-role grants scoped to it; "actor" lists everything one user or key did, ${AUDIT_PAGE_DEFAULT} events a page
-(--limit up to ${AUDIT_PAGE_MAX}; --from the position the previous page names as next);
+role grants scoped to it; "actor" lists everything one user or key did (key:<key_id> for a
+key, user:<id> for a user id that starts with "key:"), ${AUDIT_PAGE_DEFAULT} events a page (--limit up to
+${AUDIT_PAGE_MAX}; --from the position the previous page ends with, printed as "more: --from ...");
 "publish" is one Beams publish (who, when, targets, payload); "roles" is the instance's
 roles and their permissions. Prints the history oldest first, in log order: revision, event type, when it
 was recorded, who acted (the user and the key of the token, or cli/bootstrap) and the data.

@@ -90,6 +90,7 @@ describe('audit API (services/parley_audit/v1)', () => {
     expect(types).toEqual([...ROOM_SO_FAR, 'UserUpdated']);
     for (const e of all.body.events) expect(e.actor.user_id).toBe('alice');
     expect(all.body.next).toBeNull();
+    expect((await audit('/actors/user:alice')).body).toEqual(all.body);
 
     const seen: string[] = [];
     let from: string | null = null;

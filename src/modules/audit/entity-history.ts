@@ -16,7 +16,7 @@ import { messagesStream, messageStream } from '../messages/domain/message.decide
 export type EntitySubject =
   | { readonly kind: 'user' | 'room' | 'publish'; readonly instanceId: string; readonly id: string }
   | { readonly kind: 'roles' | 'instance'; readonly instanceId: string };
-/** `id`: a user id, or `key:<key_id>`. */
+/** `id`: a user id, `key:<key_id>`, or `user:<user_id>`. */
 export type ActorSubject = { readonly kind: 'actor'; readonly instanceId: string; readonly id: string };
 export type AuditSubject = EntitySubject | ActorSubject;
 
@@ -38,8 +38,12 @@ export interface AuditPage {
 /** The checkpoint of the audit index: what the actor and room views wait for. */
 export const AUDIT_INDEX_CHECKPOINT = checkpointName(auditIndexProjection);
 
-/** `<user_id>` or `key:<key_id>`, as the actor view is asked for. */
-export const actorIndexKey = (actor: string): string => (actor.startsWith('key:') ? actorKey.key(actor.slice(4)) : actorKey.user(actor));
+/** `<user_id>`, `key:<key_id>`, or `user:<user_id>` (for a user id that itself starts with `key:`). */
+export const actorIndexKey = (actor: string): string => {
+  if (actor.startsWith('key:')) return actorKey.key(actor.slice('key:'.length));
+  if (actor.startsWith('user:')) return actorKey.user(actor.slice('user:'.length));
+  return actorKey.user(actor);
+};
 
 const STREAM_PAGE = 500;
 /** Streams read at once when a room has many messages. */

@@ -4,7 +4,7 @@ import { RequestActor } from '../../instances/authentication/access-token';
 import { AUDIT_ROUTE } from '../audit-route';
 import { AuditTrail, parseAuditPage } from '../audit-trail';
 
-/** Everything one actor did: `:id` is a user id, or `key:<key_id>` for an instance key (read through the audit index). Paged by `from` and `limit`; su only. */
+/** Everything one actor did: `:id` is a user id, `key:<key_id>` for an instance key (or `cli`/`bootstrap`), or `user:<user_id>` when a user id itself starts with `key:` (read through the audit index). Paged by `from` and `limit`; su only. */
 @Controller(AUDIT_ROUTE)
 @UseGuards(AccessTokenGuard)
 export class AuditActorController {
