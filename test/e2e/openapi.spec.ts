@@ -1,6 +1,7 @@
 import Ajv from 'ajv';
 import { WebSocket } from 'ws';
 import { OpenApiDocument, operationsOf } from '../../src/modules/api-docs/openapi-document';
+import { REQUEST_BODIES } from '../../src/modules/api-docs/request-bodies';
 import { SubscriptionRoutes } from '../../src/modules/streaming/subscription-routes';
 import { startTestServer, TestServer } from '../support/test-server';
 
@@ -195,5 +196,23 @@ describe('OpenAPI document', () => {
     expect(document.paths['/health'].get.security).toEqual([]);
     expect(document.paths['/metrics'].get.security).toEqual([{ metricsToken: [] }]);
     expect(document.paths['/openapi.json'].get.tags).toEqual(['API documentation']);
+  });
+
+  it('describes request bodies from the DTOs, and by hand where a controller reads its body untyped', () => {
+    const users = document.paths['/services/chatkit/{version}/{instanceId}/batch_users'].post.requestBody.content['application/json'].schema;
+    expect(users.$ref).toBe('#/components/schemas/CreateUsersDto');
+    expect(document.components.schemas.CreateUsersDto.properties.users).toMatchObject({ type: 'array', items: { $ref: '#/components/schemas/NewUserDto' } });
+    const newUser = document.components.schemas.NewUserDto;
+    expect(newUser.required).toEqual(['id', 'name']);
+    expect(newUser.properties).toMatchObject({ id: { type: 'string', minLength: 1 }, name: { type: 'string' }, custom_data: { type: 'object' } });
+    const v6Message = document.components.schemas.V6MessageBodyDto.properties.parts;
+    expect(v6Message).toMatchObject({ type: 'array', minItems: 1, items: { $ref: '#/components/schemas/MessagePartDto' } });
+    // Every hand-written body lands on an operation that exists.
+    const operationIds = new Set(
+      Object.values<any>(document.paths).flatMap((item) => operationsOf(item).map(([, operation]) => operation.operationId)),
+    );
+    expect(Object.keys(REQUEST_BODIES).filter((id) => !operationIds.has(id))).toEqual([]);
+    const send = document.paths['/services/chatkit/{version}/{instanceId}/rooms/{roomId}/messages'].post;
+    expect(send.requestBody).toEqual(REQUEST_BODIES.SendMessage_send);
   });
 });

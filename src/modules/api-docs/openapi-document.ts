@@ -4,8 +4,10 @@ import { DocumentBuilder, OpenAPIObject, OperationObject, ParameterObject, PathI
 import type { FastifyInstance } from 'fastify';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { EXTRA_MODELS, REQUEST_BODIES } from './request-bodies';
 import { serviceOf, SERVICES } from './services';
 import { UNSEEN_ROUTES, UnseenMethod } from './unseen-routes';
+import { describeValidatedClasses } from './validator-properties';
 
 /** A route as Fastify registered it: an upper-case method and a `:param` URL. */
 export interface RegisteredRoute {
@@ -80,8 +82,10 @@ export class OpenApiDocument {
       .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'A Beams token from the Beams token provider.' }, 'beamsToken')
       .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'The METRICS_TOKEN of the deployment.' }, 'metricsToken');
     for (const service of SERVICES) builder.addTag(service.tag, service.description);
+    describeValidatedClasses();
     const document = SwaggerModule.createDocument(app, builder.build(), {
       autoTagControllers: false,
+      extraModels: EXTRA_MODELS,
       operationIdFactory: (controller, method) => `${controller.replace(/Controller$/, '')}_${method}`,
     });
     for (const route of UNSEEN_ROUTES) addUnseen(document, route.method, route.path, route.operation);
@@ -91,6 +95,7 @@ export class OpenApiDocument {
       for (const [, operation] of operationsOf(item)) {
         if (service) operation.tags = [service.tag];
         operation.security ??= service?.security;
+        operation.requestBody ??= operation.operationId ? REQUEST_BODIES[operation.operationId] : undefined;
         operation.parameters = withPathParameters(path, operation.parameters as ParameterObject[] | undefined);
         operation.responses = { ...operation.responses, default: { $ref: `#/components/responses/${service?.tag.startsWith('Beams ') ? 'BeamsError' : 'Error'}` } };
       }

@@ -1,0 +1,42 @@
+import type { ReferenceObject, RequestBodyObject, SchemaObject } from '@nestjs/swagger';
+import { V2MessageBodyDto, V6MessageBodyDto } from '../messages/presentation/message-body.dto';
+
+const json = (schema: SchemaObject | ReferenceObject): RequestBodyObject => ({ required: true, content: { 'application/json': { schema } } });
+const strings: SchemaObject = { type: 'array', items: { type: 'string' } };
+
+/** DTO classes the document describes though no controller names them (their bodies are read by version). */
+export const EXTRA_MODELS = [V2MessageBodyDto, V6MessageBodyDto];
+
+const messageBody = json({
+  oneOf: [{ $ref: '#/components/schemas/V2MessageBodyDto' }, { $ref: '#/components/schemas/V6MessageBodyDto' }],
+  description: 'v2: `{text, attachment?}`; v6: `{parts}`',
+});
+
+/**
+ * The bodies of operations whose controllers read `@Body()` untyped (checked by hand, or by
+ * API version), by operationId: the scanner cannot describe those.
+ */
+export const REQUEST_BODIES: Readonly<Record<string, RequestBodyObject>> = {
+  SendMessage_send: messageBody,
+  EditMessage_edit: messageBody,
+  IssueTestToken_issue: {
+    required: false,
+    description: '`user_id` may come in the query string instead',
+    content: {
+      'application/json': { schema: { type: 'object', properties: { grant_type: { type: 'string', enum: ['client_credentials'] }, user_id: { type: 'string' } } } },
+      'application/x-www-form-urlencoded': { schema: { type: 'object', properties: { grant_type: { type: 'string', enum: ['client_credentials'] }, user_id: { type: 'string' } } } },
+    },
+  },
+  CreateRole_create: json({
+    type: 'object',
+    required: ['name', 'scope', 'permissions'],
+    properties: { name: { type: 'string' }, scope: { type: 'string', enum: ['global', 'room'] }, permissions: strings },
+  }),
+  AssignUserRole_assign: json({
+    type: 'object',
+    required: ['name'],
+    properties: { name: { type: 'string' }, room_id: { type: 'string', description: 'Absent: the global role' } },
+  }),
+  UpdateRolePermissions_update: json({ type: 'object', properties: { add_permissions: strings, remove_permissions: strings } }),
+  PublishItems_publish: json({ type: 'object', required: ['items'], properties: { items: { type: 'array', items: {} } } }),
+};
