@@ -1,4 +1,8 @@
+import { JSDOM, VirtualConsole } from 'jsdom';
 import jwt from 'jsonwebtoken';
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import { AddressInfo } from 'node:net';
 import { openHttpSubscription, openWsSubscription } from '../support/subscribe-client';
 import { startTestServer, TestServer } from '../support/test-server';
 
@@ -29,7 +33,7 @@ describe('Feeds v1 API (raw HTTP)', () => {
   };
 
   beforeAll(async () => {
-    s = await startTestServer();
+    s = await startTestServer({ https: true });
   });
   afterAll(() => s?.close());
 
@@ -115,6 +119,47 @@ describe('Feeds v1 API (raw HTTP)', () => {
     });
     expect(private403.status).toBe(403);
     expect(private403.body.error).toBe('services/feeds/forbidden/permission_denied');
+  });
+
+  it('the unmodified pusher-feeds-client ends a subscription refused for a token signed with an unknown key (no retry loop)', async () => {
+    await publish('private-keyed', ['x']);
+    // The app's token endpoint signs with a key the instance does not have (deleted, disabled, mistyped).
+    let tokenRequests = 0;
+    const authApp = http.createServer((req, res) => {
+      tokenRequests++;
+      req.resume().on('end', () => {
+        res.writeHead(200, { 'content-type': 'application/json', 'access-control-allow-origin': '*' });
+        res.end(JSON.stringify({ access_token: feedsToken('feeds/private-keyed/items', 'READ', { iss: 'api_keys/no-such-key' }), token_type: 'bearer', expires_in: 86400 }));
+      });
+    });
+    await new Promise<void>((resolve) => authApp.listen(0, '127.0.0.1', resolve));
+    const dom = new JSDOM('<!doctype html><html><body></body></html>', {
+      url: `https://localhost:${s.httpsPort}/`,
+      runScripts: 'outside-only',
+      virtualConsole: new VirtualConsole(),
+    });
+    try {
+      const window = dom.window as any;
+      window.eval(readFileSync(require.resolve('pusher-feeds-client'), 'utf8'));
+      const quiet = { verbose() {}, debug() {}, info() {}, warn() {}, error() {} };
+      const client = new window.Feeds({
+        instanceId: s.locator,
+        host: `localhost:${s.httpsPort}`,
+        authEndpoint: `http://127.0.0.1:${(authApp.address() as AddressInfo).port}/feeds/tokens`,
+        logger: quiet,
+      });
+      // With a 401 the client would retry at once with its cached token and never call onError.
+      const refused = await new Promise<any>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error('the subscription was not ended with an error')), 5_000);
+        client.feed('private-keyed').subscribe({ onError: (error: unknown) => (clearTimeout(timer), resolve(error)), onItem: () => reject(new Error('an item arrived')) });
+      });
+      expect(refused.statusCode).toBe(403);
+      expect(JSON.parse(refused.info).error).toBe('services/feeds/forbidden/invalid_token');
+      expect(tokenRequests).toBe(1);
+    } finally {
+      dom.window.close();
+      await new Promise((resolve) => authApp.close(resolve));
+    }
   });
 
   it('SUBSCRIBE: type 0 first, previous_items oldest first, then live items in order; resumes after Last-Event-Id', async () => {
