@@ -10,8 +10,12 @@ describe('audit index projection', () => {
   const attachment = by(recorded('attachment-acme.a1', 'AttachmentCreated', { id: 'a1', room_id: 'lobby' }), { user_id: 'ann', key_id: 'k1' });
   const system = recorded('attachment-acme.a1', 'AttachmentBlobRemoved', { id: 'a1' });
 
-  it('indexes an event under who acted and, for attachments and room role grants, under the room', () => {
+  it('indexes an event under who acted and, for attachments, room role grants and message edits and deletions, under the room', () => {
     expect(auditKeys(sent)).toEqual(['user:ann', 'key:k1']);
+    const edited = by(recorded('message-acme.7', 'MessageEdited', { id: 7, room_id: 'lobby' }), { user_id: 'ann', key_id: 'k1' });
+    expect(auditKeys(edited)).toEqual(['user:ann', 'key:k1', 'room:lobby']);
+    // An older log's edit in the timeline names no room: the room's view reads the timeline itself.
+    expect(auditKeys(by(recorded('messages-acme.lobby', 'MessageEdited', { id: 7 }), { user_id: 'ann' }))).toEqual(['user:ann']);
     expect(auditKeys(grant)).toEqual(['key:k1', 'room:lobby']);
     expect(auditKeys(attachment)).toEqual(['user:ann', 'key:k1', 'room:lobby']);
     expect(auditKeys(system)).toEqual([]);

@@ -18,8 +18,7 @@ export const AUDIT_INDEX = 'audit_index';
 /**
  * One line of the audit index: where one event is in the log, under one key. Keys are
  * `user:<id>` and `key:<key_id>` for who acted (the actor view), and `room:<id>` for events
- * that concern a room but live outside its streams (an attachment's creation, a role granted
- * in the room). The event itself stays in the log; the index only points at it.
+ * that concern a room but live outside its streams (ROOM_LINKED). The event itself stays in the log; the index only points at it.
  */
 export interface AuditIndexDocument extends Document {
   readonly instance_id: string;
@@ -102,6 +101,13 @@ export const actorKey = {
 };
 export const roomKey = (roomId: string) => `room:${roomId}`;
 
+/**
+ * Events outside a room's own streams that name it: its attachments' creations (their later
+ * events are in the same stream), role grants in it, and its messages' edits and deletions
+ * (each message has a stream; the index finds a room's edited messages without reading all).
+ */
+const ROOM_LINKED: ReadonlySet<string> = new Set(['AttachmentCreated', 'UserRoleAssigned', 'UserRoleRemoved', 'MessageEdited', 'MessageDeleted']);
+
 /** The keys an event is indexed under: who acted, and the room it concerns from outside the room's streams. */
 export const auditKeys = (event: RecordedEvent): string[] => {
   const keys: string[] = [];
@@ -109,8 +115,7 @@ export const auditKeys = (event: RecordedEvent): string[] => {
   if (typeof actor?.user_id === 'string') keys.push(actorKey.user(actor.user_id));
   if (typeof actor?.key_id === 'string') keys.push(actorKey.key(actor.key_id));
   const data = event.data as { room_id?: unknown } | null;
-  const aboutRoom =
-    event.type === 'AttachmentCreated' || event.type === 'UserRoleAssigned' || event.type === 'UserRoleRemoved';
+  const aboutRoom = ROOM_LINKED.has(event.type);
   if (aboutRoom && typeof data?.room_id === 'string') keys.push(roomKey(data.room_id));
   return keys;
 };

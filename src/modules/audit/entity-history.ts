@@ -10,7 +10,7 @@ import { userStream } from '../users/domain/user.decider';
 import { rolesStream } from '../roles/domain/roles.decider';
 import { userRolesStream } from '../roles/domain/user-roles.decider';
 import { beamsPublishStream, beamsUserStream } from '../beams/domain/beams.deciders';
-import { messagesStream, messageStream } from '../messages/domain/message.decider';
+import { messagesStream } from '../messages/domain/message.decider';
 
 /** What the audit can show: one entity's history, or everything one actor did. */
 export type EntitySubject =
@@ -54,8 +54,8 @@ const byPosition = (a: RecordedEvent, b: RecordedEvent) => (a.position < b.posit
 /**
  * The audit trail of an entity, read from the log: every stream the entity has, merged in log
  * order. A user: its own stream, its role grants and its Beams deletions. A room: its stream,
- * its timeline, each of its messages' streams (the timeline's sends name them), its
- * attachments' streams and the role grants scoped to it (both found through the audit index).
+ * its timeline (sends), its messages' edits and deletions, its attachments' streams and the
+ * role grants scoped to it (the last three found through the audit index).
  * An actor: what the audit index lists under it. One reader for the CLI and the HTTP API.
  */
 export class EntityHistory {
@@ -92,21 +92,23 @@ export class EntityHistory {
 
   private async room(instanceId: string, roomId: string): Promise<{ events: RecordedEvent[]; streams: string[] }> {
     const own = await this.merged([roomStream(instanceId, roomId), messagesStream(instanceId, roomId)]);
-    const messageStreams = own.events.filter((e) => e.type === 'MessageSent').map((e) => messageStream(instanceId, (e.data as { id: number }).id));
+    // Found through the index, not by reading every message's stream: edits and deletions
+    // name their room. (Logs from before messages had streams keep them in the timeline.)
     const linked = await this.indexed(instanceId, roomKey(roomId), { limit: Number.MAX_SAFE_INTEGER });
     // An attachment's later events do not name the room: its whole stream belongs to the room.
     const attachmentStreams = [...new Set(linked.filter((d) => d.type === 'AttachmentCreated').map((d) => d.stream))];
-    const streamsOfRoom = await this.merged([...messageStreams, ...attachmentStreams]);
-    const grants = await this.at(linked.filter((d) => d.type !== 'AttachmentCreated'));
+    const attachments = await this.merged(attachmentStreams);
+    const pointed = linked.filter((d) => d.type !== 'AttachmentCreated');
+    const single = await this.at(pointed);
     const seen = new Set<string>();
-    const events = [...own.events, ...streamsOfRoom.events, ...grants]
+    const events = [...own.events, ...attachments.events, ...single]
       .filter((e) => !seen.has(e.id) && seen.add(e.id))
       .sort(byPosition);
     const streams = [
       ...own.streams,
-      ...(messageStreams.length ? [streamName('message', instanceId, '<message id>')] : []),
+      ...(pointed.some((d) => d.type.startsWith('Message')) ? [streamName('message', instanceId, '<message id>')] : []),
       ...attachmentStreams,
-      ...(grants.length ? [userRolesStream(instanceId, '<user id>')] : []),
+      ...(pointed.some((d) => d.type.startsWith('UserRole')) ? [userRolesStream(instanceId, '<user id>')] : []),
     ];
     return { events, streams };
   }
