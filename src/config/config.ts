@@ -49,6 +49,8 @@ export interface ParleyConfig {
   readonly rateLimits: { readonly perUser: number; readonly perInstance: number; readonly windowMs: number; readonly su: boolean };
   /** METRICS_TOKEN: the Bearer token GET /metrics requires; unset, /metrics answers 404. */
   readonly metricsToken?: string;
+  /** METRICS_PORT (projector workers only): serve GET /metrics on this port; unset, a worker listens on nothing. */
+  readonly metricsPort?: number;
   /** APNS_KEY_FILE / APNS_KEY_ID / APNS_TEAM_ID / APNS_HOST: APNs token auth (unset: iOS devices are skipped). */
   readonly beamsApns?: { readonly keyFile: string; readonly keyId: string; readonly teamId: string; readonly host: string };
   /** FCM_SERVICE_ACCOUNT_FILE / FCM_HOST: FCM HTTP v1 (unset: Android devices are skipped). */
@@ -198,6 +200,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ParleyConfig {
     beamsWebPushHosts: webPushHostsVariable(env),
     ...beamsProviderVariables(env),
     metricsToken: env.METRICS_TOKEN || undefined,
+    metricsPort: integerVariable(env, 'METRICS_PORT', PORT),
     rateLimits: {
       perUser: integerVariable(env, 'RATE_LIMIT_PER_USER', REQUESTS, 500),
       perInstance: integerVariable(env, 'RATE_LIMIT_PER_INSTANCE', REQUESTS, 20_000),
