@@ -12,33 +12,10 @@ import { READ_MODEL_STORE } from '../shared/ports/read-model-store.port';
 import { EPHEMERAL_BUS } from '../shared/ports/ephemeral-bus.port';
 import { BLOB_STORE } from '../shared/ports/blob-store.port';
 import { RATE_COUNTERS } from '../shared/ports/rate-counter.port';
-import { HEALTH_SOURCES, HealthSources } from '../modules/health/health-sources';
-import { PROJECTOR_STATUS } from '../shared/application/projector-runner';
+import { HEALTH_SOURCES } from '../modules/health/health-sources';
 import { VersionedReadModels } from '../shared/application/versioned-read-models';
 import { Runtime } from './runtime';
-
-/** What /health reads of this process's runtime. */
-const healthSources = (runtime: Runtime): HealthSources => {
-  const { events, readModels } = runtime.stores;
-  return {
-    checkpoints: runtime.versions.checkpoints,
-    projectorStatus: () => runtime.runner?.status() ?? null,
-    roleOf: (checkpoint) => runtime.versions.role(checkpoint),
-    refreshPositions: async () => {
-      await runtime.projections.refresh();
-      return (name) => runtime.projections.positionOf(name);
-    },
-    headPosition: () => events.headPosition(),
-    firstEventAfter: async (position) => (await events.readAll({ after: position, maxCount: 1 }))[0] ?? null,
-    parkedProjections: () => readModels.find(PROJECTOR_STATUS, { where: { state: 'parked' } }),
-    storageFailure: () => runtime.storage.failing,
-    probeStorage: () =>
-      readModels.applyBatch(
-        [{ collection: PROJECTOR_STATUS, kind: 'put', document: { _id: 'storage-probe', at: new Date().toISOString() }, position: String(Date.now()).padStart(20, '0') }],
-        {},
-      ),
-  };
-};
+import { healthSources } from './health-sources';
 
 /** Binds the ports to the adapters this process opened, for every module. */
 @Global()
