@@ -41,45 +41,10 @@ export class Readiness {
 
   async report(): Promise<HealthReport> {
     const problems: string[] = [];
-    const now = Date.now();
-    const [positionOf, head, parkedDocs] = await Promise.all([
-      this.sources.refreshPositions(),
-      this.sources.headPosition(),
-      this.sources.parkedProjections().catch(() => []),
-    ]);
-    const local = new Map((this.sources.projectorStatus() ?? []).map((s) => [s.name, s]));
-    const parked = new Map(parkedDocs.map((d) => [d._id, d]));
-    const projections: Record<string, ProjectionHealth> = {};
-    for (const name of this.sources.checkpoints) {
-      const position = positionOf(name);
-      const lagEvents = Math.max(0, positionMagnitude(head) - positionMagnitude(position));
-      let lagSeconds = 0;
-      if (lagEvents > 0) {
-        const next = await this.sources.firstEventAfter(position).catch(() => null);
-        if (next) lagSeconds = Math.max(0, (now - Date.parse(next.recordedAt)) / 1000);
-      }
-      const mine = local.get(name);
-      const parkedDoc = parked.get(name);
-      let state = mine?.state ?? 'running_elsewhere';
-      let error = mine?.error;
-      let failedEvent: ProjectionHealth['failed_event'] = mine?.failedEvent;
-      if (!mine && parkedDoc) {
-        state = 'parked';
-        error = String(parkedDoc.error);
-        failedEvent = { position: String(parkedDoc.event_position), type: String(parkedDoc.event_type), stream: String(parkedDoc.event_stream) };
-      }
-      const role = this.sources.roleOf(name);
-      projections[name] = {
-        state,
-        ...(role !== 'serving' && { role }),
-        position,
-        lag_events: lagEvents,
-        lag_seconds: Math.round(lagSeconds * 10) / 10,
-        ...(error && { error }),
-        ...(failedEvent && { failed_event: failedEvent }),
-      };
+    const projections = await projectionHealth(this.sources);
+    for (const [name, health] of Object.entries(projections)) {
       // A version building beside the serving one, or kept after the switch, never makes the process unready.
-      const problem = role !== 'serving' ? null : projectionProblem(name, state, projections[name], this.config.readinessMaxLagMs);
+      const problem = health.role ? null : projectionProblem(name, health.state, health, this.config.readinessMaxLagMs);
       if (problem) problems.push(problem);
     }
     const dropped = this.liveLog.dropped;
@@ -104,6 +69,52 @@ export class Readiness {
       storage: failing ? { state: 'failing', error: failing.error } : { state: 'ok' },
     };
   }
+}
+
+/**
+ * Where every projection version stands now: its state, position and lag behind the head of
+ * the log (what /health reports and /metrics exports, in API processes and workers alike).
+ */
+export async function projectionHealth(sources: HealthSources): Promise<Record<string, ProjectionHealth>> {
+  const now = Date.now();
+  const [positionOf, head, parkedDocs] = await Promise.all([
+    sources.refreshPositions(),
+    sources.headPosition(),
+    sources.parkedProjections().catch(() => []),
+  ]);
+  const local = new Map((sources.projectorStatus() ?? []).map((s) => [s.name, s]));
+  const parked = new Map(parkedDocs.map((d) => [d._id, d]));
+  const projections: Record<string, ProjectionHealth> = {};
+  for (const name of sources.checkpoints) {
+    const position = positionOf(name);
+    const lagEvents = Math.max(0, positionMagnitude(head) - positionMagnitude(position));
+    let lagSeconds = 0;
+    if (lagEvents > 0) {
+      const next = await sources.firstEventAfter(position).catch(() => null);
+      if (next) lagSeconds = Math.max(0, (now - Date.parse(next.recordedAt)) / 1000);
+    }
+    const mine = local.get(name);
+    const parkedDoc = parked.get(name);
+    let state = mine?.state ?? 'running_elsewhere';
+    let error = mine?.error;
+    let failedEvent: ProjectionHealth['failed_event'] = mine?.failedEvent;
+    if (!mine && parkedDoc) {
+      state = 'parked';
+      error = String(parkedDoc.error);
+      failedEvent = { position: String(parkedDoc.event_position), type: String(parkedDoc.event_type), stream: String(parkedDoc.event_stream) };
+    }
+    const role = sources.roleOf(name);
+    projections[name] = {
+      state,
+      ...(role !== 'serving' && { role }),
+      position,
+      lag_events: lagEvents,
+      lag_seconds: Math.round(lagSeconds * 10) / 10,
+      ...(error && { error }),
+      ...(failedEvent && { failed_event: failedEvent }),
+    };
+  }
+  return projections;
 }
 
 /** What is wrong with a serving projection, in one sentence, or null. */
