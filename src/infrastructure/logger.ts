@@ -1,12 +1,14 @@
 import { LoggerService } from '@nestjs/common';
+import { hostname } from 'node:os';
 import pino from 'pino';
 
 /**
  * One pino logger for the whole process. Nothing secret is ever passed to it: key secrets
- * stay sealed in events and opened only inside the key ring.
+ * stay sealed in events and opened only inside the key ring. Every line carries the process id
+ * and host name, so the lines of several API processes and workers can be told apart.
  */
 export const createLogger = (level: string) =>
-  pino({ level, base: { service: 'parley' }, redact: ['req.headers.authorization', '*.secret', '*.password'] });
+  pino({ level, base: { service: 'parley', pid: process.pid, hostname: hostname() }, redact: ['req.headers.authorization', '*.secret', '*.password'] });
 
 export type Logger = ReturnType<typeof createLogger>;
 
