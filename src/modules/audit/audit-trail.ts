@@ -35,10 +35,10 @@ export const presentAuditEvent = (event: RecordedEvent): AuditEventView => ({
 export const AUDIT_PAGE_DEFAULT = 100;
 export const AUDIT_PAGE_MAX = 1000;
 
-/** `from` (a log position from a previous page's `next`) and `limit` (1 to 1000, default 100). */
+/** `from` (a log position from a previous page's `next`: digits, and `:` in EventStoreDB's) and `limit` (1 to 1000, default 100). */
 export const parseAuditPage = (query: Record<string, unknown>): AuditPageRequest => {
   const from = query.from;
-  if (from !== undefined && (typeof from !== 'string' || from.length > 100 || !/^[0-9A-Za-z:_-]*$/.test(from))) {
+  if (from !== undefined && (typeof from !== 'string' || !/^[0-9:]{0,64}$/.test(from))) {
     throw unprocessable('invalid_from', 'from must be a log position, as given in a previous page\'s "next"');
   }
   return { from: from || null, limit: parseLimit(query.limit, { fallback: AUDIT_PAGE_DEFAULT, max: AUDIT_PAGE_MAX }) };
