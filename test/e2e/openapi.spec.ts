@@ -1,6 +1,7 @@
 import Ajv from 'ajv';
 import { WebSocket } from 'ws';
 import { OpenApiDocument, operationsOf } from '../../src/modules/api-docs/openapi-document';
+import { QUERY_PARAMETERS } from '../../src/modules/api-docs/query-parameters';
 import { REQUEST_BODIES } from '../../src/modules/api-docs/request-bodies';
 import { SubscriptionRoutes } from '../../src/modules/streaming/subscription-routes';
 import { startTestServer, TestServer } from '../support/test-server';
@@ -174,6 +175,11 @@ describe('OpenAPI document', () => {
         for (const requirement of operation.security ?? []) {
           for (const scheme of Object.keys(requirement)) if (!schemes.has(scheme)) faults.push(`${name}: scheme ${scheme}`);
         }
+        const places = (operation.parameters ?? []).map((p: any) => `${p.in} ${p.name}`);
+        if (new Set(places).size !== places.length) faults.push(`${name}: a parameter twice in ${places}`);
+        for (const [status, response] of Object.entries<any>(operation.responses)) {
+          if (!response.$ref && !response.description) faults.push(`${name}: ${status} without a description`);
+        }
         const declared = (operation.parameters ?? []).filter((p: any) => p.in === 'path').map((p: any) => p.name).sort();
         if (JSON.stringify(declared) !== JSON.stringify(pathParameters)) faults.push(`${name}: path parameters ${declared}`);
         if (operation.operationId) {
@@ -212,6 +218,9 @@ describe('OpenAPI document', () => {
       Object.values<any>(document.paths).flatMap((item) => operationsOf(item).map(([, operation]) => operation.operationId)),
     );
     expect(Object.keys(REQUEST_BODIES).filter((id) => !operationIds.has(id))).toEqual([]);
+    expect(Object.keys(QUERY_PARAMETERS).filter((id) => !operationIds.has(id))).toEqual([]);
+    const fetch = document.paths['/services/chatkit/{version}/{instanceId}/rooms/{roomId}/messages'].get;
+    expect(fetch.parameters.filter((p: any) => p.in === 'query').map((p: any) => p.name)).toEqual(['initial_id', 'direction', 'limit']);
     const send = document.paths['/services/chatkit/{version}/{instanceId}/rooms/{roomId}/messages'].post;
     expect(send.requestBody).toEqual(REQUEST_BODIES.SendMessage_send);
   });

@@ -4,6 +4,7 @@ import { DocumentBuilder, OpenAPIObject, OperationObject, ParameterObject, PathI
 import type { FastifyInstance } from 'fastify';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { QUERY_PARAMETERS } from './query-parameters';
 import { EXTRA_MODELS, REQUEST_BODIES } from './request-bodies';
 import { serviceOf, SERVICES } from './services';
 import { UNSEEN_ROUTES, UnseenMethod } from './unseen-routes';
@@ -96,7 +97,11 @@ export class OpenApiDocument {
         if (service) operation.tags = [service.tag];
         operation.security ??= service?.security;
         operation.requestBody ??= operation.operationId ? REQUEST_BODIES[operation.operationId] : undefined;
-        operation.parameters = withPathParameters(path, operation.parameters as ParameterObject[] | undefined);
+        const queryParameters = (operation.operationId && QUERY_PARAMETERS[operation.operationId]) || [];
+        operation.parameters = [...withPathParameters(path, operation.parameters as ParameterObject[] | undefined), ...queryParameters];
+        for (const [status, response] of Object.entries(operation.responses ?? {})) {
+          if (response && 'description' in response && !response.description) response.description = STATUS_TEXT[status] ?? 'Done';
+        }
         operation.responses = { ...operation.responses, default: { $ref: `#/components/responses/${service?.tag.startsWith('Beams ') ? 'BeamsError' : 'Error'}` } };
       }
     }
@@ -129,6 +134,9 @@ function withPathParameters(path: string, parameters: ParameterObject[] = []): P
     ...parameters,
   ];
 }
+
+/** What an answer without a description of its own says. */
+const STATUS_TEXT: Record<string, string> = { '200': 'OK', '201': 'Created', '204': 'Done: no content' };
 
 const ERROR_SCHEMAS = {
   Error: {

@@ -1,4 +1,4 @@
-import type { OperationObject, RequestBodyObject, SchemaObject } from '@nestjs/swagger';
+import type { OperationObject, ParameterObject, RequestBodyObject, SchemaObject } from '@nestjs/swagger';
 import { BEAMS_TOKEN } from './services';
 
 /**
@@ -40,12 +40,12 @@ const stream = {
   description: 'The stream: newline-terminated JSON frames `[0, padding]` (keep-alive), `[1, id, headers, body]` (event), `[255, status, headers, body]` (end of stream)',
   content: { 'application/json': { schema: { type: 'array' } } },
 };
-const subscription = (summary: string, description?: string): UnseenRoute['operation'] => ({
+const subscription = (summary: string, query: ParameterObject[] = []): UnseenRoute['operation'] => ({
   summary,
-  ...(description && { description }),
-  parameters: [{ name: 'Last-Event-Id', in: 'header', required: false, schema: { type: 'string' }, description: 'Resume after this event' }],
+  parameters: [{ name: 'Last-Event-Id', in: 'header', required: false, schema: { type: 'string' }, description: 'Resume after this event' }, ...query],
   responses: { '200': stream },
 });
+const count = (name: string, description: string): ParameterObject[] => [{ name, in: 'query', required: false, schema: { type: 'integer', minimum: 0 }, description }];
 
 const device = (platform: string): UnseenRoute[] => {
   const devices = `/device_api/v1/instances/{instanceId}/devices/${platform}`;
@@ -119,13 +119,13 @@ export const UNSEEN_ROUTES: readonly UnseenRoute[] = [
   },
   ...['web', 'apns', 'fcm'].flatMap(device),
   { method: 'subscribe', path: '/services/chatkit/{version}/{instanceId}/users', operation: subscription('The user subscription: the current user, their rooms and memberships, then their changes') },
-  { method: 'subscribe', path: '/services/chatkit/{version}/{instanceId}/rooms/{roomId}', operation: subscription("A room's messages (the last `message_limit`), then new, edited and deleted ones") },
+  { method: 'subscribe', path: '/services/chatkit/{version}/{instanceId}/rooms/{roomId}', operation: subscription("A room's messages (the last `message_limit`), then new, edited and deleted ones", count('message_limit', 'How many recent messages to send first')) },
   { method: 'subscribe', path: '/services/chatkit/{version}/{instanceId}/rooms/{roomId}/memberships', operation: subscription("A room's members, then who joins and leaves") },
   { method: 'subscribe', path: '/services/chatkit_cursors/v2/{instanceId}/cursors/0/users/{userId}', operation: subscription("A user's read cursors, then their changes") },
   { method: 'subscribe', path: '/services/chatkit_cursors/v2/{instanceId}/cursors/0/rooms/{roomId}', operation: subscription("The read cursors in a room, then their changes") },
   { method: 'subscribe', path: '/services/chatkit_presence/v2/{instanceId}/users/{userId}/register', operation: subscription('Be online while this stream is open (the current user)') },
   { method: 'subscribe', path: '/services/chatkit_presence/v2/{instanceId}/users/{userId}', operation: subscription("A user's online state, then its changes") },
-  { method: 'subscribe', path: '/services/feeds/v1/{instanceId}/feeds/{feedId}/items', operation: subscription("A feed's items (the last `previous_items`, or after Last-Event-Id), then new ones") },
+  { method: 'subscribe', path: '/services/feeds/v1/{instanceId}/feeds/{feedId}/items', operation: subscription("A feed's items (the last `previous_items`, or after Last-Event-Id), then new ones", count('previous_items', 'How many recent items to send first')) },
   { method: 'subscribe', path: '/services/feeds/v1/{instanceId}/firehose/items', operation: subscription('Every publish, subscription and unsubscription of every feed (su tokens)') },
   {
     method: 'get',
