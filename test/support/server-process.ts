@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 
 const ROOT = join(__dirname, '..', '..');
+/** Generous: on 2 busy cores (the whole suite, a concurrent npm install) a start can take well over 20 s. */
+const START_TIMEOUT_MS = 60_000;
 
 export interface ServerProcess {
   readonly child: ChildProcess;
@@ -24,7 +26,7 @@ export function startProcess(entry: string, env: Record<string, string>, ready: 
   });
   const output: string[] = [];
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => fail(new Error(`${entry} did not start in time:\n${output.join('\n')}`)), 20_000);
+    const timer = setTimeout(() => fail(new Error(`${entry} did not start in time:\n${output.join('\n')}`)), START_TIMEOUT_MS);
     const fail = (error: Error) => {
       clearTimeout(timer);
       child.kill('SIGKILL');
