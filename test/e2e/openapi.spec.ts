@@ -199,6 +199,9 @@ describe('OpenAPI document', () => {
     expect(room['x-subscribe'].responses['200'].description).toMatch(/frames/);
     expect(document.paths['/publish_api/v1/instances/{instanceId}/publishes/users'].post.security).toEqual([{ beamsSecretKey: [] }]);
     expect(document.paths['/device_api/v1/instances/{instanceId}/devices/web/{deviceId}/user'].put.security).toEqual([{ beamsToken: [] }]);
+    expect(document.paths['/publish_api/v1/instances/{instanceId}/publishes/users'].post.responses.default.$ref).toBe('#/components/responses/BeamsError');
+    const beamsTokens = document.paths['/services/chatkit_beams_token_provider/v1/{instanceId}/beams-tokens'].get;
+    expect(beamsTokens.responses.default.$ref).toBe('#/components/responses/Error');
     expect(document.paths['/health'].get.security).toEqual([]);
     expect(document.paths['/metrics'].get.security).toEqual([{ metricsToken: [] }]);
     expect(document.paths['/openapi.json'].get.tags).toEqual(['API documentation']);

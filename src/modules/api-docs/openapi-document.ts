@@ -102,7 +102,7 @@ export class OpenApiDocument {
         for (const [status, response] of Object.entries(operation.responses ?? {})) {
           if (response && 'description' in response && !response.description) response.description = STATUS_TEXT[status] ?? 'Done';
         }
-        operation.responses = { ...operation.responses, default: { $ref: `#/components/responses/${service?.tag.startsWith('Beams ') ? 'BeamsError' : 'Error'}` } };
+        operation.responses = { ...operation.responses, default: { $ref: `#/components/responses/${service?.beamsErrors ? 'BeamsError' : 'Error'}` } };
       }
     }
     this.document = document;

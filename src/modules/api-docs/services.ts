@@ -15,6 +15,8 @@ export interface Service {
   readonly description: string;
   readonly prefix: string;
   readonly security: SecurityRequirementObject[];
+  /** Answers errors as Beams does, `{error, description}`, rather than `{error, error_description}`. */
+  readonly beamsErrors?: true;
 }
 
 /**
@@ -48,9 +50,9 @@ export const SERVICES: readonly Service[] = [
   { tag: 'Scheduler', prefix: '/services/chatkit_scheduler/', security: ACCESS_TOKEN, description: 'Asynchronous deletion of users and rooms, and the status of those jobs.' },
   { tag: 'Audit', prefix: '/services/parley_audit/', security: ACCESS_TOKEN, description: 'Who did what: the events of a user, a room or an actor, paged (su tokens).' },
   { tag: 'Feeds', prefix: '/services/feeds/', security: OPTIONAL_ACCESS_TOKEN, description: 'Pusher Feeds: publish, page, delete and subscribe to feed items.' },
-  { tag: 'Beams publish', prefix: '/publish_api/', security: BEAMS_SECRET_KEY, description: 'Beams publish API: push notifications to interests or users.' },
-  { tag: 'Beams users', prefix: '/user_api/', security: BEAMS_SECRET_KEY, description: "Beams user API: forget a user's devices." },
-  { tag: 'Beams devices', prefix: '/device_api/', security: NO_CREDENTIALS, description: 'Beams device API, as the Beams client SDKs call it.' },
+  { tag: 'Beams publish', prefix: '/publish_api/', beamsErrors: true, security: BEAMS_SECRET_KEY, description: 'Beams publish API: push notifications to interests or users.' },
+  { tag: 'Beams users', prefix: '/user_api/', beamsErrors: true, security: BEAMS_SECRET_KEY, description: "Beams user API: forget a user's devices." },
+  { tag: 'Beams devices', prefix: '/device_api/', beamsErrors: true, security: NO_CREDENTIALS, description: 'Beams device API, as the Beams client SDKs call it.' },
   { tag: 'Subscriptions over WebSocket', prefix: '/ws', security: NO_CREDENTIALS, description: 'Every SUBSCRIBE route, multiplexed over one WebSocket.' },
   { tag: 'Health', prefix: '/health', security: NO_CREDENTIALS, description: 'Readiness (/health) and liveness (/health/live).' },
   { tag: 'Metrics', prefix: '/metrics', security: METRICS_TOKEN, description: 'Prometheus metrics, served only when METRICS_TOKEN is set.' },
