@@ -11,7 +11,8 @@
  *   BENCH_CONNECTIONS  concurrent connections (default 50)
  *   BENCH_WARMUP       seconds of unmeasured warm-up before each scenario (default 2; 0 = none)
  *   BENCH_ONLY         comma-separated subset of: baseline, parley (default both)
- *   BENCH_SCENARIOS    comma-separated subset of: write, read, send, realtime, fanout, idle, scale, feeds (default all)
+ *   BENCH_SCENARIOS    comma-separated subset of: write, read, send, realtime, fanout, idle, scale, feeds, beams
+ *                      (default all but beams)
  *                      feeds: feed publishes (one feed, many feeds) and 1,000 HTTP SUBSCRIBE feed subscribers (Parley only);
  *                      send: durable send-message (Parley only, against the baseline insert);
  *                      realtime: fanout and idle (Parley only);
@@ -22,6 +23,9 @@
  *                      written through the event store port: the first start's fold rate, send
  *                      latency at start and end, 50 senders in that one room, restart-to-healthy,
  *                      the first send after the restart and resident memory (Parley only)
+ *                      beams: (not in the default set) publishes to interests, rotated over many instances
+ *                      (each is limited to 100/s), and to users; then the time from one publish to its
+ *                      Web Push deliveries at 1,000 devices (a Parley of its own; Parley only)
  *   BENCH_SCALE_MESSAGES, BENCH_SCALE_USERS  the scale scenario's sizes (default 1,000,000 each)
  *   BENCH_TMPDIR       where the temporary data directories go (default os.tmpdir())
  *   BENCH_CPU_PROF     a directory: run the Parley child with --cpu-prof writing there
@@ -39,6 +43,7 @@ import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { benchFanOut, benchIdleMemory, benchWriteFloor, FanOutResult, IdleMemoryResult, RealtimeTarget, rssMb, WriteFloorResult } from './realtime';
 import { benchFeedFanOut, FeedFanOutResult, feedFanOutLines, feedPublishSpec, FeedsTarget, publishOnce } from './feeds';
+import { beamsChildEnv, benchWebPushDelivery, createBeamsInstances, interestsPublishSpec, publishOnce as beamsPublishOnce, usersPublishSpec, WebPushDeliveryResult, webPushDeliveryLines } from './beams';
 import { fillScale, Latencies, ScaleShape, senderId, sequentialSends, timedSend } from './scale';
 import { join, resolve } from 'node:path';
 
@@ -242,7 +247,7 @@ interface Target {
 
 interface Row {
   readonly scenario: string;
-  readonly kind: 'write' | 'read' | 'send' | 'scale-send' | 'feed-publish';
+  readonly kind: 'write' | 'read' | 'send' | 'scale-send' | 'feed-publish' | 'beams-publish';
   readonly server: 'baseline' | 'parley';
   readonly result: autocannon.Result;
   readonly cpu?: CpuShare;
@@ -542,6 +547,33 @@ async function runParley(): Promise<void> {
   }
 }
 
+/** Instances the interests scenario rotates over: 100 publishes/s each, well above what one server takes. */
+const BEAMS_INSTANCES = 40;
+const BEAMS_DEVICES = 1000;
+let webPushDelivery: WebPushDeliveryResult | undefined;
+
+/** Beams on a Parley of its own: instances created before it starts, the local push service's host allowed. */
+async function runBeams(): Promise<void> {
+  const dataDir = makeTempDir('parley-bench-beams-');
+  process.stderr.write(`  setup    ${BEAMS_INSTANCES} Beams instances with a key each\n`);
+  const instanceIds = await createBeamsInstances(dataDir, BEAMS_INSTANCES, KEY_SECRET);
+  process.stderr.write(`starting Parley for Beams (${PARLEY_MAIN}, embedded SQLite in ${dataDir})\n`);
+  const child = await startChild('parley-beams', PARLEY_MAIN, { ...parleyEnv(dataDir), ...beamsChildEnv() });
+  try {
+    const beams = { baseUrl: child.baseUrl, instanceId: INSTANCE_ID, secret: KEY_SECRET };
+    const target: Target = { label: 'parley', pid: child.proc.pid!, baseUrl: child.baseUrl, headers: {}, usersPath: '' };
+    // Delivery first, while the delivery worker has no backlog of the throughput scenarios' publishes.
+    process.stderr.write(`  measure  parley beams: one publish to ${fmt(BEAMS_DEVICES)} Web Push devices\n`);
+    webPushDelivery = await benchWebPushDelivery(beams, child.proc.pid!, BEAMS_DEVICES, (line) => process.stderr.write(`${line}\n`));
+    await beamsPublishOnce({ ...beams, instanceId: instanceIds[0] }, 'interests', { interests: ['probe'], web: { notification: { title: 'probe' } } });
+    await scenario(`parley beams publish to interests (${BEAMS_INSTANCES} instances in turn)`, target, interestsPublishSpec(instanceIds, KEY_SECRET), 'beams-publish', 'parley');
+    await scenario('parley beams publish to users (one instance, not limited)', target, usersPublishSpec(beams), 'beams-publish', 'parley');
+  } finally {
+    await stopChild(child);
+    removeTempDir(dataDir);
+  }
+}
+
 interface ScaleResult {
   readonly shape: ScaleShape;
   readonly fill: { events: number; ms: number };
@@ -821,11 +853,15 @@ function report(): boolean {
     console.log(`GOAL: sender's 201 p50 <= delivery p50 — ${fanOut.ack.p50Ms <= fanOut.delivery.p50Ms ? 'MET' : 'NOT MET'}`);
   }
   const baselineInsert = find('write', 'baseline');
-  for (const row of rows.filter((r) => r.kind === 'feed-publish')) {
+  for (const row of rows.filter((r) => r.kind === 'feed-publish' || r.kind === 'beams-publish')) {
     console.log(
       `${row.scenario}: ${fmt(row.result.requests.average)} publishes/s` +
         (baselineInsert ? ` = ${((row.result.requests.average / baselineInsert) * 100).toFixed(1)} % of the baseline insert` : ' (baseline insert not measured in this run)'),
     );
+  }
+  if (webPushDelivery) {
+    console.log('');
+    for (const line of webPushDeliveryLines(webPushDelivery)) console.log(line);
   }
   if (feedFanOut) {
     console.log('');
@@ -856,6 +892,7 @@ async function main(): Promise<void> {
   busyBefore = await machineBusy();
   if (ONLY.has('baseline')) await runBaseline();
   if (ONLY.has('parley') && ['write', 'read', 'send', 'realtime', 'fanout', 'idle', 'feeds'].some((name) => SCENARIOS.has(name))) await runParley();
+  if (ONLY.has('parley') && SCENARIOS.has('beams')) await runBeams();
   if (ONLY.has('parley') && SCENARIOS.has('scale')) await runScale();
   const ok = report();
   process.exitCode = ok ? 0 : 1;
