@@ -2,9 +2,19 @@ import { project, recorded } from '../testing';
 import { cursorsProjection } from './cursors.projection';
 
 const at = (m: number) => `2026-01-01T00:0${m}:00.000Z`;
-const set = (instance: string, user: string, room: string, position: number, m: number) =>
+/** A set in the legacy per-user stream (data directories written before per-room streams). */
+const legacySet = (instance: string, user: string, room: string, position: number, m: number) =>
   recorded(`cursor-${instance}.${user}`, 'ReadCursorSet', {
     room_id: room,
+    position,
+    user_created_at: at(0),
+    room_created_at: at(0),
+    updated_at: at(m),
+  });
+const set = (instance: string, user: string, room: string, position: number, m: number) =>
+  recorded(`readcursor-${instance}.${JSON.stringify([user, room])}`, 'ReadCursorSet', {
+    room_id: room,
+    user_id: user,
     position,
     user_created_at: at(0),
     room_created_at: at(0),
@@ -44,11 +54,20 @@ describe('read cursors projection', () => {
     ]);
   });
 
+  it('folds the legacy per-user streams and the per-room streams into the same cursors', () => {
+    const docs = project(cursorsProjection, [
+      legacySet('acme', 'ann.b', 'r1', 3, 1),
+      legacySet('acme', 'ann.b', 'r2', 4, 1),
+      set('acme', 'ann.b', 'r1', 8, 2),
+    ]);
+    expect(cursors(docs)).toEqual([`acme/r1:ann.b=8@${at(2)}`, `acme/r2:ann.b=4@${at(1)}`]);
+  });
+
   it('drops the cursors of a deleted room and of a deleted user, in that instance only', () => {
     const docs = project(cursorsProjection, [
       set('acme', 'ann', 'r1', 1, 1),
       set('acme', 'ben', 'r1', 2, 1),
-      set('acme', 'ann', 'r2', 3, 1),
+      legacySet('acme', 'ann', 'r2', 3, 1),
       set('acme', 'ben', 'r2', 4, 1),
       set('other', 'ann', 'r1', 5, 1),
       recorded('room-acme.r1', 'RoomDeleted', { deleted_at: at(2) }),
@@ -64,6 +83,7 @@ describe('read cursors projection', () => {
       recorded('room-acme.ann', 'UserDeleted', { deleted_at: at(2) }),
       recorded('user-acme.ann', 'ReadCursorSet', {
         room_id: 'r1',
+        user_id: 'ann',
         position: 9,
         user_created_at: at(0),
         room_created_at: at(0),

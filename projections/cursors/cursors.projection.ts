@@ -1,5 +1,6 @@
 import type { RecordedEvent } from '../../src/shared/domain/event';
 import { documentId, parseStreamName } from '../../src/shared/domain/streams';
+import { cursorSetOf } from '../../src/modules/cursors/domain/cursor.decider';
 import type { Document, ProjectionDefinition, Target } from '../projection';
 
 export const READ_CURSORS = 'read_cursors';
@@ -16,11 +17,10 @@ export interface ReadCursorDocument extends Document {
 export const readCursorDocumentId = (instanceId: string, roomId: string, userId: string) =>
   documentId(instanceId, roomId, userId);
 
-type Data = Record<string, any>;
-
 /**
- * Read cursors by room and by user. The decider only lets positions move forward, so each
- * accepted set replaces the document. A deleted room or a deleted user takes its cursors
+ * Read cursors by room and by user, from the per-room cursor streams and the legacy per-user
+ * ones alike. The decider only lets positions move forward (a room's stream starts from where
+ * the legacy stream left it), so each accepted set replaces the document. A deleted room or a deleted user takes its cursors
  * with it (selected by field, as the memberships do).
  */
 export const cursorsProjection: ProjectionDefinition = {
@@ -38,11 +38,10 @@ export const cursorsProjection: ProjectionDefinition = {
     const stream = parseStreamName(event.streamName);
     if (!stream) return [];
     switch (event.type) {
-      case 'ReadCursorSet':
-        if (stream.category !== 'cursor') return [];
-        return [
-          { collection: READ_CURSORS, id: readCursorDocumentId(stream.instanceId, (event.data as Data).room_id, stream.id) },
-        ];
+      case 'ReadCursorSet': {
+        const set = cursorSetOf(event);
+        return set ? [{ collection: READ_CURSORS, id: readCursorDocumentId(set.instanceId, set.roomId, set.userId) }] : [];
+      }
       case 'RoomDeleted':
         if (stream.category !== 'room') return [];
         return [{ collection: READ_CURSORS, where: { instance_id: stream.instanceId, room_id: stream.id } }];
@@ -55,17 +54,16 @@ export const cursorsProjection: ProjectionDefinition = {
   },
 
   evolve(_document, event) {
-    if (event.type !== 'ReadCursorSet') return null;
-    const stream = parseStreamName(event.streamName)!;
-    const data = event.data as Data;
+    const set = cursorSetOf(event);
+    if (!set) return null;
     return {
       _id: '',
-      instance_id: stream.instanceId,
-      room_id: data.room_id,
-      user_id: stream.id,
+      instance_id: set.instanceId,
+      room_id: set.roomId,
+      user_id: set.userId,
       cursor_type: 0,
-      position: data.position,
-      updated_at: data.updated_at,
+      position: set.data.position,
+      updated_at: set.data.updated_at,
     } satisfies ReadCursorDocument;
   },
 };

@@ -1,3 +1,4 @@
+import { EVENT_STORE, EventStore } from '../../src/shared/ports/event-store.port';
 import { openHttpSubscription, openWsSubscription, SubscriptionEvent } from '../support/subscribe-client';
 import { startTestServer, TestServer } from '../support/test-server';
 
@@ -282,6 +283,38 @@ describe('read cursors API (chatkit_cursors v2)', () => {
         }
         expect(await sub.quietFor(50)).toBe(true);
       }
+    });
+  });
+
+  describe('a data directory written with one cursor stream per user', () => {
+    it("takes each room's cursor from the legacy stream until the room's own stream has one, and lists both", async () => {
+      expect((await s.request('POST', s.chat('/users'), { body: { id: 'eve.l', name: 'eve' } })).status).toBe(201);
+      const userCreatedAt = (await s.request('GET', s.chat('/users/eve.l'))).body.created_at;
+      const roomCreatedAt = async (id: string) => (await s.request('GET', s.chat(`/rooms/${id}`))).body.created_at;
+      const legacySet = async (room_id: string, position: number, updated_at: string) => ({
+        type: 'ReadCursorSet',
+        data: { room_id, position, user_created_at: userCreatedAt, room_created_at: await roomCreatedAt(room_id), updated_at },
+        metadata: { instance_id: s.instanceId, occurred_at: updated_at },
+      });
+      const events = s.server.app.get<EventStore>(EVENT_STORE);
+      await events.append(
+        `cursor-${s.instanceId}.eve.l`,
+        [await legacySet('pub', 12, '2026-01-01T00:00:00.000Z'), await legacySet('other', 7, '2026-01-01T00:01:00.000Z'), await legacySet('pub', 30, '2026-01-01T00:02:00.000Z')],
+        'no_stream',
+      );
+
+      // A lower position than the legacy stream's decides nothing (the answer waits for the read model past the legacy sets).
+      expect((await put('pub', 'eve.l', { position: 25 })).status).toBe(201);
+      expect((await get('/rooms/pub/users/eve.l')).body).toEqual({ ...cursorShape('pub', 'eve.l', 30), updated_at: '2026-01-01T00:02:00.000Z' });
+      expect((await put('pub', 'eve.l', { position: 31 })).status).toBe(201);
+      expect((await get('/rooms/pub/users/eve.l')).body).toEqual(cursorShape('pub', 'eve.l', 31));
+      expect((await put('pub', 'eve.l', { position: 30 })).status).toBe(201);
+      expect((await put('other', 'eve.l', { position: 7 })).status).toBe(201);
+      const listed = (await get('/users/eve.l')).body;
+      expect(listed).toEqual([
+        { ...cursorShape('other', 'eve.l', 7), updated_at: '2026-01-01T00:01:00.000Z' },
+        cursorShape('pub', 'eve.l', 31),
+      ]);
     });
   });
 });

@@ -1,5 +1,6 @@
 import { fold } from '../../../shared/domain/decider';
-import { cursorDecider, CursorCommand, cursorStream } from './cursor.decider';
+import { recorded } from '../../../../projections/testing';
+import { cursorDecider, CursorCommand, cursorSetOf, cursorStream, legacyCursorStream, RoomCursor } from './cursor.decider';
 import { CursorEvent } from './cursor.events';
 
 const now = '2026-01-01T00:00:00.000Z';
@@ -7,59 +8,68 @@ const later = '2026-01-01T00:05:00.000Z';
 const ann = '2025-12-01T00:00:00.000Z';
 const room = '2025-12-02T00:00:00.000Z';
 const reborn = '2026-02-01T00:00:00.000Z';
-const given = (...events: CursorEvent[]) => ({
-  when: (command: CursorCommand) => cursorDecider.decide(command, fold(cursorDecider, events)),
-});
-const set = (room_id: string, position: number, updated_at = now, user_created_at = ann, room_created_at = room) =>
+const set = (position: number, updated_at = now, user_created_at = ann, room_created_at = room) =>
   ({
     type: 'ReadCursorSet',
-    data: { room_id, position, user_created_at, room_created_at, updated_at },
+    data: { room_id: 'r1', user_id: 'ann', position, user_created_at, room_created_at, updated_at },
   }) satisfies CursorEvent;
-const command = (room_id: string, position: number, user_created_at = ann, room_created_at = room): CursorCommand => ({
+const command = (position: number, user_created_at = ann, room_created_at = room, legacy: RoomCursor | null = null): CursorCommand => ({
   type: 'SetReadCursor',
-  room_id,
+  room_id: 'r1',
+  user_id: 'ann',
   position,
   user_created_at,
   room_created_at,
+  legacy,
   now: later,
 });
-const positions = (events: CursorEvent[]) =>
-  Object.fromEntries([...fold(cursorDecider, events).cursors].map(([id, c]) => [id, c.position]));
+const given = (...events: CursorEvent[]) => ({
+  when: (c: CursorCommand) => cursorDecider.decide(c, fold(cursorDecider, events)),
+});
+const legacyAt = (position: number, userCreatedAt = ann, roomCreatedAt = room): RoomCursor => ({ position, userCreatedAt, roomCreatedAt });
 
 describe('cursor decider', () => {
-  it('names one stream per user', () => {
-    expect(cursorStream('acme', 'ann.b')).toBe('cursor-acme.ann.b');
+  it('names one stream per user and room, unambiguous whatever the ids hold', () => {
+    expect(cursorStream('acme', 'ann.b', 'r1')).toBe('readcursor-acme.["ann.b","r1"]');
+    expect(cursorStream('acme', 'a', 'b.c')).not.toBe(cursorStream('acme', 'a.b', 'c'));
+    expect(legacyCursorStream('acme', 'ann.b')).toBe('cursor-acme.ann.b');
   });
 
   it('sets a first cursor, position 0 included', () => {
-    expect(given().when(command('r1', 0))).toEqual([set('r1', 0, later)]);
+    expect(given().when(command(0))).toEqual([set(0, later)]);
   });
 
   it('moves a cursor forward', () => {
-    expect(given(set('r1', 5)).when(command('r1', 6))).toEqual([set('r1', 6, later)]);
+    expect(given(set(5)).when(command(6))).toEqual([set(6, later)]);
   });
 
   it('decides nothing for a position at or below the current one', () => {
-    expect(given(set('r1', 5)).when(command('r1', 5))).toEqual([]);
-    expect(given(set('r1', 5), set('r1', 9)).when(command('r1', 7))).toEqual([]);
+    expect(given(set(5)).when(command(5))).toEqual([]);
+    expect(given(set(5), set(9)).when(command(7))).toEqual([]);
   });
 
-  it('keeps each room apart', () => {
-    expect(given(set('r1', 50)).when(command('r2', 3))).toEqual([set('r2', 3, later)]);
-    expect(positions([set('r1', 50), set('r2', 3)])).toEqual({ r1: 50, r2: 3 });
+  it('keeps the newest set alone as its state', () => {
+    expect(fold(cursorDecider, [set(5), set(9)])).toEqual(legacyAt(9));
   });
 
-  it('starts afresh for a re-created user of the same id', () => {
-    expect(given(set('r1', 50)).when(command('r1', 3, reborn))).toEqual([set('r1', 3, later, reborn)]);
-    const events = [set('r1', 50), set('r2', 9), set('r1', 3, later, reborn)];
-    expect(fold(cursorDecider, events).userCreatedAt).toBe(reborn);
-    expect(positions(events)).toEqual({ r1: 3 });
+  it('starts from the legacy stream\'s cursor until the room\'s stream has one', () => {
+    expect(given().when(command(7, ann, room, legacyAt(9)))).toEqual([]);
+    expect(given().when(command(10, ann, room, legacyAt(9)))).toEqual([set(10, later)]);
+    expect(given(set(12)).when(command(11, ann, room, legacyAt(9)))).toEqual([]);
   });
 
-  it('starts afresh in a re-created room of the same id, leaving the other rooms', () => {
-    expect(given(set('r1', 50)).when(command('r1', 3, ann, reborn))).toEqual([set('r1', 3, later, ann, reborn)]);
-    const events = [set('r1', 50), set('r2', 9), set('r1', 3, later, ann, reborn)];
-    expect(positions(events)).toEqual({ r1: 3, r2: 9 });
-    expect(given(...events).when(command('r1', 2, ann, reborn))).toEqual([]);
+  it('starts afresh for a re-created user or room of the same id', () => {
+    expect(given(set(50)).when(command(3, reborn))).toEqual([set(3, later, reborn)]);
+    expect(given(set(50)).when(command(3, ann, reborn))).toEqual([set(3, later, ann, reborn)]);
+    expect(given().when(command(3, reborn, room, legacyAt(50)))).toEqual([set(3, later, reborn)]);
+    expect(given(set(3, later, ann, reborn)).when(command(2, ann, reborn))).toEqual([]);
+  });
+
+  it('reads whose cursor a set moved from either stream kind', () => {
+    const { data } = set(4);
+    expect(cursorSetOf(recorded(cursorStream('acme', 'ann', 'r1'), 'ReadCursorSet', data))).toMatchObject({ instanceId: 'acme', userId: 'ann', roomId: 'r1' });
+    const { user_id: _, ...legacyData } = data;
+    expect(cursorSetOf(recorded(legacyCursorStream('acme', 'ann.b'), 'ReadCursorSet', legacyData))).toMatchObject({ instanceId: 'acme', userId: 'ann.b', roomId: 'r1' });
+    expect(cursorSetOf(recorded('user-acme.ann', 'ReadCursorSet', data))).toBeNull();
   });
 });

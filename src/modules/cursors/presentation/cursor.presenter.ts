@@ -1,8 +1,6 @@
 import type { RecordedEvent } from '../../../shared/domain/event';
-import { parseStreamName } from '../../../shared/domain/streams';
 import type { ReadCursorDocument } from '../../../../projections/cursors/cursors.projection';
-import { CURSOR_STREAM_CATEGORY, READ_CURSOR_TYPE } from '../domain/cursor.decider';
-import type { ReadCursorSet } from '../domain/cursor.events';
+import { cursorSetOf, READ_CURSOR_TYPE } from '../domain/cursor.decider';
 
 /** A read cursor as the API and the subscriptions return it (wire study §2.2, §4). */
 export interface ReadCursor {
@@ -24,14 +22,13 @@ export const presentCursor = (doc: ReadCursorDocument): ReadCursor => ({
 
 /** The cursor a recorded `ReadCursorSet` set, or null for any other event. */
 export const cursorOfEvent = (event: RecordedEvent): ReadCursor | null => {
-  if (event.type !== 'ReadCursorSet') return null;
-  const stream = parseStreamName(event.streamName);
-  if (!stream || stream.category !== CURSOR_STREAM_CATEGORY) return null;
-  const data = event.data as ReadCursorSet['data'];
+  const set = cursorSetOf(event);
+  if (!set) return null;
+  const { data } = set;
   return {
     cursor_type: READ_CURSOR_TYPE,
-    room_id: data.room_id,
-    user_id: stream.id,
+    room_id: set.roomId,
+    user_id: set.userId,
     position: data.position,
     updated_at: data.updated_at,
   };

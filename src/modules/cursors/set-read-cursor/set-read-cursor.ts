@@ -15,7 +15,8 @@ import { RequestActor } from '../../instances/authentication/access-token';
 import { roomDecider, roomNotFound, roomStream } from '../../rooms/domain/room.decider';
 import { userDecider, userNotFound, userStream } from '../../users/domain/user.decider';
 import { CURSORS_ROUTE } from '../cursors-route';
-import { cursorDecider, cursorStream } from '../domain/cursor.decider';
+import { cursorDecider, cursorStream, legacyCursorStream, RoomCursor, roomCursorOf } from '../domain/cursor.decider';
+import { ReadCursorSet } from '../domain/cursor.events';
 
 class SetReadCursorDto {
   @IsInt()
@@ -33,6 +34,9 @@ export class SetReadCursorCommand {
     readonly actor: Actor,
   ) {}
 }
+
+/** Events read per step when a legacy per-user stream is read backwards to a room's newest set. */
+const LEGACY_PAGE = 64;
 
 /**
  * Moves a user's read cursor in a room forward. The user and the room must exist (read from
@@ -53,20 +57,46 @@ export class SetReadCursorHandler implements ICommandHandler<SetReadCursorComman
     ]);
     if (!user.state.exists) throw userNotFound(userId);
     if (!room.state.exists) throw roomNotFound(roomId);
+    const stream = cursorStream(instanceId, userId, roomId);
+    const cursor = await this.pipeline.load(stream, cursorDecider);
+    // A cursor the room's stream does not hold yet may still be in the user's legacy stream; once
+    // the room's stream has a set, the legacy one is never read again for that room. (Should
+    // another writer create the stream meanwhile, the run folds its set, which supersedes this.)
+    const legacy = cursor.revision < 0 ? await this.legacyCursor(instanceId, userId, roomId) : null;
     const now = this.clock.now().toISOString();
     await this.pipeline.run(
-      cursorStream(instanceId, userId),
+      stream,
       cursorDecider,
       {
         type: 'SetReadCursor',
         room_id: roomId,
+        user_id: userId,
         position,
+        legacy,
         user_created_at: user.state.createdAt!,
         room_created_at: room.state.createdAt!,
         now,
       },
       { instance_id: instanceId, actor, occurred_at: now },
     );
+  }
+
+  /**
+   * The newest set of the room in the user's legacy per-user stream (read backwards, so only
+   * the sets made after it are read), or null. Legacy streams no longer grow. Events an instance
+   * wipe left behind need no special case: they name an earlier user's or room's `created_at`.
+   */
+  private async legacyCursor(instanceId: string, userId: string, roomId: string): Promise<RoomCursor | null> {
+    const stream = legacyCursorStream(instanceId, userId);
+    for (let from: number | undefined; ; ) {
+      const page = await this.pipeline.readStream(stream, { direction: 'backwards', fromRevision: from, maxCount: LEGACY_PAGE });
+      for (const event of page) {
+        const data = event.data as ReadCursorSet['data'];
+        if (event.type === 'ReadCursorSet' && data.room_id === roomId) return roomCursorOf(data);
+      }
+      if (page.length < LEGACY_PAGE || page[page.length - 1].revision === 0) return null;
+      from = page[page.length - 1].revision - 1;
+    }
   }
 }
 

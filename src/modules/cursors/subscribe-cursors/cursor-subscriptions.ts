@@ -3,7 +3,6 @@ import { READ_YOUR_WRITES, ReadYourWrites } from '../../../shared/application/re
 import { CLOCK } from '../../../shared/application/tokens';
 import { Clock } from '../../../shared/domain/clock';
 import { LogPosition, positionAfter, RecordedEvent } from '../../../shared/domain/event';
-import { parseStreamName } from '../../../shared/domain/streams';
 import { EventChannel } from '../../../shared/subscriptions/event-channel';
 import { LiveLog } from '../../../shared/subscriptions/live-log';
 import { openCatchUpThenLive } from '../../../shared/subscriptions/catch-up-then-live';
@@ -13,20 +12,9 @@ import { requireSelfOrSu } from '../../instances/authentication/access-token.gua
 import { SubscriptionContext, SubscriptionRoutes } from '../../streaming/subscription-routes';
 import { CURSORS_ROUTE } from '../cursors-route';
 import { CursorSnapshot, CursorsReadModel, snapshotShows } from '../cursors.read-model';
-import { CURSOR_STREAM_CATEGORY, cursorStream } from '../domain/cursor.decider';
+import { roomCursorsKey, routeCursorSets, userCursorsKey } from '../cursor-live-keys';
 import { cursorOfEvent } from '../presentation/cursor.presenter';
 import { RoomAccess } from '../../rooms/room-access';
-
-/** The LiveLog key under which every `ReadCursorSet` of a room is delivered. */
-export const roomCursorsKey = (instanceId: string, roomId: string) => `read-cursors-room:${instanceId}.${roomId}`;
-
-/** Routes cursor sets to their room as well as to their user's stream. */
-export const routeCursorsByRoom = (event: RecordedEvent): readonly string[] => {
-  if (event.type !== 'ReadCursorSet') return [];
-  const stream = parseStreamName(event.streamName);
-  if (!stream || stream.category !== CURSOR_STREAM_CATEGORY) return [];
-  return [roomCursorsKey(stream.instanceId, (event.data as { room_id: string }).room_id)];
-};
 
 /**
  * SUBSCRIBE `/cursors/0/users/:userId` and `/cursors/0/rooms/:roomId`: an `initial_state` with
@@ -46,7 +34,7 @@ export class CursorSubscriptions {
 
   /** Call once per process. */
   register(): void {
-    this.liveLog.addRouter(routeCursorsByRoom);
+    this.liveLog.addRouter(routeCursorSets);
     this.routes.register(`/${CURSORS_ROUTE}/cursors/0/users/:userId`, (context, channel) =>
       this.ofUser(context, channel),
     );
@@ -58,7 +46,7 @@ export class CursorSubscriptions {
   private async ofUser({ params, actor }: SubscriptionContext, channel: EventChannel): Promise<void> {
     const { instanceId, userId } = params;
     requireSelfOrSu(actor, userId);
-    await this.stream(channel, instanceId, cursorStream(instanceId, userId), () => this.cursors.snapshotOfUser(instanceId, userId));
+    await this.stream(channel, instanceId, userCursorsKey(instanceId, userId), () => this.cursors.snapshotOfUser(instanceId, userId));
   }
 
   private async ofRoom({ params, actor }: SubscriptionContext, channel: EventChannel): Promise<void> {

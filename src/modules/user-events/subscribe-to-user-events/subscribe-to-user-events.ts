@@ -15,7 +15,7 @@ import { membershipsProjection } from '../../../../projections/rooms/memberships
 import { roomsProjection } from '../../../../projections/rooms/rooms.projection';
 import { usersProjection } from '../../../../projections/users/users.projection';
 import { CursorsReadModel } from '../../cursors/cursors.read-model';
-import { cursorStream } from '../../cursors/domain/cursor.decider';
+import { userCursorsKey } from '../../cursors/cursor-live-keys';
 import { cursorOfEvent } from '../../cursors/presentation/cursor.presenter';
 import { RoomMembersAdded, RoomMembersRemoved } from '../../rooms/domain/room.events';
 import { presentRoom } from '../../rooms/presentation/room.presenter';
@@ -144,7 +144,7 @@ export class UserEventsSubscription implements OnModuleInit {
       keys: [
         membershipKey(instanceId, userId),
         changedRoomsKey(instanceId),
-        cursorStream(instanceId, userId),
+        userCursorsKey(instanceId, userId),
         userStream(instanceId, userId),
       ],
       projections: USER_EVENTS_PROJECTIONS,
