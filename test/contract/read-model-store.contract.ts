@@ -109,6 +109,17 @@ export function readModelStoreContract(
         expect(await store.get(c, 'x')).toEqual({ _id: 'x', a: 1, b: 'b', c: 1 });
       });
 
+      it('queries answer the same before and after buildDeferredIndexes, which is idempotent', async () => {
+        const c = await withMessages();
+        const query = { where: { room: 'r1' }, sort: [{ field: 'seq', descending: true }] };
+        const before = await store.find(c, query);
+        expect(ids(before)).toEqual(['m5', 'm2', 'm1']);
+        await store.buildDeferredIndexes([c, collection('never_declared')]);
+        await store.buildDeferredIndexes([c]);
+        expect(await store.find(c, query)).toEqual(before);
+        expect(await store.count(c, { author: 'bob' })).toBe(2);
+      });
+
       it('a declared unique index rejects a duplicate, and the whole batch with it', async () => {
         const c = collection('unique');
         const cp = checkpoint('unique');

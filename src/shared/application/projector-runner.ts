@@ -415,12 +415,14 @@ export class ProjectorRunner {
       if (page.length === 0) break;
       await this.applyBatch(page);
       from = page[page.length - 1].position;
+      if (!this.caughtUpOnce && this.reachedHeadAtStart()) await this.buildDeferredIndexes();
       this.markCaughtUpIfDone();
       // The stores may answer synchronously (SQLite): without a turn of the event loop between
       // pages, a long catch-up would starve the lease renewal (the lease lapses mid-rebuild)
       // and every request of the process.
       await new Promise((resolve) => setImmediate(resolve));
     }
+    await this.buildDeferredIndexes();
     this.markCaughtUpIfDone();
     const subscription = this.events.subscribeToAll({ after: from });
     this.subscription = subscription;
@@ -588,11 +590,22 @@ export class ProjectorRunner {
     for (const listener of [...this.progressListeners]) listener();
   }
 
-  private markCaughtUpIfDone(): void {
-    if (this.caughtUpOnce) return;
+  /**
+   * A store may build collections it created empty without their indexes (a rebuild writes
+   * faster so); they are built once the catch-up is done, before it counts as caught up.
+   */
+  private async buildDeferredIndexes(): Promise<void> {
+    await this.readModels.buildDeferredIndexes(this.slots.flatMap((s) => physicalCollectionSpecs(s.definition).map((c) => c.name)));
+  }
+
+  private reachedHeadAtStart(): boolean {
     const head = this.headAtStart;
     const active = this.slots.filter((s) => !this.parked.has(s.checkpoint));
-    if (head !== null && active.some((s) => positionAfter(head, s.position))) return;
+    return !(head !== null && active.some((s) => positionAfter(head, s.position)));
+  }
+
+  private markCaughtUpIfDone(): void {
+    if (this.caughtUpOnce || !this.reachedHeadAtStart()) return;
     this.caughtUpOnce = true;
     for (const resolve of this.caughtUpWaiters.splice(0)) resolve();
   }

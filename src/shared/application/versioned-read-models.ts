@@ -58,6 +58,10 @@ export class VersionedReadModels implements ReadModelStore {
     return this.inner.ensureCollections(specs);
   }
 
+  buildDeferredIndexes(collections: readonly string[]): Promise<void> {
+    return this.inner.buildDeferredIndexes(collections);
+  }
+
   applyBatch(
     changes: readonly DocumentChange[],
     checkpoints: Readonly<Record<string, LogPosition>>,

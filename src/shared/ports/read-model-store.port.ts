@@ -40,8 +40,14 @@ export interface StoredDocument<D extends Document = Document> {
 }
 
 export interface ReadModelStore {
-  /** Creates collections and their indexes if absent; idempotent. */
+  /**
+   * Creates collections and their indexes if absent; idempotent. A store may defer the
+   * secondary indexes of a collection it creates empty until `buildDeferredIndexes` (a
+   * rebuild fills it faster without them); queries answer the same either way.
+   */
   ensureCollections(specs: readonly CollectionSpec[]): Promise<void>;
+  /** Builds the indexes `ensureCollections` deferred on these collections (none: nothing to do); idempotent. */
+  buildDeferredIndexes(collections: readonly string[]): Promise<void>;
   get<D extends Document = Document>(collection: string, id: string): Promise<D | null>;
   getMany<D extends Document = Document>(collection: string, ids: readonly string[]): Promise<D[]>;
   getStored<D extends Document = Document>(collection: string, id: string): Promise<StoredDocument<D> | null>;

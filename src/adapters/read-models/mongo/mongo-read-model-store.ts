@@ -175,6 +175,11 @@ export class MongoReadModelStore implements ReadModelStore {
     return row ? { document: row.doc as D, position: row.position } : null;
   }
 
+  /** MongoDB builds every index at `ensureCollections`: nothing is deferred. */
+  async buildDeferredIndexes(): Promise<void> {
+    return;
+  }
+
   async getStoredMany<D extends Document>(collection: string, ids: readonly string[]): Promise<StoredDocument<D>[]> {
     if (ids.length === 0) return [];
     const rows = await this.rows(collection)

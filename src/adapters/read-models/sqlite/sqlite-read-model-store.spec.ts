@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import { execFileSync } from 'node:child_process';
 import { closeSync, ftruncateSync, mkdtempSync, openSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -131,5 +132,48 @@ describe('SqliteReadModelStore on a full disk', () => {
     expect(await reopened.count('docs')).toBe(failed + 2);
     expect(await reopened.getCheckpoint('docs_v1')).toBe(pos(failed + 1));
     await reopened.close();
+  });
+});
+
+describe('SqliteReadModelStore deferred indexes', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'parley-rm-deferred-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const indexesOf = (file: string, table: string): string[] => {
+    // A second connection reads the schema as another process would.
+    const db = new Database(file, { readonly: true });
+    try {
+      return (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL ORDER BY name`).all(table) as { name: string }[]).map((r) => r.name);
+    } finally {
+      db.close();
+    }
+  };
+
+  it('a new collection gets its unique indexes at once and the others when built; a crash before that leaves them deferred', async () => {
+    const file = join(dir, 'read-models.sqlite');
+    const spec = { name: 'docs', indexes: [{ fields: ['n'] }, { fields: ['code'], unique: true }] };
+    const store = new SqliteReadModelStore(file);
+    await store.ensureCollections([spec]);
+    await store.applyBatch([{ collection: 'docs', kind: 'put', document: { _id: 'a', n: 1, code: 'x' }, position: pos(1) }], {});
+    expect(indexesOf(file, 'rm_docs')).toEqual(['ix_docs_code']);
+    await store.close(); // as if the process died mid-build
+
+    const reopened = new SqliteReadModelStore(file);
+    await reopened.ensureCollections([spec]);
+    expect(indexesOf(file, 'rm_docs')).toEqual(['ix_docs_code']);
+    // A query builds them first; the end of a catch-up does the same through buildDeferredIndexes.
+    expect(await reopened.find('docs', { where: { n: 1 } })).toEqual([{ _id: 'a', n: 1, code: 'x' }]);
+    expect(indexesOf(file, 'rm_docs')).toEqual(['ix_docs_code', 'ix_docs_n']);
+    await reopened.buildDeferredIndexes(['docs']);
+    await reopened.close();
+
+    const again = new SqliteReadModelStore(file);
+    await again.ensureCollections([spec]); // an existing collection's indexes are not deferred again
+    expect(indexesOf(file, 'rm_docs')).toEqual(['ix_docs_code', 'ix_docs_n']);
+    await again.reset(['docs'], []);
+    await again.ensureCollections([spec]); // emptied by a rebuild: deferred again
+    expect(indexesOf(file, 'rm_docs')).toEqual(['ix_docs_code']);
+    await again.buildDeferredIndexes(['docs']);
+    expect(indexesOf(file, 'rm_docs')).toEqual(['ix_docs_code', 'ix_docs_n']);
+    await again.close();
   });
 });

@@ -50,6 +50,11 @@ export class SqliteReadModelStore implements ReadModelStore {
   private readonly statements = new Map<string, Database.Statement>();
   /** A batch's writes by collection, without building and looking up their SQL per change. */
   private readonly writers = new Map<string, { put: Database.Statement; remove: Database.Statement }>();
+  /**
+   * Collections created empty whose secondary indexes are not built yet (listed in the
+   * `deferred_indexes` table, so a crash mid-build leaves them listed and still deferred).
+   */
+  private readonly deferred = new Set<string>();
 
   constructor(file: string, options: SqliteReadModelStoreOptions = {}) {
     this.db = new Database(file);
@@ -63,7 +68,11 @@ export class SqliteReadModelStore implements ReadModelStore {
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS checkpoints (name TEXT PRIMARY KEY, position TEXT NOT NULL);
       CREATE TABLE IF NOT EXISTS leases (name TEXT PRIMARY KEY, owner TEXT NOT NULL, expires_at INTEGER NOT NULL);
+      CREATE TABLE IF NOT EXISTS deferred_indexes (name TEXT PRIMARY KEY, collection TEXT NOT NULL, sql TEXT NOT NULL);
     `);
+    for (const row of this.db.prepare('SELECT DISTINCT collection FROM deferred_indexes').all() as { collection: string }[]) {
+      this.deferred.add(row.collection);
+    }
   }
 
   private prepared(sql: string): Database.Statement {
@@ -124,22 +133,62 @@ export class SqliteReadModelStore implements ReadModelStore {
     }
   }
 
+  /**
+   * A collection created here starts empty: its secondary (non-unique) indexes are only
+   * recorded, and built by `buildDeferredIndexes` or before the first query that could use
+   * them. A rebuild fills the table several times faster without them, and CREATE INDEX over
+   * a filled table costs far less than the same entries inserted one by one. Unique indexes
+   * are built at once: they refuse writes.
+   */
   async ensureCollections(specs: readonly CollectionSpec[]): Promise<void> {
     this.write(() => {
       for (const spec of specs) {
         const t = table(spec.name);
-        this.db.exec(`CREATE TABLE IF NOT EXISTS "${t}" (id TEXT PRIMARY KEY, doc TEXT NOT NULL, position TEXT NOT NULL)`);
+        const created = !this.prepared(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(t);
+        if (created) this.db.exec(`CREATE TABLE "${t}" (id TEXT PRIMARY KEY, doc TEXT NOT NULL, position TEXT NOT NULL)`);
         (spec.indexes ?? []).forEach((index) => {
           const parts = index.fields.map((f) =>
             typeof f === 'string' ? field(f) : `${field(f.field)} DESC`,
           );
           const name = `ix_${spec.name}_${index.fields.map((f) => (typeof f === 'string' ? f : `${f.field}_desc`)).join('_')}`;
-          this.db.exec(
-            `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS "${name}" ON "${t}" (${parts.join(', ')})`,
-          );
+          const sql = `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS "${name}" ON "${t}" (${parts.join(', ')})`;
+          if (created && !index.unique) {
+            this.prepared('INSERT OR REPLACE INTO deferred_indexes (name, collection, sql) VALUES (?, ?, ?)').run(name, spec.name, sql);
+            this.deferred.add(spec.name);
+          } else if (!this.prepared('SELECT 1 FROM deferred_indexes WHERE name = ?').get(name)) {
+            this.db.exec(sql);
+          }
         });
       }
     });
+    this.forgetStatements();
+  }
+
+  async buildDeferredIndexes(collections: readonly string[]): Promise<void> {
+    for (const collection of collections) this.buildIndexesOf(collection);
+  }
+
+  /**
+   * Before a query: the indexes it may use are built first. If that fails (a full disk), the
+   * query still answers, by a scan, and the next one tries again.
+   */
+  private indexesBeforeQuery(collection: string): void {
+    try {
+      this.buildIndexesOf(collection);
+    } catch {
+      // Still deferred: answered without them.
+    }
+  }
+
+  /** Builds a collection's deferred indexes, if it has any. */
+  private buildIndexesOf(collection: string): void {
+    if (!this.deferred.has(collection)) return;
+    this.write(() => {
+      const rows = this.prepared('SELECT name, sql FROM deferred_indexes WHERE collection = ?').all(collection) as { name: string; sql: string }[];
+      for (const { sql } of rows) this.db.exec(sql);
+      this.prepared('DELETE FROM deferred_indexes WHERE collection = ?').run(collection);
+    });
+    this.deferred.delete(collection);
     this.forgetStatements();
   }
 
@@ -181,6 +230,7 @@ export class SqliteReadModelStore implements ReadModelStore {
 
   async count(collection: string, where: Query['where'] = {}): Promise<number> {
     this.recover();
+    this.indexesBeforeQuery(collection);
     const { clauses, params } = whereClause(where);
     const sql = `SELECT COUNT(*) AS n FROM "${table(collection)}"` + (clauses.length ? ` WHERE ${clauses.join(' AND ')}` : '');
     return (this.prepared(sql).get(...params) as { n: number }).n;
@@ -188,6 +238,7 @@ export class SqliteReadModelStore implements ReadModelStore {
 
   async findStored<D extends Document>(collection: string, query: Query = {}): Promise<StoredDocument<D>[]> {
     this.recover();
+    this.indexesBeforeQuery(collection);
     const { clauses, params } = whereClause(query.where);
     const order = (query.sort ?? []).map((s) => `${field(s.field)} ${s.descending ? 'DESC' : 'ASC'}`);
     const sql =
@@ -244,9 +295,13 @@ export class SqliteReadModelStore implements ReadModelStore {
 
   async reset(collections: readonly string[], projections: readonly string[]): Promise<void> {
     this.write(() => {
-      for (const c of collections) this.db.exec(`DROP TABLE IF EXISTS "${table(c)}"`);
+      for (const c of collections) {
+        this.db.exec(`DROP TABLE IF EXISTS "${table(c)}"`);
+        this.prepared('DELETE FROM deferred_indexes WHERE collection = ?').run(c);
+      }
       for (const p of projections) this.prepared('DELETE FROM checkpoints WHERE name = ?').run(p);
     });
+    for (const c of collections) this.deferred.delete(c);
     this.forgetStatements();
   }
 
