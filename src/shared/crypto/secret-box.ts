@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 /** A key secret as it is stored in the log: AES-256-GCM under the master key, never plain. */
@@ -33,10 +33,29 @@ export class SecretBox {
   /** Creates a master key file (mode 0600); a process that started alongside and created it first wins. */
   static createFile(file: string): SecretBox {
     mkdirSync(dirname(file), { recursive: true });
+    // Written whole and flushed to the disk (file, then its directory entry) before any secret
+    // is sealed with it: a crash or a volume gone read-only must not leave the log's secrets
+    // under a lost or empty key. The link fails if another process created the file first.
+    const written = `${file}.${process.pid}.tmp`;
+    const fd = openSync(written, 'w', 0o600);
     try {
-      writeFileSync(file, randomBytes(32).toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
+      writeSync(fd, randomBytes(32).toString('base64') + '\n');
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    try {
+      linkSync(written, file);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    } finally {
+      unlinkSync(written);
+    }
+    const dir = openSync(dirname(file), 'r');
+    try {
+      fsyncSync(dir);
+    } finally {
+      closeSync(dir);
     }
     return SecretBox.fromFile(file);
   }
