@@ -10,6 +10,7 @@ export interface ProjectorRunnerOptions {
   /** Who holds the leases, for operators reading the lease table. */
   readonly owner?: string;
   readonly maxBatch?: number;
+  /** Events read and written per transaction while catching up (default: 10,000 until first caught up, then 2,000). */
   readonly catchUpPage?: number;
   readonly leaseTtlMs?: number;
   /** First and longest wait before resubscribing after a drop. */
@@ -113,6 +114,12 @@ export class ProjectorRunner {
   private readonly maxBatch: number;
   /** Events read per page while catching up. */
   private readonly catchUpPage: number;
+  /**
+   * The same before the process has first caught up (a start on a long log, a rebuild): the
+   * process is not ready yet, and larger transactions write each touched index page to the
+   * WAL fewer times (measured: a third less wall time per event on SQLite).
+   */
+  private readonly firstCatchUpPage: number;
   private readonly leaseTtlMs: number;
   private readonly maxEventAttempts: number;
   private readonly backoff: Backoff;
@@ -144,6 +151,7 @@ export class ProjectorRunner {
     this.owner = options.owner ?? `projector-${process.pid}-${randomUUID().slice(0, 8)}`;
     this.maxBatch = options.maxBatch ?? 500;
     this.catchUpPage = options.catchUpPage ?? 2_000;
+    this.firstCatchUpPage = options.catchUpPage ?? 10_000;
     this.leaseTtlMs = options.leaseTtlMs ?? 15_000;
     this.maxEventAttempts = options.maxEventAttempts ?? 3;
     this.backoff = new Backoff(options.backoff?.initialMs ?? 100, options.backoff?.maxMs ?? 5_000);
@@ -411,7 +419,7 @@ export class ProjectorRunner {
     for (;;) {
       if (this.leaseSetChanged || this.stopped) return;
       if (this.failure) throw this.failure;
-      const page = await this.events.readAll({ after: from, maxCount: this.catchUpPage });
+      const page = await this.events.readAll({ after: from, maxCount: this.caughtUpOnce ? this.catchUpPage : this.firstCatchUpPage });
       if (page.length === 0) break;
       await this.applyBatch(page);
       from = page[page.length - 1].position;
