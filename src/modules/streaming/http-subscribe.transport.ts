@@ -57,7 +57,8 @@ class ResponseOutbox implements QueuedFrames {
       raw.destroy();
       return;
     }
-    for (const frame of frames) raw.write(frame);
+    // Frames that waited together go as one chunk: one write and one chunk header, not one per frame.
+    if (frames.length > 0) raw.write(frames.length === 1 ? frames[0] : Buffer.concat(frames));
     if (this.endFrame !== null) raw.end(this.endFrame);
   }
 

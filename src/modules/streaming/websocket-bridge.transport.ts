@@ -79,7 +79,7 @@ const payloadOf = (frame: Buffer): Buffer => frame.subarray(frame[1] === 126 ? 4
 
 /** What ws 8 keeps of a connection beyond its typings: the socket and its Sender's state. */
 interface WsInternals {
-  readonly _socket?: { write(chunk: Buffer): boolean; cork(): void; uncork(): void } | null;
+  readonly _socket?: { write(chunk: Buffer): boolean } | null;
   readonly _sender?: { readonly _state?: number; readonly _queue?: readonly unknown[]; readonly _firstFragment?: boolean } | null;
 }
 
@@ -88,8 +88,8 @@ const controlFrame = (frame: unknown[]): Buffer => textFrame('', Buffer.from(JSO
 
 /**
  * The frames queued for one socket, written when its turn comes (see `queueTurn`): straight
- * to the socket under ws, one write per frame or one per turn when several wait, where
- * ws.send would frame a copy and write header and payload as two buffers. Straight only while
+ * to the socket under ws, one write per turn however many frames wait, where ws.send would
+ * frame a copy and write header and payload as two buffers. Straight only while
  * ws's Sender is idle (not compressing, nothing queued, no fragmented message open), so that
  * frames keep their order; otherwise ws sends the payload itself.
  */
@@ -117,12 +117,9 @@ class SocketOutbox implements QueuedFrames {
     const direct = socket && sender && sender._state === 0 && sender._queue?.length === 0 && sender._firstFragment === true;
     if (!direct) {
       for (const frame of frames) ws.send(payloadOf(frame), { binary: false });
-    } else if (frames.length === 1) {
-      socket.write(frames[0]);
     } else {
-      socket.cork();
-      for (const frame of frames) socket.write(frame);
-      socket.uncork();
+      // Frames that waited together go as one buffer: one write, where cork/uncork makes a writev of many.
+      socket.write(frames.length === 1 ? frames[0] : Buffer.concat(frames));
     }
   }
 }
