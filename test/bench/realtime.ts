@@ -39,6 +39,12 @@ export interface FanOutResult {
   readonly windowMs: number;
   /** This process's CPU time in that window: near a core means the clients, not the server, set the pace. */
   readonly clientCpuMs: number;
+  /** The kernel's share of the server's CPU time in that window (/proc/<pid>/stat stime over utime + stime). */
+  readonly serverKernelShare: number;
+  /** The server's write syscalls in that window over the deliveries: below 1 when frames for a socket went out together. */
+  readonly writesPerDelivery: number;
+  /** The server's CPU time per second with nothing to do (timers, pollers): part of what a send measured alone costs. */
+  readonly idleCpuMsPerSecond: number;
 }
 
 export interface IdleMemoryResult {
@@ -82,6 +88,22 @@ export function processCpuMs(pid: number): number {
     }
   }
   return ns / 1e6;
+}
+
+/**
+ * A process's CPU time in user and kernel mode, in ms, from /proc/<pid>/stat (utime and stime,
+ * in clock ticks of 1/100 s on Linux): coarse, so read over windows of seconds.
+ */
+export function processCpuSplitMs(pid: number): { userMs: number; kernelMs: number } {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name, which is in parentheses and may hold spaces: utime and stime are the 12th and 13th.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return { userMs: Number(fields[11]) * 10, kernelMs: Number(fields[12]) * 10 };
+}
+
+/** Write-like syscalls a process made so far (/proc/<pid>/io syscw): one per socket write or writev. */
+export function writeSyscalls(pid: number): number {
+  return Number(/syscw:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1] ?? NaN);
 }
 
 async function call(target: RealtimeTarget, method: string, path: string, body: unknown, token = target.token({ su: true })) {
@@ -267,6 +289,10 @@ export async function benchFanOut(target: RealtimeTarget, options: FanOutOptions
   });
   // What a send costs the server by itself: the same sends, before anyone subscribes.
   if (warmupMessages > 0) await sendOnWorker(job(warmupMessages, 'warm-up'));
+  await sleep(200); // the projections' share of the warm-up
+  const idleBefore = processCpuMs(target.pid);
+  await sleep(1000);
+  const idleCpuMsPerSecond = processCpuMs(target.pid) - idleBefore;
   const quietBefore = processCpuMs(target.pid);
   await sendOnWorker(job(messages, 'unheard'));
   await sleep(200); // the projections' share of the last sends
@@ -292,12 +318,18 @@ export async function benchFanOut(target: RealtimeTarget, options: FanOutOptions
       arrivals = [];
     }
     const cpuBefore = processCpuMs(target.pid);
+    const splitBefore = processCpuSplitMs(target.pid);
+    const writesBefore = writeSyscalls(target.pid);
     const clientBefore = process.cpuUsage();
     const windowStart = now();
     const sent = await sendOnWorker(job(messages, 'measured'));
     await awaitDeliveries(subscribers * messages);
     const windowMs = now() - windowStart;
     const serverCpuMs = processCpuMs(target.pid) - cpuBefore;
+    const writes = writeSyscalls(target.pid) - writesBefore;
+    const splitAfter = processCpuSplitMs(target.pid);
+    const userMs = splitAfter.userMs - splitBefore.userMs;
+    const kernelMs = splitAfter.kernelMs - splitBefore.kernelMs;
     const client = process.cpuUsage(clientBefore);
     const startedById = new Map(sent.map((s) => [s.messageId, s.startedMs]));
     const delivery: number[] = [];
@@ -308,6 +340,10 @@ export async function benchFanOut(target: RealtimeTarget, options: FanOutOptions
     if (delivery.length < subscribers * messages) {
       throw new Error(`fan-out: ${delivery.length} of ${subscribers * messages} deliveries arrived`);
     }
+    process.stderr.write(
+      `  measured fan-out server CPU: ${((kernelMs / (userMs + kernelMs)) * 100).toFixed(0)} % in the kernel; ` +
+        `${(writes / delivery.length).toFixed(2)} write syscalls per delivery; ${idleCpuMsPerSecond.toFixed(1)} ms/s when idle\n`,
+    );
     return {
       subscribers,
       messages,
@@ -321,6 +357,9 @@ export async function benchFanOut(target: RealtimeTarget, options: FanOutOptions
       frameBytes,
       windowMs,
       clientCpuMs: (client.user + client.system) / 1000,
+      serverKernelShare: kernelMs / (userMs + kernelMs),
+      writesPerDelivery: writes / delivery.length,
+      idleCpuMsPerSecond,
     };
   } finally {
     await closeAll(sockets);
