@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { READ_YOUR_WRITES, ReadYourWrites } from '../../../shared/application/read-your-writes';
 import { CLOCK } from '../../../shared/application/tokens';
 import { Clock } from '../../../shared/domain/clock';
-import { LogPosition, positionAfter, RecordedEvent } from '../../../shared/domain/event';
+import { LogPosition, positionAfter } from '../../../shared/domain/event';
 import { EventChannel } from '../../../shared/subscriptions/event-channel';
 import { LiveLog } from '../../../shared/subscriptions/live-log';
 import { openCatchUpThenLive } from '../../../shared/subscriptions/catch-up-then-live';
