@@ -44,7 +44,7 @@ import { performance } from 'node:perf_hooks';
 import { benchFanOut, benchIdleMemory, benchWriteFloor, FanOutResult, IdleMemoryResult, RealtimeTarget, rssMb, WriteFloorResult } from './realtime';
 import { benchFeedFanOut, FeedFanOutResult, feedFanOutLines, feedPublishSpec, FeedsTarget, publishOnce } from './feeds';
 import { beamsChildEnv, benchWebPushDelivery, createBeamsInstances, interestsPublishSpec, publishOnce as beamsPublishOnce, usersPublishSpec, WebPushDeliveryResult, webPushDeliveryLines } from './beams';
-import { fillScale, Latencies, ScaleShape, senderId, sequentialSends, timedSend } from './scale';
+import { cpuSeconds, fillScale, Latencies, ScaleShape, senderId, sequentialSends, timedSend } from './scale';
 import { join, resolve } from 'node:path';
 
 const DURATION = positive('BENCH_DURATION', 10);
@@ -579,6 +579,9 @@ interface ScaleResult {
   readonly fill: { events: number; ms: number };
   /** From spawning the first process on the filled log to /health 200 (it folds the whole log). */
   readonly firstStartMs: number;
+  /** CPU seconds the first process used until /health 200, and the restarted one. */
+  readonly firstStartCpuS: number;
+  readonly restartCpuS: number;
   readonly atStart: Latencies;
   readonly atEnd: Latencies;
   readonly rssEndMb: number;
@@ -623,6 +626,7 @@ async function runScale(): Promise<void> {
   let started = performance.now();
   let child = await startChild('parley-scale', PARLEY_MAIN, parleyEnv(dataDir), [], 60 * 60_000);
   const firstStartMs = performance.now() - started;
+  const firstStartCpuS = cpuSeconds(child.proc.pid!);
   try {
     const messagesPath = `/services/chatkit/v6/${INSTANCE_ID}/rooms/${shape.roomId}/messages`;
     const emptyRoomPath = `/services/chatkit/v6/${INSTANCE_ID}/rooms/${shape.emptyRoomId}/messages`;
@@ -655,6 +659,7 @@ async function runScale(): Promise<void> {
     started = performance.now();
     child = await startChild('parley-scale', PARLEY_MAIN, parleyEnv(dataDir), [], 10 * 60_000);
     const restartMs = performance.now() - started;
+    const restartCpuS = cpuSeconds(child.proc.pid!);
     const rssHealthyMb = rssMb(child.proc.pid!);
     const firstRequestMs = await timedSend(send(child.baseUrl, tokens[1], emptyRoomPath));
     const firstSendAfterRestartMs = await timedSend(send(child.baseUrl, tokens[2]));
@@ -663,6 +668,8 @@ async function runScale(): Promise<void> {
       shape,
       fill,
       firstStartMs,
+      firstStartCpuS,
+      restartCpuS,
       atStart,
       atEnd,
       rssEndMb,
@@ -688,6 +695,8 @@ function reportScale(s: ScaleResult): void {
     `  first start on that log (folds all of it): healthy after ${(s.firstStartMs / 1000).toFixed(1)} s; ` +
       `less a plain restart's ${(s.restartMs / 1000).toFixed(1)} s, the fold ran at ${fmt(foldRate)} events/s`,
   );
+  const foldCpuS = s.firstStartCpuS - s.restartCpuS;
+  console.log(`  fold CPU: ${foldCpuS.toFixed(1)} s of the process = ${fmt(s.fill.events / foldCpuS)} events per CPU-second`);
   console.log(`  GOAL: rebuild >= ${fmt(FOLD_RATE_GOAL)} events/s — ${foldRate >= FOLD_RATE_GOAL ? 'MET' : 'NOT MET'}`);
   console.log(`  sends at start (${s.atStart.count}, one at a time): ${latencies(s.atStart)}`);
   console.log(`  sends at end   (${s.atEnd.count}, one at a time): ${latencies(s.atEnd)}`);

@@ -4,6 +4,7 @@
  * (as the log would hold them after years of use, without sending them over HTTP), and
  * sequential sends timed one by one.
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { SqliteEventStore } from '../../src/adapters/event-store/sqlite/sqlite-event-store';
@@ -122,3 +123,21 @@ export async function timedSend(send: () => Promise<Response>): Promise<number> 
   if (response.status !== 201) throw new Error(`send answered ${response.status}: ${body.slice(0, 300)}`);
   return ms;
 }
+
+/**
+ * CPU seconds a process has used so far (user + system, from /proc): the fold's cost per
+ * event on a shared machine, where wall-clock rates depend on what else runs. Linux only;
+ * NaN elsewhere.
+ */
+export function cpuSeconds(pid: number): number {
+  try {
+    // Fields after the command name (which may hold spaces, so split after its closing paren).
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return NaN;
+  }
+}
+
+/** USER_HZ: 100 on every Linux that Node supports. */
+const CLOCK_TICKS_PER_SECOND = 100;
