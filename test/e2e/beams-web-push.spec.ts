@@ -92,7 +92,7 @@ describe('Beams Web Push delivery', () => {
     expect((await call('PUT', device(`/${id}/interests`), { interests })).status).toBe(200);
     return id;
   };
-  const beams = () => new PushNotifications({ instanceId: s.instanceId, secretKey: s.secret, endpoint: '127.0.0.1', port: s.server.httpPort } as any);
+  const beams = (instanceId = s.instanceId) => new PushNotifications({ instanceId, secretKey: s.secret, endpoint: '127.0.0.1', port: s.server.httpPort } as any);
   const publishEvents = (publishId: string, instanceId = s.instanceId) =>
     s.server.app.get<EventStore>(EVENT_STORE).readStream(`beamspublish-${instanceId}.${publishId}`, { fromRevision: 0 });
   const until = async <T>(probe: () => Promise<T | undefined> | T | undefined): Promise<T> => {
@@ -208,6 +208,27 @@ describe('Beams Web Push delivery', () => {
       expect(await delivered(publishId, instanceId)).toMatchObject({ devices: 1, delivered: 1 });
       await s.close();
     } finally {
+      s = shared;
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('pushes nothing to a device registered before BEAMS_WEB_PUSH_HOSTS was narrowed to leave its host out', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'parley-beams-narrowed-'));
+    const shared = s;
+    try {
+      s = await startTestServer({ dataDir, env: PUSH_HOSTS });
+      const ivan = browser('ivan');
+      await register(ivan, ['narrowed-test']);
+      const instanceId = s.instanceId;
+      await s.close();
+
+      s = await startTestServer({ dataDir, env: { BEAMS_WEB_PUSH_HOSTS: 'fcm.googleapis.com' } });
+      const { publishId } = await beams(instanceId).publishToInterests(['narrowed-test'], { web: { notification: { title: 'Not to you' } } });
+      expect(await delivered(publishId, instanceId)).toMatchObject({ devices: 1, delivered: 0, failed: 1, removed: 0 });
+      expect(received.filter((r) => r.path === ivan.path)).toEqual([]);
+    } finally {
+      await s.close();
       s = shared;
       rmSync(dataDir, { recursive: true, force: true });
     }

@@ -1,4 +1,4 @@
-import { DEFAULT_WEB_PUSH_HOSTS } from '../../../config/config';
+import { ConfigError, DEFAULT_WEB_PUSH_HOSTS, loadConfig } from '../../../config/config';
 import { DomainError } from '../../../shared/domain/errors';
 import { isAllowedPushHost, parseWebPushToken } from './web-push-subscription';
 
@@ -44,5 +44,17 @@ describe('Web Push endpoint hosts (BEAMS_WEB_PUSH_HOSTS)', () => {
     }
     expect(refused).toBeInstanceOf(DomainError);
     expect(refused).toMatchObject({ status: 400, code: 'bad_request/push_service_not_allowed' });
+  });
+
+  it('reads BEAMS_WEB_PUSH_HOSTS as a comma list of host names or *.domains, and refuses anything else', () => {
+    expect(loadConfig({}).beamsWebPushHosts).toEqual(DEFAULT_WEB_PUSH_HOSTS);
+    expect(loadConfig({ BEAMS_WEB_PUSH_HOSTS: ' Push.Example.com , *.push.example.net,localhost' }).beamsWebPushHosts).toEqual([
+      'push.example.com',
+      '*.push.example.net',
+      'localhost',
+    ]);
+    for (const bad of ['https://push.example.com', 'push.example.com:443', '*', 'a,,b', 'push.*.example.com']) {
+      expect(() => loadConfig({ BEAMS_WEB_PUSH_HOSTS: bad })).toThrow(ConfigError);
+    }
   });
 });
