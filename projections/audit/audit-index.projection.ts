@@ -127,19 +127,21 @@ export const auditKeys = (event: RecordedEvent): string[] => {
  */
 export const auditIndexProjection: ProjectionDefinition = {
   name: 'audit_index',
-  version: 1,
+  version: 2,
   collections: [{ name: AUDIT_INDEX, indexes: [{ fields: ['instance_id', 'key', 'position'] }] }],
   handles: Object.keys(EVERY_TYPE),
 
   targets(event: RecordedEvent): Target[] {
     const stream = parseStreamName(event.streamName);
     if (!stream) return [];
-    return auditKeys(event).map((key) => ({ collection: AUDIT_INDEX, id: documentId(stream.instanceId, key, event.id) }));
+    // Ids start with the log position, so a rebuild appends to the B-tree in order (random
+    // ids such as event UUIDs made each insert land anywhere: about 4× the CPU).
+    return auditKeys(event).map((key) => ({ collection: AUDIT_INDEX, id: documentId(event.position, stream.instanceId, key) }));
   },
 
   evolve(_document, event, target) {
     const stream = parseStreamName(event.streamName)!;
-    const [, key] = JSON.parse(target.id) as [string, string, string];
+    const [, , key] = JSON.parse(target.id) as [string, string, string];
     return {
       _id: target.id,
       instance_id: stream.instanceId,
