@@ -226,6 +226,7 @@ export function webPushDeliveryLines(r: WebPushDeliveryResult): string[] {
       `(${(r.devices / (r.arrivals.maxMs / 1000)).toFixed(0)} pushes/s overall)`,
     `  server CPU ${r.serverCpuPerPushMs.toFixed(2)} ms per push (encryption, VAPID signature, HTTPS request, the delivery record), ` +
       `so about ${(1000 / r.serverCpuPerPushMs).toFixed(0)} pushes/s per core`,
-    `  the delivery worker looks for new publishes once a second, so the first push waits up to 1 s for its sweep`,
+    `  the accepting process starts the delivery at once (50 pushes in flight, kept-alive connections, one VAPID signature per push service); ` +
+      `the once-a-second sweep only picks up publishes other processes or a restart left`,
   ];
 }

@@ -10,6 +10,7 @@ import { Clock } from '../../../shared/domain/clock';
 import { SECRET_BOX, SecretBox, SealedSecret } from '../../../shared/crypto/secret-box';
 import { READ_MODEL_STORE, ReadModelStore } from '../../../shared/ports/read-model-store.port';
 import { checkpointName } from '../../../../projections/projection';
+import { documentId } from '../../../shared/domain/streams';
 import {
   BEAMS_DEVICE_INTERESTS,
   BEAMS_DEVICES,
@@ -29,11 +30,12 @@ import { PUSH_PROVIDERS, PushProvider, PushResult } from './push-provider';
 
 /** How often every API process looks for publishes not yet delivered (its own, others', those a crash left). */
 export const DELIVERY_SWEEP_INTERVAL_MS = 1_000;
-const BATCH = 50;
+/** Publishes this process delivers at once; the rest wait in the work list for a free slot. */
+const PUBLISHES_IN_FLIGHT = 50;
 /** Attempts per device before it is counted as failed (5xx, 429, network errors are retried). */
 const ATTEMPTS = 5;
 /** Pushes in flight per publish. */
-const CONCURRENCY = 16;
+const CONCURRENCY = 50;
 /**
  * How long a publish's delivery lease lasts unrenewed (it is renewed while the delivery runs):
  * how soon another process, or this one restarted after a crash, takes a delivery over.
@@ -66,6 +68,8 @@ export class BeamsDelivery implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly stop = new AbortController();
   /** This process, as the owner of delivery leases. */
   private readonly owner = `beams-delivery-${randomUUID()}`;
+  /** The last sweep left publishes waiting for a free slot: a finished delivery sweeps again at once. */
+  private moreWaiting = false;
 
   constructor(
     private readonly pipeline: CommandPipeline,
@@ -92,12 +96,32 @@ export class BeamsDelivery implements OnApplicationBootstrap, OnModuleDestroy {
     return this.sweeper.run();
   }
 
+  /**
+   * Starts delivering a publish this process has just accepted, without waiting for a sweep to
+   * find it in the work list (which stays the record: the lease keeps the two from doubling up).
+   */
+  deliverAccepted(publish: Pick<BeamsPendingPublishDocument, 'instance_id' | 'publish_id' | 'target' | 'request' | 'accepted_at'>): void {
+    if (this.running.size >= PUBLISHES_IN_FLIGHT) {
+      this.moreWaiting = true; // a finished delivery sweeps again and finds it
+      return;
+    }
+    this.start({ _id: documentId(publish.instance_id, publish.publish_id), ...publish });
+  }
+
   private async sweepAll(): Promise<void> {
+    const free = PUBLISHES_IN_FLIGHT - this.running.size;
+    if (free <= 0) {
+      this.moreWaiting = true;
+      return;
+    }
+    // The oldest ones; those this process delivers already are among them, so `free` others are too when there are as many.
     const pending = await this.readModels.find<BeamsPendingPublishDocument>(BEAMS_PENDING_PUBLISHES, {
       sort: [{ field: 'accepted_at' }],
-      limit: BATCH,
+      limit: PUBLISHES_IN_FLIGHT,
     });
-    for (const publish of pending) this.start(publish);
+    const waiting = pending.filter((p) => !this.running.has(p._id));
+    for (const publish of waiting.slice(0, free)) this.start(publish);
+    this.moreWaiting = pending.length === PUBLISHES_IN_FLIGHT || waiting.length > free;
   }
 
   /** Delivers a publish unless this process already does; a failure leaves it pending for a later sweep. */
@@ -105,11 +129,15 @@ export class BeamsDelivery implements OnApplicationBootstrap, OnModuleDestroy {
     const key = publish._id;
     if (this.running.has(key) || this.stop.signal.aborted) return;
     const run = underLease(this.readModels, `beams_delivery:${key}`, this.owner, DELIVERY_LEASE_MS, () => this.deliver(publish))
-      .then(() => undefined) // false: another process delivers it
-      .catch((error: unknown) =>
-        this.logger.warn(`publish ${publish.publish_id} of ${publish.instance_id} stays pending, retried by a later sweep: ${messageOf(error)}`),
-      )
-      .finally(() => this.running.delete(key));
+      .catch((error: unknown) => {
+        this.logger.warn(`publish ${publish.publish_id} of ${publish.instance_id} stays pending, retried by a later sweep: ${messageOf(error)}`);
+        return false;
+      })
+      .then((delivered) => {
+        this.running.delete(key);
+        // Only after a delivery (false: another process holds it): such publishes would otherwise be swept again and again.
+        if (delivered && this.moreWaiting) this.sweeper.kick();
+      });
     this.running.set(key, run);
   }
 

@@ -1,4 +1,6 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
+import { Agent } from 'node:https';
+import { LRUCache } from 'lru-cache';
 import webPush, { WebPushError } from 'web-push';
 import { CONFIG, ParleyConfig } from '../../../config/config';
 import { SECRET_BOX, SecretBox } from '../../../shared/crypto/secret-box';
@@ -10,18 +12,37 @@ import { webPushPayload } from './web-push-payload';
 const PUSH_TIMEOUT_MS = 10_000;
 /** How long a push service keeps a message for an offline browser. */
 export const TTL_SECONDS = 4 * 7 * 24 * 3600;
+/** A VAPID JWT's lifetime: just under the 24 h RFC 8292 allows (web-push refuses 24 h itself). */
+const VAPID_VALID_SECONDS = 24 * 3600 - 60;
+/** How long one VAPID JWT is reused for its push service: half its lifetime, so it never reaches one expired. */
+const VAPID_REUSE_MS = 12 * 3600 * 1000;
+/** Push services (origins) whose VAPID header is kept; browsers use a handful. */
+const VAPID_AUDIENCES = 1_000;
+/** Connections kept open per push service: the delivery worker's pushes in flight per publish. */
+const SOCKETS_PER_PUSH_SERVICE = 50;
 
-/** Web Push: an encrypted push (aes128gcm, VAPID) through web-push; 404/410 mean the browser unsubscribed. */
+/**
+ * Web Push: an encrypted push (aes128gcm, VAPID) through web-push; 404/410 mean the browser unsubscribed.
+ * The VAPID header (an ES256 signature) is made once per push service and reused, and connections
+ * are kept alive: a fan-out to many browsers of one push service pays for neither per push.
+ */
 @Injectable()
-export class WebPushProvider implements PushProvider {
+export class WebPushProvider implements PushProvider, OnModuleDestroy {
   readonly platform = 'web' as const;
   readonly configured = true;
   private readonly vapid: VapidKeys;
   private readonly allowedHosts: readonly string[];
+  /** `Authorization` headers by audience (the endpoint's origin). */
+  private readonly vapidHeaders = new LRUCache<string, string>({ max: VAPID_AUDIENCES, ttl: VAPID_REUSE_MS });
+  private readonly agent = new Agent({ keepAlive: true, maxSockets: SOCKETS_PER_PUSH_SERVICE });
 
   constructor(@Inject(CONFIG) config: ParleyConfig, @Inject(SECRET_BOX) box: SecretBox) {
     this.vapid = vapidKeys(config, box);
     this.allowedHosts = config.beamsWebPushHosts;
+  }
+
+  onModuleDestroy(): void {
+    this.agent.destroy();
   }
 
   /** The key browsers subscribe with (`applicationServerKey`). */
@@ -39,7 +60,8 @@ export class WebPushProvider implements PushProvider {
     if (!isAllowedPushHost(endpoint, this.allowedHosts)) return { kind: 'failed', why: `${new URL(endpoint).hostname} is not in BEAMS_WEB_PUSH_HOSTS` };
     try {
       await webPush.sendNotification(address as WebPushSubscription, payload as string, {
-        vapidDetails: this.vapid,
+        headers: { Authorization: this.vapidAuthorization(new URL(endpoint).origin) },
+        agent: this.agent,
         TTL: TTL_SECONDS,
         contentEncoding: 'aes128gcm',
         timeout: PUSH_TIMEOUT_MS,
@@ -50,5 +72,16 @@ export class WebPushProvider implements PushProvider {
       const why = `push service answered ${error.statusCode}`;
       return error.statusCode === 404 || error.statusCode === 410 ? { kind: 'gone', why } : byStatus(error.statusCode, why);
     }
+  }
+
+  private vapidAuthorization(audience: string): string {
+    let authorization = this.vapidHeaders.get(audience);
+    if (authorization === undefined) {
+      const { publicKey, privateKey, subject } = this.vapid;
+      const expiration = Math.floor(Date.now() / 1000) + VAPID_VALID_SECONDS;
+      authorization = webPush.getVapidHeaders(audience, subject, publicKey, privateKey, 'aes128gcm', expiration).Authorization;
+      this.vapidHeaders.set(audience, authorization);
+    }
+    return authorization;
   }
 }

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { CommandPipeline } from '../../../shared/application/command-pipeline';
 import { DomainError } from '../../../shared/domain/errors';
+import { BeamsDelivery } from '../delivery/beams-delivery';
 import { beamsPublishDecider, beamsPublishStream } from '../domain/beams.deciders';
 import { INTEREST_PUBLISHES_PER_SECOND, InterestPublishRate } from './interest-publish-rate';
 import { PublishRequest } from './publish-request';
@@ -28,6 +29,7 @@ export class Publish {
   constructor(
     private readonly pipeline: CommandPipeline,
     @Inject(INTEREST_PUBLISH_RATE) private readonly interestRate: InterestPublishRate,
+    private readonly delivery: BeamsDelivery,
   ) {}
 
   async accept(instanceId: string, publish: PublishRequest, keyId: string, now: Date): Promise<string> {
@@ -44,6 +46,8 @@ export class Publish {
       { instance_id: instanceId, actor: { key_id: keyId }, occurred_at: at },
       { awaitProjections: [] },
     );
+    // Durable now: delivered at once from here, not after the delivery worker's next sweep.
+    this.delivery.deliverAccepted({ instance_id: instanceId, publish_id: publishId, target: publish.target, request: publish.request, accepted_at: at });
     return publishId;
   }
 }
