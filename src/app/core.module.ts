@@ -4,7 +4,7 @@ import { CONFIG } from '../config/config';
 import { CommandPipeline } from '../shared/application/command-pipeline';
 import { INSTANCE_EPOCHS, InstanceEpochs } from '../shared/application/instance-epochs';
 import { READ_YOUR_WRITES } from '../shared/application/read-your-writes';
-import { CLOCK } from '../shared/application/tokens';
+import { CLOCK, LEASE_OWNER } from '../shared/application/tokens';
 import { SECRET_BOX } from '../shared/crypto/secret-box';
 import { systemClock } from '../shared/domain/clock';
 import { EVENT_STORE } from '../shared/ports/event-store.port';
@@ -33,6 +33,7 @@ export class CoreModule {
       { provide: SECRET_BOX, useValue: runtime.secretBox },
       { provide: READ_YOUR_WRITES, useValue: runtime.projections },
       { provide: CLOCK, useValue: systemClock },
+      { provide: LEASE_OWNER, useValue: runtime.leaseOwner },
       { provide: INSTANCE_EPOCHS, useValue: new InstanceEpochs(runtime.stores.events) },
       { provide: HEALTH_SOURCES, useValue: healthSources(runtime) },
       CommandPipeline,

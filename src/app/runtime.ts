@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { ParleyConfig } from '../config/config';
@@ -35,6 +36,8 @@ export interface Runtime {
   /** Which version of each projection serves reads. */
   readonly versions: ProjectionVersions;
   readonly storage: StorageHealth;
+  /** Who this process is when it takes a lease: stable per host and directory for the embedded server (see LEASE_OWNER). */
+  readonly leaseOwner: string;
   close(): Promise<void>;
 }
 
@@ -52,12 +55,13 @@ export async function openRuntime(config: ParleyConfig, mode: ProjectorMode): Pr
   const storage = new StorageHealth();
   const stores: Stores = { ...opened, events: new ObservedEventStore(opened.events, storage) };
   const secretBox = await openMasterKey(config, stores.events);
+  // The embedded server is alone on its data directory (the lock), so a stable owner
+  // lets a restart renew the leases its killed predecessor still held.
+  const leaseOwner = mode === 'embedded' ? `embedded@${hostname()}:${config.dataDir}` : `${hostname()}:${process.pid}:${randomUUID()}`;
   let runner: ProjectorRunner | null = null;
   if (mode !== 'separate') {
     runner = new ProjectorRunner(stores.events, stores.readModels, ALL_PROJECTIONS, {
-      // The embedded server is alone on its data directory (the lock), so a stable owner
-      // lets a restart renew the leases its killed predecessor still held.
-      owner: mode === 'embedded' ? `embedded@${hostname()}:${config.dataDir}` : undefined,
+      owner: mode === 'embedded' ? leaseOwner : undefined,
       leaseTtlMs: config.projectionLeaseTtlMs,
       onLeasesChanged: (held) => logger.info({ projections: held }, 'projector holds these projections now'),
       onError: (error, { projection, parked }) =>
@@ -89,6 +93,7 @@ export async function openRuntime(config: ParleyConfig, mode: ProjectorMode): Pr
     projections,
     versions,
     storage,
+    leaseOwner,
     async close() {
       projections.close();
       await runner?.stop();

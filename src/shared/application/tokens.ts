@@ -1,2 +1,9 @@
 /** DI tokens of shared services that have no class of their own. */
 export const CLOCK = Symbol('Clock');
+/**
+ * This process as the owner of work leases (a Beams delivery, a webhook). The embedded server
+ * owns its data directory (the lock), so its owner is stable across restarts: after a kill -9 it
+ * takes its dead predecessor's leases at once instead of waiting them out. Other processes get
+ * one of their own.
+ */
+export const LEASE_OWNER = Symbol('LeaseOwner');

@@ -1,11 +1,10 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Backoff } from '../../../shared/application/backoff';
 import { PeriodicSweep } from '../../../shared/application/periodic-sweep';
 import { underLease } from '../../../shared/application/under-lease';
 import { CommandPipeline } from '../../../shared/application/command-pipeline';
-import { CLOCK } from '../../../shared/application/tokens';
+import { CLOCK, LEASE_OWNER } from '../../../shared/application/tokens';
 import { Clock } from '../../../shared/domain/clock';
 import { SECRET_BOX, SecretBox, SealedSecret } from '../../../shared/crypto/secret-box';
 import { READ_MODEL_STORE, ReadModelStore } from '../../../shared/ports/read-model-store.port';
@@ -66,8 +65,8 @@ export class BeamsDelivery implements OnApplicationBootstrap, OnModuleDestroy {
     this.logger.warn(`looking for pending publishes failed; retrying in ${DELIVERY_SWEEP_INTERVAL_MS} ms: ${messageOf(error)}`),
   );
   private readonly stop = new AbortController();
-  /** This process, as the owner of delivery leases. */
-  private readonly owner = `beams-delivery-${randomUUID()}`;
+  /** This process as the owner of delivery leases (stable for the embedded server, see LEASE_OWNER). */
+  private readonly owner: string;
   /** The last sweep left publishes waiting for a free slot: a finished delivery sweeps again at once. */
   private moreWaiting = false;
 
@@ -77,9 +76,11 @@ export class BeamsDelivery implements OnApplicationBootstrap, OnModuleDestroy {
     @Inject(READ_MODEL_STORE) private readonly readModels: ReadModelStore,
     @Inject(SECRET_BOX) private readonly box: SecretBox,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(LEASE_OWNER) leaseOwner: string,
     @Inject(PUSH_PROVIDERS) providers: readonly PushProvider[],
   ) {
     this.providers = new Map(providers.map((p) => [p.platform, p]));
+    this.owner = `beams-delivery@${leaseOwner}`;
   }
 
   onApplicationBootstrap(): void {

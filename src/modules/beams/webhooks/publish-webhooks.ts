@@ -1,8 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
 import { CommandPipeline } from '../../../shared/application/command-pipeline';
 import { PeriodicSweep } from '../../../shared/application/periodic-sweep';
-import { CLOCK } from '../../../shared/application/tokens';
+import { CLOCK, LEASE_OWNER } from '../../../shared/application/tokens';
 import { underLease } from '../../../shared/application/under-lease';
 import { Clock } from '../../../shared/domain/clock';
 import { READ_MODEL_STORE, ReadModelStore } from '../../../shared/ports/read-model-store.port';
@@ -56,14 +55,18 @@ export class PublishWebhooks implements OnApplicationBootstrap, OnModuleDestroy 
     this.logger.warn(`looking for webhooks due failed; retrying in ${WEBHOOK_SWEEP_INTERVAL_MS} ms: ${messageOf(error)}`),
   );
   private readonly stop = new AbortController();
-  private readonly owner = `beams-webhooks-${randomUUID()}`;
+  /** This process as the owner of webhook leases (stable for the embedded server, see LEASE_OWNER). */
+  private readonly owner: string;
 
   constructor(
     private readonly pipeline: CommandPipeline,
     private readonly keyRing: KeyRing,
     @Inject(READ_MODEL_STORE) private readonly readModels: ReadModelStore,
     @Inject(CLOCK) private readonly clock: Clock,
-  ) {}
+    @Inject(LEASE_OWNER) leaseOwner: string,
+  ) {
+    this.owner = `beams-webhooks@${leaseOwner}`;
+  }
 
   onApplicationBootstrap(): void {
     this.sweeper.start();
