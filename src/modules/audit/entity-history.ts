@@ -1,7 +1,8 @@
 import { LogPosition, RecordedEvent } from '../../shared/domain/event';
 import { streamName } from '../../shared/domain/streams';
 import { EventStore } from '../../shared/ports/event-store.port';
-import { ReadModelStore } from '../../shared/ports/read-model-store.port';
+import { Condition, ReadModelStore } from '../../shared/ports/read-model-store.port';
+import { firstEventAfterPosition, StreamReader } from '../../shared/application/stream-position-search';
 import { actorKey, AUDIT_INDEX, AuditIndexDocument, auditIndexProjection, roomKey } from '../../../projections/audit/audit-index.projection';
 import { checkpointName } from '../../../projections/projection';
 import { instanceStream } from '../instances/domain/instance.decider';
@@ -46,10 +47,21 @@ export const actorIndexKey = (actor: string): string => {
 };
 
 const STREAM_PAGE = 500;
-/** Streams read at once when a room has many messages. */
+/** Streams read at once when a room has many attachments. */
 const PARALLEL_READS = 16;
 
+/** A page and one more: whether a next page exists (the CLI's whole history asks for the largest limit). */
+const pageAndOne = (request: AuditPageRequest) => Math.min(request.limit + 1, Number.MAX_SAFE_INTEGER);
+
 const byPosition = (a: RecordedEvent, b: RecordedEvent) => (a.position < b.position ? -1 : a.position > b.position ? 1 : 0);
+
+/** An entity's sources for one page: its streams, each read from the page's start, and events the index points at. */
+interface PageSources {
+  readonly streams: readonly string[];
+  readonly pointed: readonly AuditIndexDocument[];
+  /** The names the page lists as read. */
+  readonly named: readonly string[];
+}
 
 /**
  * The audit trail of an entity, read from the log: every stream the entity has, merged in log
@@ -57,6 +69,10 @@ const byPosition = (a: RecordedEvent, b: RecordedEvent) => (a.position < b.posit
  * its timeline (sends), its messages' edits and deletions, its attachments' streams and the
  * role grants scoped to it (the last three found through the audit index).
  * An actor: what the audit index lists under it. One reader for the CLI and the HTTP API.
+ *
+ * A page costs the page, not the history: each stream is entered at the page's start by a
+ * binary search over its revisions and read for at most `limit + 1` events, the index is read
+ * from the same position for as many, and the merge is cut to `limit`.
  */
 export class EntityHistory {
   constructor(
@@ -67,61 +83,76 @@ export class EntityHistory {
 
   async page(subject: AuditSubject, request: AuditPageRequest): Promise<AuditPage> {
     if (subject.kind === 'actor') return this.actorPage(subject.instanceId, actorIndexKey(subject.id), request);
-    const { events, streams } = await this.history(subject);
-    const after = request.from ? events.filter((e) => e.position > request.from!) : events;
+    const sources = await this.sources(subject, request);
+    // Any source's first `limit + 1` events after `from` cover the merge's first `limit + 1`.
+    const read = await inBatches(sources.streams, (stream) => this.streamAfter(stream, request.from ?? null, pageAndOne(request)));
+    const seen = new Set<string>();
+    const after = [...read.flat(), ...(await this.at(sources.pointed))]
+      .filter((e) => !seen.has(e.id) && seen.add(e.id))
+      .sort(byPosition);
     const page = after.slice(0, request.limit);
-    return { events: page, next: after.length > page.length ? page[page.length - 1].position : null, sources: streams };
+    return { events: page, next: after.length > page.length ? page[page.length - 1].position : null, sources: sources.named };
   }
 
-  /** An entity's whole history, oldest first. */
-  async history(subject: EntitySubject): Promise<{ events: RecordedEvent[]; streams: string[] }> {
+  private async sources(subject: EntitySubject, request: AuditPageRequest): Promise<PageSources> {
     const { instanceId } = subject;
+    const only = (...streams: string[]): PageSources => ({ streams, pointed: [], named: streams });
     switch (subject.kind) {
       case 'instance':
-        return this.merged([instanceStream(instanceId)]);
+        return only(instanceStream(instanceId));
       case 'roles':
-        return this.merged([rolesStream(instanceId)]);
+        return only(rolesStream(instanceId));
       case 'publish':
-        return this.merged([beamsPublishStream(instanceId, subject.id)]);
+        return only(beamsPublishStream(instanceId, subject.id));
       case 'user':
-        return this.merged([userStream(instanceId, subject.id), userRolesStream(instanceId, subject.id), beamsUserStream(instanceId, subject.id)]);
+        return only(userStream(instanceId, subject.id), userRolesStream(instanceId, subject.id), beamsUserStream(instanceId, subject.id));
       case 'room':
-        return this.room(instanceId, subject.id);
+        return this.roomSources(instanceId, subject.id, request);
     }
   }
 
-  private async room(instanceId: string, roomId: string): Promise<{ events: RecordedEvent[]; streams: string[] }> {
-    const own = await this.merged([roomStream(instanceId, roomId), messagesStream(instanceId, roomId)]);
-    // Found through the index, not by reading every message's stream: edits and deletions
-    // name their room. (Logs from before messages had streams keep them in the timeline.)
-    const linked = await this.indexed(instanceId, roomKey(roomId), { limit: Number.MAX_SAFE_INTEGER });
-    // An attachment's later events do not name the room: its whole stream belongs to the room.
-    const attachmentStreams = [...new Set(linked.filter((d) => d.type === 'AttachmentCreated').map((d) => d.stream))];
-    const attachments = await this.merged(attachmentStreams);
-    const pointed = linked.filter((d) => d.type !== 'AttachmentCreated');
-    const single = await this.at(pointed);
-    const seen = new Set<string>();
-    const events = [...own.events, ...attachments.events, ...single]
-      .filter((e) => !seen.has(e.id) && seen.add(e.id))
-      .sort(byPosition);
-    const streams = [
-      ...own.streams,
-      ...(pointed.some((d) => d.type.startsWith('Message')) ? [streamName('message', instanceId, '<message id>')] : []),
+  private async roomSources(instanceId: string, roomId: string, request: AuditPageRequest): Promise<PageSources> {
+    const key = roomKey(roomId);
+    const own = [roomStream(instanceId, roomId), messagesStream(instanceId, roomId)];
+    // An attachment's later events do not name the room: its whole stream belongs to the room,
+    // however early it was created (one index line per attachment, not per send).
+    const created = await this.indexed(instanceId, key, { type: 'AttachmentCreated', limit: Number.MAX_SAFE_INTEGER });
+    const attachmentStreams = [...new Set(created.map((d) => d.stream))];
+    // Edits, deletions and role grants name their room: the index lists them in log order, so
+    // the page needs its first `limit + 1` after `from` (found through the index, not by reading
+    // every message's stream; logs from before messages had streams keep them in the timeline).
+    const pointed = await this.indexed(instanceId, key, { from: request.from, limit: pageAndOne(request) });
+    const [messages, grants] = await Promise.all([
+      this.indexed(instanceId, key, { type: { in: ['MessageEdited', 'MessageDeleted'] }, limit: 1 }),
+      this.indexed(instanceId, key, { type: { in: ['UserRoleAssigned', 'UserRoleRemoved'] }, limit: 1 }),
+    ]);
+    const named = [
+      ...own,
+      ...(messages.length > 0 ? [streamName('message', instanceId, '<message id>')] : []),
       ...attachmentStreams,
-      ...(pointed.some((d) => d.type.startsWith('UserRole')) ? [userRolesStream(instanceId, '<user id>')] : []),
+      ...(grants.length > 0 ? [userRolesStream(instanceId, '<user id>')] : []),
     ];
-    return { events, streams };
+    return { streams: [...own, ...attachmentStreams], pointed, named };
   }
 
   private async actorPage(instanceId: string, key: string, request: AuditPageRequest): Promise<AuditPage> {
-    const docs = await this.indexed(instanceId, key, { from: request.from, limit: request.limit + 1 });
+    const docs = await this.indexed(instanceId, key, { from: request.from, limit: pageAndOne(request) });
     const page = docs.slice(0, request.limit);
     return { events: await this.at(page), next: docs.length > page.length ? page[page.length - 1].position : null, sources: [AUDIT_INDEX] };
   }
 
-  private indexed(instanceId: string, key: string, request: { from?: LogPosition | null; limit: number }): Promise<AuditIndexDocument[]> {
+  private indexed(
+    instanceId: string,
+    key: string,
+    request: { from?: LogPosition | null; type?: Condition; limit: number },
+  ): Promise<AuditIndexDocument[]> {
     return this.readModels.find<AuditIndexDocument>(AUDIT_INDEX, {
-      where: { instance_id: instanceId, key, ...(request.from && { position: { gt: request.from } }) },
+      where: {
+        instance_id: instanceId,
+        key,
+        ...(request.from && { position: { gt: request.from } }),
+        ...(request.type !== undefined && { type: request.type }),
+      },
       sort: [{ field: 'position' }],
       limit: request.limit,
     });
@@ -133,20 +164,20 @@ export class EntityHistory {
     return found.map(([event]) => event).filter((e): e is RecordedEvent => e !== undefined);
   }
 
-  private async merged(streams: readonly string[]): Promise<{ events: RecordedEvent[]; streams: string[] }> {
-    const all = await inBatches(streams, (s) => this.wholeStream(s));
-    return { events: all.flat().sort(byPosition), streams: [...streams] };
-  }
-
-  /** Every event of the stream, oldest first, a page at a time. */
-  private async wholeStream(stream: string): Promise<RecordedEvent[]> {
+  /** At most `count` events of the stream after the position `from` (null: from its start), oldest first. */
+  private async streamAfter(stream: string, from: LogPosition | null, count: number): Promise<RecordedEvent[]> {
+    const read: StreamReader = (s, options) => this.events.readStream(s, options);
+    const first = from === null ? 0 : (await firstEventAfterPosition(read, stream, from))?.revision;
+    if (first === undefined) return [];
     const events: RecordedEvent[] = [];
-    for (let from = 0; ; ) {
-      const page = await this.events.readStream(stream, { fromRevision: from, maxCount: STREAM_PAGE });
+    for (let at = first; events.length < count; ) {
+      const wanted = Math.min(STREAM_PAGE, count - events.length);
+      const page = await this.events.readStream(stream, { fromRevision: at, maxCount: wanted });
       events.push(...page);
-      if (page.length < STREAM_PAGE) return events;
-      from = page[page.length - 1].revision + 1;
+      if (page.length < wanted) break; // the stream ends here
+      at = page[page.length - 1].revision + 1;
     }
+    return events;
   }
 }
 
