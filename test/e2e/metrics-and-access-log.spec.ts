@@ -158,6 +158,7 @@ describe('/metrics, the access log and request ids (a real server process)', () 
     const ok = await scrape(`Bearer ${METRICS_TOKEN}`);
     expect(ok.status).toBe(200);
     expect(ok.headers.get('content-type')).toMatch(/^text\/plain/);
+    expect((await scrape(`bearer ${METRICS_TOKEN}`)).status).toBe(200);
   });
 
   it('is not served at all without METRICS_TOKEN', async () => {

@@ -27,7 +27,8 @@ export class MetricsScrape {
     if (!this.token) {
       return { error: new DomainError('not_found', 'metrics_disabled', 'Metrics are served only when METRICS_TOKEN is set'), headers: {} };
     }
-    const offered = /^Bearer (.+)$/.exec(authorization ?? '')?.[1];
+    // The scheme is case-insensitive (RFC 9110 §11.1), as the other Bearer checks here read it.
+    const offered = /^Bearer\s+(.+)$/i.exec(authorization ?? '')?.[1];
     if (offered && timingSafeEqual(digest(offered), this.token)) return null;
     return {
       error: new DomainError('unauthorized', 'invalid_metrics_token', 'Send Authorization: Bearer <METRICS_TOKEN> to read the metrics'),
