@@ -2,8 +2,9 @@ import { parseArgs } from 'node:util';
 import { openRuntime, Runtime } from '../app/runtime';
 import { Actor, RecordedEvent } from '../shared/domain/event';
 import { VersionedReadModels } from '../shared/application/versioned-read-models';
-import { AUDIT_INDEX_CHECKPOINT, AuditSubject, EntityHistory } from '../modules/audit/entity-history';
-import { AUDIT_PAGE_DEFAULT, AUDIT_PAGE_MAX, presentAuditEvent } from '../modules/audit/audit-trail';
+import { AUDIT_INDEX_CHECKPOINT, AuditPageRequest, AuditSubject, EntityHistory } from '../modules/audit/entity-history';
+import { AUDIT_PAGE_DEFAULT, AUDIT_PAGE_MAX, parseAuditPage, presentAuditEvent } from '../modules/audit/audit-trail';
+import { DomainError } from '../shared/domain/errors';
 import { CliIo, cliConfig, EXIT_FAILED, EXIT_OK, reportFailure, runAsMain, UsageError } from './cli-io';
 
 export const AUDIT_USAGE = `Usage: npm run audit -- <instance> <user|room> <id> [--json]
@@ -34,11 +35,13 @@ interface Parsed {
   readonly limit: number;
 }
 
-function parseLimit(raw: string | undefined): number {
-  if (raw === undefined) return AUDIT_PAGE_DEFAULT;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1 || n > AUDIT_PAGE_MAX) throw new UsageError(`--limit must be a whole number from 1 to ${AUDIT_PAGE_MAX}`);
-  return n;
+/** --from and --limit, checked as the audit API checks `from` and `limit` (one parser for both). */
+function parsePage(from: string | undefined, limit: string | undefined): AuditPageRequest {
+  try {
+    return parseAuditPage({ from, limit });
+  } catch (error) {
+    throw new UsageError(`--${error instanceof DomainError ? error.description : String(error)}`);
+  }
 }
 
 function parseTarget(argv: readonly string[]): Parsed | null {
@@ -59,7 +62,8 @@ function parseTarget(argv: readonly string[]): Parsed | null {
   }
   const { positionals: p, values } = parsed;
   if (values.help || (p.length === 1 && p[0] === 'help')) return null;
-  const common = { json: values.json === true, from: values.from || null, limit: parseLimit(values.limit) };
+  const page = parsePage(values.from, values.limit);
+  const common = { json: values.json === true, from: page.from ?? null, limit: page.limit };
   const actorView = p.length === 3 && p[1] === 'actor';
   if (!actorView && (values.from !== undefined || values.limit !== undefined)) throw new UsageError('--from and --limit page the actor view only');
   if (p.length === 2 && p[0] === 'instance') {

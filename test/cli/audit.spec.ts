@@ -177,6 +177,10 @@ describe('audit CLI', () => {
       expect(jsonLines(byKey.lines).map((e) => e.type)).toContain('UserRoleAssigned');
       expect((await audit('audited', 'actor', 'nobody')).code).toBe(1);
       expect((await audit('audited', 'room', 'hall', '--limit', '2')).code).toBe(2);
+      // Checked as the audit API checks them: a mistyped position is refused, not read as "nothing after it".
+      const badFrom = await audit('audited', 'actor', 'dan', '--from', 'zz');
+      expect([badFrom.code, badFrom.err]).toEqual([2, expect.stringContaining('--from must be a log position')]);
+      expect((await audit('audited', 'actor', 'dan', '--limit', '0')).err).toContain('--limit must be a whole number from 1 to 1000');
     });
   });
 
