@@ -22,6 +22,16 @@ export interface SubscriptionContext {
 }
 
 /**
+ * A resuming client's `Last-Event-Id` as the whole number the timelines number their events by
+ * (message ids, feed item ids), or undefined when absent or anything else (the stream opens afresh).
+ */
+export const numericLastEventId = (raw: string | undefined): number | undefined => {
+  if (raw === undefined || !/^\d+$/.test(raw)) return undefined;
+  const n = Number(raw);
+  return Number.isSafeInteger(n) ? n : undefined;
+};
+
+/**
  * Opens one subscription: registers its listeners and pushes its initial events into the
  * channel, or throws a DomainError (answered before the stream opens). Clean-ups go to
  * `channel.onClose`.

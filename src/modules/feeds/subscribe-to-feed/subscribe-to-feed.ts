@@ -6,7 +6,7 @@ import { EPHEMERAL_BUS, EphemeralBus } from '../../../shared/ports/ephemeral-bus
 import { openCatchUpThenLive } from '../../../shared/subscriptions/catch-up-then-live';
 import { EventChannel, WireEvent } from '../../../shared/subscriptions/event-channel';
 import { LiveLog } from '../../../shared/subscriptions/live-log';
-import { SubscriptionContext, SubscriptionRoutes } from '../../streaming/subscription-routes';
+import { numericLastEventId, SubscriptionContext, SubscriptionRoutes } from '../../streaming/subscription-routes';
 import { feedStream, requireFeedId } from '../domain/feed.decider';
 import { FeedItemsPublished } from '../domain/feed.events';
 import { FeedAccess } from '../feeds-tokens/feed-access';
@@ -57,7 +57,7 @@ export class FeedSubscription implements OnModuleInit {
     requireFeedId(feedId);
     await this.access.readFeed(instanceId, feedId, context.headers.authorization);
     const previous = parsePreviousItems(context.query.get('previous_items'));
-    const resumeAfter = parseLastEventId(context.lastEventId);
+    const resumeAfter = numericLastEventId(context.lastEventId);
     /** The newest item id the client has: live items at or below it were sent already. */
     let lastSeq = 0;
 
@@ -125,11 +125,4 @@ export const parsePreviousItems = (raw: string | null): number => {
     throw unprocessable('invalid_previous_items', `previous_items must be a whole number from 0 to ${MAX_PREVIOUS_ITEMS}`);
   }
   return n;
-};
-
-/** A resuming client sends the id of the last item it saw; anything else opens afresh. */
-const parseLastEventId = (raw: string | undefined): number | undefined => {
-  if (raw === undefined || !/^\d+$/.test(raw)) return undefined;
-  const n = Number(raw);
-  return Number.isSafeInteger(n) ? n : undefined;
 };

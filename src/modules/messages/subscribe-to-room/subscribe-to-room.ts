@@ -12,7 +12,7 @@ import { MessageDocument, TOMBSTONE_TEXT } from '../../../../projections/message
 import { roomStream } from '../../rooms/domain/room.decider';
 import { RoomAccess } from '../../rooms/room-access';
 import { typingChannel, TypingSignal } from '../../rooms/typing-channel';
-import { SubscriptionContext, SubscriptionRoutes } from '../../streaming/subscription-routes';
+import { numericLastEventId, SubscriptionContext, SubscriptionRoutes } from '../../streaming/subscription-routes';
 import { messagesStream } from '../domain/message.decider';
 import { MessageDeleted, MessageSent } from '../domain/message.events';
 import { ATTACHMENT_RESOLVER, AttachmentResolver } from '../presentation/attachments.port';
@@ -74,7 +74,7 @@ export class RoomSubscription implements OnModuleInit {
     const version = parseChatApiVersion(context.params.version);
     const { instanceId, roomId } = context.params;
     const limit = parseMessageLimit(context.query.get('message_limit'));
-    const resumeAfter = parseLastEventId(context.lastEventId);
+    const resumeAfter = numericLastEventId(context.lastEventId);
     await this.access.readable(instanceId, roomId, context.actor);
 
     const subscriber: RoomSubscriber = {
@@ -208,11 +208,4 @@ export const parseMessageLimit = (raw: string | null): number => {
     throw unprocessable('invalid_message_limit', `message_limit must be a whole number from 0 to ${MAX_MESSAGE_LIMIT}`);
   }
   return n;
-};
-
-/** Resuming clients send the id of the last event they saw: a message id. Anything else replays as new. */
-const parseLastEventId = (raw: string | undefined): number | undefined => {
-  if (raw === undefined || !/^\d+$/.test(raw)) return undefined;
-  const n = Number(raw);
-  return Number.isSafeInteger(n) ? n : undefined;
 };
