@@ -16,6 +16,7 @@ import {
 } from '../ports/event-store.port';
 import { INSTANCE_EPOCHS, InstanceEpochs } from './instance-epochs';
 import { READ_YOUR_WRITES, ReadYourWrites } from './read-your-writes';
+import { newestFirst } from './stream-position-search';
 import { currentRequestId } from '../observability/request-context';
 import { recordAppend } from '../observability/metrics';
 
@@ -190,17 +191,13 @@ export class CommandPipeline {
 
   /** The newest events of a stream back to (and including) the newest one `foldsFrom` accepts, oldest first. */
   private async tail<E extends DomainEvent>(stream: string, foldsFrom: (event: E) => boolean, epoch: LogPosition | null): Promise<RecordedEvent[]> {
-    const newestFirst: RecordedEvent[] = [];
-    for (let from: number | undefined; ; ) {
-      const page = await this.readStream(stream, { direction: 'backwards', fromRevision: from, maxCount: TAIL_PAGE });
-      for (const event of page) {
-        newestFirst.push(event);
-        // A wiped event ends the state as a start would (it is kept for its revision, not folded).
-        if ((epoch !== null && event.position <= epoch) || foldsFrom(event as unknown as E)) return newestFirst.reverse();
-      }
-      if (page.length < TAIL_PAGE || page[page.length - 1].revision === 0) return newestFirst.reverse();
-      from = page[page.length - 1].revision - 1;
+    const read: RecordedEvent[] = [];
+    for await (const event of newestFirst((s, options) => this.readStream(s, options), stream, TAIL_PAGE)) {
+      read.push(event);
+      // A wiped event ends the state as a start would (it is kept for its revision, not folded).
+      if ((epoch !== null && event.position <= epoch) || foldsFrom(event as unknown as E)) break;
     }
+    return read.reverse();
   }
 
   /** The wipe position of the stream's instance (null: never wiped); a failed read answers 503 "nothing was changed". */

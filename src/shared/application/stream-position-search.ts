@@ -1,8 +1,21 @@
 import { LogPosition, positionAfter, RecordedEvent } from '../domain/event';
 import { ReadStreamOptions } from '../ports/event-store.port';
 
-/** A forwards read of one stream (the event store's, or the command pipeline's). */
+/** A read of one stream (the event store's, or the command pipeline's). */
 export type StreamReader = (stream: string, options: ReadStreamOptions) => Promise<RecordedEvent[]>;
+
+/**
+ * A stream's events newest first, read backwards `pageSize` at a time, so a caller that stops at
+ * the event it looks for reads no further back than needed.
+ */
+export async function* newestFirst(read: StreamReader, stream: string, pageSize: number): AsyncGenerator<RecordedEvent> {
+  for (let from: number | undefined; ; ) {
+    const page = await read(stream, { direction: 'backwards', fromRevision: from, maxCount: pageSize });
+    yield* page;
+    if (page.length < pageSize || page[page.length - 1].revision === 0) return;
+    from = page[page.length - 1].revision - 1;
+  }
+}
 
 /** Events read per step past events the search skips. */
 const SCAN_PAGE = 16;

@@ -2,6 +2,7 @@ import { Body, Controller, HttpCode, Inject, Param, Put, UseGuards } from '@nest
 import { CommandBus, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { IsInt, Max, Min } from 'class-validator';
 import { CommandPipeline } from '../../../shared/application/command-pipeline';
+import { newestFirst, StreamReader } from '../../../shared/application/stream-position-search';
 import { CLOCK } from '../../../shared/application/tokens';
 import { Clock } from '../../../shared/domain/clock';
 import { Actor } from '../../../shared/domain/event';
@@ -87,16 +88,12 @@ export class SetReadCursorHandler implements ICommandHandler<SetReadCursorComman
    * wipe left behind need no special case: they name an earlier user's or room's `created_at`.
    */
   private async legacyCursor(instanceId: string, userId: string, roomId: string): Promise<RoomCursor | null> {
-    const stream = legacyCursorStream(instanceId, userId);
-    for (let from: number | undefined; ; ) {
-      const page = await this.pipeline.readStream(stream, { direction: 'backwards', fromRevision: from, maxCount: LEGACY_PAGE });
-      for (const event of page) {
-        const data = event.data as ReadCursorSet['data'];
-        if (event.type === 'ReadCursorSet' && data.room_id === roomId) return roomCursorOf(data);
-      }
-      if (page.length < LEGACY_PAGE || page[page.length - 1].revision === 0) return null;
-      from = page[page.length - 1].revision - 1;
+    const read: StreamReader = (stream, options) => this.pipeline.readStream(stream, options);
+    for await (const event of newestFirst(read, legacyCursorStream(instanceId, userId), LEGACY_PAGE)) {
+      const data = event.data as ReadCursorSet['data'];
+      if (event.type === 'ReadCursorSet' && data.room_id === roomId) return roomCursorOf(data);
     }
+    return null;
   }
 }
 
