@@ -104,6 +104,9 @@ describe('cross-origin browsers, CORS_ORIGINS unset (any origin)', () => {
     const res = await fetch(`${s.baseUrl}${s.chat('/users/nobody')}`, { headers: { origin: APP_ORIGIN, authorization: `Bearer ${s.token({ su: true })}` } });
     expect(res.status).toBe(404);
     expect(res.headers.get('access-control-allow-origin')).toBe('*');
+    // A page can read when a rate-limited (429) call may be retried, and how much is left.
+    const exposed = res.headers.get('access-control-expose-headers')!.toLowerCase().split(/,\s*/);
+    expect(exposed).toEqual(expect.arrayContaining(['x-request-id', 'retry-after', 'x-ratelimit-remaining', 'x-ratelimit-reset']));
   });
 
   it('lets any origin open /ws', async () => {

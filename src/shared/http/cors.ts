@@ -34,8 +34,8 @@ export function corsOptions(origins: CorsOrigins): FastifyCorsOptions | null {
     origin: origins === '*' ? '*' : [...origins],
     methods: ALLOWED_METHODS,
     allowedHeaders: ALLOWED_HEADERS,
-    // A page can read the id its request was logged and audited under.
-    exposedHeaders: ['X-Request-Id'],
+    // A page can read the id its request was logged and audited under, and when a 429 lets it retry.
+    exposedHeaders: ['X-Request-Id', 'Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'],
     credentials: false,
     maxAge: PREFLIGHT_MAX_AGE_S,
   };
