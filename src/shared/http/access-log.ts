@@ -2,8 +2,14 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from '../../infrastructure/logger';
 import { recordHttpRequest } from '../observability/metrics';
 
-/** The Chatkit instance a service path names: `/services/<service>/<version>/<instance>/…`. */
-const INSTANCE_IN_PATH = /^\/services\/[^/?]+\/[^/?]+\/([^/?]+)/;
+/**
+ * The instance a path names: `/services/<service>/<version>/<instance>/…` (Chatkit, feeds, audit)
+ * or `/{publish,user,device}_api/v1/instances/<instance>/…` (Beams).
+ */
+const INSTANCE_IN_PATH = /^\/(?:services\/[^/?]+\/[^/?]+|(?:publish|user|device)_api\/v1\/instances)\/([^/?]+)/;
+
+/** The instance id for the access log, or undefined when the path names none. */
+export const instanceInPath = (url: string): string | undefined => INSTANCE_IN_PATH.exec(url)?.[1].slice(0, 128);
 
 /**
  * One info line per request once its connection is done with it (method, route pattern,
@@ -28,7 +34,7 @@ export function registerAccessLog(fastify: FastifyInstance, logger: Logger): voi
           route,
           status,
           duration_ms: Math.round(ms * 10) / 10,
-          instance: INSTANCE_IN_PATH.exec(request.url)?.[1].slice(0, 128),
+          instance: instanceInPath(request.url),
           // The client went away before the whole answer was sent (or a stream was closed by it).
           ...(!reply.raw.writableFinished && { client_gone: true }),
         },
