@@ -3,7 +3,7 @@ import { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { randomUUID } from 'node:crypto';
-import { parseArgs, ParseArgsConfig } from 'node:util';
+import { ParseArgsConfig } from 'node:util';
 import { AppModule } from '../app/app.module';
 import { openRuntime, Runtime } from '../app/runtime';
 import { Actor } from '../shared/domain/event';
@@ -14,7 +14,7 @@ import { DisableKeyCommand } from '../modules/instances/disable-key/disable-key.
 import { InstanceSummary, ListInstancesQuery } from '../modules/instances/list-instances/list-instances.handler';
 import { SetInstanceEnabledCommand } from '../modules/instances/set-instance-enabled/set-instance-enabled.handler';
 import { SetTokenProviderCommand } from '../modules/instances/set-token-provider/set-token-provider.handler';
-import { CliIo, cliConfig, EXIT_OK, reportFailure, runAsMain, UsageError } from './cli-io';
+import { CliIo, cliConfig, EXIT_OK, parseCommandLine, reportFailure, runAsMain, UsageError } from './cli-io';
 import { formatTable } from './table';
 
 export const ADMIN_USAGE = `Usage: npm run admin -- <command> [arguments]
@@ -187,17 +187,10 @@ function parseInvocation(argv: readonly string[]): Invocation | null {
   if (name === 'help' || name === '--help' || name === '-h') return null;
   const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (!command) throw new UsageError(`unknown command "${name}"`);
-  let parsed: ReturnType<typeof parseArgs>;
-  try {
-    parsed = parseArgs({
-      args: [...rest],
-      options: { ...command.options, help: { type: 'boolean', short: 'h' } },
-      allowPositionals: true,
-      strict: true,
-    });
-  } catch (error) {
-    throw new UsageError(`${name}: ${error instanceof Error ? error.message : String(error)}`);
-  }
+  const parsed = parseCommandLine(
+    { args: [...rest], options: { ...command.options, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true },
+    name,
+  );
   if (parsed.values.help) return null;
   const required = command.args.filter((a) => !a.endsWith('?')).length;
   const { positionals } = parsed;

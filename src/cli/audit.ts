@@ -1,11 +1,10 @@
-import { parseArgs } from 'node:util';
 import { openRuntime, Runtime } from '../app/runtime';
 import { Actor, RecordedEvent } from '../shared/domain/event';
 import { VersionedReadModels } from '../shared/application/versioned-read-models';
 import { AUDIT_INDEX_CHECKPOINT, AuditPageRequest, AuditSubject, EntityHistory } from '../modules/audit/entity-history';
 import { AUDIT_PAGE_DEFAULT, AUDIT_PAGE_MAX, parseAuditPage, presentAuditEvent } from '../modules/audit/audit-trail';
 import { DomainError } from '../shared/domain/errors';
-import { CliIo, cliConfig, EXIT_FAILED, EXIT_OK, reportFailure, runAsMain, UsageError } from './cli-io';
+import { CliIo, cliConfig, EXIT_FAILED, EXIT_OK, parseCommandLine, reportFailure, runAsMain, UsageError } from './cli-io';
 
 export const AUDIT_USAGE = `Usage: npm run audit -- <instance> <user|room> <id> [--json]
        npm run audit -- <instance> actor <user_id|key:<key_id>> [--from <position>] [--limit <n>] [--json]
@@ -45,21 +44,16 @@ function parsePage(from: string | undefined, limit: string | undefined): AuditPa
 }
 
 function parseTarget(argv: readonly string[]): Parsed | null {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...argv],
-      options: {
-        json: { type: 'boolean' },
-        from: { type: 'string' },
-        limit: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      allowPositionals: true,
-    });
-  } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
-  }
+  const parsed = parseCommandLine({
+    args: [...argv],
+    options: {
+      json: { type: 'boolean' },
+      from: { type: 'string' },
+      limit: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    allowPositionals: true,
+  });
   const { positionals: p, values } = parsed;
   if (values.help || (p.length === 1 && p[0] === 'help')) return null;
   const page = parsePage(values.from, values.limit);

@@ -1,3 +1,4 @@
+import { parseArgs, ParseArgsConfig } from 'node:util';
 import { ConfigError, loadConfig, ParleyConfig } from '../config/config';
 import { DomainError } from '../shared/domain/errors';
 
@@ -22,6 +23,16 @@ export const EXIT_USAGE = 2;
 
 /** A command line the CLI cannot run: the message is shown above the usage, exit 2. */
 export class UsageError extends Error {}
+
+/** `parseArgs` whose refusals (an unknown option, a missing value) are usage errors, prefixed with `context` when given. */
+export function parseCommandLine<T extends ParseArgsConfig>(config: T, context?: string): ReturnType<typeof parseArgs<T>> {
+  try {
+    return parseArgs(config);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new UsageError(context ? `${context}: ${message}` : message);
+  }
+}
 
 export const processIo = (): CliIo => ({
   out: (line) => process.stdout.write(line + '\n'),

@@ -1,10 +1,9 @@
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { openRuntime, Runtime } from '../app/runtime';
 import { ExportProgress, ExportTargetError, InstanceExporter } from '../shared/application/instance-transfer/export-instance';
 import { INSTANCE_ID_PATTERN } from '../shared/domain/streams';
 import { instanceStream } from '../modules/instances/domain/instance.decider';
-import { CliIo, cliConfig, EXIT_FAILED, EXIT_OK, reportFailure, runAsMain, UsageError } from './cli-io';
+import { CliIo, cliConfig, EXIT_FAILED, EXIT_OK, parseCommandLine, reportFailure, runAsMain, UsageError } from './cli-io';
 
 export const EXPORT_USAGE = `Usage: npm run export -- <instance> [--out DIR] [--follow]
 
@@ -26,16 +25,11 @@ interface ExportArgs {
 }
 
 function parse(argv: readonly string[]): ExportArgs | null {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...argv],
-      options: { out: { type: 'string', short: 'o' }, follow: { type: 'boolean', short: 'f' }, help: { type: 'boolean', short: 'h' } },
-      allowPositionals: true,
-    });
-  } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
-  }
+  const parsed = parseCommandLine({
+    args: [...argv],
+    options: { out: { type: 'string', short: 'o' }, follow: { type: 'boolean', short: 'f' }, help: { type: 'boolean', short: 'h' } },
+    allowPositionals: true,
+  });
   const { positionals: p, values } = parsed;
   if (values.help || (p.length === 1 && p[0] === 'help')) return null;
   if (p.length !== 1) throw new UsageError(p.length === 0 ? 'say which instance to export' : 'export one instance at a time');

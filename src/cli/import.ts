@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { openRuntime, Runtime } from '../app/runtime';
 import {
   checkExport,
@@ -10,7 +9,7 @@ import {
   ImportSourceError,
 } from '../shared/application/instance-transfer/import-instance';
 import { SealedSecret } from '../shared/crypto/secret-box';
-import { CliIo, cliConfig, EXIT_FAILED, EXIT_OK, reportFailure, runAsMain, UsageError } from './cli-io';
+import { CliIo, cliConfig, EXIT_FAILED, EXIT_OK, parseCommandLine, reportFailure, runAsMain, UsageError } from './cli-io';
 
 export const IMPORT_USAGE = `Usage: npm run import -- <DIR> [--instance <id>]
 
@@ -29,16 +28,11 @@ are: the target must use the same master key (MASTER_KEY, or the source's master
 into DATA_DIR). Otherwise the import stops before writing anything.`;
 
 function parse(argv: readonly string[]): { dir: string; instanceId?: string } | null {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...argv],
-      options: { instance: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-      allowPositionals: true,
-    });
-  } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
-  }
+  const parsed = parseCommandLine({
+    args: [...argv],
+    options: { instance: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    allowPositionals: true,
+  });
   const { positionals: p, values } = parsed;
   if (values.help || (p.length === 1 && p[0] === 'help')) return null;
   if (p.length !== 1) throw new UsageError(p.length === 0 ? 'say which export directory to import' : 'import one directory at a time');

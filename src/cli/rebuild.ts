@@ -1,13 +1,12 @@
 import { SingleBar } from 'cli-progress';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { parseArgs } from 'node:util';
 import { openRuntime, Runtime } from '../app/runtime';
 import { ProjectorRunner } from '../shared/application/projector-runner';
 import { LogPosition, positionMagnitude } from '../shared/domain/event';
 import { ALL_PROJECTIONS } from '../../projections';
 import { checkpointName, physicalCollection, ProjectionDefinition } from '../../projections/projection';
-import { CliIo, cliConfig, EXIT_FAILED, EXIT_OK, reportFailure, runAsMain, UsageError } from './cli-io';
+import { CliIo, cliConfig, EXIT_FAILED, EXIT_OK, parseCommandLine, reportFailure, runAsMain, UsageError } from './cli-io';
 
 const names = ALL_PROJECTIONS.map((p) => p.name);
 
@@ -26,12 +25,7 @@ and MONGODB_URI, as for the server.`;
 const LEASE_TTL_MS = 15_000;
 
 function chooseProjections(argv: readonly string[]): readonly ProjectionDefinition[] | null {
-  let parsed: ReturnType<typeof parseArgs>;
-  try {
-    parsed = parseArgs({ args: [...argv], options: { help: { type: 'boolean', short: 'h' } }, allowPositionals: true });
-  } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
-  }
+  const parsed = parseCommandLine({ args: [...argv], options: { help: { type: 'boolean', short: 'h' } }, allowPositionals: true });
   if (parsed.values.help || parsed.positionals[0] === 'help') return null;
   const unknown = parsed.positionals.filter((n) => !names.includes(n));
   if (unknown.length) throw new UsageError(`unknown projection ${unknown.map((n) => `"${n}"`).join(', ')}`);
