@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CONFIG, ParleyConfig } from '../../config/config';
-import { positionMagnitude } from '../../shared/domain/event';
+import { LogPosition, positionMagnitude, RecordedEvent } from '../../shared/domain/event';
 import { LiveLog } from '../../shared/subscriptions/live-log';
 import { HEALTH_SOURCES, HealthSources } from './health-sources';
 
@@ -85,12 +85,15 @@ export async function projectionHealth(sources: HealthSources): Promise<Record<s
   const local = new Map((sources.projectorStatus() ?? []).map((s) => [s.name, s]));
   const parked = new Map(parkedDocs.map((d) => [d._id, d]));
   const projections: Record<string, ProjectionHealth> = {};
+  // Projections that keep up stand at the same position: the log is read once per position, not once per projection.
+  const firstAfter = new Map<LogPosition | null, Promise<RecordedEvent | null>>();
   for (const name of sources.checkpoints) {
     const position = positionOf(name);
     const lagEvents = Math.max(0, positionMagnitude(head) - positionMagnitude(position));
     let lagSeconds = 0;
     if (lagEvents > 0) {
-      const next = await sources.firstEventAfter(position).catch(() => null);
+      if (!firstAfter.has(position)) firstAfter.set(position, sources.firstEventAfter(position).catch(() => null));
+      const next = await firstAfter.get(position)!;
       if (next) lagSeconds = Math.max(0, (now - Date.parse(next.recordedAt)) / 1000);
     }
     const mine = local.get(name);
