@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { loadConfig } from './config/config';
 import { openRuntime } from './app/runtime';
 import { runUntilSignalled } from './app/process';
+import { messageOf } from './shared/domain/errors';
 import { healthSources } from './app/health-sources';
 import { startWorkerMetricsServer, WorkerMetricsServer } from './modules/metrics/worker-metrics-server';
 
@@ -25,7 +26,7 @@ runUntilSignalled(async () => {
       });
     } catch (error) {
       await runtime.close();
-      throw new Error(`METRICS_PORT ${config.metricsPort}: ${error instanceof Error ? error.message : String(error)}`);
+      throw new Error(`METRICS_PORT ${config.metricsPort}: ${messageOf(error)}`);
     }
     if (!config.metricsToken) logger.warn('METRICS_PORT is set but METRICS_TOKEN is not: /metrics answers 404 until it is');
   }

@@ -1,3 +1,5 @@
+import { messageOf } from '../shared/domain/errors';
+
 /** A started service: `close` drains and releases it. */
 export interface Service {
   close(): Promise<void>;
@@ -40,7 +42,7 @@ export function runUntilSignalled(start: () => Promise<Service>): void {
       process.on('SIGTERM', stop);
     })
     .catch((error) => {
-      console.error(`Parley could not start: ${error instanceof Error ? error.message : String(error)}`);
+      console.error(`Parley could not start: ${messageOf(error)}`);
       process.exit(1);
     });
 }

@@ -1,6 +1,6 @@
 import { parseArgs, ParseArgsConfig } from 'node:util';
 import { ConfigError, loadConfig, ParleyConfig } from '../config/config';
-import { DomainError } from '../shared/domain/errors';
+import { DomainError, messageOf } from '../shared/domain/errors';
 
 /** Where a CLI writes: lines to stdout and stderr, and the terminal when stdout is one. */
 export interface CliIo {
@@ -29,8 +29,7 @@ export function parseCommandLine<T extends ParseArgsConfig>(config: T, context?:
   try {
     return parseArgs(config);
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    throw new UsageError(context ? `${context}: ${message}` : message);
+    throw new UsageError(context ? `${context}: ${messageOf(error)}` : messageOf(error));
   }
 }
 

@@ -4,7 +4,7 @@ import { CommandPipeline } from '../../shared/application/command-pipeline';
 import { PeriodicSweep } from '../../shared/application/periodic-sweep';
 import { CLOCK } from '../../shared/application/tokens';
 import { Clock } from '../../shared/domain/clock';
-import { DomainError } from '../../shared/domain/errors';
+import { DomainError, messageOf } from '../../shared/domain/errors';
 import { Actor, EventMetadata } from '../../shared/domain/event';
 import { READ_MODEL_STORE, ReadModelStore } from '../../shared/ports/read-model-store.port';
 import { checkpointName } from '../../../projections/projection';
@@ -141,5 +141,3 @@ export class DeleteJobs implements OnApplicationBootstrap, OnModuleDestroy {
     } else if (!(await this.pipeline.load(userStream(instanceId, targetId), userDecider)).state.exists) throw userNotFound(targetId);
   }
 }
-
-const messageOf = (error: unknown): string => String((error as Error)?.message ?? error);

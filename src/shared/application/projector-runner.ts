@@ -5,6 +5,7 @@ import { DocumentChange, LeaseFence, LeaseLostError, ReadModelStore, StoredDocum
 import { checkpointName, isRef, physicalCollection, physicalCollectionSpecs, ProjectionDefinition, Target } from '../../../projections/projection';
 import { Backoff } from './backoff';
 import { recordProjectorBatch } from '../observability/metrics';
+import { messageOf } from '../domain/errors';
 
 export interface ProjectorRunnerOptions {
   /** Who holds the leases, for operators reading the lease table. */
@@ -269,7 +270,7 @@ export class ProjectorRunner {
   }
 
   private noteFailure(error: unknown): void {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     if (error instanceof ProjectionEventError) {
       const key = `${error.projection}@${error.event.position}`;
       const attempts = (this.failures.get(key) ?? 0) + 1;

@@ -11,6 +11,7 @@ import {
   WrongExpectedRevisionError,
 } from '../ports/event-store.port';
 import { RecordedEvent } from '../domain/event';
+import { messageOf } from '../domain/errors';
 
 /** Whether the log accepts appends, as the last append found out. */
 export class StorageHealth {
@@ -21,7 +22,7 @@ export class StorageHealth {
   }
 
   recordFailure(error: unknown): void {
-    this.failure ??= { error: error instanceof Error ? error.message : String(error), since: Date.now() };
+    this.failure ??= { error: messageOf(error), since: Date.now() };
   }
 
   recordSuccess(): void {

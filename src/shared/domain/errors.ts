@@ -57,3 +57,6 @@ export const unprocessable = (reason: string, description: string) =>
   new DomainError('unprocessable_entity', reason, description);
 export const forbidden = (reason: string, description: string) => new DomainError('forbidden', reason, description);
 export const conflict = (reason: string, description: string) => new DomainError('conflict', reason, description);
+
+/** What to say about anything thrown: an Error's message, or the value itself. */
+export const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));

@@ -3,6 +3,7 @@ import { LogPosition, RecordedEvent } from '../domain/event';
 import { EventStore, LogSubscription } from '../ports/event-store.port';
 import { recordFanOutDelivery } from '../observability/metrics';
 import { afterQueuedWrites } from './event-channel';
+import { messageOf } from '../domain/errors';
 
 export type LiveListener = (event: RecordedEvent) => void;
 /** Extra routing keys an event is delivered under besides its stream name (e.g. the users it concerns). */
@@ -93,7 +94,7 @@ export class LiveLog {
         throw new Error('the event store ended the live subscription');
       } catch (error) {
         if (this.stopped) return;
-        this.droppedState = { error: error instanceof Error ? error.message : String(error), since: Date.now() };
+        this.droppedState = { error: messageOf(error), since: Date.now() };
         this.options.onError?.(error, { dropped: true });
         await subscription?.close().catch(() => undefined);
         await new Promise<void>((resolve) => {

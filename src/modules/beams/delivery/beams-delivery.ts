@@ -26,6 +26,7 @@ import { beamsPublishDecider, beamsPublishStream } from '../domain/beams.decider
 import { Devices } from '../devices/devices';
 import type { BeamsPlatform } from '../domain/beams-device.events';
 import { PUSH_PROVIDERS, PushProvider, PushResult } from './push-provider';
+import { messageOf } from '../../../shared/domain/errors';
 
 /** How often every API process looks for publishes not yet delivered (its own, others', those a crash left). */
 export const DELIVERY_SWEEP_INTERVAL_MS = 1_000;
@@ -42,8 +43,6 @@ const CONCURRENCY = 50;
 const DELIVERY_LEASE_MS = 30_000;
 
 type Outcome = 'delivered' | 'failed' | 'removed';
-
-const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /**
  * Delivers accepted publishes to devices through the push provider of each device's platform

@@ -8,6 +8,7 @@ import { isAllowedPushHost, type WebPushSubscription } from '../devices/web-push
 import { byStatus, PushProvider, PushResult } from './push-provider';
 import { vapidKeys, VapidKeys } from './vapid-keys';
 import { webPushPayload } from './web-push-payload';
+import { messageOf } from '../../../shared/domain/errors';
 
 const PUSH_TIMEOUT_MS = 10_000;
 /** How long a push service keeps a message for an offline browser. */
@@ -68,7 +69,7 @@ export class WebPushProvider implements PushProvider, OnModuleDestroy {
       });
       return { kind: 'delivered' };
     } catch (error) {
-      if (!(error instanceof WebPushError)) return { kind: 'retry', why: error instanceof Error ? error.message : String(error) };
+      if (!(error instanceof WebPushError)) return { kind: 'retry', why: messageOf(error) };
       const why = `push service answered ${error.statusCode}`;
       return error.statusCode === 404 || error.statusCode === 410 ? { kind: 'gone', why } : byStatus(error.statusCode, why);
     }

@@ -16,6 +16,7 @@ import { KeyRing } from '../../instances/authentication/key-ring';
 import { BeamsPublishWebhookAttempted } from '../domain/beams.events';
 import { beamsPublishDecider, beamsPublishStream } from '../domain/beams.deciders';
 import { WEBHOOK_SIGNATURE_HEADER, webhookSignature } from './webhook-signature';
+import { messageOf } from '../../../shared/domain/errors';
 
 /** How often every API process looks for webhooks due (its own, others', those a crash left). */
 export const WEBHOOK_SWEEP_INTERVAL_MS = 1_000;
@@ -35,8 +36,6 @@ export const webhookBody = (webhook: PendingWebhook): string =>
     metadata: { created_at: webhook.created_at, event_type: webhook.event_type, event_id: webhook.event_id, product: 'beams' },
     custom_data: {},
   });
-
-const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /**
  * Sends the webhooks of publishes that have a `webhookUrl`: `v1.PublishAccepted` when the

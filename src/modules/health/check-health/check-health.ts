@@ -1,6 +1,7 @@
 import { Controller, Get, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { HealthReport, Readiness } from '../readiness';
+import { messageOf } from '../../../shared/domain/errors';
 
 /**
  * Readiness: 200 while this process should receive traffic (serving, every projection running
@@ -16,7 +17,7 @@ export class HealthController {
     const report = await this.readiness.report().catch(
       (error): HealthReport => ({
         status: 'unavailable',
-        problems: [`health could not be computed: ${error instanceof Error ? error.message : String(error)}`],
+        problems: [`health could not be computed: ${messageOf(error)}`],
         projections: {},
         live_log: { state: 'following' },
         storage: { state: 'failing', error: String(error) },
