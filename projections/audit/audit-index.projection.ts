@@ -1,5 +1,5 @@
 import type { RecordedEvent } from '../../src/shared/domain/event';
-import { documentId, parseStreamName } from '../../src/shared/domain/streams';
+import { documentId, documentIdParts, parseStreamName } from '../../src/shared/domain/streams';
 import type { AttachmentEvent } from '../../src/modules/attachments/domain/attachment.events';
 import type { BeamsDeviceEvent } from '../../src/modules/beams/domain/beams-device.events';
 import type { BeamsPublishEvent, BeamsUserEvent } from '../../src/modules/beams/domain/beams.events';
@@ -141,7 +141,7 @@ export const auditIndexProjection: ProjectionDefinition = {
 
   evolve(_document, event, target) {
     const stream = parseStreamName(event.streamName)!;
-    const [, , key] = JSON.parse(target.id) as [string, string, string];
+    const [, , key] = documentIdParts(target.id);
     return {
       _id: target.id,
       instance_id: stream.instanceId,

@@ -1,5 +1,5 @@
 import type { RecordedEvent } from '../../src/shared/domain/event';
-import { documentId, parseStreamName } from '../../src/shared/domain/streams';
+import { documentId, documentIdParts, parseStreamName } from '../../src/shared/domain/streams';
 import type { Document, ProjectionDefinition, Target } from '../projection';
 
 export const BEAMS_DEVICES = 'beams_devices';
@@ -83,7 +83,7 @@ export const beamsDevicesProjection: ProjectionDefinition = {
         user_id: null,
       } satisfies BeamsDeviceDocument;
     }
-    const interest = (JSON.parse(target.id) as string[])[2];
+    const interest = documentIdParts(target.id)[2];
     const { interests } = event.data as { interests: string[] };
     if (!interests.includes(interest)) return null;
     return { _id: '', instance_id: stream.instanceId, interest, device_id: stream.id } satisfies BeamsDeviceInterestDocument;

@@ -1,5 +1,5 @@
 import type { RecordedEvent } from '../../src/shared/domain/event';
-import { documentId, parseStreamName } from '../../src/shared/domain/streams';
+import { documentId, documentIdParts, parseStreamName } from '../../src/shared/domain/streams';
 import type { Document, ProjectionDefinition, Target } from '../projection';
 
 export const FEED_ITEMS = 'feed_items';
@@ -59,7 +59,7 @@ export const feedsProjection: ProjectionDefinition = {
       return { _id: '', instance_id: instanceId, feed_id: feedId, item_count } satisfies FeedDocument;
     }
     if (event.type === 'FeedItemsDeleted') return null;
-    const itemId = (JSON.parse(target.id) as string[])[2];
+    const itemId = documentIdParts(target.id)[2];
     const item = (data.items as { id: string; created: number; data: unknown }[]).find((i) => i.id === itemId);
     if (!item) return document;
     return { _id: '', instance_id: instanceId, feed_id: feedId, seq: Number(item.id), id: item.id, created: item.created, data: item.data } satisfies FeedItemDocument;

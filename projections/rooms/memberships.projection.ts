@@ -1,5 +1,5 @@
 import type { RecordedEvent } from '../../src/shared/domain/event';
-import { documentId, parseStreamName } from '../../src/shared/domain/streams';
+import { documentId, documentIdParts, parseStreamName } from '../../src/shared/domain/streams';
 import type { Document, ProjectionDefinition, Target } from '../projection';
 
 export const MEMBERSHIPS = 'room_memberships';
@@ -59,7 +59,7 @@ export const membershipsProjection: ProjectionDefinition = {
     if (event.type !== 'RoomMembersAdded') return null;
     if (document) return document; // already a member: keep the original join time
     const stream = parseStreamName(event.streamName)!;
-    const [, , userId] = JSON.parse(target.id) as string[];
+    const [, , userId] = documentIdParts(target.id);
     return {
       _id: target.id,
       instance_id: stream.instanceId,

@@ -18,5 +18,8 @@ export const parseStreamName = (name: string): { category: string; instanceId: s
 /** Read-model document ids: a JSON array keeps composite keys unambiguous whatever the parts contain. */
 export const documentId = (...parts: string[]): string => JSON.stringify(parts);
 
+/** The parts a `documentId` was made of, in order. */
+export const documentIdParts = (id: string): string[] => JSON.parse(id) as string[];
+
 /** Instance ids: what every SDK accepts (feeds-client allows only `[a-zA-Z0-9-]`). */
 export const INSTANCE_ID_PATTERN = /^[a-zA-Z0-9-]{1,64}$/;
