@@ -10,7 +10,8 @@ import { vapidKeys, VapidKeys } from './vapid-keys';
 import { webPushPayload } from './web-push-payload';
 import { messageOf } from '../../../shared/domain/errors';
 
-const PUSH_TIMEOUT_MS = 10_000;
+/** Half the default SHUTDOWN_TIMEOUT_MS: a push stuck at a silent push service must not hold a drain past it (a timed-out push is retried). */
+const PUSH_TIMEOUT_MS = 5_000;
 /** How long a push service keeps a message for an offline browser. */
 export const TTL_SECONDS = 4 * 7 * 24 * 3600;
 /** A VAPID JWT's lifetime: just under the 24 h RFC 8292 allows (web-push refuses 24 h itself). */
