@@ -8,7 +8,6 @@ import {
   ImportResult,
   ImportSourceError,
 } from '../shared/application/instance-transfer/import-instance';
-import { SealedSecret } from '../shared/crypto/secret-box';
 import { CliIo, cliConfig, EXIT_FAILED, EXIT_OK, parseCommandLine, reportFailure, runAsMain, UsageError } from './cli-io';
 
 export const IMPORT_USAGE = `Usage: npm run import -- <DIR> [--instance <id>]
@@ -69,7 +68,7 @@ export async function run(argv: readonly string[], env: NodeJS.ProcessEnv, io: C
       return EXIT_FAILED;
     }
     runtime = await openRuntime(config, 'separate');
-    if (checked.sealed && !runtime.secretBox.opens(checked.sealed as SealedSecret)) {
+    if (checked.sealed && !runtime.secretBox.opens(checked.sealed)) {
       io.err(
         "error: the target's master key (MASTER_KEY, or master.key in DATA_DIR) is not the one the export's key secrets were sealed with. " +
           'Parley does not re-seal them: use the source\'s master key for the target. Nothing was written.',

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { LRUCache } from 'lru-cache';
 import { pipeline, Transform } from 'node:stream';
+import type { SealedSecret } from '../../crypto/secret-box';
 import { BlobStore, assertBlobKey, assertContentType } from '../../ports/blob-store.port';
 import { EventStore, EventToAppend, WrongExpectedRevisionError } from '../../ports/event-store.port';
 import {
@@ -18,7 +19,6 @@ import {
   ExportManifest,
   findSealed,
   MANIFEST_FILE,
-  SealedValue,
 } from './transfer-format';
 
 /** Appends at most this many events of one stream at once. */
@@ -43,7 +43,7 @@ export interface CheckedExport {
   readonly manifest: ExportManifest;
   readonly events: number;
   /** The first sealed secret of the export: the target's master key must open it. */
-  readonly sealed: SealedValue | null;
+  readonly sealed: SealedSecret | null;
   readonly blobs: readonly ExportedBlob[];
   /** The export's first event (the instance's creation, in an export of its whole history). */
   readonly first: ExportedEvent | null;
@@ -123,7 +123,7 @@ export async function checkExport(dir: string): Promise<CheckedExport> {
   const belongs = belongsTo(manifest.instance_id);
   const revisions = new LRUCache<string, number>({ max: STREAMS_REMEMBERED });
   let events = 0;
-  let sealed: SealedValue | null = null;
+  let sealed: SealedSecret | null = null;
   let first: ExportedEvent | null = null;
   for await (const { line, number } of ndjsonLines(join(dir, EVENTS_FILE))) {
     const where = `${EVENTS_FILE}, line ${number}`;

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import type { SealedSecret } from '../../crypto/secret-box';
 import { EventMetadata, RecordedEvent } from '../../domain/event';
 import { parseStreamName } from '../../domain/streams';
 
@@ -80,20 +81,12 @@ export const blobFile = (dir: string, key: string): string => join(dir, BLOBS_DI
 export const BLOB_UPLOADED = 'AttachmentUploaded';
 export const BLOB_REMOVED = 'AttachmentBlobRemoved';
 
-/** A secret as the log stores it, sealed with the master key (see src/shared/crypto/secret-box.ts). */
-export interface SealedValue {
-  readonly alg: string;
-  readonly iv: string;
-  readonly tag: string;
-  readonly ciphertext: string;
-}
-
 /** The first sealed secret anywhere in an event's data (key secrets, Beams subscriptions), or null. */
-export function findSealed(value: unknown, depth = 0): SealedValue | null {
+export function findSealed(value: unknown, depth = 0): SealedSecret | null {
   if (value === null || typeof value !== 'object' || depth > 8) return null;
   const v = value as Record<string, unknown>;
   if (v.alg === 'aes-256-gcm' && typeof v.iv === 'string' && typeof v.tag === 'string' && typeof v.ciphertext === 'string') {
-    return v as unknown as SealedValue;
+    return v as unknown as SealedSecret;
   }
   for (const child of Object.values(v)) {
     const found = findSealed(child, depth + 1);
