@@ -29,6 +29,12 @@ export function apnsPayload(publishId: string, request: Record<string, unknown>)
   return JSON.stringify({ ...apns, data: { ...data, pusher: { publishId } } });
 }
 
+/** What every device of one publish is sent: the body, and whether it is a background push. */
+interface ApnsPush {
+  readonly body: string;
+  readonly background: boolean;
+}
+
 /**
  * APNs over HTTP/2 with token-based authentication: an ES256 JWT (`iss` team id, `kid` key
  * id, `iat`) signed with the .p8 key, reused for 50 minutes, on `POST /3/device/<token>`.
@@ -58,15 +64,18 @@ export class ApnsProvider implements PushProvider, OnModuleDestroy {
     this.settings?.origin.close();
   }
 
-  payload(_instanceId: string, publishId: string, request: Record<string, unknown>): string | null {
-    return apnsPayload(publishId, request);
+  /** Built once per publish, not per device. */
+  payload(_instanceId: string, publishId: string, request: Record<string, unknown>): ApnsPush | null {
+    const body = apnsPayload(publishId, request);
+    if (body === null) return null;
+    const aps = objectUnder(objectUnder(request, 'apns')!, 'aps');
+    // A push with only content-available is a background push: Apple wants that type and priority 5 for it.
+    return { body, background: aps?.alert === undefined && aps?.['content-available'] === 1 };
   }
 
   async send(address: unknown, payload: unknown): Promise<PushResult> {
     const { token, bundle_id } = address as ApnsAddress;
-    const aps = (JSON.parse(payload as string) as { aps?: { alert?: unknown; 'content-available'?: unknown } }).aps;
-    // A push with only content-available is a background push: Apple wants that type and priority 5 for it.
-    const background = aps?.alert === undefined && aps?.['content-available'] === 1;
+    const { body, background } = payload as ApnsPush;
     const response = await this.settings!.origin.request(
       'POST',
       `/3/device/${token}`,
@@ -78,7 +87,7 @@ export class ApnsProvider implements PushProvider, OnModuleDestroy {
         'apns-expiration': String(Math.floor(this.clock.now().getTime() / 1000) + TTL_SECONDS),
         'content-type': 'application/json',
       },
-      payload as string,
+      body,
     );
     if (response.status === 200) return { kind: 'delivered' };
     let reason = '';
