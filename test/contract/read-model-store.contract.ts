@@ -577,6 +577,25 @@ export function readModelStoreContract(
         await store.releaseLease(`ct-${tag}-lease-never`, 'w1'); // releasing nothing is fine
       });
 
+      it('leases() answers the stored leases by name in one call, expired ones with their expiry, released ones absent', async () => {
+        const held = lease('listed-held', ['w1']);
+        const lapsed = lease('listed-lapsed', ['w2']);
+        const released = lease('listed-released', ['w3']);
+        const before = Date.now();
+        expect(await store.acquireLease(held, 'w1', 10_000)).toBe(true);
+        expect(await store.acquireLease(lapsed, 'w2', 1)).toBe(true);
+        expect(await store.acquireLease(released, 'w3', 10_000)).toBe(true);
+        await store.releaseLease(released, 'w3');
+        await sleep(5);
+        const found = await store.leases([held, lapsed, released, `ct-${tag}-lease-never`]);
+        expect([...found.keys()].sort()).toEqual([held, lapsed].sort());
+        expect(found.get(held)!.owner).toBe('w1');
+        expect(found.get(held)!.expiresAtMs).toBeGreaterThanOrEqual(before + 10_000);
+        expect(found.get(lapsed)!.owner).toBe('w2');
+        expect(found.get(lapsed)!.expiresAtMs).toBeLessThan(Date.now());
+        expect((await store.leases([])).size).toBe(0);
+      });
+
       it('concurrent acquisitions of a free lease: exactly one owner wins', async () => {
         const owners = ['a', 'b', 'c', 'd', 'e'];
         const l = lease('race', owners);

@@ -4,6 +4,7 @@ import {
   Document,
   DocumentChange,
   LeaseFence,
+  StoredLease,
   Query,
   ReadModelStore,
   StoredDocument,
@@ -84,6 +85,10 @@ export class VersionedReadModels implements ReadModelStore {
 
   releaseLease(name: string, owner: string): Promise<void> {
     return this.inner.releaseLease(name, owner);
+  }
+
+  leases(names: readonly string[]): Promise<Map<string, StoredLease>> {
+    return this.inner.leases(names);
   }
 
   close(): Promise<void> {

@@ -84,7 +84,18 @@ export interface ReadModelStore {
    */
   acquireLease(name: string, owner: string, ttlMs: number): Promise<boolean>;
   releaseLease(name: string, owner: string): Promise<void>;
+  /**
+   * The stored leases among `names`, in one round trip, expired ones included (their expiry
+   * says how long ago their holder stopped renewing); a released or never taken lease is absent.
+   */
+  leases(names: readonly string[]): Promise<Map<string, StoredLease>>;
   close(): Promise<void>;
+}
+
+/** A lease as stored: who took or last renewed it, and until when (ms since the epoch). */
+export interface StoredLease {
+  readonly owner: string;
+  readonly expiresAtMs: number;
 }
 
 /** A lease a batch may only be written under (see `applyBatch`). */

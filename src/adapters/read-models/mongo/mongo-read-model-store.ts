@@ -7,6 +7,7 @@ import {
   DocumentChange,
   LeaseFence,
   LeaseLostError,
+  StoredLease,
   Query,
   ReadModelStore,
   ReadModelWriteError,
@@ -99,7 +100,7 @@ export class MongoReadModelStore implements ReadModelStore {
   private readonly client: MongoClient;
   private readonly db: Db;
   private readonly checkpoints: Collection<CheckpointRow>;
-  private readonly leases: Collection<LeaseRow>;
+  private readonly leaseRows: Collection<LeaseRow>;
   /** Collections known to exist; a batch naming any other fails, as it does in SQLite. */
   private readonly declared = new Set<string>();
 
@@ -119,7 +120,7 @@ export class MongoReadModelStore implements ReadModelStore {
     this.client = typeof clientOrUri === 'string' ? new MongoClient(clientOrUri) : clientOrUri;
     this.db = this.client.db(dbName);
     this.checkpoints = this.db.collection<CheckpointRow>('checkpoints');
-    this.leases = this.db.collection<LeaseRow>('leases');
+    this.leaseRows = this.db.collection<LeaseRow>('leases');
   }
 
   private rows(collection: string): Collection<Row> {
@@ -136,7 +137,7 @@ export class MongoReadModelStore implements ReadModelStore {
   async ensureCollections(specs: readonly CollectionSpec[]): Promise<void> {
     // The batches' transactions write these too.
     await this.createCollection(this.checkpoints.collectionName);
-    await this.createCollection(this.leases.collectionName);
+    await this.createCollection(this.leaseRows.collectionName);
     for (const spec of specs) {
       const name = collectionName(spec.name);
       await this.createCollection(name);
@@ -255,7 +256,7 @@ export class MongoReadModelStore implements ReadModelStore {
             // A write rather than a read: a takeover of the lease (acquireLease, outside any
             // transaction) then conflicts with this transaction instead of slipping past a
             // snapshot read. Whichever commits first wins; a retried callback sees the new owner.
-            const fenced = await this.leases.updateOne(
+            const fenced = await this.leaseRows.updateOne(
               { _id: name, owner, expiresAt: { $gte: now } },
               { $inc: { fencedBatches: 1 } },
               { session },
@@ -303,7 +304,7 @@ export class MongoReadModelStore implements ReadModelStore {
     try {
       // Matches only a lease we hold or one that ran out; when none matches, the upsert tries
       // to insert a second row with the same _id and fails: someone else holds it.
-      const row = await this.leases.findOneAndUpdate(
+      const row = await this.leaseRows.findOneAndUpdate(
         { _id: name, $or: [{ owner }, { expiresAt: { $lt: now } }] },
         { $set: { owner, expiresAt: now + ttlMs } },
         { upsert: true, returnDocument: 'after' },
@@ -316,7 +317,12 @@ export class MongoReadModelStore implements ReadModelStore {
   }
 
   async releaseLease(name: string, owner: string): Promise<void> {
-    await this.leases.deleteOne({ _id: name, owner });
+    await this.leaseRows.deleteOne({ _id: name, owner });
+  }
+
+  async leases(names: readonly string[]): Promise<Map<string, StoredLease>> {
+    const rows = await this.leaseRows.find({ _id: { $in: [...names] } }).toArray();
+    return new Map(rows.map((r) => [r._id, { owner: r.owner, expiresAtMs: r.expiresAt }]));
   }
 
   async close(): Promise<void> {

@@ -7,6 +7,7 @@ import {
   DocumentChange,
   LeaseFence,
   LeaseLostError,
+  StoredLease,
   Query,
   ReadModelStore,
   ReadModelWriteError,
@@ -320,6 +321,14 @@ export class SqliteReadModelStore implements ReadModelStore {
     if (!this.db.open) return;
     this.recover();
     this.prepared('DELETE FROM leases WHERE name = ? AND owner = ?').run(name, owner);
+  }
+
+  async leases(names: readonly string[]): Promise<Map<string, StoredLease>> {
+    if (!names.length) return new Map();
+    this.recover();
+    const sql = `SELECT name, owner, expires_at FROM leases WHERE name IN (${names.map(() => '?').join(', ')})`;
+    const rows = this.prepared(sql).all(...names) as { name: string; owner: string; expires_at: number }[];
+    return new Map(rows.map((r) => [r.name, { owner: r.owner, expiresAtMs: r.expires_at }]));
   }
 
   async close(): Promise<void> {
