@@ -15,6 +15,7 @@ export const healthSources = (runtime: Runtime): HealthSources => {
     },
     headPosition: () => events.headPosition(),
     firstEventAfter: async (position) => (await events.readAll({ after: position, maxCount: 1 }))[0] ?? null,
+    leases: (names) => readModels.leases(names),
     parkedProjections: () => readModels.find(PROJECTOR_STATUS, { where: { state: 'parked' } }),
     storageFailure: () => runtime.storage.failing,
     probeStorage: () =>

@@ -1,6 +1,6 @@
 import type { ProjectionStatus } from '../../shared/application/projector-runner';
 import type { LogPosition, RecordedEvent } from '../../shared/domain/event';
-import type { Document } from '../../shared/ports/read-model-store.port';
+import type { Document, StoredLease } from '../../shared/ports/read-model-store.port';
 
 /** What /health reads, bound by the core module from the process's runtime. */
 export interface HealthSources {
@@ -15,6 +15,8 @@ export interface HealthSources {
   headPosition(): Promise<LogPosition | null>;
   /** The first event after a position: its age is how far a projection lags in time. */
   firstEventAfter(position: LogPosition | null): Promise<RecordedEvent | null>;
+  /** The stored leases of these projections (checkpoint names), expired ones included. */
+  leases(names: readonly string[]): Promise<Map<string, StoredLease>>;
   /** Projections parked by any worker (documents of the projector_status collection). */
   parkedProjections(): Promise<Document[]>;
   /** The last append failed and none succeeded since. */

@@ -11,6 +11,8 @@ export interface ProjectionHealth {
   readonly lag_events: number;
   readonly lag_seconds: number;
   readonly error?: string;
+  /** `unheld` only: how long ago the lease lapsed (absent when no lease is stored: released or never taken). */
+  readonly lease_expired_seconds_ago?: number;
   readonly failed_event?: { readonly position: string; readonly type: string; readonly stream?: string };
 }
 
@@ -23,6 +25,14 @@ export interface HealthReport {
   readonly storage: { readonly state: 'ok' | 'failing'; readonly error?: string };
 }
 
+/** How a process judges the leases of projections it does not fold itself (see projectionHealth). */
+export interface LeaseJudgement {
+  /** How long a lapsed or missing lease is tolerated, so a worker's takeover in progress is not reported. */
+  readonly graceMs: number;
+  /** When this process first found each lease missing: a released lease leaves no expiry to count from. */
+  readonly missingSince: Map<string, number>;
+}
+
 /**
  * Readiness is computed on every call, never set once: the process serves (not starting or
  * stopping), every projection runs and has folded the log to within READINESS_MAX_LAG_MS,
@@ -32,20 +42,22 @@ export interface HealthReport {
 export class Readiness {
   /** The process's lifecycle; `serving` once it listens, `stopping` while it drains. */
   state: 'starting' | 'serving' | 'stopping' = 'starting';
+  private readonly leases: LeaseJudgement;
 
   constructor(
     @Inject(HEALTH_SOURCES) private readonly sources: HealthSources,
     @Inject(CONFIG) private readonly config: ParleyConfig,
     private readonly liveLog: LiveLog,
-  ) {}
+  ) {
+    this.leases = { graceMs: config.projectionLeaseTtlMs, missingSince: new Map() };
+  }
 
   async report(): Promise<HealthReport> {
     const problems: string[] = [];
-    const projections = await projectionHealth(this.sources);
+    const projections = await projectionHealth(this.sources, this.leases);
     for (const [name, health] of Object.entries(projections)) {
       // A version building beside the serving one, or kept after the switch, never makes the process unready.
-      const problem = health.role ? null : projectionProblem(name, health.state, health, this.config.readinessMaxLagMs);
-      if (problem) problems.push(problem);
+      if (!health.role) problems.push(...projectionProblems(name, health, this.config.readinessMaxLagMs));
     }
     const dropped = this.liveLog.dropped;
     if (dropped) problems.push(`the live log dropped and is resubscribing: ${dropped.error}`);
@@ -74,15 +86,20 @@ export class Readiness {
 /**
  * Where every projection version stands now: its state, position and lag behind the head of
  * the log (what /health reports and /metrics exports, in API processes and workers alike).
+ * With `leases`, a projection this process does not fold is `running_elsewhere` only while some
+ * worker holds its lease; past the grace it is `unheld` (nothing folds it, whatever its lag says).
  */
-export async function projectionHealth(sources: HealthSources): Promise<Record<string, ProjectionHealth>> {
+export async function projectionHealth(sources: HealthSources, leases?: LeaseJudgement): Promise<Record<string, ProjectionHealth>> {
   const now = Date.now();
-  const [positionOf, head, parkedDocs] = await Promise.all([
+  const local = new Map((sources.projectorStatus() ?? []).map((s) => [s.name, s]));
+  const elsewhere = sources.checkpoints.filter((name) => !local.has(name));
+  const [positionOf, head, parkedDocs, stored] = await Promise.all([
     sources.refreshPositions(),
     sources.headPosition(),
     sources.parkedProjections().catch(() => []),
+    // Unreadable leases say nothing about the workers: the lag still judges them.
+    leases && elsewhere.length ? sources.leases(elsewhere).catch(() => null) : null,
   ]);
-  const local = new Map((sources.projectorStatus() ?? []).map((s) => [s.name, s]));
   const parked = new Map(parkedDocs.map((d) => [d._id, d]));
   const projections: Record<string, ProjectionHealth> = {};
   // Projections that keep up stand at the same position: the log is read once per position, not once per projection.
@@ -99,6 +116,20 @@ export async function projectionHealth(sources: HealthSources): Promise<Record<s
     const mine = local.get(name);
     const parkedDoc = parked.get(name);
     let state = mine?.state ?? 'running_elsewhere';
+    let leaseExpiredSecondsAgo: number | undefined;
+    if (!mine && leases && stored) {
+      const lease = stored.get(name);
+      if (lease && lease.expiresAtMs >= now) leases.missingSince.delete(name);
+      else {
+        if (lease) leases.missingSince.delete(name);
+        else if (!leases.missingSince.has(name)) leases.missingSince.set(name, now);
+        const since = lease ? lease.expiresAtMs : leases.missingSince.get(name)!;
+        if (now - since > leases.graceMs) {
+          state = 'unheld';
+          if (lease) leaseExpiredSecondsAgo = Math.round((now - lease.expiresAtMs) / 1000);
+        }
+      }
+    }
     let error = mine?.error;
     let failedEvent: ProjectionHealth['failed_event'] = mine?.failedEvent;
     if (!mine && parkedDoc) {
@@ -114,17 +145,23 @@ export async function projectionHealth(sources: HealthSources): Promise<Record<s
       lag_events: lagEvents,
       lag_seconds: Math.round(lagSeconds * 10) / 10,
       ...(error && { error }),
+      ...(leaseExpiredSecondsAgo !== undefined && { lease_expired_seconds_ago: leaseExpiredSecondsAgo }),
       ...(failedEvent && { failed_event: failedEvent }),
     };
   }
   return projections;
 }
 
-/** What is wrong with a serving projection, in one sentence, or null. */
-function projectionProblem(name: string, state: string, health: ProjectionHealth, maxLagMs: number): string | null {
-  const { error, failed_event: failed } = health;
-  if (state === 'parked') return `projection ${name} is parked at position ${failed?.position} (event ${failed?.type}): ${error}`;
-  if (state === 'dropped') return `projection ${name} dropped and is resubscribing: ${error}`;
-  if (health.lag_seconds * 1000 > maxLagMs) return `projection ${name} is ${health.lag_events} events (${health.lag_seconds} s) behind the log`;
-  return null;
+/** What is wrong with a serving projection, one sentence each: its state, then its lag. */
+function projectionProblems(name: string, health: ProjectionHealth, maxLagMs: number): string[] {
+  const { state, error, failed_event: failed } = health;
+  if (state === 'parked') return [`projection ${name} is parked at position ${failed?.position} (event ${failed?.type}): ${error}`];
+  if (state === 'dropped') return [`projection ${name} dropped and is resubscribing: ${error}`];
+  const problems: string[] = [];
+  if (state === 'unheld') {
+    const expired = health.lease_expired_seconds_ago;
+    problems.push(`no projector worker holds ${name} (${expired === undefined ? 'no lease is stored' : `lease expired ${expired} s ago`})`);
+  }
+  if (health.lag_seconds * 1000 > maxLagMs) problems.push(`projection ${name} is ${health.lag_events} events (${health.lag_seconds} s) behind the log`);
+  return problems;
 }
