@@ -14,6 +14,9 @@ import type { DomainError } from '../../shared/domain/errors';
 import { SubscriptionRoutes } from './subscription-routes';
 import { countOpenStreams } from '../../shared/observability/metrics';
 
+/** The keep-alive frame of the SUBSCRIBE wire format (message type 0), as the Pusher platform sends it. */
+const KEEP_ALIVE_FRAME = '[0,"xxxxxxxxxxxxxxxx"]\n';
+
 /** The streams one server has open, so that a drain can end them. */
 export interface OpenStreams {
   /**
@@ -111,8 +114,8 @@ export function registerHttpSubscribe(fastify: FastifyInstance, routes: Subscrip
       raw.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-cache', 'x-accel-buffering': 'no', 'x-request-id': request.id });
       raw.flushHeaders(); // the stream is open now, even before its first frame
       // feeds-client (pusher-platform 0.8) calls onOpen on the first body bytes, not on the headers: a stream with nothing to replay (the firehose) sends a keep-alive at once.
-      raw.write('[0,"xxxxxxxxxxxxxxxx"]\n');
-      const keepAlive = setInterval(() => raw.write('[0,"xxxxxxxxxxxxxxxx"]\n'), keepAliveMs);
+      raw.write(KEEP_ALIVE_FRAME);
+      const keepAlive = setInterval(() => raw.write(KEEP_ALIVE_FRAME), keepAliveMs);
       channel.onClose(() => clearInterval(keepAlive));
       const outbox = new ResponseOutbox(raw);
       channel.drainTo(
