@@ -1,0 +1,56 @@
+import { eventually, FaultLab, health, processEnv } from './process-client';
+
+/**
+ * An API process judges projections it does not fold by their leases: once the only projector
+ * worker is gone and its leases have lapsed, /health says so (503, naming the projection) even
+ * though no write arrives to show any lag; a new worker makes it healthy again.
+ */
+describe('health with no projector worker alive (real processes, kill -9)', () => {
+  const lab = new FaultLab();
+  afterEach(() => lab.stopAll());
+  afterAll(() => lab.cleanUp());
+
+  it('turns 503 naming the unheld projections after a worker is killed, and 200 once a new worker holds them', async () => {
+    const dir = lab.dataDir();
+    const env = processEnv(dir, { PROJECTION_LEASE_TTL_MS: '1000' });
+    const worker = await lab.start('dist/src/main.projector.js', env, /projector worker running/);
+    const api = await lab.start('dist/src/main.api.js', env);
+    expect(await eventually(async () => (await health(api.port)).status === 200, 10_000)).toBe(true);
+
+    await worker.stop('SIGKILL');
+    // No writes: lag cannot show it; the lapsed leases must (lease time plus grace, polled generously).
+    let answer = await health(api.port);
+    expect(await eventually(async () => (answer = await health(api.port)).status === 503, 10_000)).toBe(true);
+    const unheld = Object.entries(answer.body.projections as Record<string, { state: string; lease_expired_seconds_ago?: number }>)
+      .filter(([, p]) => p.state === 'unheld')
+      .map(([name]) => name);
+    expect(unheld.length).toBeGreaterThan(0);
+    expect(unheld.length).toBe(Object.keys(answer.body.projections).length);
+    for (const name of unheld) {
+      expect(answer.body.problems).toContainEqual(expect.stringMatching(new RegExp(`^no projector worker holds ${name} \\(lease expired \\d+ s ago\\)$`)));
+    }
+    expect(answer.body.status).toBe('unavailable');
+
+    await lab.start('dist/src/main.projector.js', env, /projector worker running/);
+    expect(await eventually(async () => (answer = await health(api.port)).status === 200, 10_000)).toBe(true);
+    expect(Object.values(answer.body.projections as Record<string, { state: string }>).every((p) => p.state === 'running_elsewhere')).toBe(true);
+  }, 60_000);
+
+  it('a worker stopped cleanly releases its leases: after a lease time with none stored, 503 says no lease is stored', async () => {
+    const dir = lab.dataDir();
+    const env = processEnv(dir, { PROJECTION_LEASE_TTL_MS: '1000' });
+    const worker = await lab.start('dist/src/main.projector.js', env, /projector worker running/);
+    const api = await lab.start('dist/src/main.api.js', env);
+    expect(await eventually(async () => (await health(api.port)).status === 200, 10_000)).toBe(true);
+
+    await worker.stop('SIGTERM');
+    let answer = await health(api.port);
+    expect(await eventually(async () => (answer = await health(api.port)).status === 503, 10_000)).toBe(true);
+    const names = Object.keys(answer.body.projections);
+    for (const name of names) {
+      expect(answer.body.projections[name].state).toBe('unheld');
+      expect(answer.body.projections[name].lease_expired_seconds_ago).toBeUndefined();
+      expect(answer.body.problems).toContain(`no projector worker holds ${name} (no lease is stored)`);
+    }
+  }, 60_000);
+});
