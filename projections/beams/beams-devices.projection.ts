@@ -1,13 +1,11 @@
 import type { RecordedEvent } from '../../src/shared/domain/event';
 import { documentId, documentIdParts, parseStreamName } from '../../src/shared/domain/streams';
 import type { Document, ProjectionDefinition, Target } from '../projection';
+import { BEAMS_DEVICE_CATEGORY } from '../../src/modules/beams/domain/beams-device.decider';
+import { BEAMS_USER_CATEGORY } from '../../src/modules/beams/domain/beams.deciders';
 
 export const BEAMS_DEVICES = 'beams_devices';
 export const BEAMS_DEVICE_INTERESTS = 'beams_device_interests';
-/** The device streams' category (`beamsdevice-<instance>.<device>`), as the Beams domain names it. */
-const DEVICE_CATEGORY = 'beamsdevice';
-/** The Beams user streams' category (`beamsuser-<instance>.<user>`): `deleteUser` forgets the user's devices. */
-const USER_CATEGORY = 'beamsuser';
 
 /** A live device, the push service that reaches it, and its push address, still sealed (only the delivery worker opens it). */
 export interface BeamsDeviceDocument extends Document {
@@ -45,11 +43,11 @@ export const beamsDevicesProjection: ProjectionDefinition = {
 
   targets(event: RecordedEvent): Target[] {
     const stream = parseStreamName(event.streamName);
-    if (stream?.category === USER_CATEGORY && event.type === 'BeamsUserDeleted') {
+    if (stream?.category === BEAMS_USER_CATEGORY && event.type === 'BeamsUserDeleted') {
       const { user_id } = event.data as { user_id: string };
       return [{ collection: BEAMS_DEVICES, where: { instance_id: stream.instanceId, user_id } }];
     }
-    if (!stream || stream.category !== DEVICE_CATEGORY) return [];
+    if (!stream || stream.category !== BEAMS_DEVICE_CATEGORY) return [];
     const device = { collection: BEAMS_DEVICES, id: beamsDeviceDocumentId(stream.instanceId, stream.id) };
     if (event.type === 'BeamsDeviceRegistered' || event.type === 'BeamsDeviceUserSet' || event.type === 'BeamsDeviceTokenChanged') return [device];
     if (event.type === 'BeamsDeviceDeleted') {

@@ -1,10 +1,9 @@
 import type { RecordedEvent } from '../../src/shared/domain/event';
 import { documentId, parseStreamName } from '../../src/shared/domain/streams';
 import type { Document, ProjectionDefinition } from '../projection';
+import { BEAMS_PUBLISH_CATEGORY } from '../../src/modules/beams/domain/beams.deciders';
 
 export const BEAMS_PENDING_PUBLISHES = 'beams_pending_publishes';
-/** The publish streams' category (`beamspublish-<instance>.<publishId>`), as the Beams domain names it. */
-const PUBLISH_CATEGORY = 'beamspublish';
 
 export interface BeamsPendingPublishDocument extends Document {
   readonly instance_id: string;
@@ -26,7 +25,7 @@ export const beamsPendingPublishesProjection: ProjectionDefinition = {
 
   targets(event: RecordedEvent) {
     const stream = parseStreamName(event.streamName);
-    if (!stream || stream.category !== PUBLISH_CATEGORY) return [];
+    if (!stream || stream.category !== BEAMS_PUBLISH_CATEGORY) return [];
     return [{ collection: BEAMS_PENDING_PUBLISHES, id: documentId(stream.instanceId, stream.id) }];
   },
 

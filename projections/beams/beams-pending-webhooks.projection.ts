@@ -1,10 +1,9 @@
 import type { RecordedEvent } from '../../src/shared/domain/event';
 import { documentId, parseStreamName } from '../../src/shared/domain/streams';
 import type { Document, ProjectionDefinition } from '../projection';
+import { BEAMS_PUBLISH_CATEGORY } from '../../src/modules/beams/domain/beams.deciders';
 
 export const BEAMS_PENDING_WEBHOOKS = 'beams_pending_webhooks';
-/** The publish streams' category (`beamspublish-<instance>.<publishId>`), as the Beams domain names it. */
-const PUBLISH_CATEGORY = 'beamspublish';
 /** `next_attempt_at` of a publish with nothing to send now (its end is not reached yet): after every real time. */
 export const NOTHING_DUE = '9999-12-31T23:59:59.999Z';
 
@@ -99,7 +98,7 @@ export const beamsPendingWebhooksProjection: ProjectionDefinition = {
 
   targets(event: RecordedEvent) {
     const stream = parseStreamName(event.streamName);
-    if (!stream || stream.category !== PUBLISH_CATEGORY) return [];
+    if (!stream || stream.category !== BEAMS_PUBLISH_CATEGORY) return [];
     if (event.type === 'BeamsPublishAccepted' && !(event.data as AcceptedData).webhook_url) return [];
     return [{ collection: BEAMS_PENDING_WEBHOOKS, id: documentId(stream.instanceId, stream.id) }];
   },
