@@ -1,6 +1,7 @@
 import type { RecordedEvent } from '../../src/shared/domain/event';
 import { documentId, documentIdParts, parseStreamName } from '../../src/shared/domain/streams';
 import type { Document, ProjectionDefinition, Target } from '../projection';
+import { FEED_STREAM_CATEGORY } from '../../src/modules/feeds/domain/feed.decider';
 
 export const FEED_ITEMS = 'feed_items';
 export const FEEDS = 'feeds';
@@ -39,7 +40,7 @@ export const feedsProjection: ProjectionDefinition = {
 
   targets(event: RecordedEvent): Target[] {
     const stream = parseStreamName(event.streamName);
-    if (!stream || stream.category !== 'feed') return [];
+    if (!stream || stream.category !== FEED_STREAM_CATEGORY) return [];
     const { instanceId, id: feedId } = stream;
     const feed: Target = { collection: FEEDS, id: feedDocumentId(instanceId, feedId) };
     const data = event.data as Data;

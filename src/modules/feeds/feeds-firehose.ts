@@ -1,5 +1,6 @@
 import { RecordedEvent } from '../../shared/domain/event';
 import { parseStreamName } from '../../shared/domain/streams';
+import { FEED_STREAM_CATEGORY } from './domain/feed.decider';
 
 /** The LiveLog key under which every publish of an instance's feeds is also delivered (the firehose follows it). */
 export const firehoseKey = (instanceId: string) => `feeds-firehose:${instanceId}`;
@@ -17,5 +18,5 @@ export interface FirehoseSignal {
 export const routePublishesToFirehose = (event: RecordedEvent): readonly string[] => {
   if (event.type !== 'FeedItemsPublished') return [];
   const stream = parseStreamName(event.streamName);
-  return stream?.category === 'feed' ? [firehoseKey(stream.instanceId)] : [];
+  return stream?.category === FEED_STREAM_CATEGORY ? [firehoseKey(stream.instanceId)] : [];
 };

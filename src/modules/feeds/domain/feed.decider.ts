@@ -11,7 +11,8 @@ export const PRIVATE_FEED_PREFIX = 'private-';
 export const MAX_ITEMS_PER_PUBLISH = 1000;
 
 /** Each feed is a stream of its own: `feed-<instance>.<feed id>`. */
-export const feedStream = (instanceId: string, feedId: string) => streamName('feed', instanceId, feedId);
+export const FEED_STREAM_CATEGORY = 'feed';
+export const feedStream = (instanceId: string, feedId: string) => streamName(FEED_STREAM_CATEGORY, instanceId, feedId);
 
 export const isPrivateFeed = (feedId: string) => feedId.startsWith(PRIVATE_FEED_PREFIX);
 
