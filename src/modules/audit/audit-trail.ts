@@ -61,9 +61,8 @@ export class AuditTrail {
     if (subject.kind === 'actor' || subject.kind === 'room') await this.indexCaughtUp();
     const page = await this.history.page(subject, request);
     if (page.events.length === 0 && !request.from) {
-      const what = subject.kind === 'actor' ? 'actor' : subject.kind;
       const id = 'id' in subject ? subject.id : subject.instanceId;
-      throw notFound(`${what}_not_found`, `The ${what} "${id}" has no history in this instance`);
+      throw notFound(`${subject.kind}_not_found`, `The ${subject.kind} "${id}" has no history in this instance`);
     }
     return { events: page.events.map(presentAuditEvent), next: page.next };
   }
