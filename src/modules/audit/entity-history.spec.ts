@@ -4,37 +4,15 @@ import { join } from 'node:path';
 import { SqliteEventStore } from '../../adapters/event-store/sqlite/sqlite-event-store';
 import { SqliteReadModelStore } from '../../adapters/read-models/sqlite/sqlite-read-model-store';
 import { RecordedEvent } from '../../shared/domain/event';
-import { EventStore, EventToAppend, ReadStreamOptions } from '../../shared/ports/event-store.port';
+import { EventToAppend } from '../../shared/ports/event-store.port';
 import { auditIndexProjection } from '../../../projections/audit/audit-index.projection';
 import { isRef } from '../../../projections/projection';
 import { attachmentStream } from '../attachments/domain/attachment.decider';
 import { messagesStream, messageStream } from '../messages/domain/message.decider';
 import { roomStream } from '../rooms/domain/room.decider';
 import { AuditPage, EntityHistory } from './entity-history';
+import { CountingStore } from '../../../test/support/counting-event-store';
 
-/** The real SQLite store, counting the events a page reads from it. */
-class CountingStore {
-  reads = 0;
-  eventsRead = 0;
-  readonly events: EventStore;
-  constructor(store: SqliteEventStore) {
-    this.events = new Proxy(store as EventStore, {
-      get: (target, name) =>
-        name === 'readStream'
-          ? async (stream: string, options?: ReadStreamOptions) => {
-              const events = await target.readStream(stream, options);
-              this.reads++;
-              this.eventsRead += events.length;
-              return events;
-            }
-          : Reflect.get(target, name, target).bind(target),
-    });
-  }
-  reset() {
-    this.reads = 0;
-    this.eventsRead = 0;
-  }
-}
 
 const SENDS = 300;
 const meta = { occurred_at: '2026-01-01T00:00:00.000Z', actor: { user_id: 'alice' } };

@@ -6,33 +6,11 @@ import { CommandPipeline } from '../../shared/application/command-pipeline';
 import { InstanceEpochs } from '../../shared/application/instance-epochs';
 import { ReadYourWrites } from '../../shared/application/read-your-writes';
 import { INSTANCE_WIPED, instanceWipesStream } from '../../shared/domain/instance-wipe';
-import { EventStore, EventToAppend, ReadStreamOptions } from '../../shared/ports/event-store.port';
+import { EventToAppend } from '../../shared/ports/event-store.port';
 import { messageDecider, messagesStream, messageStream, timelineDecider } from './domain/message.decider';
 import { SentMessages } from './sent-messages';
+import { CountingStore } from '../../../test/support/counting-event-store';
 
-/** The real SQLite store, counting what the write side reads from it. */
-class CountingStore {
-  reads = 0;
-  eventsRead = 0;
-  readonly events: EventStore;
-  constructor(store: SqliteEventStore) {
-    this.events = new Proxy(store as EventStore, {
-      get: (target, name) =>
-        name === 'readStream'
-          ? async (stream: string, options?: ReadStreamOptions) => {
-              const events = await target.readStream(stream, options);
-              this.reads++;
-              this.eventsRead += events.length;
-              return events;
-            }
-          : Reflect.get(target, name, target).bind(target),
-    });
-  }
-  reset() {
-    this.reads = 0;
-    this.eventsRead = 0;
-  }
-}
 
 /** Message writes here answer at the append (`awaitProjections: []`): nothing to wait for. */
 const noProjections: ReadYourWrites = { waitFor: async () => undefined };

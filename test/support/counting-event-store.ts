@@ -1,0 +1,25 @@
+import { EventStore, ReadStreamOptions } from '../../src/shared/ports/event-store.port';
+
+/** A real event store, counting the stream reads made through it (to show a cost is bounded, not to mock). */
+export class CountingStore {
+  reads = 0;
+  eventsRead = 0;
+  readonly events: EventStore;
+  constructor(store: EventStore) {
+    this.events = new Proxy(store, {
+      get: (target, name) =>
+        name === 'readStream'
+          ? async (stream: string, options?: ReadStreamOptions) => {
+              const events = await target.readStream(stream, options);
+              this.reads++;
+              this.eventsRead += events.length;
+              return events;
+            }
+          : Reflect.get(target, name, target).bind(target),
+    });
+  }
+  reset() {
+    this.reads = 0;
+    this.eventsRead = 0;
+  }
+}
