@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CERT_FILE, KEY_FILE, startTestServer, TestServer } from '../support/test-server';
 import { EVENT_STORE, EventStore } from '../../src/shared/ports/event-store.port';
+import { jsonCall } from '../support/json-call';
 
 interface Received {
   readonly httpVersion: string;
@@ -69,14 +70,7 @@ describe('Beams APNs and FCM delivery', () => {
   const apnsToken = () => randomBytes(32).toString('hex');
   const fcmToken = (name: string) => `${name}:APA91b${randomBytes(60).toString('base64url')}`;
   const devices = (platform: string, path = '') => `/device_api/v1/instances/${s.instanceId}/devices/${platform}${path}`;
-  const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
-    const response = await fetch(s.baseUrl + path, {
-      method,
-      headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: response.status, json: await response.json().catch(() => undefined) };
-  };
+  const call = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => jsonCall(s.baseUrl, method, path, body, headers);
   const registerApns = async (token: string, interests: string[]) => {
     const registered = await call('POST', devices('apns'), { token, bundleIdentifier: BUNDLE_ID, metadata: { sdkVersion: '4.0.0', iosVersion: '17.0' } });
     expect(registered).toEqual({ status: 200, json: { id: expect.stringMatching(/^apns-/), initialInterestSet: [] } });

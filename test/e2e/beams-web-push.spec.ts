@@ -16,6 +16,7 @@ import { createServer, Server } from 'node:https';
 import { AddressInfo } from 'node:net';
 import { CERT_FILE, KEY_FILE, startTestServer, TestServer } from '../support/test-server';
 import { EVENT_STORE, EventStore } from '../../src/shared/ports/event-store.port';
+import { jsonCall } from '../support/json-call';
 
 interface Received {
   readonly path: string;
@@ -66,14 +67,7 @@ describe('Beams Web Push delivery', () => {
   const failing = new Map<string, number>();
 
   const device = (path: string) => `/device_api/v1/instances/${s.instanceId}/devices/web${path}`;
-  const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
-    const response = await fetch(s.baseUrl + path, {
-      method,
-      headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: response.status, json: await response.json().catch(() => undefined) };
-  };
+  const call = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => jsonCall(s.baseUrl, method, path, body, headers);
   const browser = (name: string): Browser => {
     const ecdh = createECDH('prime256v1');
     ecdh.generateKeys();
