@@ -224,7 +224,7 @@ export class SqliteEventStore implements EventStore {
     const backwards = options.direction === 'backwards';
     const from = options.fromRevision ?? (backwards ? Number.MAX_SAFE_INTEGER : 0);
     const rows = this.preparedRaw(
-      `SELECT ${COLUMNS} FROM events WHERE stream = ? AND revision ${backwards ? '<=' : '>='} ? ORDER BY revision ${backwards ? 'DESC' : 'ASC'} LIMIT ?`,
+      `SELECT ${COLUMNS} FROM events WHERE stream = ? AND revision ${backwards ? '<=' : '>='} ? ORDER BY revision ${backwards ? 'DESC' : 'ASC'} LIMIT CAST(? AS INTEGER)`,
     ).all(streamName, from, options.maxCount ?? -1) as Row[];
     return rows.map(toRecorded);
   }
@@ -248,7 +248,7 @@ export class SqliteEventStore implements EventStore {
       clauses.push(`(${filter.streamPrefixes.map(() => 'substr(stream, 1, ?) = ?').join(' OR ')})`);
       for (const p of filter.streamPrefixes) params.push(p.length, p);
     }
-    const rows = this.preparedRaw(`SELECT ${COLUMNS} FROM events WHERE ${clauses.join(' AND ')} ORDER BY position ASC LIMIT ?`).all(
+    const rows = this.preparedRaw(`SELECT ${COLUMNS} FROM events WHERE ${clauses.join(' AND ')} ORDER BY position ASC LIMIT CAST(? AS INTEGER)`).all(
       ...params,
       limit,
     ) as Row[];

@@ -246,7 +246,7 @@ export class SqliteReadModelStore implements ReadModelStore {
       `SELECT doc, position FROM "${table(collection)}"` +
       (clauses.length ? ` WHERE ${clauses.join(' AND ')}` : '') +
       (order.length ? ` ORDER BY ${order.join(', ')}` : '') +
-      ` LIMIT ?`;
+      ` LIMIT CAST(? AS INTEGER)`;
     const rows = this.prepared(sql).all(...params, query.limit ?? -1) as { doc: string; position: string }[];
     return rows.map((r) => ({ document: JSON.parse(r.doc) as D, position: r.position }));
   }
