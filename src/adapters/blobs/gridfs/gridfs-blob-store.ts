@@ -1,4 +1,5 @@
 import { Db, GridFSBucket, GridFSFile, MongoClient, ObjectId } from 'mongodb';
+import { acquireMongoClient } from '../../shared/shared-mongo-client';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {
@@ -20,15 +21,16 @@ export class GridFsBlobStore implements BlobStore {
   private readonly bucket: GridFSBucket;
 
   static async connect(uri: string, dbName = 'parley', bucketName = 'blobs'): Promise<GridFsBlobStore> {
-    const client = new MongoClient(uri);
-    await client.connect();
-    return new GridFsBlobStore(client, dbName, bucketName);
+    const shared = await acquireMongoClient(uri);
+    return new GridFsBlobStore(shared.client, dbName, bucketName, shared.release);
   }
 
   constructor(
     private readonly client: MongoClient,
     dbName = 'parley',
     bucketName = 'blobs',
+    /** A client handed in is closed with the store unless this says otherwise. */
+    private readonly release: () => Promise<void> = () => client.close(),
   ) {
     this.db = client.db(dbName);
     this.bucket = new GridFSBucket(this.db, { bucketName, writeConcern: { w: 'majority', journal: true } });
@@ -83,7 +85,7 @@ export class GridFsBlobStore implements BlobStore {
   }
 
   async close(): Promise<void> {
-    await this.client.close();
+    await this.release();
   }
 
   /** The files stored under a key, newest first. */

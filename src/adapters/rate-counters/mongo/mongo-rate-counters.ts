@@ -1,4 +1,5 @@
 import { Collection, MongoClient, MongoServerError } from 'mongodb';
+import { acquireMongoClient } from '../../shared/shared-mongo-client';
 import { RateCounters, stepBucket, TokenBucket, WindowCount, windowOf } from '../../../shared/ports/rate-counter.port';
 
 interface WindowDoc {
@@ -31,22 +32,28 @@ const isDuplicateKey = (error: unknown) => error instanceof MongoServerError && 
  */
 export class MongoRateCounters implements RateCounters {
   static async connect(uri: string, dbName = 'parley'): Promise<MongoRateCounters> {
-    const client = new MongoClient(uri);
-    await client.connect();
-    const counters = new MongoRateCounters(client, dbName);
-    await Promise.all([
-      counters.windows.createIndex({ expiresAt: 1 }, { expireAfterSeconds: 0 }),
-      counters.buckets.createIndex({ expiresAt: 1 }, { expireAfterSeconds: 0 }),
-    ]);
+    const shared = await acquireMongoClient(uri);
+    const counters = new MongoRateCounters(shared.client, dbName, shared.release);
+    try {
+      await Promise.all([
+        counters.windows.createIndex({ expiresAt: 1 }, { expireAfterSeconds: 0 }),
+        counters.buckets.createIndex({ expiresAt: 1 }, { expireAfterSeconds: 0 }),
+      ]);
+    } catch (error) {
+      await shared.release().catch(() => undefined);
+      throw error;
+    }
     return counters;
   }
 
   private readonly windows: Collection<WindowDoc>;
   private readonly buckets: Collection<BucketDoc>;
 
+  /** A client handed in is closed with the counters unless `release` says otherwise. */
   constructor(
     private readonly client: MongoClient,
     dbName = 'parley',
+    private readonly release: () => Promise<void> = () => client.close(),
   ) {
     const db = client.db(dbName);
     this.windows = db.collection<WindowDoc>('rate_limit_windows');
@@ -91,6 +98,6 @@ export class MongoRateCounters implements RateCounters {
   }
 
   async close(): Promise<void> {
-    await this.client.close();
+    await this.release();
   }
 }

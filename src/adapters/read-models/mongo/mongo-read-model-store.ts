@@ -1,4 +1,5 @@
 import { AnyBulkWriteOperation, Collection, Db, Filter, MongoClient, MongoServerError, SortDirection } from 'mongodb';
+import { acquireMongoClient } from '../../shared/shared-mongo-client';
 import { LogPosition } from '../../../shared/domain/event';
 import {
   CollectionSpec,
@@ -104,20 +105,24 @@ export class MongoReadModelStore implements ReadModelStore {
   /** Collections known to exist; a batch naming any other fails, as it does in SQLite. */
   private readonly declared = new Set<string>();
 
+  /** Closes (or gives back) the client when the store closes. */
+  private readonly releaseClient: () => Promise<void>;
+
   static async connect(uri: string, dbName = 'parley'): Promise<MongoReadModelStore> {
-    const store = new MongoReadModelStore(uri, dbName);
+    const shared = await acquireMongoClient(uri);
     try {
-      await store.client.connect();
-      await requireReplicaSet(store.client);
+      await requireReplicaSet(shared.client);
     } catch (error) {
-      await store.client.close().catch(() => undefined);
+      await shared.release().catch(() => undefined);
       throw error;
     }
-    return store;
+    return new MongoReadModelStore(shared.client, dbName, shared.release);
   }
 
-  constructor(clientOrUri: MongoClient | string, dbName = 'parley') {
+  /** A client handed in is closed with the store unless `release` says otherwise. */
+  constructor(clientOrUri: MongoClient | string, dbName = 'parley', release?: () => Promise<void>) {
     this.client = typeof clientOrUri === 'string' ? new MongoClient(clientOrUri) : clientOrUri;
+    this.releaseClient = release ?? (() => this.client.close());
     this.db = this.client.db(dbName);
     this.checkpoints = this.db.collection<CheckpointRow>('checkpoints');
     this.leaseRows = this.db.collection<LeaseRow>('leases');
@@ -326,7 +331,7 @@ export class MongoReadModelStore implements ReadModelStore {
   }
 
   async close(): Promise<void> {
-    await this.client.close();
+    await this.releaseClient();
   }
 
   private async requireDeclared(collections: ReadonlySet<string>): Promise<void> {
