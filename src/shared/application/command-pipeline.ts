@@ -17,7 +17,7 @@ import {
 import { INSTANCE_EPOCHS, InstanceEpochs } from './instance-epochs';
 import { READ_YOUR_WRITES, ReadYourWrites } from './read-your-writes';
 import { newestFirst } from './stream-position-search';
-import { currentRequestId } from '../observability/request-context';
+import { requestIdOf } from '../observability/request-context';
 import { recordAppend } from '../observability/metrics';
 
 interface Folded<S> {
@@ -168,7 +168,7 @@ export class CommandPipeline {
     options: RunOptions = {},
   ): Promise<CommandOutcome<S, E>> {
     // The HTTP request this runs for (if any) is named in its events, joining the audit trail to the access log.
-    const requestId = currentRequestId();
+    const requestId = requestIdOf(metadata.actor);
     return new Promise((resolve, reject) => {
       const queued: Queued = {
         decider: decider as unknown as Queued['decider'],

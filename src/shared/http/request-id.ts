@@ -1,8 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { AsyncResource } from 'node:async_hooks';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
-import { requestContext } from '../observability/request-context';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 /** What a client's X-Request-Id may be: short and plain, so it is safe in logs and headers. */
@@ -20,26 +18,13 @@ export const requestIdOptions: Pick<FastifyServerOptions, 'genReqId' | 'requestI
   genReqId: requestIdOf,
 };
 
-const RESOURCE = Symbol('parley.requestResource');
-
 /**
- * Echoes the request id in the response and runs the request's handler inside its
- * `requestContext`. Fastify runs hooks after body parsing from the request stream's own
- * async context, so the context is entered again before validation (what
- * @fastify/request-context does).
+ * Echoes the request id in the response. The write path names it in its events through the
+ * request's audit actor (`actingInRequest`), and the access log through `request.id`.
  */
 export function registerRequestId(fastify: FastifyInstance): void {
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header(REQUEST_ID_HEADER, request.id);
-    requestContext.run({ requestId: request.id }, () => {
-      const resource = new AsyncResource('parley-request');
-      (request as unknown as Record<symbol, AsyncResource>)[RESOURCE] = resource;
-      resource.runInAsyncScope(done, request.raw);
-    });
-  });
-  fastify.addHook('preValidation', (request, _reply, done) => {
-    const resource = (request as unknown as Record<symbol, AsyncResource | undefined>)[RESOURCE];
-    if (resource) resource.runInAsyncScope(done, request.raw);
-    else done();
+    done();
   });
 }

@@ -5,6 +5,7 @@ import { forbidden } from '../../../shared/domain/errors';
 import { Actor } from '../../../shared/domain/event';
 import { AccessTokenStrategy, authenticationError, RequestActor } from './access-token.strategy';
 import { REQUEST_PERMISSIONS, RequestPermissions } from './request-permissions';
+import { actingInRequest } from '../../../shared/observability/request-context';
 
 type AuthenticatedRequest = FastifyRequest & { actor?: RequestActor };
 
@@ -43,10 +44,11 @@ export class AccessTokenGuard extends AuthGuard() {
   }
 }
 
-/** The verified caller of the request. */
-export const CurrentActor = createParamDecorator(
-  (_: unknown, context: ExecutionContext): RequestActor => context.switchToHttp().getRequest<AuthenticatedRequest>().actor!,
-);
+/** The verified caller of the request, with the request's id (the verified actor itself is shared by every request with that token). */
+export const CurrentActor = createParamDecorator((_: unknown, context: ExecutionContext): RequestActor => {
+  const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
+  return { ...request.actor!, requestId: request.id };
+});
 
 export const requireSu = (actor: RequestActor): void => {
   if (!actor.su) throw forbidden('su_required', 'This call needs a token with the "su" claim');
@@ -59,9 +61,12 @@ export const requireSelfOrSu = (actor: RequestActor, userId: string): void => {
   }
 };
 
-/** The audit trail records which key and which user caused each event. */
-export const auditActor = (actor: RequestActor): Actor => ({
-  key_id: actor.keyId,
-  ...(actor.userId !== undefined && { user_id: actor.userId }),
-  ...(actor.su && { su: true }),
-});
+/** The audit trail records which key and which user caused each event, and in which request (metadata.request_id). */
+export const auditActor = (actor: RequestActor): Actor => {
+  const audit: Actor = {
+    key_id: actor.keyId,
+    ...(actor.userId !== undefined && { user_id: actor.userId }),
+    ...(actor.su && { su: true }),
+  };
+  return actor.requestId === undefined ? audit : actingInRequest(audit, actor.requestId);
+};

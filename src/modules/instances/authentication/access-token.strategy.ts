@@ -14,6 +14,8 @@ export interface RequestActor {
   readonly keyId: string;
   readonly userId?: string;
   readonly su: boolean;
+  /** The HTTP request it acts in (set per request by `@CurrentActor()`; absent on cached and socket actors). */
+  readonly requestId?: string;
 }
 
 export const unauthorized = (reason: string, description: string) =>
