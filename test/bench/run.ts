@@ -845,7 +845,8 @@ function report(): boolean {
     console.log(
       `  server CPU: ${fmt(fanOut.serverCpuMs)} ms in ${fmt(fanOut.windowMs)} ms (${pctOf(fanOut.serverCpuMs / fanOut.windowMs)} of a core) = ` +
         `${fanOut.serverCpuPerDeliveryUs.toFixed(1)} µs per delivered event, sends and appends included; ` +
-        `bench clients ${pctOf(fanOut.clientCpuMs / fanOut.windowMs)} of a core`,
+        `bench clients ${pctOf(fanOut.clientCpuMs / fanOut.windowMs)} of a core, their event-loop delay p99 ` +
+        `${fanOut.clientLoopDelay.p99Ms.toFixed(1)} ms, max ${fanOut.clientLoopDelay.maxMs.toFixed(1)} ms`,
     );
     console.log(
       `    of which each send ${fanOut.sendCpuMs.toFixed(2)} ms (measured alone, before anyone subscribed) and each delivery ` +
