@@ -47,6 +47,8 @@ interface PendingAppend {
   queuedAt: number;
 }
 
+type Outcome = { ok: AppendResult } | { error: unknown };
+
 /** How long a read waits, synchronously, on a lock (in WAL mode only recovery and checkpoints make readers wait). */
 const READ_BUSY_TIMEOUT_MS = 5000;
 /** Between two tries for the write lock another process holds. */
@@ -77,6 +79,9 @@ export class SqliteEventStore implements EventStore {
     insert: Database.Statement<unknown[]>;
     head: Database.Statement<[], { position: number | null }>;
   };
+  /** One append in its own savepoint, and a group of them in one transaction (built once: building costs per flush). */
+  private readonly appendInSavepoint: Database.Transaction<(item: PendingAppend) => AppendResult>;
+  private readonly appendGroup: Database.Transaction<(items: readonly PendingAppend[], outcomes: Outcome[]) => void>;
 
   constructor(file: string, options: SqliteEventStoreOptions = {}) {
     this.db = new Database(file);
@@ -112,6 +117,20 @@ export class SqliteEventStore implements EventStore {
       ),
       head: this.db.prepare('SELECT MAX(position) AS position FROM events'),
     };
+    this.appendInSavepoint = this.db.transaction(this.appendOne);
+    this.appendGroup = this.db.transaction((items: readonly PendingAppend[], outcomes: Outcome[]) => {
+      for (const item of items) {
+        try {
+          // A one-event append needs no savepoint: a failed INSERT leaves nothing of itself behind.
+          outcomes.push({ ok: item.events.length === 1 ? this.appendOne(item) : this.appendInSavepoint(item) });
+        } catch (error) {
+          // SQLite rolls the whole transaction back by itself on some errors (disk full,
+          // I/O): then nothing of the group is written, and none of it may go on outside it.
+          if (!this.db.inTransaction) throw error;
+          outcomes.push({ error });
+        }
+      }
+    });
   }
 
   append(streamName: string, events: readonly EventToAppend[], expected: ExpectedRevision): Promise<AppendResult> {
@@ -160,27 +179,14 @@ export class SqliteEventStore implements EventStore {
     this.retryTimer = null;
     const items = this.queue;
     this.queue = [];
-    const outcomes: ({ ok: AppendResult } | { error: unknown })[] = [];
-    // Each append runs in its own savepoint; the group commits (and fsyncs) once. IMMEDIATE
+    const outcomes: Outcome[] = [];
+    // Each append of several events runs in its own savepoint; the group commits (and fsyncs) once. IMMEDIATE
     // takes the write lock up front, without waiting: when another process holds it, the
     // group is tried again shortly (asynchronously, so the event loop keeps serving).
-    const one = this.db.transaction(this.appendOne);
     try {
+      // Not a statement prepared once: SQLite applies busy_timeout when the pragma is prepared.
       this.db.pragma('busy_timeout = 0');
-      this.db
-        .transaction(() => {
-          for (const item of items) {
-            try {
-              outcomes.push({ ok: one(item) });
-            } catch (error) {
-              // SQLite rolls the whole transaction back by itself on some errors (disk full,
-              // I/O): then nothing of the group is written, and none of it may go on outside it.
-              if (!this.db.inTransaction) throw error;
-              outcomes.push({ error });
-            }
-          }
-        })
-        .immediate();
+      this.appendGroup.immediate(items, outcomes);
     } catch (error) {
       // better-sqlite3 rolled back whatever was still open: nothing of the group is stored.
       if (isLocked(error)) return this.retryLater(items, error);
