@@ -26,6 +26,8 @@ interface Folded<S> {
   readonly revision: number;
   /** The instance's wipe position the state was folded under: events at or before it are absent. */
   readonly epoch?: LogPosition | null;
+  /** The turn of the event loop in which the stream was last read to its end (see `turn`). */
+  readonly readIn?: object;
 }
 
 export interface CommandOutcome<S, E> {
@@ -135,6 +137,15 @@ const savedUnconfirmed = (cause: unknown) =>
 export class CommandPipeline {
   private readonly cache = new LRUCache<string, Folded<unknown>>({ max: STATE_CACHE_ENTRIES });
   private readonly queues = new Map<string, Queued[]>();
+  /**
+   * Stands for the current turn of the event loop, and is replaced at the next turn and after
+   * every append. A stream read to its end in this turn is not read again in it: a send loads
+   * the sender, the room and the timeline, some twice, and concurrent sends to one room load
+   * the same streams; another process's append shows from the next turn, and a decision made
+   * before it still fails on its expected revision and is made again on a fresh read.
+   */
+  private turn: object = {};
+  private turnEnding = false;
 
   constructor(
     @Inject(EVENT_STORE) private readonly events: EventStore,
@@ -147,6 +158,7 @@ export class CommandPipeline {
     const epoch = await this.wipedAt(stream);
     let cached = this.cache.get(stream) as Folded<S> | undefined;
     if (cached && (cached.epoch ?? null) !== epoch) cached = undefined; // wiped since: fold afresh
+    if (cached && cached.readIn === this.turn) return cached;
     let state = cached ? cached.state : decider.initialState();
     let revision = cached ? cached.revision : -1;
     const newer = cached || !decider.foldsFrom ? await this.readStream(stream, { fromRevision: revision + 1 }) : await this.tail(stream, decider.foldsFrom, epoch);
@@ -155,8 +167,8 @@ export class CommandPipeline {
       if (epoch === null || event.position > epoch) state = decider.evolve(state, event as unknown as E);
       revision = event.revision;
     }
-    const folded = { state, revision, epoch };
-    if (newer.length > 0 || !cached) this.cache.set(stream, folded);
+    const folded = { state, revision, epoch, readIn: this.currentTurn() };
+    this.cache.set(stream, folded);
     return folded;
   }
 
@@ -187,6 +199,20 @@ export class CommandPipeline {
       this.queues.set(stream, [queued]);
       void this.drain(stream);
     });
+  }
+
+  private currentTurn(): object {
+    if (!this.turnEnding) {
+      this.turnEnding = true;
+      setImmediate(() => this.nextTurn());
+    }
+    return this.turn;
+  }
+
+  /** What was read so far may be out of date: every stream is read again before it is used. */
+  private nextTurn(): void {
+    this.turn = {};
+    this.turnEnding = false;
   }
 
   /** The newest events of a stream back to (and including) the newest one `foldsFrom` accepts, oldest first. */
@@ -260,7 +286,9 @@ export class CommandPipeline {
       const started = performance.now();
       result = await this.events.append(stream, toAppend, expected);
       recordAppend(toAppend.length, (performance.now() - started) / 1000);
+      this.nextTurn(); // what was read before the append may be out of date
     } catch (error) {
+      this.nextTurn(); // the log may hold what this process has not read
       // The cached state is still that of `folded.revision` (evolve is pure): loading reads on from it.
       if (error instanceof WrongExpectedRevisionError) return this.retryOnFreshState(queue, decided);
       // A store may fail after writing (a lost connection): the log, not the error, says which.
