@@ -27,6 +27,7 @@ export function registerAccessLog(fastify: FastifyInstance, logger: Logger): voi
       const status = reply.raw.statusCode;
       const ms = reply.elapsedTime;
       recordHttpRequest(request.method, route, status, ms / 1000);
+      if (!logger.isLevelEnabled('info')) return; // LOG_LEVEL=warn or above: no line to build
       logger.info(
         {
           req_id: request.id,
