@@ -3,7 +3,8 @@
  * sent at a steady rate reach many live subscribers, how fast their senders get their
  * answers, what each delivery costs the server in CPU, and how much memory idle
  * subscriptions cost. Clients speak the @pusher/platform WebSocket bridge on /ws, as
- * chatkit-client does.
+ * chatkit-client does, through `BenchSocket`, a minimal client that keeps their own cost
+ * (and their lag, which would be timed as delivery latency) low.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { fork } from 'node:child_process';
