@@ -15,8 +15,23 @@ export const parseStreamName = (name: string): { category: string; instanceId: s
   return { category: name.slice(0, dash), instanceId: rest.slice(0, dot), id: rest.slice(dot + 1) };
 };
 
-/** Read-model document ids: a JSON array keeps composite keys unambiguous whatever the parts contain. */
-export const documentId = (...parts: string[]): string => JSON.stringify(parts);
+/** What JSON.stringify writes as it is inside quotes (no quote, backslash, control character or surrogate). */
+const VERBATIM = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
+
+/**
+ * Read-model document ids: a JSON array keeps composite keys unambiguous whatever the parts
+ * contain. Exactly JSON.stringify's text; parts it would write verbatim are joined by hand,
+ * which costs a third less (several ids per event in a rebuild).
+ */
+export const documentId = (...parts: string[]): string => {
+  let id = '["';
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i];
+    if (typeof part !== 'string' || !VERBATIM.test(part)) return JSON.stringify(parts);
+    id += i === 0 ? part : `","${part}`;
+  }
+  return parts.length === 0 ? '[]' : `${id}"]`;
+};
 
 /** The parts a `documentId` was made of, in order. */
 export const documentIdParts = (id: string): string[] => JSON.parse(id) as string[];
