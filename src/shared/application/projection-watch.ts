@@ -2,7 +2,7 @@ import { LogPosition, positionAfter } from '../domain/event';
 import { ReadModelStore } from '../ports/read-model-store.port';
 import type { ProjectorRunner } from './projector-runner';
 import type { ProjectionVersions } from './projection-versions';
-import { projectionLagError, ReadYourWrites } from './read-your-writes';
+import { projectionLagError, ReadYourWrites, stoppedBeforeProjectedError } from './read-your-writes';
 
 interface Waiter {
   readonly position: LogPosition;
@@ -73,7 +73,7 @@ export class ProjectionWatch implements ReadYourWrites {
     this.offProgress();
     for (const waiter of this.waiters.splice(0)) {
       clearTimeout(waiter.timer);
-      waiter.reject(projectionLagError(this.timeoutMs));
+      waiter.reject(stoppedBeforeProjectedError());
     }
   }
 

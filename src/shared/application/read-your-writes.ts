@@ -19,3 +19,11 @@ export const projectionLagError = (timeoutMs: number) =>
     'projection_lag',
     `The change was saved, but the read models did not reflect it within ${timeoutMs} ms; retry the read shortly`,
   );
+
+/** The wait ended because the process is stopping: saved, not yet shown, and no timeout involved. */
+export const stoppedBeforeProjectedError = () =>
+  new DomainError(
+    'unavailable',
+    'projection_lag',
+    'The change was saved, but the server stopped before the read models reflected it; do not send it again, read it back shortly',
+  );
