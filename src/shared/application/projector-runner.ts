@@ -93,6 +93,53 @@ export interface ProjectorRunnerStats {
   readonly projections: Readonly<Record<string, ProjectionRunStats>>;
 }
 
+/**
+ * Which document ids a pass may have written, as a fixed-size Bloom filter (2 MiB whatever the
+ * log's length): "no" is certain, "maybe" is checked in the store. A pass that starts from an
+ * empty collection (its projection never folded anything) skips the store read for every id the
+ * filter has not seen: during a rebuild nearly every read would find nothing.
+ */
+class WrittenIds {
+  private static readonly BITS = 1 << 24;
+  private readonly bits = new Uint32Array(WrittenIds.BITS >>> 5);
+
+  add(collection: string, id: string): void {
+    const [h1, h2] = hashes(collection, id);
+    for (let i = 0; i < 3; i++) {
+      const bit = (h1 + i * h2) & (WrittenIds.BITS - 1);
+      this.bits[bit >>> 5] |= 1 << (bit & 31);
+    }
+  }
+
+  mayHold(collection: string, id: string): boolean {
+    const [h1, h2] = hashes(collection, id);
+    for (let i = 0; i < 3; i++) {
+      const bit = (h1 + i * h2) & (WrittenIds.BITS - 1);
+      if ((this.bits[bit >>> 5] & (1 << (bit & 31))) === 0) return false;
+    }
+    return true;
+  }
+}
+
+/** Two independent 32-bit FNV-1a hashes of collection and id (double hashing gives the filter's probes). */
+function hashes(collection: string, id: string): [number, number] {
+  let a = 0x811c9dc5;
+  let b = 0x01000193 ^ 0x5bd1e995;
+  for (let i = 0; i < collection.length; i++) {
+    const c = collection.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995);
+  }
+  a = Math.imul(a ^ 0xff, 0x01000193);
+  b = Math.imul(b ^ 0xff, 0x5bd1e995);
+  for (let i = 0; i < id.length; i++) {
+    const c = id.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995);
+  }
+  return [a >>> 0, (b >>> 0) | 1];
+}
+
 type Cached = { document: StoredDocument['document'] | null; position: LogPosition | null; dirty: boolean };
 
 /** Where parked projections are recorded, so every process (and /health) sees them. */
@@ -141,6 +188,13 @@ export class ProjectorRunner {
   private caughtUpWaiters: (() => void)[] = [];
   private progressListeners = new Set<() => void>();
   private eventsRead = 0;
+  /**
+   * Physical collections of the projections that had never folded anything when this runner
+   * took them (no checkpoint: none of their documents was ever written, as documents and
+   * checkpoints commit together), and the ids written into them since.
+   */
+  private readonly startedEmpty = new Set<string>();
+  private writtenIds = new WrittenIds();
   private readonly counts = new Map<string, { events: number; documents: number }>();
 
   constructor(
@@ -386,8 +440,11 @@ export class ProjectorRunner {
       const name = checkpointName(definition);
       this.positions.set(name, await this.readModels.getCheckpoint(name));
     }
+    this.startedEmpty.clear();
+    this.writtenIds = new WrittenIds();
     for (const definition of held) {
       const checkpoint = checkpointName(definition);
+      if (this.positions.get(checkpoint) == null) for (const spec of physicalCollectionSpecs(definition)) this.startedEmpty.add(spec.name);
       const physical = new Map(definition.collections.map((spec) => [spec.name, physicalCollection(spec.name, definition.version)]));
       this.slots.push({
         definition,
@@ -487,8 +544,10 @@ export class ProjectorRunner {
     const flush = async (upTo: number) => {
       const changes: DocumentChange[] = [];
       for (const [collection, documents] of cache) {
+        const startedEmpty = this.startedEmpty.has(collection);
         for (const [id, c] of documents) {
           if (!c.dirty) continue;
+          if (startedEmpty) this.writtenIds.add(collection, id);
           changes.push(c.document ? { collection, kind: 'put', document: c.document, position: c.position! } : { collection, kind: 'delete', id });
           c.dirty = false;
         }
@@ -507,10 +566,14 @@ export class ProjectorRunner {
     // documents named by key are then read with one query per collection, not one each.
     const steps: Step[] = [];
     const wanted = new Map<string, Set<string>>();
+    // The slots folding each event type, found once per batch rather than asked of every slot per event.
+    const slotsByType = new Map<string, Slot[]>();
     for (let index = 0; index < batch.length; index++) {
       const event = batch[index];
-      for (const slot of slots) {
-        if (!slot.handles.has(event.type) || !positionAfter(event.position, slot.position)) continue;
+      let handling = slotsByType.get(event.type);
+      if (!handling) slotsByType.set(event.type, (handling = slots.filter((slot) => slot.handles.has(event.type))));
+      for (const slot of handling) {
+        if (!positionAfter(event.position, slot.position)) continue;
         let targets: readonly Target[];
         try {
           targets = slot.definition.targets(event);
@@ -523,6 +586,11 @@ export class ProjectorRunner {
         for (const target of targets) {
           if (!isRef(target)) continue;
           const collection = slot.collection(target.collection);
+          if (this.startedEmpty.has(collection) && !this.writtenIds.mayHold(collection, target.id)) {
+            const documents = documentsOf(collection);
+            if (!documents.has(target.id)) documents.set(target.id, { document: null, position: null, dirty: false });
+            continue;
+          }
           let ids = wanted.get(collection);
           if (!ids) wanted.set(collection, (ids = new Set()));
           ids.add(target.id);
