@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import jwt from 'jsonwebtoken';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -127,6 +128,44 @@ describe('/metrics, the access log and request ids (a real server process)', () 
     const text = audit(dataDir, instance, 'user', 'alice');
     expect(text.code).toBe(0);
     expect(text.out).toContain('request:     e2e-create.alice_1');
+  });
+
+  it('stamps the request id on Feeds and Beams writes too (their actors are not built from a chat token)', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const feedsToken = jwt.sign(
+      { app: instance, iss: 'api_keys/k', iat: now - 600, exp: now + 3600, feeds: { permission: { path: '*', action: '*' } } },
+      secret,
+      { algorithm: 'HS256' },
+    );
+    const published = await fetch(`${base}/services/feeds/v1/${instance}/feeds/news/items`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${feedsToken}`, 'content-type': 'application/json', 'x-request-id': 'e2e-feed-publish' },
+      body: JSON.stringify({ items: [{ headline: 'hello' }] }),
+    });
+    expect(published.status).toBe(200);
+    const beams = await fetch(`${base}/publish_api/v1/instances/${instance}/publishes/interests`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json', 'x-request-id': 'e2e-beams-publish' },
+      body: JSON.stringify({ interests: ['news'], web: { notification: { title: 'hi' } } }),
+    });
+    expect(beams.status).toBe(200);
+    const deleted = await fetch(`${base}/user_api/v1/instances/${instance}/users/someone`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${secret}`, 'x-request-id': 'e2e-beams-delete-user' },
+    });
+    expect(deleted.status).toBe(200);
+    // Read back from the log itself (the audit CLI lists users, rooms and actors, not feeds or publishes).
+    const log = new Database(join(dataDir, 'events.sqlite'), { readonly: true });
+    try {
+      const requestIdOf = (type: string) =>
+        (log.prepare('SELECT metadata FROM events WHERE type = ? ORDER BY position DESC LIMIT 1').get(type) as { metadata: string } | undefined)
+          ?.metadata;
+      expect(JSON.parse(requestIdOf('FeedItemsPublished')!).request_id).toBe('e2e-feed-publish');
+      expect(JSON.parse(requestIdOf('BeamsPublishAccepted')!).request_id).toBe('e2e-beams-publish');
+      expect(JSON.parse(requestIdOf('BeamsUserDeleted')!).request_id).toBe('e2e-beams-delete-user');
+    } finally {
+      log.close();
+    }
   });
 
   it('generates a UUID when X-Request-Id is missing or not acceptable, and never logs tokens or queries', async () => {

@@ -82,7 +82,7 @@ export class TransferRoutes implements OnModuleInit {
     const header = request.headers['content-length'];
     const declared = header === undefined ? undefined : Number(header);
     const body = request.body instanceof Readable ? request.body : request.raw;
-    await this.commands.execute(new UploadAttachmentCommand(instanceId, attachmentId, body, declared));
+    await this.commands.execute(new UploadAttachmentCommand(instanceId, attachmentId, body, declared, request.id));
     await reply.status(204).send();
   }
 

@@ -12,6 +12,7 @@ import type { BeamsPlatform } from './domain/beams-device.events';
 import { Publish, TooManyPublishes } from './publish/publish';
 import { interestsPublish, requireJsonObject, usersPublish } from './publish/publish-request';
 import { SecretKeyCheck } from './secret-key-check';
+import { actingInRequest } from '../../shared/observability/request-context';
 
 /** Body limits of the publish API (seed, Limits). */
 export const INTERESTS_BODY_LIMIT = 10 * 1024;
@@ -90,7 +91,8 @@ export class BeamsRoutes implements OnModuleInit {
       scope.post<{ Params: Params }>(`/instances/:instanceId/publishes/${kind}`, { bodyLimit }, async (request, reply) => {
         const body = requireJsonObject(request.body);
         const keyId = await this.keys.keyIdFor(request.params.instanceId!, bearerSecret(request.headers.authorization)!);
-        const publishId = await this.publish.accept(request.params.instanceId!, parse(body), keyId, this.clock.now());
+        const actor = actingInRequest({ key_id: keyId }, request.id);
+        const publishId = await this.publish.accept(request.params.instanceId!, parse(body), actor, this.clock.now());
         void reply.status(200).send({ publishId });
       });
     route('interests', INTERESTS_BODY_LIMIT, interestsPublish);
@@ -103,7 +105,8 @@ export class BeamsRoutes implements OnModuleInit {
     scope.addHook('onRequest', async (request) => this.authorizationPresent(request));
     scope.delete<{ Params: Params }>('/instances/:instanceId/users/:userId', async (request, reply) => {
       const keyId = await this.keys.keyIdFor(request.params.instanceId!, bearerSecret(request.headers.authorization)!);
-      await this.deleteUser.delete(request.params.instanceId!, request.params.userId ?? '', keyId, this.clock.now());
+      const actor = actingInRequest({ key_id: keyId }, request.id);
+      await this.deleteUser.delete(request.params.instanceId!, request.params.userId ?? '', actor, this.clock.now());
       void reply.status(200).send();
     });
     return undefined;
@@ -136,27 +139,27 @@ export class BeamsRoutes implements OnModuleInit {
     };
     scope.post<{ Params: Params }>(devices, { bodyLimit: DEVICE_BODY_LIMIT }, async (request, reply) => {
       const { metadata, ...registration } = requireJsonObject(request.body) as { token?: unknown; bundleIdentifier?: unknown; metadata?: { sdkVersion?: unknown } };
-      const id = await this.devices.register(request.params.instanceId!, platform, registration, metadata?.sdkVersion, this.clock.now());
+      const id = await this.devices.register(request.params.instanceId!, platform, registration, metadata?.sdkVersion, this.clock.now(), request.id);
       // The mobile SDKs read `initialInterestSet` (interests carried over from an earlier registration: none here).
       void reply.status(200).send(platform === 'web' ? { id } : { id, initialInterestSet: [] });
     });
     scope.delete<{ Params: Params }>(device, async (request, reply) => {
-      await this.devices.delete(...target(request), 'stopped', this.clock.now());
+      await this.devices.delete(...target(request), 'stopped', this.clock.now(), request.id);
       void reply.status(200).send({});
     });
     scope.put<{ Params: Params }>(`${device}/metadata`, { bodyLimit: DEVICE_BODY_LIMIT }, async (request, reply) => {
-      await this.devices.updateMetadata(...target(request), body(request).sdkVersion, this.clock.now());
+      await this.devices.updateMetadata(...target(request), body(request).sdkVersion, this.clock.now(), request.id);
       void reply.status(200).send({});
     });
     if (platform === 'fcm') {
       scope.put<{ Params: Params }>(`${device}/token`, { bodyLimit: DEVICE_BODY_LIMIT }, async (request, reply) => {
-        await this.devices.changeToken(...target(request), body(request).token, this.clock.now());
+        await this.devices.changeToken(...target(request), body(request).token, this.clock.now(), request.id);
         void reply.status(200).send({});
       });
     }
     scope.put<{ Params: Params }>(`${device}/user`, { bodyLimit: DEVICE_BODY_LIMIT }, async (request, reply) => {
       const token = bearerSecret(request.headers.authorization);
-      await this.devices.setUser(...target(request), token, this.clock.now());
+      await this.devices.setUser(...target(request), token, this.clock.now(), request.id);
       void reply.status(200).send({});
     });
     scope.get<{ Params: Params }>(`${device}/interests`, async (request, reply) => {
@@ -164,15 +167,15 @@ export class BeamsRoutes implements OnModuleInit {
       void reply.status(200).send({ interests, responseMetadata: {} });
     });
     scope.put<{ Params: Params }>(`${device}/interests`, { bodyLimit: DEVICE_BODY_LIMIT }, async (request, reply) => {
-      await this.devices.setInterests(...target(request), body(request).interests, this.clock.now());
+      await this.devices.setInterests(...target(request), body(request).interests, this.clock.now(), request.id);
       void reply.status(200).send({});
     });
     scope.post<{ Params: Params }>(`${device}/interests/:interest`, async (request, reply) => {
-      await this.devices.addInterest(...target(request), request.params.interest!, this.clock.now());
+      await this.devices.addInterest(...target(request), request.params.interest!, this.clock.now(), request.id);
       void reply.status(200).send({});
     });
     scope.delete<{ Params: Params }>(`${device}/interests/:interest`, async (request, reply) => {
-      await this.devices.removeInterest(...target(request), request.params.interest!, this.clock.now());
+      await this.devices.removeInterest(...target(request), request.params.interest!, this.clock.now(), request.id);
       void reply.status(200).send({});
     });
   }

@@ -1,3 +1,4 @@
+import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
@@ -28,3 +29,6 @@ export function registerRequestId(fastify: FastifyInstance): void {
     done();
   });
 }
+
+/** The id of the request a Nest route serves (`request.id`), for commands that name it in their events. */
+export const RequestId = createParamDecorator((_: unknown, context: ExecutionContext): string => context.switchToHttp().getRequest<{ id: string }>().id);

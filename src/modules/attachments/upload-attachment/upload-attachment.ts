@@ -5,11 +5,19 @@ import { Readable } from 'node:stream';
 import { CommandPipeline } from '../../../shared/application/command-pipeline';
 import { CLOCK } from '../../../shared/application/tokens';
 import { Clock } from '../../../shared/domain/clock';
+import { Actor } from '../../../shared/domain/event';
+import { actingInRequest } from '../../../shared/observability/request-context';
 import { badRequest, conflict, DomainError } from '../../../shared/domain/errors';
 import { BLOB_STORE, BlobStore } from '../../../shared/ports/blob-store.port';
 import { RoomAccess } from '../../rooms/room-access';
 import { attachmentDecider, attachmentNotFound, attachmentStream } from '../domain/attachment.decider';
 import { MeasuredBytes } from '../measured-bytes';
+
+/** No token here: the signed link was issued to the user who announced the attachment. */
+const uploader = (userId: string | undefined, requestId: string | undefined): Actor => {
+  const actor: Actor = { user_id: userId, key_id: 'signed-upload-link' };
+  return requestId ? actingInRequest(actor, requestId) : actor;
+};
 
 export class UploadAttachmentCommand {
   constructor(
@@ -19,6 +27,8 @@ export class UploadAttachmentCommand {
     readonly body: Readable,
     /** The request's Content-Length, when it sent one. */
     readonly declaredLength: number | undefined,
+    /** The HTTP request's id, named in the event for the audit trail. */
+    readonly requestId?: string,
   ) {}
 }
 
@@ -40,7 +50,7 @@ export class UploadAttachmentHandler implements ICommandHandler<UploadAttachment
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  async execute({ instanceId, attachmentId, body, declaredLength }: UploadAttachmentCommand): Promise<void> {
+  async execute({ instanceId, attachmentId, body, declaredLength, requestId }: UploadAttachmentCommand): Promise<void> {
     const stream = attachmentStream(instanceId, attachmentId);
     const { state } = await this.pipeline.load(stream, attachmentDecider);
     if (!state.exists || state.deleted) throw attachmentNotFound(attachmentId);
@@ -76,8 +86,7 @@ export class UploadAttachmentHandler implements ICommandHandler<UploadAttachment
         stream,
         attachmentDecider,
         { type: 'RecordUpload', id: attachmentId, size, sha256, blobKey, now },
-        // No token here: the signed link was issued to the user who announced the attachment.
-        { instance_id: instanceId, actor: { user_id: state.userId, key_id: 'signed-upload-link' }, occurred_at: now },
+        { instance_id: instanceId, actor: uploader(state.userId, requestId), occurred_at: now },
       );
       // A concurrent upload of the same bytes was recorded first: this copy is not needed.
       if (outcome.events.length === 0) await this.blobs.delete(blobKey);

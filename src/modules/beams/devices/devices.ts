@@ -4,6 +4,7 @@ import { CONFIG, ParleyConfig } from '../../../config/config';
 import { CommandPipeline } from '../../../shared/application/command-pipeline';
 import { SECRET_BOX, SecretBox } from '../../../shared/crypto/secret-box';
 import { Actor } from '../../../shared/domain/event';
+import { actingInRequest } from '../../../shared/observability/request-context';
 import { badRequest } from '../../../shared/domain/errors';
 import { KeyRing } from '../../instances/authentication/key-ring';
 import { checkpointName } from '../../../../projections/projection';
@@ -63,11 +64,11 @@ export class Devices {
     @Inject(CONFIG) private readonly config: ParleyConfig,
   ) {}
 
-  async register(instanceId: string, platform: BeamsPlatform, registration: Registration, sdkVersion: unknown, now: Date): Promise<string> {
+  async register(instanceId: string, platform: BeamsPlatform, registration: Registration, sdkVersion: unknown, now: Date, requestId?: string): Promise<string> {
     await this.requireInstance(instanceId);
     const address = pushAddress(platform, registration, this.config.beamsWebPushHosts);
     const deviceId = `${platform}-${randomUUID()}`;
-    await this.run(instanceId, deviceId, {
+    await this.run(instanceId, deviceId, requestId, {
       type: 'RegisterDevice',
       deviceId,
       platform,
@@ -86,62 +87,63 @@ export class Devices {
     return state.interests;
   }
 
-  async setInterests(instanceId: string, deviceId: string, interests: unknown, now: Date): Promise<void> {
+  async setInterests(instanceId: string, deviceId: string, interests: unknown, now: Date, requestId?: string): Promise<void> {
     if (!Array.isArray(interests) || interests.length > MAX_INTERESTS) {
       throw badRequest('invalid_interests', `interests must be an array of at most ${MAX_INTERESTS} interests`);
     }
-    await this.change(instanceId, deviceId, { type: 'SetInterests', interests: interests.map(requireInterest), now: now.toISOString() });
+    await this.change(instanceId, deviceId, requestId, { type: 'SetInterests', interests: interests.map(requireInterest), now: now.toISOString() });
   }
 
-  async addInterest(instanceId: string, deviceId: string, interest: string, now: Date): Promise<void> {
-    await this.change(instanceId, deviceId, { type: 'AddInterest', interest: requireInterest(interest), now: now.toISOString() });
+  async addInterest(instanceId: string, deviceId: string, interest: string, now: Date, requestId?: string): Promise<void> {
+    await this.change(instanceId, deviceId, requestId, { type: 'AddInterest', interest: requireInterest(interest), now: now.toISOString() });
   }
 
-  async removeInterest(instanceId: string, deviceId: string, interest: string, now: Date): Promise<void> {
-    await this.change(instanceId, deviceId, { type: 'RemoveInterest', interest: requireInterest(interest), now: now.toISOString() });
+  async removeInterest(instanceId: string, deviceId: string, interest: string, now: Date, requestId?: string): Promise<void> {
+    await this.change(instanceId, deviceId, requestId, { type: 'RemoveInterest', interest: requireInterest(interest), now: now.toISOString() });
   }
 
   /** The Android SDK's token refresh (`PUT …/devices/fcm/<id>/token`): later pushes go to the new token. */
-  async changeToken(instanceId: string, deviceId: string, token: unknown, now: Date): Promise<void> {
+  async changeToken(instanceId: string, deviceId: string, token: unknown, now: Date, requestId?: string): Promise<void> {
     const address = parseFcmToken(token);
-    await this.change(instanceId, deviceId, { type: 'ChangeToken', subscription: this.box.seal(JSON.stringify(address)), now: now.toISOString() });
+    await this.change(instanceId, deviceId, requestId, { type: 'ChangeToken', subscription: this.box.seal(JSON.stringify(address)), now: now.toISOString() });
   }
 
-  async updateMetadata(instanceId: string, deviceId: string, sdkVersion: unknown, now: Date): Promise<void> {
-    await this.change(instanceId, deviceId, { type: 'UpdateMetadata', sdkVersion: sdkVersionOf(sdkVersion), now: now.toISOString() });
+  async updateMetadata(instanceId: string, deviceId: string, sdkVersion: unknown, now: Date, requestId?: string): Promise<void> {
+    await this.change(instanceId, deviceId, requestId, { type: 'UpdateMetadata', sdkVersion: sdkVersionOf(sdkVersion), now: now.toISOString() });
   }
 
   /**
    * `setUserId`: the Beams token (signed by the customer's backend or the Chatkit Beams token
    * provider) proves the user; the device then receives publishes to that user.
    */
-  async setUser(instanceId: string, deviceId: string, token: string | null, now: Date): Promise<void> {
+  async setUser(instanceId: string, deviceId: string, token: string | null, now: Date, requestId?: string): Promise<void> {
     const instance = await this.keyRing.instance(instanceId);
     if (!instance) throw instanceNotFound(instanceId);
     const userId = beamsTokenUser(token, instanceId, instance.keys.values());
     if (!DEVICE_ID.test(deviceId)) throw deviceNotFound();
-    await this.run(instanceId, deviceId, { type: 'SetUser', userId, now: now.toISOString() });
+    await this.run(instanceId, deviceId, requestId, { type: 'SetUser', userId, now: now.toISOString() });
   }
 
   /** Deleting a device that is already gone succeeds (the SDK's `stop` may be retried). */
-  async delete(instanceId: string, deviceId: string, reason: 'stopped' | 'push_service_gone', now: Date): Promise<void> {
+  async delete(instanceId: string, deviceId: string, reason: 'stopped' | 'push_service_gone', now: Date, requestId?: string): Promise<void> {
     await this.requireInstance(instanceId);
     if (!DEVICE_ID.test(deviceId)) throw deviceNotFound();
-    await this.run(instanceId, deviceId, { type: 'DeleteDevice', reason, now: now.toISOString() });
+    await this.run(instanceId, deviceId, requestId, { type: 'DeleteDevice', reason, now: now.toISOString() });
   }
 
-  private async change(instanceId: string, deviceId: string, command: DeviceCommand): Promise<void> {
+  private async change(instanceId: string, deviceId: string, requestId: string | undefined, command: DeviceCommand): Promise<void> {
     await this.requireInstance(instanceId);
     if (!DEVICE_ID.test(deviceId)) throw deviceNotFound();
-    await this.run(instanceId, deviceId, command);
+    await this.run(instanceId, deviceId, requestId, command);
   }
 
-  private async run(instanceId: string, deviceId: string, command: DeviceCommand): Promise<void> {
+  private async run(instanceId: string, deviceId: string, requestId: string | undefined, command: DeviceCommand): Promise<void> {
     await this.pipeline.run(
       beamsDeviceStream(instanceId, deviceId),
       beamsDeviceDecider,
       command,
-      { instance_id: instanceId, actor: DEVICE_ACTOR, occurred_at: command.now },
+      // A fresh actor per request: the request id is marked on the actor object (never on the shared one).
+      { instance_id: instanceId, actor: requestId ? actingInRequest({ ...DEVICE_ACTOR }, requestId) : DEVICE_ACTOR, occurred_at: command.now },
       { awaitProjections: [checkpointName(beamsDevicesProjection)] },
     );
   }

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { CommandPipeline } from '../../../shared/application/command-pipeline';
+import { Actor } from '../../../shared/domain/event';
 import { DomainError } from '../../../shared/domain/errors';
 import { BeamsDelivery } from '../delivery/beams-delivery';
 import { beamsPublishDecider, beamsPublishStream } from '../domain/beams.deciders';
@@ -32,7 +33,7 @@ export class Publish {
     private readonly delivery: BeamsDelivery,
   ) {}
 
-  async accept(instanceId: string, publish: PublishRequest, keyId: string, now: Date): Promise<string> {
+  async accept(instanceId: string, publish: PublishRequest, actor: Actor, now: Date): Promise<string> {
     if (publish.target.kind === 'interests') {
       const wait = await this.interestRate.take(instanceId, now.getTime());
       if (wait > 0) throw new TooManyPublishes(wait);
@@ -43,7 +44,7 @@ export class Publish {
       beamsPublishStream(instanceId, publishId),
       beamsPublishDecider,
       { type: 'AcceptPublish', publishId, target: publish.target, request: publish.request, webhookUrl: publish.webhookUrl, now: at },
-      { instance_id: instanceId, actor: { key_id: keyId }, occurred_at: at },
+      { instance_id: instanceId, actor, occurred_at: at },
       { awaitProjections: [] },
     );
     // Durable now: delivered at once from here, not after the delivery worker's next sweep.

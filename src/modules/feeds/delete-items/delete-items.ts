@@ -1,5 +1,7 @@
 import { Controller, Delete, Headers, HttpCode, Inject, Param } from '@nestjs/common';
 import { CommandBus, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { RequestId } from '../../../shared/http/request-id';
+import { actingInRequest } from '../../../shared/observability/request-context';
 import { CommandPipeline } from '../../../shared/application/command-pipeline';
 import { CLOCK } from '../../../shared/application/tokens';
 import { Clock } from '../../../shared/domain/clock';
@@ -51,9 +53,10 @@ export class DeleteItemsController {
     @Param('instanceId') instanceId: string,
     @Param('feedId') feedId: string,
     @Headers('authorization') authorization: string | undefined,
+    @RequestId() requestId: string,
   ): Promise<Record<string, never>> {
     requireFeedId(feedId);
-    const actor = await this.access.require(instanceId, authorization, feedItemsPath(feedId), 'WRITE');
+    const actor = actingInRequest(await this.access.require(instanceId, authorization, feedItemsPath(feedId), 'WRITE'), requestId);
     await this.commands.execute(new DeleteItemsCommand(instanceId, feedId, actor));
     return {};
   }

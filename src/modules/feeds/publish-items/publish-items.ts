@@ -1,5 +1,7 @@
 import { Body, Controller, Headers, HttpCode, Inject, Param, Post } from '@nestjs/common';
 import { CommandBus, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { RequestId } from '../../../shared/http/request-id';
+import { actingInRequest } from '../../../shared/observability/request-context';
 import { CommandPipeline } from '../../../shared/application/command-pipeline';
 import { CLOCK } from '../../../shared/application/tokens';
 import { Clock } from '../../../shared/domain/clock';
@@ -59,10 +61,11 @@ export class PublishItemsController {
     @Param('instanceId') instanceId: string,
     @Param('feedId') feedId: string,
     @Headers('authorization') authorization: string | undefined,
+    @RequestId() requestId: string,
     @Body() body: unknown,
   ): Promise<{ item_ids: string[] }> {
     requireFeedId(feedId);
-    const actor = await this.access.require(instanceId, authorization, feedItemsPath(feedId), 'WRITE');
+    const actor = actingInRequest(await this.access.require(instanceId, authorization, feedItemsPath(feedId), 'WRITE'), requestId);
     const items = (body as { items?: unknown } | undefined)?.items;
     if (typeof body !== 'object' || body === null || !Array.isArray(items)) {
       throw badRequest('invalid_body', 'The body must be a JSON object {"items": [item, …]}');
