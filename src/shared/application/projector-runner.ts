@@ -586,11 +586,7 @@ export class ProjectorRunner {
         for (const target of targets) {
           if (!isRef(target)) continue;
           const collection = slot.collection(target.collection);
-          if (this.startedEmpty.has(collection) && !this.writtenIds.mayHold(collection, target.id)) {
-            const documents = documentsOf(collection);
-            if (!documents.has(target.id)) documents.set(target.id, { document: null, position: null, dirty: false });
-            continue;
-          }
+          if (this.startedEmpty.has(collection) && !this.writtenIds.mayHold(collection, target.id)) continue;
           let ids = wanted.get(collection);
           if (!ids) wanted.set(collection, (ids = new Set()));
           ids.add(target.id);
@@ -602,7 +598,6 @@ export class ProjectorRunner {
       for (const stored of await this.readModels.getStoredMany(collection, [...ids])) {
         documents.set(stored.document._id, { document: stored.document, position: stored.position, dirty: false });
       }
-      for (const id of ids) if (!documents.has(id)) documents.set(id, { document: null, position: null, dirty: false });
     }
 
     const fold = (slot: Slot, event: RecordedEvent, collection: string, entry: Cached, id: string) => {
@@ -628,7 +623,11 @@ export class ProjectorRunner {
       for (const target of targets) {
         const documents = documentsOf(slot.collection(target.collection));
         if (isRef(target)) {
-          fold(slot, event, target.collection, documents.get(target.id)!, target.id);
+          // Not cached: it was not in the store when the batch began (read above, or known
+          // never written), and nothing in the batch has made it since.
+          let entry = documents.get(target.id);
+          if (!entry) documents.set(target.id, (entry = { document: null, position: null, dirty: false }));
+          fold(slot, event, target.collection, entry, target.id);
           continue;
         }
         // A selection reads the store, so everything folded so far must be in it first.
