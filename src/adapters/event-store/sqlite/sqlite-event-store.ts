@@ -229,8 +229,9 @@ export class SqliteEventStore implements EventStore {
   private readStreamSync(streamName: string, options: ReadStreamOptions): RecordedEvent[] {
     const backwards = options.direction === 'backwards';
     const from = options.fromRevision ?? (backwards ? Number.MAX_SAFE_INTEGER : 0);
-    const rows = this.preparedRaw(
+    const rows = this.prepared(
       `SELECT ${COLUMNS} FROM events WHERE stream = ? AND revision ${backwards ? '<=' : '>='} ? ORDER BY revision ${backwards ? 'DESC' : 'ASC'} LIMIT CAST(? AS INTEGER)`,
+      'raw',
     ).all(streamName, from, options.maxCount ?? -1) as Row[];
     return rows.map(toRecorded);
   }
@@ -254,8 +255,9 @@ export class SqliteEventStore implements EventStore {
       clauses.push(`(${filter.streamPrefixes.map(() => 'substr(stream, 1, ?) = ?').join(' OR ')})`);
       for (const p of filter.streamPrefixes) params.push(p.length, p);
     }
-    const texts = this.preparedPluck(
+    const texts = this.prepared(
       `SELECT ${EVENT_AS_JSON} FROM events WHERE ${clauses.join(' AND ')} ORDER BY position ASC LIMIT CAST(? AS INTEGER)`,
+      'pluck',
     ).all(...params, limit) as string[];
     if (texts.length <= TEXTS_PER_PARSE) return texts.length ? (JSON.parse(`[${texts.join(',')}]`) as RecordedEvent[]) : [];
     const events: RecordedEvent[] = [];
@@ -265,22 +267,16 @@ export class SqliteEventStore implements EventStore {
     return events;
   }
 
-  /** A statement whose rows are the one selected column's value. */
-  private preparedPluck(sql: string): Database.Statement {
-    let statement = this.statements.get(sql);
+  /**
+   * A prepared statement by SQL text and row shape: `raw`, rows are arrays of the selected
+   * columns; `pluck`, rows are the one selected column's value.
+   */
+  private prepared(sql: string, rows: 'raw' | 'pluck'): Database.Statement {
+    const key = `${rows}:${sql}`;
+    let statement = this.statements.get(key);
     if (!statement) {
-      statement = this.db.prepare(sql).pluck(true);
-      this.statements.set(sql, statement);
-    }
-    return statement;
-  }
-
-  /** A statement whose rows are arrays of the selected columns. */
-  private preparedRaw(sql: string): Database.Statement {
-    let statement = this.statements.get(sql);
-    if (!statement) {
-      statement = this.db.prepare(sql).raw(true);
-      this.statements.set(sql, statement);
+      statement = rows === 'raw' ? this.db.prepare(sql).raw(true) : this.db.prepare(sql).pluck(true);
+      this.statements.set(key, statement);
     }
     return statement;
   }
