@@ -90,16 +90,11 @@ export class SqliteReadModelStore implements ReadModelStore {
     if (!writer) {
       const t = table(collection);
       writer = {
-        // Only a later position replaces a document: a redelivered event changes nothing. A
-        // collection still being filled from empty (its indexes deferred) is written by its
-        // lease holder's catch-up alone, which folds each document in log order and skips what
-        // a document already reflects: a plain insert-or-replace is enough there, and cheaper.
+        // Only a later position replaces a document: a redelivered event changes nothing.
         put: this.prepared(
-          this.deferred.has(collection)
-            ? `INSERT OR REPLACE INTO "${t}" (id, doc, position) VALUES (?, ?, ?)`
-            : `INSERT INTO "${t}" (id, doc, position) VALUES (?, ?, ?)
-               ON CONFLICT(id) DO UPDATE SET doc = excluded.doc, position = excluded.position
-               WHERE excluded.position > "${t}".position`,
+          `INSERT INTO "${t}" (id, doc, position) VALUES (?, ?, ?)
+           ON CONFLICT(id) DO UPDATE SET doc = excluded.doc, position = excluded.position
+           WHERE excluded.position > "${t}".position`,
         ),
         remove: this.prepared(`DELETE FROM "${t}" WHERE id = ?`),
       };
