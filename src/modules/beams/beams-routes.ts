@@ -12,6 +12,7 @@ import type { BeamsPlatform } from './domain/beams-device.events';
 import { Publish, TooManyPublishes } from './publish/publish';
 import { interestsPublish, requireJsonObject, usersPublish } from './publish/publish-request';
 import { SecretKeyCheck } from './secret-key-check';
+import { bearerCredential } from '../../shared/http/bearer';
 import { actingInRequest } from '../../shared/observability/request-context';
 
 /** Body limits of the publish API (seed, Limits). */
@@ -42,12 +43,6 @@ const beamsError = (error: unknown): { status: number; body: BeamsErrorBody } | 
 };
 
 const isJson = (contentType: string | undefined) => /^application\/json\s*(;|$)/i.test(contentType ?? '');
-
-/** The secret of `Authorization: Bearer <secret>`, or null when the header is absent or has no secret. */
-const bearerSecret = (header: string | undefined): string | null => {
-  const m = /^Bearer\s+(.+)$/i.exec(header ?? '');
-  return m ? m[1].trim() : null;
-};
 
 /**
  * The Beams publish API v1 (`/publish_api/v1/instances/<id>/publishes/interests|users`) and
@@ -90,7 +85,7 @@ export class BeamsRoutes implements OnModuleInit {
     const route = (kind: 'interests' | 'users', bodyLimit: number, parse: typeof interestsPublish) =>
       scope.post<{ Params: Params }>(`/instances/:instanceId/publishes/${kind}`, { bodyLimit }, async (request, reply) => {
         const body = requireJsonObject(request.body);
-        const keyId = await this.keys.keyIdFor(request.params.instanceId!, bearerSecret(request.headers.authorization)!);
+        const keyId = await this.keys.keyIdFor(request.params.instanceId!, bearerCredential(request.headers.authorization)!);
         const actor = actingInRequest({ key_id: keyId }, request.id);
         const publishId = await this.publish.accept(request.params.instanceId!, parse(body), actor, this.clock.now());
         void reply.status(200).send({ publishId });
@@ -104,7 +99,7 @@ export class BeamsRoutes implements OnModuleInit {
     this.commonHandling(scope);
     scope.addHook('onRequest', async (request) => this.authorizationPresent(request));
     scope.delete<{ Params: Params }>('/instances/:instanceId/users/:userId', async (request, reply) => {
-      const keyId = await this.keys.keyIdFor(request.params.instanceId!, bearerSecret(request.headers.authorization)!);
+      const keyId = await this.keys.keyIdFor(request.params.instanceId!, bearerCredential(request.headers.authorization)!);
       const actor = actingInRequest({ key_id: keyId }, request.id);
       await this.deleteUser.delete(request.params.instanceId!, request.params.userId ?? '', actor, this.clock.now());
       void reply.status(200).send();
@@ -158,7 +153,7 @@ export class BeamsRoutes implements OnModuleInit {
       });
     }
     scope.put<{ Params: Params }>(`${device}/user`, { bodyLimit: DEVICE_BODY_LIMIT }, async (request, reply) => {
-      const token = bearerSecret(request.headers.authorization);
+      const token = bearerCredential(request.headers.authorization);
       await this.devices.setUser(...target(request), token, this.clock.now(), request.id);
       void reply.status(200).send({});
     });
@@ -184,7 +179,7 @@ export class BeamsRoutes implements OnModuleInit {
   private authorizationPresent(request: FastifyRequest): void {
     const instanceId = (request.params as Params | undefined)?.instanceId;
     if (instanceId !== undefined && instanceId === '') throw missingInstance();
-    if (bearerSecret(request.headers.authorization) === null) {
+    if (bearerCredential(request.headers.authorization) === null) {
       throw badRequest('missing_authorization', 'The Authorization header must be "Bearer <secret key>"');
     }
   }

@@ -3,6 +3,7 @@ import { DomainError } from '../../shared/domain/errors';
 import { positionMagnitude } from '../../shared/domain/event';
 import { metricsRegistry, ProjectionLag, recordProjections } from '../../shared/observability/metrics';
 import type { ProjectionHealth } from '../health/readiness';
+import { bearerCredential } from '../../shared/http/bearer';
 
 const digest = (text: string) => createHash('sha256').update(text).digest();
 
@@ -27,8 +28,7 @@ export class MetricsScrape {
     if (!this.token) {
       return { error: new DomainError('not_found', 'metrics_disabled', 'Metrics are served only when METRICS_TOKEN is set'), headers: {} };
     }
-    // The scheme is case-insensitive (RFC 9110 §11.1), as the other Bearer checks here read it.
-    const offered = /^Bearer\s+(.+)$/i.exec(authorization ?? '')?.[1];
+    const offered = bearerCredential(authorization);
     if (offered && timingSafeEqual(digest(offered), this.token)) return null;
     return {
       error: new DomainError('unauthorized', 'invalid_metrics_token', 'Send Authorization: Bearer <METRICS_TOKEN> to read the metrics'),

@@ -6,6 +6,7 @@ import { KeyRing } from '../../instances/authentication/key-ring';
 import { unauthorized } from '../../instances/authentication/access-token';
 import { isPrivateFeed } from '../domain/feed.decider';
 import { feedItemsPath } from '../feeds-route';
+import { bearerCredential } from '../../../shared/http/bearer';
 
 /** READ: paginate, subscribe, list, firehose. WRITE: publish and delete (server tokens hold `*`). */
 export type FeedAction = 'READ' | 'WRITE';
@@ -21,7 +22,6 @@ interface FeedsClaims {
 }
 
 const ISSUER = /^api_keys\/(.+)$/;
-const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
 /** A permission path covers a request path when equal, `*`, or a prefix ending in `*`. */
 const covers = (granted: unknown, wanted: string): boolean =>
@@ -51,7 +51,7 @@ export class FeedAccess {
   /** The caller of a request that needs a token whose permission covers `path` for `action`. */
   async require(instanceId: string, authorization: string | undefined, path: string, action: FeedAction): Promise<Actor> {
     const keys = await this.keys(instanceId);
-    const token = BEARER.exec(authorization ?? '')?.[1];
+    const token = bearerCredential(authorization);
     if (!token) throw unauthorized('missing_token', 'An Authorization header with a Feeds token (Bearer) is required');
     const decoded = jwt.decode(token, { json: true }) as FeedsClaims | null;
     const keyId = typeof decoded?.iss === 'string' ? ISSUER.exec(decoded.iss)?.[1] : undefined;
