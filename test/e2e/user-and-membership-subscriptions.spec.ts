@@ -76,6 +76,17 @@ describe('user and membership subscriptions', () => {
     expect(http.status).toBe(400);
   });
 
+  it('answers a path that is not valid percent-encoding with the same 400 over /ws as over HTTP', async () => {
+    const path = s.chat('/rooms/%E0%A4%A/memberships', 'v2');
+    const ws = await openWsSubscription(s.baseUrl, path, auth('ann'));
+    const http = await openHttpSubscription(`${s.baseUrl}${path}`, auth('ann'));
+    expect(ws.status).toBe(400);
+    expect(http.status).toBe(400);
+    expect(ws.body.error).toMatch(/bad_request\/invalid_path$/);
+    expect(ws.body.error).toBe(http.body.error);
+    await ws.close();
+  });
+
   it('streams memberships: initial_state, user_joined, user_left (also when a user is deleted)', async () => {
     const sub = await openWsSubscription(s.baseUrl, s.chat('/rooms/home/memberships', 'v2'), auth('ann'));
     try {

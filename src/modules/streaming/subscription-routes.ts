@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import FindMyWay from 'find-my-way';
-import { DomainError, notFound } from '../../shared/domain/errors';
+import { badRequest, DomainError, notFound } from '../../shared/domain/errors';
 import { EventChannel } from '../../shared/subscriptions/event-channel';
 import { AccessTokenVerifier, RequestActor } from '../instances/authentication/access-token';
 
@@ -81,6 +81,8 @@ export class SubscriptionRoutes {
 
   async open(request: SubscriptionRequest): Promise<EventChannel> {
     const [path, search = ''] = request.url.split('?', 2) as [string, string?];
+    // As Fastify answers HTTP (FST_ERR_BAD_URL): the router would only say "not found".
+    if (!isPercentDecodable(path)) throw badRequest('invalid_path', 'The path is not valid percent-encoded text');
     const found = this.router.find('SUBSCRIBE', path);
     if (!found) throw notFound('route_not_found', `No subscription is served at ${path}`);
     const route = this.routes[(found.store as { index: number }).index];
@@ -104,3 +106,12 @@ export class SubscriptionRoutes {
     return channel;
   }
 }
+
+const isPercentDecodable = (path: string): boolean => {
+  try {
+    decodeURIComponent(path);
+    return true;
+  } catch {
+    return false;
+  }
+};
