@@ -180,11 +180,24 @@ describe('Beams Web Push delivery', () => {
     expect(received.filter((r) => r.path === frank.path).map((r) => r.status)).toEqual([503, 201]);
   });
 
-  it('delivers after a restart a publish accepted, and refused by the push service, before the stop', async () => {
-    // A server of its own on a data directory that outlives it (the shared one is removed on close).
-    const dataDir = mkdtempSync(join(tmpdir(), 'parley-beams-restart-'));
+  /**
+   * Runs `body` on servers of its own (started into `s`) over a data directory that outlives each
+   * of them (the shared server's is removed on close); the shared server is put back after.
+   */
+  const withOwnDataDir = async (prefix: string, body: (dataDir: string) => Promise<void>) => {
+    const dataDir = mkdtempSync(join(tmpdir(), prefix));
     const shared = s;
     try {
+      await body(dataDir);
+    } finally {
+      if (s !== shared) await s.close();
+      s = shared;
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  };
+
+  it('delivers after a restart a publish accepted, and refused by the push service, before the stop', async () => {
+    await withOwnDataDir('parley-beams-restart-', async (dataDir) => {
       s = await startTestServer({ dataDir, env: PUSH_HOSTS });
       const erin = browser('erin');
       await register(erin, ['restart-test']);
@@ -200,17 +213,11 @@ describe('Beams Web Push delivery', () => {
       const push = await until(() => received.find((r) => r.path === erin.path && r.status === 201));
       expect(JSON.parse(decrypt(erin, push.body))).toMatchObject({ ...web, data: { pusher: { instanceId, publishId } } });
       expect(await delivered(publishId, instanceId)).toMatchObject({ devices: 1, delivered: 1 });
-      await s.close();
-    } finally {
-      s = shared;
-      rmSync(dataDir, { recursive: true, force: true });
-    }
+    });
   });
 
   it('pushes nothing to a device registered before BEAMS_WEB_PUSH_HOSTS was narrowed to leave its host out', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'parley-beams-narrowed-'));
-    const shared = s;
-    try {
+    await withOwnDataDir('parley-beams-narrowed-', async (dataDir) => {
       s = await startTestServer({ dataDir, env: PUSH_HOSTS });
       const ivan = browser('ivan');
       await register(ivan, ['narrowed-test']);
@@ -221,11 +228,7 @@ describe('Beams Web Push delivery', () => {
       const { publishId } = await beams(instanceId).publishToInterests(['narrowed-test'], { web: { notification: { title: 'Not to you' } } });
       expect(await delivered(publishId, instanceId)).toMatchObject({ devices: 1, delivered: 0, failed: 1, removed: 0 });
       expect(received.filter((r) => r.path === ivan.path)).toEqual([]);
-    } finally {
-      await s.close();
-      s = shared;
-      rmSync(dataDir, { recursive: true, force: true });
-    }
+    });
   });
 
   it('adds and removes single interests, and refuses bad tokens, interests and unknown devices with Beams errors', async () => {

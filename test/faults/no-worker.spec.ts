@@ -10,12 +10,17 @@ describe('health with no projector worker alive (real processes, kill -9)', () =
   afterEach(() => lab.stopAll());
   afterAll(() => lab.cleanUp());
 
-  it('turns 503 naming the unheld projections after a worker is killed, and 200 once a new worker holds them', async () => {
-    const dir = lab.dataDir();
-    const env = processEnv(dir, { PROJECTION_LEASE_TTL_MS: '1000' });
-    const worker = await lab.start('dist/src/main.projector.js', env, /projector worker running/);
+  /** One worker and one API process on a fresh data directory (leases of 1 s), the API healthy. */
+  const workerAndHealthyApi = async () => {
+    const env = processEnv(lab.dataDir(), { PROJECTION_LEASE_TTL_MS: '1000' });
+    const worker = await lab.startWorker(env);
     const api = await lab.start('dist/src/main.api.js', env);
     expect(await eventually(async () => (await health(api.port)).status === 200, 10_000)).toBe(true);
+    return { env, worker, api };
+  };
+
+  it('turns 503 naming the unheld projections after a worker is killed, and 200 once a new worker holds them', async () => {
+    const { env, worker, api } = await workerAndHealthyApi();
 
     await worker.stop('SIGKILL');
     // No writes: lag cannot show it; the lapsed leases must (lease time plus grace, polled generously).
@@ -31,17 +36,13 @@ describe('health with no projector worker alive (real processes, kill -9)', () =
     }
     expect(answer.body.status).toBe('unavailable');
 
-    await lab.start('dist/src/main.projector.js', env, /projector worker running/);
+    await lab.startWorker(env);
     expect(await eventually(async () => (answer = await health(api.port)).status === 200, 10_000)).toBe(true);
     expect(Object.values(answer.body.projections as Record<string, { state: string }>).every((p) => p.state === 'running_elsewhere')).toBe(true);
   }, 60_000);
 
   it('a worker stopped cleanly releases its leases: after a lease time with none stored, 503 says no lease is stored', async () => {
-    const dir = lab.dataDir();
-    const env = processEnv(dir, { PROJECTION_LEASE_TTL_MS: '1000' });
-    const worker = await lab.start('dist/src/main.projector.js', env, /projector worker running/);
-    const api = await lab.start('dist/src/main.api.js', env);
-    expect(await eventually(async () => (await health(api.port)).status === 200, 10_000)).toBe(true);
+    const { worker, api } = await workerAndHealthyApi();
 
     await worker.stop('SIGTERM');
     let answer = await health(api.port);

@@ -95,6 +95,11 @@ export class FaultLab {
     return started;
   }
 
+  /** A projector worker, once it says it runs. */
+  startWorker(env: Record<string, string>): Promise<ServerProcess> {
+    return this.start('dist/src/main.projector.js', env, /projector worker running/);
+  }
+
   async stopAll(): Promise<void> {
     await Promise.all(this.processes.splice(0).map((p) => p.stop('SIGKILL')));
   }

@@ -102,7 +102,7 @@ describe('restarts and crashes (real processes, real signals)', () => {
       const answer = await health(api.port);
       return answer.status === 503 && /behind the log/.test(answer.body.problems.join(' '));
     }, 10_000)).toBe(true);
-    await lab.start('dist/src/main.projector.js', env, /projector worker running/);
+    await lab.startWorker(env);
     expect(await eventually(async () => (await health(api.port)).status === 200, 15_000)).toBe(true);
     expect((await chat(api.port, 'POST', '/users', { id: 'late', name: 'L' })).status).toBe(201);
     expect((await chat(api.port, 'GET', '/users/late')).status).toBe(200);
@@ -111,11 +111,11 @@ describe('restarts and crashes (real processes, real signals)', () => {
   it('a projector worker killed with -9 is replaced: a waiting worker takes its projections over and writes are served again', async () => {
     const dir = lab.dataDir();
     const env = processEnv(dir, { PROJECTION_LEASE_TTL_MS: '3000' });
-    const first = await lab.start('dist/src/main.projector.js', env, /projector worker running/);
+    const first = await lab.startWorker(env);
     const api = await lab.start('dist/src/main.api.js', env);
     expect((await chat(api.port, 'POST', '/users', { id: 'before', name: 'B' })).status).toBe(201);
     // A second worker finds every lease held: it must stay up and keep trying, not exit 0.
-    const second = await lab.start('dist/src/main.projector.js', env, /projector worker running/);
+    const second = await lab.startWorker(env);
     await sleep(500);
     expect(second.child.exitCode).toBeNull();
 

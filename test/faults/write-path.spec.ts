@@ -21,7 +21,7 @@ describe('the write path answers truthfully at each step (real process, real fil
   it('says "not saved" for failures up to the append and "saved" only for a message in the log', async () => {
     const dir = lab.dataDir();
     const env = processEnv(dir, { READ_YOUR_WRITES_TIMEOUT_MS: '1000' });
-    const worker = await lab.start('dist/src/main.projector.js', env, /projector worker running/);
+    const worker = await lab.startWorker(env);
     let server = await lab.start('dist/src/main.api.js', env);
     expect((await chat(server.port, 'POST', '/users', { id: 'ann', name: 'Ann' })).status).toBe(201);
     expect((await chat(server.port, 'POST', '/rooms', { id: 'steps', name: 'steps', user_ids: ['ann'] })).status).toBe(201);
