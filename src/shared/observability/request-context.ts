@@ -10,9 +10,9 @@ import type { Actor } from '../domain/event';
  */
 const requestIdByActor = new WeakMap<Actor, string>();
 
-/** Marks `actor` as acting in the request `requestId`; returns it. */
-export function actingInRequest<A extends Actor>(actor: A, requestId: string): A {
-  requestIdByActor.set(actor, requestId);
+/** Marks `actor` as acting in the request `requestId` (no request: left as it is); returns it. */
+export function actingInRequest<A extends Actor>(actor: A, requestId: string | undefined): A {
+  if (requestId !== undefined) requestIdByActor.set(actor, requestId);
   return actor;
 }
 

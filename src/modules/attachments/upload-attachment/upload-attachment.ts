@@ -5,19 +5,12 @@ import { Readable } from 'node:stream';
 import { CommandPipeline } from '../../../shared/application/command-pipeline';
 import { CLOCK } from '../../../shared/application/tokens';
 import { Clock } from '../../../shared/domain/clock';
-import { Actor } from '../../../shared/domain/event';
 import { actingInRequest } from '../../../shared/observability/request-context';
 import { badRequest, conflict, DomainError } from '../../../shared/domain/errors';
 import { BLOB_STORE, BlobStore } from '../../../shared/ports/blob-store.port';
 import { RoomAccess } from '../../rooms/room-access';
 import { attachmentDecider, attachmentNotFound, attachmentStream } from '../domain/attachment.decider';
 import { MeasuredBytes } from '../measured-bytes';
-
-/** No token here: the signed link was issued to the user who announced the attachment. */
-const uploader = (userId: string | undefined, requestId: string | undefined): Actor => {
-  const actor: Actor = { user_id: userId, key_id: 'signed-upload-link' };
-  return requestId ? actingInRequest(actor, requestId) : actor;
-};
 
 export class UploadAttachmentCommand {
   constructor(
@@ -86,7 +79,12 @@ export class UploadAttachmentHandler implements ICommandHandler<UploadAttachment
         stream,
         attachmentDecider,
         { type: 'RecordUpload', id: attachmentId, size, sha256, blobKey, now },
-        { instance_id: instanceId, actor: uploader(state.userId, requestId), occurred_at: now },
+        // No token here: the signed link was issued to the user who announced the attachment.
+        {
+          instance_id: instanceId,
+          actor: actingInRequest({ user_id: state.userId, key_id: 'signed-upload-link' }, requestId),
+          occurred_at: now,
+        },
       );
       // A concurrent upload of the same bytes was recorded first: this copy is not needed.
       if (outcome.events.length === 0) await this.blobs.delete(blobKey);

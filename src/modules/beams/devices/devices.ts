@@ -143,7 +143,7 @@ export class Devices {
       beamsDeviceDecider,
       command,
       // A fresh actor per request: the request id is marked on the actor object (never on the shared one).
-      { instance_id: instanceId, actor: requestId ? actingInRequest({ ...DEVICE_ACTOR }, requestId) : DEVICE_ACTOR, occurred_at: command.now },
+      { instance_id: instanceId, actor: actingInRequest({ ...DEVICE_ACTOR }, requestId), occurred_at: command.now },
       { awaitProjections: [checkpointName(beamsDevicesProjection)] },
     );
   }

@@ -68,5 +68,5 @@ export const auditActor = (actor: RequestActor): Actor => {
     ...(actor.userId !== undefined && { user_id: actor.userId }),
     ...(actor.su && { su: true }),
   };
-  return actor.requestId === undefined ? audit : actingInRequest(audit, actor.requestId);
+  return actingInRequest(audit, actor.requestId);
 };
