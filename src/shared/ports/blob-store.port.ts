@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { DomainError } from '../domain/errors';
 
 /** What a blob store keeps beside the bytes. */
 export interface BlobMetadata {
@@ -30,6 +31,13 @@ export interface BlobStore {
 }
 
 export const BLOB_STORE = Symbol('BlobStore');
+
+/** A put the storage refused (a full disk, a read-only volume): nothing was stored, so a retry is safe. */
+export const blobNotSaved = (reason: string, cause: unknown): DomainError =>
+  Object.assign(
+    new DomainError('unavailable', 'storage_unavailable', `The file was not saved: ${reason}; it is safe to retry`),
+    { cause },
+  );
 
 const SEGMENT = '[A-Za-z0-9_-][A-Za-z0-9._-]{0,199}';
 const KEY = new RegExp(`^${SEGMENT}(/${SEGMENT}){0,15}$`);

@@ -1,8 +1,21 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import { DomainError } from '../../../shared/domain/errors';
 import { FsBlobStore } from './fs-blob-store';
+
+const asRoot = process.getuid?.() === 0;
+
+/** Writes to `path` until the file system has no room left. */
+function fillUp(path: string): void {
+  try {
+    for (;;) appendFileSync(path, Buffer.alloc(4096, 1));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
+  }
+}
 
 describe('FsBlobStore on disk', () => {
   let dir: string;
@@ -47,5 +60,35 @@ describe('FsBlobStore on disk', () => {
     await store.delete('acme/att3/u1');
     expect(existsSync(join(dir, 'acme'))).toBe(false);
     expect(existsSync(dir)).toBe(true);
+  });
+
+  // A real full disk (a small tmpfs) as root; otherwise a temporaries directory the store may not write.
+  it(`answers a put the storage refuses (${asRoot ? 'a full disk' : 'no write permission'}) with a 503 that says the file was not saved, and stores again once room is freed`, async () => {
+    const root = join(dir, 'blobs');
+    if (asRoot) {
+      execFileSync('mkdir', [root]);
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', root]);
+    }
+    try {
+      const store = await FsBlobStore.open(root);
+      if (asRoot) fillUp(join(root, 'filler'));
+      else chmodSync(join(root, '.tmp'), 0o500);
+      const refused = await store.put('acme/att4/u1', Buffer.alloc(16 * 1024, 2), { contentType: 'text/plain' }).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(DomainError);
+      expect(refused).toMatchObject({ status: 503, code: 'unavailable/storage_unavailable' });
+      expect((refused as DomainError).description).toMatch(
+        asRoot ? /^The file was not saved: the disk is full; it is safe to retry$/ : /^The file was not saved: the blob store could not be written \(EACCES\)/,
+      );
+      expect(existsSync(join(root, 'acme', 'att4', 'u1'))).toBe(false);
+      if (asRoot) unlinkSync(join(root, 'filler'));
+      else chmodSync(join(root, '.tmp'), 0o700);
+      await store.put('acme/att4/u1', Buffer.alloc(16 * 1024, 2), { contentType: 'text/plain' });
+      const stored = await store.get('acme/att4/u1');
+      const chunks: Buffer[] = [];
+      for await (const chunk of stored!.stream) chunks.push(chunk as Buffer);
+      expect(Buffer.concat(chunks)).toEqual(Buffer.alloc(16 * 1024, 2));
+    } finally {
+      if (asRoot) execFileSync('umount', [root]);
+    }
   });
 });

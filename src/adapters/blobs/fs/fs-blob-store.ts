@@ -6,6 +6,7 @@ import {
   assertBlobKey,
   assertContentType,
   BlobStore,
+  blobNotSaved,
   StoredBlob,
 } from '../../../shared/ports/blob-store.port';
 
@@ -21,6 +22,15 @@ const TEMP_DIR = '.tmp';
 const STALE_TEMP_MS = 24 * 3600 * 1000;
 
 const isNotFound = (error: unknown): boolean => (error as NodeJS.ErrnoException)?.code === 'ENOENT';
+
+/** The file system's storage failures, as a client may read them; other errors (a bug, a bad source) stay as they are. */
+function storageFailure(error: unknown): unknown {
+  const code = (error as NodeJS.ErrnoException)?.code;
+  if (code === 'ENOSPC' || code === 'EDQUOT') return blobNotSaved('the disk is full', error);
+  if (code === 'EROFS') return blobNotSaved('the blob store is read-only', error);
+  if (code === 'EIO' || code === 'EACCES' || code === 'EPERM') return blobNotSaved(`the blob store could not be written (${code})`, error);
+  return error;
+}
 
 /**
  * Blobs as files under `<DATA_DIR>/blobs/<key>`. A put writes a temporary file, fsyncs it,
@@ -50,8 +60,9 @@ export class FsBlobStore implements BlobStore {
     const final = this.path(key);
     assertContentType(options.contentType);
     const temp = join(this.root, TEMP_DIR, `${randomUUID()}.part`);
-    let file: FileHandle | undefined = await open(temp, 'wx', 0o600);
+    let file: FileHandle | undefined;
     try {
+      file = await open(temp, 'wx', 0o600);
       const header = Buffer.from(`${MAGIC}${JSON.stringify({ contentType: options.contentType })}\n`, 'utf8');
       await file.write(header);
       let size = 0;
@@ -72,9 +83,10 @@ export class FsBlobStore implements BlobStore {
       return { size };
     } catch (error) {
       await file?.close().catch(() => undefined);
-      await rm(temp, { force: true });
+      // On a volume gone read-only the temporary stays; the sweep at the next open removes it.
+      await rm(temp, { force: true }).catch(() => undefined);
       if (!Buffer.isBuffer(content)) content.destroy();
-      throw error;
+      throw storageFailure(error);
     }
   }
 
