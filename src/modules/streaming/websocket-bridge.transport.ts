@@ -160,6 +160,8 @@ export class WebSocketBridge implements OpenStreams {
   /** Takes over upgrade requests for /ws on an HTTP or HTTPS server; `originAllowed` refuses other pages' (403). */
   attach(server: Server, originAllowed: (request: IncomingMessage) => boolean = () => true): void {
     server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+      // Node removes its own 'error' listener from an upgraded socket: a reset while refusing would end the process.
+      socket.on('error', () => socket.destroy());
       if ((request.url ?? '').split('?')[0] !== '/ws') {
         socket.destroy();
         return;
@@ -217,6 +219,9 @@ export class WebSocketBridge implements OpenStreams {
       if (socket.readyState === WebSocket.OPEN) outbox.push(Array.isArray(frame) ? controlFrame(frame) : frame);
     };
     socket.alive = true;
+    // ws reports a frame it refuses (over maxPayload, not UTF-8, a bad opcode) as 'error' after
+    // sending the close code itself; unheard, that error would end the process.
+    socket.on('error', () => undefined);
     socket.on('pong', () => (socket.alive = true));
     socket.on('close', () => {
       for (const channel of subscriptions.values()) if (channel !== 'opening') channel.close();
