@@ -1,7 +1,7 @@
 import { Body, Controller, HttpCode, Inject, Param, Post, UseGuards } from '@nestjs/common';
 import { CommandBus, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsObject, ValidateNested } from 'class-validator';
 import { CommandPipeline } from '../../../shared/application/command-pipeline';
 import { CLOCK } from '../../../shared/application/tokens';
 import { Clock } from '../../../shared/domain/clock';
@@ -72,6 +72,8 @@ class CreateUsersDto {
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(MAX_BATCH_USERS, { message: `users: at most ${MAX_BATCH_USERS} users per batch` })
+  // @ValidateNested passes an entry that is itself an array (it validates that array's items instead).
+  @IsObject({ each: true, message: 'users: each entry must be a user object' })
   @ValidateNested({ each: true })
   @Type(() => NewUserDto)
   users: NewUserDto[];
