@@ -22,12 +22,13 @@ export class MessageContent {
       const v6 = await validateBody(V6MessageBodyDto, body);
       parts = [];
       for (const [i, part] of v6.parts.entries()) {
-        const kinds = [part.content, part.url, part.attachment].filter((v) => v !== undefined).length;
+        // @IsOptional lets null through: null counts as absent.
+        const kinds = [part.content, part.url, part.attachment].filter((v) => v != null).length;
         if (kinds !== 1) {
           throw unprocessable('invalid_part', `parts[${i}] must have exactly one of content, url and attachment`);
         }
-        if (part.content !== undefined) parts.push({ type: part.type, content: part.content });
-        else if (part.url !== undefined) parts.push({ type: part.type, url: part.url });
+        if (part.content != null) parts.push({ type: part.type, content: part.content });
+        else if (part.url != null) parts.push({ type: part.type, url: part.url });
         else parts.push(await this.attachments.toStoredPart(instanceId, roomId, { type: part.type, attachment: part.attachment! }));
       }
     }
