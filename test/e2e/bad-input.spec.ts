@@ -3,6 +3,7 @@ import { METHOD_METADATA, PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/com
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { ModulesContainer } from '@nestjs/core';
 import { request as httpRequest } from 'node:http';
+import { WebSocket } from 'ws';
 import { EVENT_STORE, EventStore } from '../../src/shared/ports/event-store.port';
 import { startTestServer, TestServer } from '../support/test-server';
 
@@ -120,6 +121,74 @@ describe('bad input: every route answers 4xx JSON in the service shape and chang
     const id = 'u'.repeat(160);
     expect((await s.request('POST', s.chat('/users'), { body: { id, name: 'long' } })).status).toBe(201);
     expect((await s.request('GET', s.chat(`/users/${id}`))).body.id).toBe(id);
+  });
+
+  it('answers a body nested far deeper than any API needs with 4xx JSON on every body-taking route, and appends nothing', async () => {
+    const before = await log().headPosition();
+    const deep = '['.repeat(20_000) + ']'.repeat(20_000);
+    const fields = ['name', 'id', 'users', 'user_ids', 'text', 'parts', 'custom_data', 'position', 'items', 'interests', 'users', 'permissions'];
+    const body = `{${fields.map((f) => `"${f}":${deep}`).join(',')}}`;
+    for (const route of routes.filter((r) => r.takesBody)) {
+      for (const version of versionsOf(route)) {
+        const res = await s.request(route.method, fill(route.path, version), { rawBody: body, headers: { 'content-type': 'application/json' } });
+        expectServiceError(res, `${route.method} ${route.path} ${version} deep`);
+      }
+    }
+    expect(await log().headPosition()).toEqual(before);
+  });
+
+  it('refuses a lone surrogate anywhere in a JSON body with 400 (the SQLite read models would store it as U+FFFD), and appends nothing', async () => {
+    const before = await log().headPosition();
+    for (const users of ['[{"id":"a\\ud800","name":"x"}]', '[{"id":"x1","name":"\\udfffx"}]', '[{"id":"x2","name":"x","custom_data":{"\\ud800":1}}]']) {
+      const res = await s.request('POST', s.chat('/batch_users'), { rawBody: `{"users":${users}}`, headers: { 'content-type': 'application/json' } });
+      expectServiceError(res, users);
+      expect([users, res.status, res.body.error]).toEqual([users, 400, 'services/chatkit/bad_request/invalid_json_body']);
+    }
+    expect(await log().headPosition()).toEqual(before);
+    const paired = await s.request('POST', s.chat('/users'), { rawBody: '{"id":"emoji","name":"\\ud83d\\ude00"}', headers: { 'content-type': 'application/json' } });
+    expect([paired.status, paired.body.name]).toEqual([201, '\u{1F600}']);
+  });
+
+  it('answers a batch_users entry that is an array, not a user, with 422, and appends nothing', async () => {
+    const before = await log().headPosition();
+    for (const users of [[[]], [[{ id: 'x', name: 'x' }]], [{ id: 'y', name: 'y' }, []]]) {
+      const res = await s.request('POST', s.chat('/batch_users'), { body: { users } });
+      expectServiceError(res, JSON.stringify(users));
+      expect(res.status).toBe(422);
+    }
+    expect(await log().headPosition()).toEqual(before);
+  });
+
+  it('answers a v6 message part whose content or url is null with 422, and appends nothing', async () => {
+    const before = await log().headPosition();
+    for (const parts of [[{ type: 'text/plain', content: null }], [{ type: 'image/png', url: null }], [{ type: 'text/plain', content: 'hi' }, { type: 'image/png', url: null }]]) {
+      const res = await s.request('POST', s.chat('/rooms/lobby/messages'), { body: { parts }, token: s.token({ sub: 'ann' }) });
+      expectServiceError(res, JSON.stringify(parts));
+      expect([JSON.stringify(parts), res.status]).toEqual([JSON.stringify(parts), 422]);
+    }
+    expect(await log().headPosition()).toEqual(before);
+  });
+
+  it('closes a /ws socket that sends a frame ws refuses (too large, not UTF-8) with its close code, and keeps serving others', async () => {
+    const closeCodeAfter = (data: Buffer | string, binary: boolean) =>
+      new Promise<number>((resolve, reject) => {
+        const ws = new WebSocket(`${s.baseUrl.replace('http', 'ws')}/ws`);
+        ws.on('open', () => ws.send(data, { binary }));
+        ws.on('close', (code) => resolve(code));
+        ws.on('error', reject);
+      });
+    expect(await closeCodeAfter('x'.repeat(300 * 1024), false)).toBe(1009); // over maxPayload
+    expect(await closeCodeAfter(Buffer.from([0x5b, 0xff, 0xfe, 0x5d]), false)).toBe(1007); // a text frame that is not UTF-8
+    const pong = await new Promise<string>((resolve, reject) => {
+      const ws = new WebSocket(`${s.baseUrl.replace('http', 'ws')}/ws`);
+      ws.on('open', () => ws.send('[16,7,null,null]'));
+      ws.on('message', (data) => {
+        resolve(String(data));
+        ws.close();
+      });
+      ws.on('error', reject);
+    });
+    expect(JSON.parse(pong)).toEqual([17, 7]);
   });
 
   it('answers a request Node cannot parse with JSON', async () => {
