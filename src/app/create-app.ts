@@ -19,6 +19,7 @@ import { PinoNestLogger } from '../infrastructure/logger';
 import { registerRequestId, requestIdOptions } from '../shared/http/request-id';
 import { registerAccessLog } from '../shared/http/access-log';
 import { Readiness } from '../modules/health/readiness';
+import { beamsErrorFor } from '../modules/beams/beams-routes';
 import { CreateInstanceCommand } from '../modules/instances/create-instance/create-instance.handler';
 import { CreateKeyCommand } from '../modules/instances/create-key/create-key.handler';
 import { SetTokenProviderCommand } from '../modules/instances/set-token-provider/set-token-provider.handler';
@@ -76,7 +77,7 @@ class RequestDrain {
       }
       void reply.header('connection', 'close');
       if (isHealthRoute(request.url)) return done();
-      const { status, body } = toErrorResponse(REFUSED_WHILE_DRAINING, request.url);
+      const { status, body } = beamsErrorFor(request.url, REFUSED_WHILE_DRAINING) ?? toErrorResponse(REFUSED_WHILE_DRAINING, request.url);
       void reply.status(status).send(body);
     });
     fastify.addHook('onSend', (_request, reply, payload, done) => {
@@ -161,7 +162,7 @@ export async function bootstrapInstance(app: NestFastifyApplication, runtime: Ru
 }
 
 /** Starts the HTTP listener and, when configured, an HTTPS listener serving the same app. */
-export async function startServer(runtime: Runtime): Promise<RunningServer> {
+export async function startServer(runtime: Runtime, hooks: { beforeListen?: () => Promise<void> } = {}): Promise<RunningServer> {
   const { app, requests, streams } = await createApp(runtime);
   await app.init();
   await bootstrapInstance(app, runtime);
@@ -170,6 +171,7 @@ export async function startServer(runtime: Runtime): Promise<RunningServer> {
   // A page on an origin CORS_ORIGINS does not allow may not open /ws either.
   const originAllowed = (request: IncomingMessage) => upgradeOriginAllowed(config.corsOrigins, request);
   bridge.attach(app.getHttpServer(), originAllowed);
+  await hooks.beforeListen?.(); // frees the port the start-up listener held (startup-listener.ts)
   await app.listen(config.port, config.host);
   const httpPort = (app.getHttpServer().address() as AddressInfo).port;
   let https: HttpsServer | undefined;

@@ -1,3 +1,4 @@
+import PushNotifications from '@pusher/push-notifications-server';
 import jwt from 'jsonwebtoken';
 import { Agent, request } from 'node:http';
 import { connect, Socket } from 'node:net';
@@ -233,6 +234,11 @@ describe('graceful drain on SIGTERM', () => {
       error: SHUTTING_DOWN,
       error_description: expect.stringContaining('nothing was changed'),
     });
+    // The Beams server SDK reads `{error, description}` only ("Could not parse response body" otherwise).
+    const beams = new PushNotifications({ instanceId: instance, secretKey: secret, endpoint: '127.0.0.1', port: server.port } as any);
+    await expect(beams.publishToInterests(['late'], { web: { notification: { title: 'late' } } } as any)).rejects.toThrow(
+      /^503 unavailable\/shutting_down - .*nothing was changed/,
+    );
 
     // The request that was in flight gets its real answer, then the process exits 0.
     expect(await stalled.finish()).toMatchObject({ status: 201, body: { id: 'slow', name: 'slow' } });

@@ -42,6 +42,12 @@ const beamsError = (error: unknown): { status: number; body: BeamsErrorBody } | 
   return { status: 400, body: { error: 'bad_request/malformed_request', description: 'The request could not be read' } };
 };
 
+const BEAMS_API_PATH = /^\/(publish|user|device)_api\//;
+
+/** A Beams-shaped answer for an error raised outside the Beams routes' own handler (the drain's refusal); null for other paths. */
+export const beamsErrorFor = (url: string, error: DomainError): { status: number; body: BeamsErrorBody } | null =>
+  BEAMS_API_PATH.test(url) ? beamsError(error) : null;
+
 const isJson = (contentType: string | undefined) => /^application\/json\s*(;|$)/i.test(contentType ?? '');
 
 /**
