@@ -169,6 +169,24 @@ describe('bad input: every route answers 4xx JSON in the service shape and chang
     expect(await log().headPosition()).toEqual(before);
   });
 
+  it('answers Beams publishes nested too deep or holding a lone surrogate with 400 in the Beams shape, and appends nothing', async () => {
+    const before = await log().headPosition();
+    const deep = '{"a":'.repeat(150) + '1' + '}'.repeat(150);
+    for (const [target, body] of [
+      ['interests', `{"interests":["news"],"web":${deep}}`],
+      ['users', `{"users":["ann"],"web":${deep}}`],
+      ['interests', '{"interests":["news"],"web":{"notification":{"title":"\\ud800"}}}'],
+    ]) {
+      const res = await s.request('POST', `/publish_api/v1/instances/${s.instanceId}/publishes/${target}`, {
+        rawBody: body,
+        token: s.secret,
+        headers: { 'content-type': 'application/json' },
+      });
+      expect([body.slice(0, 60), res.status, res.body]).toEqual([body.slice(0, 60), 400, { error: expect.any(String), description: expect.any(String) }]);
+    }
+    expect(await log().headPosition()).toEqual(before);
+  });
+
   it('closes a /ws socket that sends a frame ws refuses (too large, not UTF-8) with its close code, and keeps serving others', async () => {
     const closeCodeAfter = (data: Buffer | string, binary: boolean) =>
       new Promise<number>((resolve, reject) => {

@@ -13,6 +13,7 @@ import { Publish, TooManyPublishes } from './publish/publish';
 import { interestsPublish, requireJsonObject, usersPublish } from './publish/publish-request';
 import { SecretKeyCheck } from './secret-key-check';
 import { bearerCredential } from '../../shared/http/bearer';
+import { unfitJsonBody } from '../../shared/http/body-parser';
 import { actingInRequest } from '../../shared/observability/request-context';
 
 /** Body limits of the publish API (seed, Limits). */
@@ -195,11 +196,13 @@ export class BeamsRoutes implements OnModuleInit {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'string' }, (_request, text, done) => {
       if ((text as string).trim() === '') return done(null, undefined);
+      let parsed: unknown;
       try {
-        done(null, JSON.parse(text as string));
+        parsed = JSON.parse(text as string);
       } catch {
-        done(badRequest('invalid_json', 'The request body is not valid JSON') as unknown as Error, undefined);
+        return done(badRequest('invalid_json', 'The request body is not valid JSON') as unknown as Error, undefined);
       }
+      done(unfitJsonBody(text as string, parsed) as unknown as Error, parsed);
     });
     scope.setErrorHandler((error, request, reply) => this.answerError(error, request, reply));
     scope.setNotFoundHandler((request, reply) => {

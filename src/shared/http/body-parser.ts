@@ -27,15 +27,15 @@ export function registerLenientJsonParser(fastify: FastifyInstance, bodyLimit = 
     } catch {
       return done(badRequest('invalid_json_body', 'The request body is not valid JSON') as unknown as Error, undefined);
     }
-    done(unfitJson(text, parsed) as unknown as Error, parsed);
+    done(unfitJsonBody(text, parsed) as unknown as Error, parsed);
   });
 }
 
 /** Deeper bodies are refused: the validation pipe and class-transformer recurse and would overflow the stack (a 500). */
 export const MAX_JSON_DEPTH = 100;
 
-/** Why parsed JSON is refused, or null when it is fit to pass on. */
-function unfitJson(text: string, parsed: unknown) {
+/** Why a parsed JSON body is refused (the reason `invalid_json_body`), or null when it is fit to pass on. */
+export function unfitJsonBody(text: string, parsed: unknown) {
   if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
     return badRequest('invalid_json_body', `The request body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep`);
   }
