@@ -42,7 +42,8 @@ export interface Runtime {
 }
 
 
-export async function openRuntime(config: ParleyConfig, mode: ProjectorMode): Promise<Runtime> {
+/** `beforeCatchUp` runs once the stores are open (and DATA_DIR locked), before the projectors fold what they missed. */
+export async function openRuntime(config: ParleyConfig, mode: ProjectorMode, hooks: { beforeCatchUp?: () => Promise<void> } = {}): Promise<Runtime> {
   const logger = createLogger(config.logLevel);
   const lock = mode === 'embedded' && needsDataDir(config) ? lockDataDir(config.dataDir) : null;
   let opened: Stores;
@@ -75,6 +76,7 @@ export async function openRuntime(config: ParleyConfig, mode: ProjectorMode): Pr
   const versions = new ProjectionVersions(ALL_PROJECTIONS, (checkpoint) => projections!.positionOf(checkpoint));
   projections = new ProjectionWatch(stores.readModels, versions.checkpoints, runner, config.readYourWritesTimeoutMs, 10, versions);
   if (runner) {
+    await hooks.beforeCatchUp?.();
     await runner.start();
     await runner.caughtUp();
   } else {
