@@ -209,6 +209,13 @@ describe('bad input: every route answers 4xx JSON in the service shape and chang
     expect(JSON.parse(pong)).toEqual([17, 7]);
   });
 
+  it('answers an OPTIONS request that is no CORS preflight (no Origin or no method asked) without a text/plain error', async () => {
+    for (const headers of [{}, { origin: 'https://app.example' }, { 'access-control-request-method': 'GET' }]) {
+      const res = await s.request('OPTIONS', s.chat('/users'), { token: null, headers });
+      expect([headers, res.status, res.text]).toEqual([headers, 204, '']);
+    }
+  });
+
   it('answers a request Node cannot parse with JSON', async () => {
     const res = await new Promise<{ status: number; body: string }>((resolve, reject) => {
       const req = httpRequest(`${s.baseUrl}/health`, { headers: { 'x-big': 'y'.repeat(100_000) } }, (response) => {

@@ -38,6 +38,8 @@ export function corsOptions(origins: CorsOrigins): FastifyCorsOptions | null {
     exposedHeaders: ['X-Request-Id', 'Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'],
     credentials: false,
     maxAge: PREFLIGHT_MAX_AGE_S,
+    // An OPTIONS that is no preflight gets the CORS headers and 204, not a text/plain 400.
+    strictPreflight: false,
   };
 }
 
