@@ -20,6 +20,7 @@ import { registerRequestId, requestIdOptions } from '../shared/http/request-id';
 import { registerAccessLog } from '../shared/http/access-log';
 import { Readiness } from '../modules/health/readiness';
 import { beamsErrorFor } from '../modules/beams/beams-routes';
+import { PresenceTracker } from '../modules/presence/presence-tracker';
 import { CreateInstanceCommand } from '../modules/instances/create-instance/create-instance.handler';
 import { CreateKeyCommand } from '../modules/instances/create-key/create-key.handler';
 import { SetTokenProviderCommand } from '../modules/instances/set-token-provider/set-token-provider.handler';
@@ -199,9 +200,11 @@ export async function startServer(runtime: Runtime, hooks: { beforeListen?: () =
     readiness.state = 'stopping';
     runtime.logger.info('draining: refusing new requests, ending open streams, answering the requests in flight');
     const answered = requests.begin();
+    // Before the streams end: their users reconnect at once, so watchers here hear no "offline" for them.
+    const presenceStopped = app.get(PresenceTracker).stop();
     streams.endAll(ENDED_BY_DRAIN);
     bridge.endAll(ENDED_BY_DRAIN);
-    await answered;
+    await Promise.all([answered, presenceStopped]);
     const listeners = [app.getHttpServer() as HttpServer, ...(https ? [https] : [])].map(stopListening);
     // Sockets close only now: a client reconnects at once, and should find the port closed.
     await bridge.close();

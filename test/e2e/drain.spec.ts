@@ -251,6 +251,33 @@ describe('graceful drain on SIGTERM', () => {
     expect(await send(again.port, agent, 'GET', chat('/users/late'))).toMatchObject({ status: 404 });
   }, 60_000);
 
+  it('does not tell presence watchers that the users registered here went offline: they are about to reconnect', async () => {
+    const server = await startProcess('dist/src/main.js', env(dataDir()));
+    running.push(server);
+    const base = `http://127.0.0.1:${server.port}`;
+    const agent = new Agent();
+    for (const id of ['alice', 'bob']) expect(await send(server.port, agent, 'POST', chat('/users'), { id, name: id })).toMatchObject({ status: 201 });
+    agent.destroy();
+    const presence = (path: string) => `/services/chatkit_presence/v2/${instance}${path}`;
+    // Bob's register stream is ended before Alice's watch of him (HTTP streams end before the /ws ones).
+    const register = await openHttpSubscription(`${base}${presence('/users/bob/register')}`, { authorization: `Bearer ${token('bob')}` });
+    expect(register.status).toBe(200);
+    const watch = await openWsSubscription(base, presence('/users/bob'), { Authorization: `Bearer ${token('alice')}` }, 3);
+    expect((await watch.nextEvent()).body).toMatchObject({ event_name: 'presence_state', data: { state: 'online' } });
+
+    const exited = exitOf(server);
+    server.child.kill('SIGTERM');
+    const frames: unknown[][] = [];
+    for (;;) {
+      const frame = await watch.next().catch(() => null);
+      if (!frame) break;
+      frames.push(frame);
+    }
+    expect(frames).toEqual([[199, 3, 503, {}, expect.objectContaining({ error: 'services/chatkit_presence/unavailable/shutting_down' })]]);
+    expect(await exited).toBe(0);
+    await Promise.all([register.close(), watch.close()]);
+  }, 30_000);
+
   it('gives up past SHUTDOWN_TIMEOUT_MS (SIGINT too): exits 1 with a line saying so', async () => {
     const server = await startProcess('dist/src/main.js', env(dataDir(), { SHUTDOWN_TIMEOUT_MS: '300' }));
     running.push(server);
