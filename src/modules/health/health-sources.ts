@@ -19,8 +19,8 @@ export interface HealthSources {
   leases(names: readonly string[]): Promise<Map<string, StoredLease>>;
   /** Projections parked by any worker (documents of the projector_status collection). */
   parkedProjections(): Promise<Document[]>;
-  /** The last append failed and none succeeded since. */
-  storageFailure(): { readonly error: string; readonly since: number } | null;
+  /** An append failed and none succeeded since, or one failed moments ago (`recent`: a probe cannot clear it). */
+  storageFailure(): { readonly error: string; readonly since: number; readonly recent: boolean } | null;
   /** A small write to the read-model store: whether storage accepts writes again. */
   probeStorage(): Promise<void>;
 }

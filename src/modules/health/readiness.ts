@@ -62,16 +62,16 @@ export class Readiness {
     const dropped = this.liveLog.dropped;
     if (dropped) problems.push(`the live log dropped and is resubscribing: ${dropped.error}`);
     let failing = this.sources.storageFailure();
-    if (failing) {
-      // The last append failed: see whether storage takes writes again before saying so.
-      const { error } = failing;
+    if (failing && !failing.recent) {
+      // No append failed moments ago: see whether storage takes writes again before saying it fails.
       try {
         await this.sources.probeStorage();
         failing = null;
       } catch {
-        problems.push(`storage refuses writes: ${error}`);
+        /* still failing */
       }
     }
+    if (failing) problems.push(`storage refuses writes: ${failing.error}`);
     const status = this.state !== 'serving' ? this.state : problems.length ? 'unavailable' : 'ok';
     return {
       status,

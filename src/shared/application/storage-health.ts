@@ -13,20 +13,36 @@ import {
 import { RecordedEvent } from '../domain/event';
 import { messageOf } from '../domain/errors';
 
-/** Whether the log accepts appends, as the last append found out. */
-export class StorageHealth {
-  private failure: { error: string; since: number } | null = null;
+/**
+ * How long an append's storage failure keeps storage reported failing, whatever succeeds
+ * meanwhile: on a nearly full disk small writes (a cursor, the readiness probe) still fit
+ * while others (a page split under a busy stream) keep failing.
+ */
+export const STORAGE_FAILURE_HOLD_MS = 5_000;
 
-  get failing(): { readonly error: string; readonly since: number } | null {
-    return this.failure;
+/** Whether the log accepts appends, as the appends found out. */
+export class StorageHealth {
+  private failure: { error: string; since: number; last: number } | null = null;
+
+  constructor(private readonly holdMs = STORAGE_FAILURE_HOLD_MS) {}
+
+  /**
+   * The failure since which no append succeeded, or one seen within STORAGE_FAILURE_HOLD_MS;
+   * `recent` says it is the latter, which a successful probe does not clear.
+   */
+  get failing(): { readonly error: string; readonly since: number; readonly recent: boolean } | null {
+    if (!this.failure) return null;
+    const { error, since, last } = this.failure;
+    return { error, since, recent: Date.now() - last < this.holdMs };
   }
 
   recordFailure(error: unknown): void {
-    this.failure ??= { error: messageOf(error), since: Date.now() };
+    const now = Date.now();
+    this.failure = { error: messageOf(error), since: this.failure?.since ?? now, last: now };
   }
 
   recordSuccess(): void {
-    this.failure = null;
+    if (this.failure && Date.now() - this.failure.last >= this.holdMs) this.failure = null;
   }
 }
 
