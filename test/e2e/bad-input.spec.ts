@@ -187,6 +187,21 @@ describe('bad input: every route answers 4xx JSON in the service shape and chang
     expect(await log().headPosition()).toEqual(before);
   });
 
+  it('answers a device API body that is a JSON null, array or scalar with 400 in the Beams shape, and appends nothing', async () => {
+    const devices = `/device_api/v1/instances/${s.instanceId}/devices`;
+    const registered = await s.request('POST', `${devices}/fcm`, { token: null, body: { token: 'f'.repeat(152), metadata: { sdkVersion: '1.0.0' } } });
+    expect(registered.status).toBe(200);
+    const id: string = registered.body.id;
+    const before = await log().headPosition();
+    for (const [method, path] of [['PUT', `${devices}/fcm/${id}/metadata`], ['PUT', `${devices}/fcm/${id}/interests`], ['PUT', `${devices}/fcm/${id}/token`]]) {
+      for (const body of ['null', '[]', '42', '"text"']) {
+        const res = await s.request(method, path, { token: null, rawBody: body, headers: { 'content-type': 'application/json' } });
+        expect([path, body, res.status, res.body]).toEqual([path, body, 400, { error: expect.any(String), description: expect.any(String) }]);
+      }
+    }
+    expect(await log().headPosition()).toEqual(before);
+  });
+
   it('closes a /ws socket that sends a frame ws refuses (too large, not UTF-8) with its close code, and keeps serving others', async () => {
     const closeCodeAfter = (data: Buffer | string, binary: boolean) =>
       new Promise<number>((resolve, reject) => {

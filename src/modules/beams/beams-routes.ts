@@ -133,7 +133,7 @@ export class BeamsRoutes implements OnModuleInit {
   private platformDeviceRoutes(scope: FastifyInstance, platform: BeamsPlatform): void {
     const devices = `/instances/:instanceId/devices/${platform}`;
     const device = `${devices}/:deviceId`;
-    const body = (request: FastifyRequest) => (request.body ?? {}) as Record<string, unknown>;
+    const body = (request: FastifyRequest) => (request.body === undefined ? {} : requireJsonObject(request.body));
     /** The path's instance and device, once the device id is one of this platform's. */
     const target = (request: FastifyRequest<{ Params: Params }>): [string, string] => {
       if (!isDeviceOf(platform, request.params.deviceId!)) throw deviceNotFound();
