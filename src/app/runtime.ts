@@ -10,6 +10,7 @@ import { ProjectionVersions } from '../shared/application/projection-versions';
 import { ObservedEventStore, StorageHealth } from '../shared/application/storage-health';
 import { openStores, Stores } from '../infrastructure/stores';
 import { createLogger, Logger } from '../infrastructure/logger';
+import { explainFullDataDir } from '../infrastructure/data-dir-space';
 import { DataDirLock } from '../infrastructure/data-dir-lock';
 import { ALL_PROJECTIONS } from '../../projections';
 import { physicalCollectionSpecs } from '../../projections/projection';
@@ -51,7 +52,7 @@ export async function openRuntime(config: ParleyConfig, mode: ProjectorMode, hoo
     opened = await openStores(config);
   } catch (error) {
     lock?.release();
-    throw error;
+    throw needsDataDir(config) ? explainFullDataDir(config.dataDir, error) : error;
   }
   const storage = new StorageHealth();
   const stores: Stores = { ...opened, events: new ObservedEventStore(opened.events, storage) };
@@ -112,6 +113,10 @@ export async function openRuntime(config: ParleyConfig, mode: ProjectorMode, hoo
 const needsDataDir = (config: ParleyConfig) => !config.eventStoreConnectionString || !config.mongodbUri;
 
 function lockDataDir(dataDir: string): DataDirLock {
-  mkdirSync(dataDir, { recursive: true });
-  return DataDirLock.acquire(dataDir);
+  try {
+    mkdirSync(dataDir, { recursive: true });
+    return DataDirLock.acquire(dataDir);
+  } catch (error) {
+    throw explainFullDataDir(dataDir, error);
+  }
 }

@@ -26,8 +26,15 @@ export class DataDirLock {
     for (let attempt = 0; attempt < 3; attempt++) {
       try {
         const fd = openSync(file, 'wx', 0o600);
-        writeSync(fd, me + '\n');
-        closeSync(fd);
+        try {
+          writeSync(fd, me + '\n');
+        } catch (error) {
+          // A full disk: leave no empty lock behind.
+          rmSync(file, { force: true });
+          throw error;
+        } finally {
+          closeSync(fd);
+        }
         const heartbeat = setInterval(() => {
           try {
             const now = new Date();
