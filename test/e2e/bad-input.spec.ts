@@ -225,7 +225,8 @@ describe('bad input: every route answers 4xx JSON in the service shape and chang
   });
 
   it('answers an OPTIONS request that is no CORS preflight (no Origin or no method asked) without a text/plain error', async () => {
-    for (const headers of [{}, { origin: 'https://app.example' }, { 'access-control-request-method': 'GET' }]) {
+    const requests: Record<string, string>[] = [{}, { origin: 'https://app.example' }, { 'access-control-request-method': 'GET' }];
+    for (const headers of requests) {
       const res = await s.request('OPTIONS', s.chat('/users'), { token: null, headers });
       expect([headers, res.status, res.text]).toEqual([headers, 204, '']);
     }
