@@ -16,6 +16,7 @@ import {
   WrongExpectedRevisionError,
 } from '../../../shared/ports/event-store.port';
 import { PollingFeed } from '../../shared/closeable-feed';
+import { SAFETY_NET_CHECKPOINT_PAGES, WalCheckpointer } from '../../shared/sqlite-wal-checkpointer';
 
 export interface SqliteEventStoreOptions {
   /** `FULL` (default) fsyncs every commit: an acknowledged append survives a power cut. */
@@ -82,12 +83,15 @@ export class SqliteEventStore implements EventStore {
   /** One append in its own savepoint, and a group of them in one transaction (built once: building costs per flush). */
   private readonly appendInSavepoint: Database.Transaction<(item: PendingAppend) => AppendResult>;
   private readonly appendGroup: Database.Transaction<(items: readonly PendingAppend[], outcomes: Outcome[]) => void>;
+  private readonly checkpointer: WalCheckpointer;
 
   constructor(file: string, options: SqliteEventStoreOptions = {}) {
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
     this.db.pragma(`busy_timeout = ${READ_BUSY_TIMEOUT_MS}`);
+    // Checkpoints run on a thread of their own (WalCheckpointer); SQLite's stay as a safety net.
+    this.db.pragma(`wal_autocheckpoint = ${SAFETY_NET_CHECKPOINT_PAGES}`);
     this.pollMs = options.pollMs ?? 500;
     this.lockTimeoutMs = options.lockTimeoutMs ?? 2000;
     if (options.maxPageCount !== undefined) this.db.pragma(`max_page_count = ${Math.floor(options.maxPageCount)}`);
@@ -131,6 +135,7 @@ export class SqliteEventStore implements EventStore {
         }
       }
     });
+    this.checkpointer = new WalCheckpointer(file);
   }
 
   append(streamName: string, events: readonly EventToAppend[], expected: ExpectedRevision): Promise<AppendResult> {
@@ -320,6 +325,7 @@ export class SqliteEventStore implements EventStore {
     if (this.retryTimer) clearTimeout(this.retryTimer);
     // Appends still waiting for another process's lock are not written.
     for (const item of this.queue.splice(0)) item.reject(new EventStoreUnavailableError('the event log was closed'));
+    await this.checkpointer.close();
     if (this.db.open) this.db.close();
   }
 }

@@ -14,6 +14,7 @@ import {
   Scalar,
   StoredDocument,
 } from '../../../shared/ports/read-model-store.port';
+import { SAFETY_NET_CHECKPOINT_PAGES, WalCheckpointer } from '../../shared/sqlite-wal-checkpointer';
 
 const NAME = /^[a-z][a-z0-9_]{0,62}$/;
 const table = (collection: string): string => {
@@ -56,6 +57,7 @@ export class SqliteReadModelStore implements ReadModelStore {
    * `deferred_indexes` table, so a crash mid-build leaves them listed and still deferred).
    */
   private readonly deferred = new Set<string>();
+  private readonly checkpointer: WalCheckpointer;
 
   constructor(file: string, options: SqliteReadModelStoreOptions = {}) {
     this.db = new Database(file);
@@ -65,6 +67,8 @@ export class SqliteReadModelStore implements ReadModelStore {
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('busy_timeout = 5000');
+    // Checkpoints run on a thread of their own (WalCheckpointer); SQLite's stay as a safety net.
+    this.db.pragma(`wal_autocheckpoint = ${SAFETY_NET_CHECKPOINT_PAGES}`);
     if (options.maxPageCount !== undefined) this.db.pragma(`max_page_count = ${Math.floor(options.maxPageCount)}`);
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS checkpoints (name TEXT PRIMARY KEY, position TEXT NOT NULL);
@@ -74,6 +78,7 @@ export class SqliteReadModelStore implements ReadModelStore {
     for (const row of this.db.prepare('SELECT DISTINCT collection FROM deferred_indexes').all() as { collection: string }[]) {
       this.deferred.add(row.collection);
     }
+    this.checkpointer = new WalCheckpointer(file);
   }
 
   private prepared(sql: string): Database.Statement {
@@ -332,6 +337,7 @@ export class SqliteReadModelStore implements ReadModelStore {
   }
 
   async close(): Promise<void> {
+    await this.checkpointer.close();
     if (this.db.open) this.db.close();
   }
 }

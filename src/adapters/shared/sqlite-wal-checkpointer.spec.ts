@@ -1,0 +1,54 @@
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SqliteEventStore } from '../event-store/sqlite/sqlite-event-store';
+import { SqliteReadModelStore } from '../read-models/sqlite/sqlite-read-model-store';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const PAGE = 4096;
+
+/** Appends `events` events of a page each, all at once (group commits), and waits while the thread can checkpoint; returns the WAL's size. */
+async function appendRound(store: SqliteEventStore, file: string, round: number, events: number): Promise<number> {
+  const payload = 'x'.repeat(PAGE);
+  await Promise.all(
+    Array.from({ length: events }, (_, i) => store.append(`stream-${round}-${i}`, [{ type: 'Filled', data: { payload }, metadata: { occurred_at: new Date().toISOString() } }], 'no_stream')),
+  );
+  await sleep(750);
+  return statSync(`${file}-wal`).size;
+}
+
+describe('WAL checkpoints from a worker thread', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'parley-checkpointer-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('keeps the event log WAL from growing with what was written, and the log reads back whole', async () => {
+    const file = join(dir, 'events.sqlite');
+    const store = new SqliteEventStore(file);
+    // Each round writes more than SQLite's own automatic checkpoint (1,000 pages), which the store
+    // raised to a safety net of 16,384: only the thread's checkpoints let the WAL start over.
+    const afterFirst = await appendRound(store, file, 0, 1_500);
+    for (let round = 1; round < 4; round++) await appendRound(store, file, round, 1_500);
+    expect(statSync(`${file}-wal`).size).toBeLessThan(2 * afterFirst);
+    const events = await store.readAll({ maxCount: 10_000 });
+    expect(events).toHaveLength(6_000);
+    expect(events.every((e) => (e.data as { payload: string }).payload.length === PAGE)).toBe(true);
+    await store.close();
+    // The thread's connection closed first: the store's close was the last one and removed the WAL.
+    expect(existsSync(`${file}-wal`)).toBe(false);
+  });
+
+  it('closes the read-model store cleanly too, leaving no WAL behind', async () => {
+    const file = join(dir, 'read-models.sqlite');
+    const store = new SqliteReadModelStore(file);
+    await store.ensureCollections([{ name: 'things', indexes: [] }]);
+    await store.applyBatch([{ collection: 'things', kind: 'put', document: { _id: 'a', n: 1 }, position: '1' }], {});
+    await store.close();
+    expect(existsSync(`${file}-wal`)).toBe(false);
+    const reopened = new SqliteReadModelStore(file);
+    expect(await reopened.get('things', 'a')).toMatchObject({ n: 1 });
+    await reopened.close();
+  });
+});
