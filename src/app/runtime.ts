@@ -10,7 +10,7 @@ import { ProjectionVersions } from '../shared/application/projection-versions';
 import { ObservedEventStore, StorageHealth } from '../shared/application/storage-health';
 import { openStores, Stores } from '../infrastructure/stores';
 import { createLogger, Logger } from '../infrastructure/logger';
-import { explainFullDataDir } from '../infrastructure/data-dir-space';
+import { explainDataDirFailure } from '../infrastructure/data-dir-space';
 import { DataDirLock } from '../infrastructure/data-dir-lock';
 import { ALL_PROJECTIONS } from '../../projections';
 import { physicalCollectionSpecs } from '../../projections/projection';
@@ -52,7 +52,7 @@ export async function openRuntime(config: ParleyConfig, mode: ProjectorMode, hoo
     opened = await openStores(config);
   } catch (error) {
     lock?.release();
-    throw needsDataDir(config) ? explainFullDataDir(config.dataDir, error) : error;
+    throw needsDataDir(config) ? explainDataDirFailure(config.dataDir, error) : error;
   }
   const storage = new StorageHealth();
   const stores: Stores = { ...opened, events: new ObservedEventStore(opened.events, storage) };
@@ -117,6 +117,6 @@ function lockDataDir(dataDir: string): DataDirLock {
     mkdirSync(dataDir, { recursive: true });
     return DataDirLock.acquire(dataDir);
   } catch (error) {
-    throw explainFullDataDir(dataDir, error);
+    throw explainDataDirFailure(dataDir, error);
   }
 }

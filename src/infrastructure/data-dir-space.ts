@@ -5,11 +5,17 @@ import { messageOf } from '../shared/domain/errors';
 const NEARLY_FULL_BYTES = 1024 * 1024;
 
 /**
- * A start that fails on a full DATA_DIR volume says only "disk I/O error" (SQLite cannot size
- * its WAL index) or "ENOSPC … write", naming no directory: when the volume is (nearly) full,
- * say so, with the directory and what to do. Other errors are returned as they are.
+ * A start that fails on a full or read-only DATA_DIR volume says only "disk I/O error" (SQLite
+ * cannot size its WAL index), "ENOSPC … write" or "EROFS … unlink parley.lock": say which it is,
+ * with the directory and what to do. Other errors are returned as they are.
  */
-export function explainFullDataDir(dataDir: string, error: unknown): unknown {
+export function explainDataDirFailure(dataDir: string, error: unknown): unknown {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === 'EROFS' || (typeof code === 'string' && code.startsWith('SQLITE_READONLY'))) {
+    return new Error(`DATA_DIR ${dataDir} is on a read-only volume: mount it read-write and start again (${messageOf(error)})`, {
+      cause: error,
+    });
+  }
   let free: number;
   try {
     const volume = statfsSync(dataDir);

@@ -6,13 +6,13 @@ import { openRuntime } from '../../src/app/runtime';
 import { loadConfig } from '../../src/config/config';
 
 /**
- * A restart on a DATA_DIR volume that filled up while the server was down: the start must say
- * that the volume is full and which directory it is, not "disk I/O error". A real full volume
+ * A restart on a DATA_DIR volume that filled up or went read-only while the server was down: the
+ * start must say so and name the directory, not "disk I/O error". A real full volume
  * is a small tmpfs, which needs root; without it the file holds one passing test that says
  * loudly that it did not run.
  */
 const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
-const SUITE = 'a start on a full DATA_DIR volume (tmpfs)';
+const SUITE = 'a start on a full or read-only DATA_DIR volume (tmpfs)';
 
 /** Writes to `path` until the file system has no room left. */
 function fillUp(path: string): void {
@@ -43,7 +43,7 @@ if (!asRoot) {
       rmSync(work, { recursive: true, force: true });
     });
 
-    it('stops with an error naming DATA_DIR and the full volume, leaves no lock behind, and starts once room is freed', async () => {
+    it('stops with an error naming DATA_DIR and the full volume, leaves no lock behind, starts once room is freed, and names a read-only volume too', async () => {
       const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', INSTANCE_LOCATOR: 'v1:local:full', INSTANCE_KEY: 'k:full-secret' });
       const first = await openRuntime(config, 'embedded');
       await first.close();
@@ -58,6 +58,15 @@ if (!asRoot) {
       unlinkSync(filler);
       const again = await openRuntime(config, 'embedded');
       await again.close();
+
+      execFileSync('mount', ['-o', 'remount,ro', volume]);
+      try {
+        await expect(openRuntime(config, 'embedded')).rejects.toThrow(
+          new RegExp(`^DATA_DIR ${dataDir} is on a read-only volume: mount it read-write and start again`),
+        );
+      } finally {
+        execFileSync('mount', ['-o', 'remount,rw', volume]);
+      }
     }, 30_000);
   });
 }
