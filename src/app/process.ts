@@ -14,12 +14,24 @@ const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
  * Runs a service until SIGINT/SIGTERM, then closes it and exits 0; a close that fails or
  * outlasts its bound exits 1 with a line saying so, and a failed start exits 1 with the reason.
  * Further signals while closing are ignored (npm forwards Ctrl-C to its child as well).
+ * A signal during the start (the embedded server may fold a long log for minutes, answering
+ * probes meanwhile) exits 0 at once with a line saying so: nothing was served or acknowledged
+ * yet, and what the start wrote is in committed transactions.
  */
 export function runUntilSignalled(start: () => Promise<Service>): void {
+  let stopping = false;
+  let stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    console.error(`Parley stopped on ${signal} while starting, before serving anything`);
+    process.exit(0);
+  };
+  const onSignal = (signal: NodeJS.Signals) => stop(signal);
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   start()
     .then((service) => {
-      let stopping = false;
-      const stop = (signal: NodeJS.Signals) => {
+      stop = (signal: NodeJS.Signals) => {
         if (stopping) return;
         stopping = true;
         const timeoutMs = service.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;
@@ -38,8 +50,6 @@ export function runUntilSignalled(start: () => Promise<Service>): void {
           },
         );
       };
-      process.on('SIGINT', stop);
-      process.on('SIGTERM', stop);
     })
     .catch((error) => {
       console.error(`Parley could not start: ${messageOf(error)}`);

@@ -17,6 +17,9 @@ const STARTING_REPORT = JSON.stringify({
   storage: { state: 'ok' },
 });
 
+/** How long a request still arriving when the app takes the port over may take before it is cut. */
+const HALF_SENT_GRACE_MS = 1_000;
+
 function answerOf(url: string): [status: number, body: string] {
   const path = url.split('?')[0];
   if (path === '/health/live') return [200, JSON.stringify({ status: 'alive' })];
@@ -27,8 +30,12 @@ function answerOf(url: string): [status: number, body: string] {
 
 function answer(request: IncomingMessage, response: ServerResponse): void {
   const [status, body] = answerOf(request.url ?? '/');
-  response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', connection: 'close', 'content-length': Buffer.byteLength(body) });
-  response.end(body);
+  // Answered once the request body is read: closing a socket with unread bytes resets it, and the client never sees the 503.
+  request.resume();
+  request.once('end', () => {
+    response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', connection: 'close', 'content-length': Buffer.byteLength(body) });
+    response.end(body);
+  });
 }
 
 /** A /ws upgrade while starting: the same 503, as plain HTTP (the SDKs reconnect). */
@@ -52,10 +59,14 @@ export async function listenWhileStarting(port: number, host: string): Promise<{
     server.listen(port, host, () => resolve());
   });
   return {
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    async close() {
+      // Requests that came while the fold held the event loop are read and answered first (one
+      // turn through poll); close() then drops idle connections and waits for the answering ones.
+      await new Promise((resolve) => setImmediate(resolve));
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      const cut = setTimeout(() => server.closeAllConnections(), HALF_SENT_GRACE_MS);
+      await closed;
+      clearTimeout(cut);
+    },
   };
 }

@@ -22,20 +22,32 @@ const freePort = () =>
  * was done, instead of a closed port.
  */
 describe('the embedded server while it catches up with a long log at start', () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'parley-startup-'));
-  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+  const dataDirs: string[] = [];
+  afterAll(() => dataDirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
+  /** A data directory whose log holds about 40,000 events no projection has folded: several seconds of folding. */
+  const longLog = async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'parley-startup-'));
+    dataDirs.push(dataDir);
+    await fillScale(dataDir, { instanceId: 'elsewhere', roomId: 'long', emptyRoomId: 'empty', users: 40_000, messages: 1_000, senders: 2 }, () => undefined);
+    return dataDir;
+  };
 
   it('answers liveness, says starting on /health and refuses writes truthfully, then serves', async () => {
-    // About 40,000 events behind every projection's checkpoint: several seconds of folding.
-    await fillScale(dataDir, { instanceId: 'elsewhere', roomId: 'long', emptyRoomId: 'empty', users: 40_000, messages: 1_000, senders: 2 }, () => undefined);
+    const dataDir = await longLog();
     const port = await freePort();
     // Ready as soon as the projectors take their leases, which is before they fold.
     const server = await startProcess('dist/src/main.js', processEnv(dataDir, { PORT: String(port) }), /projector holds these projections now/);
     try {
-      const live = await fetch(`http://127.0.0.1:${port}/health/live`);
-      expect({ status: live.status, body: await live.json() }).toEqual({ status: 200, body: { status: 'alive' } });
-      expect(await health(port)).toMatchObject({ status: 503, body: { status: 'starting' } });
-      expect(await chat(port, 'POST', '/users', { id: 'early', name: 'Early' })).toMatchObject({
+      // All three at once, so they arrive while it folds.
+      const [live, ready, write] = await Promise.all([
+        fetch(`http://127.0.0.1:${port}/health/live`).then(async (r) => ({ status: r.status, body: await r.json() })),
+        health(port),
+        chat(port, 'POST', '/users', { id: 'early', name: 'Early' }),
+      ]);
+      expect(live).toEqual({ status: 200, body: { status: 'alive' } });
+      expect(ready).toMatchObject({ status: 503, body: { status: 'starting' } });
+      expect(write).toMatchObject({
         status: 503,
         body: { error: 'services/chatkit/unavailable/starting', error_description: expect.stringContaining('nothing was changed') },
       });
@@ -48,4 +60,14 @@ describe('the embedded server while it catches up with a long log at start', () 
       await server.stop();
     }
   }, 90_000);
+
+  it('stops with exit code 0 on SIGTERM while it folds, saying so', async () => {
+    const server = await startProcess('dist/src/main.js', processEnv(await longLog(), { PORT: String(await freePort()) }), /projector holds these projections now/);
+    let stderr = '';
+    server.child.stderr!.on('data', (d) => (stderr += String(d)));
+    const exited = new Promise<[number | null, string | null]>((resolve) => server.child.once('exit', (code, signal) => resolve([code, signal])));
+    server.child.kill('SIGTERM');
+    expect(await exited).toEqual([0, null]);
+    expect(stderr).toContain('Parley stopped on SIGTERM while starting, before serving anything');
+  }, 60_000);
 });
