@@ -24,11 +24,20 @@ describe('WAL checkpoints from a worker thread', () => {
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
+  it('copies the WAL into the database file by itself, before the writer would checkpoint', async () => {
+    const file = join(dir, 'events.sqlite');
+    const store = new SqliteEventStore(file);
+    const before = statSync(file).size;
+    // About 2,000 pages: fewer than the writer's own checkpoint waits for (WRITER_CHECKPOINT_PAGES).
+    await appendRound(store, file, 0, 1_000);
+    expect(statSync(file).size - before).toBeGreaterThan(1_000 * PAGE);
+    await store.close();
+  });
+
   it('keeps the event log WAL from growing with what was written, and the log reads back whole', async () => {
     const file = join(dir, 'events.sqlite');
     const store = new SqliteEventStore(file);
-    // Each round writes more than SQLite's own automatic checkpoint (1,000 pages), which the store
-    // raised to a safety net of 16,384: only the thread's checkpoints let the WAL start over.
+    // Each round writes about 3,000 pages: the WAL starts over when the writer's checkpoint finishes the thread's work.
     const afterFirst = await appendRound(store, file, 0, 1_500);
     for (let round = 1; round < 4; round++) await appendRound(store, file, round, 1_500);
     expect(statSync(`${file}-wal`).size).toBeLessThan(2 * afterFirst);

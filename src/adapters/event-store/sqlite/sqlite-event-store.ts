@@ -16,7 +16,7 @@ import {
   WrongExpectedRevisionError,
 } from '../../../shared/ports/event-store.port';
 import { PollingFeed } from '../../shared/closeable-feed';
-import { SAFETY_NET_CHECKPOINT_PAGES, WalCheckpointer } from '../../shared/sqlite-wal-checkpointer';
+import { WRITER_CHECKPOINT_PAGES, WalCheckpointer } from '../../shared/sqlite-wal-checkpointer';
 
 export interface SqliteEventStoreOptions {
   /** `FULL` (default) fsyncs every commit: an acknowledged append survives a power cut. */
@@ -90,8 +90,8 @@ export class SqliteEventStore implements EventStore {
     this.db.pragma('journal_mode = WAL');
     this.db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
     this.db.pragma(`busy_timeout = ${READ_BUSY_TIMEOUT_MS}`);
-    // Checkpoints run on a thread of their own (WalCheckpointer); SQLite's stay as a safety net.
-    this.db.pragma(`wal_autocheckpoint = ${SAFETY_NET_CHECKPOINT_PAGES}`);
+    // The WAL is copied on a thread of its own (WalCheckpointer); the writer's checkpoint only finishes it.
+    this.db.pragma(`wal_autocheckpoint = ${WRITER_CHECKPOINT_PAGES}`);
     this.pollMs = options.pollMs ?? 500;
     this.lockTimeoutMs = options.lockTimeoutMs ?? 2000;
     if (options.maxPageCount !== undefined) this.db.pragma(`max_page_count = ${Math.floor(options.maxPageCount)}`);

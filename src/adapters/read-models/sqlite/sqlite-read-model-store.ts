@@ -14,7 +14,7 @@ import {
   Scalar,
   StoredDocument,
 } from '../../../shared/ports/read-model-store.port';
-import { SAFETY_NET_CHECKPOINT_PAGES, WalCheckpointer } from '../../shared/sqlite-wal-checkpointer';
+import { WRITER_CHECKPOINT_PAGES, WalCheckpointer } from '../../shared/sqlite-wal-checkpointer';
 
 const NAME = /^[a-z][a-z0-9_]{0,62}$/;
 const table = (collection: string): string => {
@@ -67,8 +67,8 @@ export class SqliteReadModelStore implements ReadModelStore {
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('busy_timeout = 5000');
-    // Checkpoints run on a thread of their own (WalCheckpointer); SQLite's stay as a safety net.
-    this.db.pragma(`wal_autocheckpoint = ${SAFETY_NET_CHECKPOINT_PAGES}`);
+    // The WAL is copied on a thread of its own (WalCheckpointer); the writer's checkpoint only finishes it.
+    this.db.pragma(`wal_autocheckpoint = ${WRITER_CHECKPOINT_PAGES}`);
     if (options.maxPageCount !== undefined) this.db.pragma(`max_page_count = ${Math.floor(options.maxPageCount)}`);
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS checkpoints (name TEXT PRIMARY KEY, position TEXT NOT NULL);
