@@ -79,6 +79,12 @@ export interface EventStore {
   headPosition(): Promise<LogPosition | null>;
   subscribeToAll(options?: SubscribeToAllOptions): LogSubscription;
   subscribeToStream(streamName: string, options?: SubscribeToStreamOptions): LogSubscription;
+  /**
+   * Why an append of `bytes` would be refused for storage now (e.g. "the disk is full: …"), or
+   * null when it would fit; found without writing (the log is the audit trail). Stores that cannot
+   * tell (EventStoreDB) leave it out.
+   */
+  roomFor?(bytes: number): Promise<string | null>;
   close(): Promise<void>;
 }
 
