@@ -35,6 +35,8 @@ export interface ParleyConfig {
   readonly shutdownTimeoutMs: number;
   /** How long a projection lease lasts unrenewed: how soon a worker takes over from a dead one. */
   readonly projectionLeaseTtlMs: number;
+  /** How old a stored blob no attachment refers to must be before the orphan blob sweep removes it (uploads in progress are younger). */
+  readonly orphanBlobGraceMs: number;
   /** /health reports unready when a projection's oldest unfolded event is older than this. */
   readonly readinessMaxLagMs: number;
   /** Browser origins that may call the API and open /ws (CORS_ORIGINS): `*` (the default) or a list. */
@@ -191,6 +193,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ParleyConfig {
     keepAliveMs: integerVariable(env, 'KEEPALIVE_INTERVAL_MS', MILLISECONDS(100, 30_000), 15_000),
     shutdownTimeoutMs: integerVariable(env, 'SHUTDOWN_TIMEOUT_MS', MILLISECONDS(100, 600_000), 10_000),
     projectionLeaseTtlMs: integerVariable(env, 'PROJECTION_LEASE_TTL_MS', MILLISECONDS(1_000, 600_000), 15_000),
+    orphanBlobGraceMs: integerVariable(env, 'ORPHAN_BLOB_GRACE_MS', MILLISECONDS(1_000, 30 * 86_400_000), 3_600_000),
     readinessMaxLagMs: integerVariable(env, 'READINESS_MAX_LAG_MS', MILLISECONDS(100, 3_600_000), 10_000),
     corsOrigins: corsOriginsVariable(env),
     beamsVapidKeys: env.BEAMS_VAPID_PUBLIC_KEY
