@@ -100,10 +100,23 @@ interface BuiltApp {
   readonly streams: OpenStreams;
 }
 
+/**
+ * A request must arrive whole within `ms` (408 otherwise). Node looks for late requests every
+ * 30 s by default: a quarter of the timeout is looked at as often, so a short one holds too.
+ */
+function requestTimeoutOptions(ms: number) {
+  return { requestTimeout: ms, http: { requestTimeout: ms, connectionsCheckingInterval: Math.min(30_000, Math.ceil(ms / 4)) } };
+}
+
 /** Builds the Nest application on Fastify with the wire quirks the SDKs need. */
 async function createApp(runtime: Runtime): Promise<BuiltApp> {
   // Connections are never cut under a request: `close` drains them (see RunningServer).
-  const adapter = new FastifyAdapter({ bodyLimit: 1024 * 1024, ...frameworkErrorOptions, ...requestIdOptions });
+  const adapter = new FastifyAdapter({
+    bodyLimit: 1024 * 1024,
+    ...requestTimeoutOptions(runtime.config.requestTimeoutMs),
+    ...frameworkErrorOptions,
+    ...requestIdOptions,
+  });
   const fastify = adapter.getInstance();
   registerRequestId(fastify);
   registerAccessLog(fastify, runtime.logger);
@@ -180,7 +193,7 @@ export async function startServer(runtime: Runtime, hooks: { beforeListen?: () =
   if (config.httpsPort !== undefined) {
     const fastify = app.getHttpAdapter().getInstance();
     https = createHttpsServer(
-      { cert: readFileSync(config.tlsCertFile!), key: readFileSync(config.tlsKeyFile!) },
+      { cert: readFileSync(config.tlsCertFile!), key: readFileSync(config.tlsKeyFile!), ...requestTimeoutOptions(config.requestTimeoutMs).http },
       (req, res) => fastify.routing(req, res),
     );
     await new Promise<void>((resolve, reject) => {

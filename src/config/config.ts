@@ -33,6 +33,8 @@ export interface ParleyConfig {
   readonly keepAliveMs: number;
   /** How long SIGTERM/SIGINT may take to drain requests and streams before the process gives up and exits 1. */
   readonly shutdownTimeoutMs: number;
+  /** How long a request may take to arrive whole (headers and body) before it is answered 408 and its connection closed. */
+  readonly requestTimeoutMs: number;
   /** How long a projection lease lasts unrenewed: how soon a worker takes over from a dead one. */
   readonly projectionLeaseTtlMs: number;
   /** How old a stored blob no attachment refers to must be before the orphan blob sweep removes it (uploads in progress are younger). */
@@ -83,6 +85,14 @@ export function integerVariable<F extends number | undefined = undefined>(
   return n;
 }
 
+/** `true` or `false` (any case), or the fallback when unset; anything else stops the start rather than meaning "off". */
+function booleanVariable(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = env[name]?.trim().toLowerCase();
+  if (raw === undefined || raw === '') return fallback;
+  if (raw === 'true' || raw === 'false') return raw === 'true';
+  throw new ConfigError(`${name} must be true or false, got "${env[name]}"`);
+}
+
 const PORT = { min: 0, max: 65535, what: 'a port number' };
 const MILLISECONDS = (min: number, max: number) => ({ min, max, what: 'a whole number of milliseconds' });
 const REQUESTS = { min: 0, max: 1_000_000_000, what: 'a whole number of requests' };
@@ -129,6 +139,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ParleyConfig {
   if (httpsPort !== undefined && (!env.TLS_CERT_FILE || !env.TLS_KEY_FILE)) {
     throw new ConfigError('HTTPS_PORT needs TLS_CERT_FILE and TLS_KEY_FILE');
   }
+  // Checked even without INSTANCE_LOCATOR: a wrong value is a mistake either way.
+  const tokenProviderEnabled = booleanVariable(env, 'TOKEN_PROVIDER_ENABLED', false);
   let bootstrap: ParleyConfig['bootstrap'];
   if (env.INSTANCE_LOCATOR) {
     const parts = env.INSTANCE_LOCATOR.split(':');
@@ -147,7 +159,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ParleyConfig {
       instanceId: parts[2],
       keyId,
       keySecret,
-      tokenProviderEnabled: env.TOKEN_PROVIDER_ENABLED === 'true',
+      tokenProviderEnabled,
     };
   } else if (env.INSTANCE_KEY) {
     throw new ConfigError('INSTANCE_KEY needs INSTANCE_LOCATOR');
@@ -170,8 +182,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ParleyConfig {
   }
   const beamsVapidSubject = env.BEAMS_VAPID_SUBJECT || 'mailto:beams@parley.invalid';
   if (!/^(mailto|https):/.test(beamsVapidSubject)) throw new ConfigError(`BEAMS_VAPID_SUBJECT must be a mailto: or https: URL, got "${beamsVapidSubject}"`);
-  const rateLimitSu = env.RATE_LIMIT_SU?.trim() || 'false';
-  if (rateLimitSu !== 'true' && rateLimitSu !== 'false') throw new ConfigError(`RATE_LIMIT_SU must be true or false, got "${env.RATE_LIMIT_SU}"`);
   const logLevel = env.LOG_LEVEL || 'info';
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
   return {
@@ -192,6 +202,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ParleyConfig {
     // SDKs that watch heartbeats give up after 60 s of silence: a frame every 30 s at most.
     keepAliveMs: integerVariable(env, 'KEEPALIVE_INTERVAL_MS', MILLISECONDS(100, 30_000), 15_000),
     shutdownTimeoutMs: integerVariable(env, 'SHUTDOWN_TIMEOUT_MS', MILLISECONDS(100, 600_000), 10_000),
+    // Node's own default; Fastify's is none, so a body that stops short held its request open forever.
+    requestTimeoutMs: integerVariable(env, 'REQUEST_TIMEOUT_MS', MILLISECONDS(1_000, 3_600_000), 300_000),
     projectionLeaseTtlMs: integerVariable(env, 'PROJECTION_LEASE_TTL_MS', MILLISECONDS(1_000, 600_000), 15_000),
     orphanBlobGraceMs: integerVariable(env, 'ORPHAN_BLOB_GRACE_MS', MILLISECONDS(1_000, 30 * 86_400_000), 3_600_000),
     readinessMaxLagMs: integerVariable(env, 'READINESS_MAX_LAG_MS', MILLISECONDS(100, 3_600_000), 10_000),
@@ -208,7 +220,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ParleyConfig {
       perUser: integerVariable(env, 'RATE_LIMIT_PER_USER', REQUESTS, 500),
       perInstance: integerVariable(env, 'RATE_LIMIT_PER_INSTANCE', REQUESTS, 20_000),
       windowMs: integerVariable(env, 'RATE_LIMIT_WINDOW_MS', MILLISECONDS(100, 3_600_000), 10_000),
-      su: rateLimitSu === 'true',
+      su: booleanVariable(env, 'RATE_LIMIT_SU', false),
     },
   };
 }
