@@ -7,6 +7,12 @@ export interface BlobMetadata {
   readonly size: number;
 }
 
+/** A key that holds a blob, and when that blob was written (its put finished). */
+export interface ListedBlob {
+  readonly key: string;
+  readonly writtenAt: Date;
+}
+
 /** A stored blob, opened for reading. The caller must consume or destroy `stream`. */
 export interface StoredBlob extends BlobMetadata {
   readonly stream: Readable;
@@ -27,6 +33,18 @@ export interface BlobStore {
   exists(key: string): Promise<boolean>;
   /** Removes the blob; removing a missing key is not an error. */
   delete(key: string): Promise<void>;
+  /**
+   * Every key that holds a blob (each once, in no set order), optionally only those under
+   * `prefix` (whole segments, e.g. `<instance>`). A key written while the listing runs may
+   * or may not show. What is orphaned is the caller's judgement (see the orphan blob sweep).
+   */
+  list(options?: { prefix?: string }): AsyncIterable<ListedBlob>;
+  /**
+   * Removes what puts that never finished left behind (a process killed mid-write): temporary
+   * files, chunks without a file. Never visible under a key; only what is older than `before`
+   * goes, since a younger one may belong to a put still running. Resolves to how many went.
+   */
+  removeAbandonedWrites(before: Date): Promise<number>;
   close(): Promise<void>;
 }
 

@@ -54,6 +54,23 @@ describe('FsBlobStore on disk', () => {
     expect(readdirSync(join(dir, '.tmp'))).toEqual(['recent.part']);
   });
 
+  it('removes abandoned temporaries older than asked while it runs, and never lists them', async () => {
+    const store = await FsBlobStore.open(dir);
+    await store.put('acme/att5/u1', Buffer.from('kept'), { contentType: 'text/plain' });
+    const old = join(dir, '.tmp', 'killed-mid-put.part');
+    const live = join(dir, '.tmp', 'still-writing.part');
+    writeFileSync(old, 'x');
+    writeFileSync(live, 'y');
+    const twoHoursAgo = new Date(Date.now() - 2 * 3600 * 1000);
+    utimesSync(old, twoHoursAgo, twoHoursAgo);
+    const keys: string[] = [];
+    for await (const blob of store.list()) keys.push(blob.key);
+    expect(keys).toEqual(['acme/att5/u1']);
+    expect(await store.removeAbandonedWrites(new Date(Date.now() - 3600 * 1000))).toBe(1);
+    expect(readdirSync(join(dir, '.tmp'))).toEqual(['still-writing.part']);
+    expect(await store.exists('acme/att5/u1')).toBe(true);
+  });
+
   it('drops directories a delete leaves empty', async () => {
     const store = await FsBlobStore.open(dir);
     await store.put('acme/att3/u1', Buffer.from('x'), { contentType: 'text/plain' });

@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, open, readdir, rename, rm, rmdir, stat, type FileHandle } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { mkdir, open, opendir, readdir, rename, rm, rmdir, stat, type FileHandle } from 'node:fs/promises';
+import { dirname, join, resolve, sep } from 'node:path';
 import { Readable } from 'node:stream';
 import {
   assertBlobKey,
   assertContentType,
   BlobStore,
   blobNotSaved,
+  ListedBlob,
   StoredBlob,
 } from '../../../shared/ports/blob-store.port';
 
@@ -18,7 +19,7 @@ const MAGIC = 'PARLEYBLOB1 ';
 const MAX_HEADER = 1024;
 /** Temporary files live here; no key can name it (segments never start with `.`). */
 const TEMP_DIR = '.tmp';
-/** Left-over temporary files older than this are removed when the store opens. */
+/** Left-over temporary files older than this are removed when the store opens (the orphan blob sweep removes them sooner). */
 const STALE_TEMP_MS = 24 * 3600 * 1000;
 
 const isNotFound = (error: unknown): boolean => (error as NodeJS.ErrnoException)?.code === 'ENOENT';
@@ -47,7 +48,7 @@ export class FsBlobStore implements BlobStore {
   static async open(root: string): Promise<FsBlobStore> {
     await mkdir(join(root, TEMP_DIR), { recursive: true });
     const store = new FsBlobStore(root);
-    await store.sweepStaleTemporaries();
+    await store.removeAbandonedWrites(new Date(Date.now() - STALE_TEMP_MS));
     return store;
   }
 
@@ -140,17 +141,53 @@ export class FsBlobStore implements BlobStore {
 
   async close(): Promise<void> {}
 
-  /** Temporaries a crash left behind (never under a final name); recent ones may belong to a live writer. */
-  private async sweepStaleTemporaries(): Promise<void> {
+  /** A walk of the key directories; a blob's time is its file's mtime (its last byte written, before the rename). */
+  async *list(options: { prefix?: string } = {}): AsyncIterable<ListedBlob> {
+    const start = options.prefix === undefined ? this.root : this.path(options.prefix);
+    const pending = [start];
+    while (pending.length > 0) {
+      const dir = pending.pop()!;
+      let entries;
+      try {
+        entries = await opendir(dir);
+      } catch (error) {
+        // A prefix that holds nothing, or a directory a delete dropped meanwhile.
+        if (isNotFound(error) || (error as NodeJS.ErrnoException)?.code === 'ENOTDIR') continue;
+        throw error;
+      }
+      for await (const entry of entries) {
+        if (entry.name.startsWith('.')) continue; // `.tmp`; no key segment starts with a dot
+        const path = join(dir, entry.name);
+        if (entry.isDirectory()) {
+          pending.push(path);
+        } else if (entry.isFile()) {
+          try {
+            const { mtimeMs } = await stat(path);
+            yield { key: path.slice(this.root.length + 1).split(sep).join('/'), writtenAt: new Date(mtimeMs) };
+          } catch (error) {
+            if (!isNotFound(error)) throw error; // deleted meanwhile
+          }
+        }
+      }
+    }
+  }
+
+  /** Temporaries a crash left behind (never under a final name); younger ones may belong to a live writer. */
+  async removeAbandonedWrites(before: Date): Promise<number> {
     const dir = join(this.root, TEMP_DIR);
+    let removed = 0;
     for (const name of await readdir(dir)) {
       const path = join(dir, name);
       try {
-        if (Date.now() - (await stat(path)).mtimeMs > STALE_TEMP_MS) await rm(path, { force: true });
+        if ((await stat(path)).mtimeMs < before.getTime()) {
+          await rm(path, { force: true });
+          removed++;
+        }
       } catch {
         // removed meanwhile
       }
     }
+    return removed;
   }
 }
 

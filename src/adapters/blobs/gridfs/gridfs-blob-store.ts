@@ -1,4 +1,17 @@
-import { Db, GridFSBucket, GridFSFile, MongoClient, ObjectId } from 'mongodb';
+import {
+  Db,
+  GridFSBucket,
+  GridFSFile,
+  MongoClient,
+  MongoNetworkError,
+  MongoNotConnectedError,
+  MongoOperationTimeoutError,
+  MongoServerError,
+  MongoServerSelectionError,
+  MongoTopologyClosedError,
+  MongoWriteConcernError,
+  ObjectId,
+} from 'mongodb';
 import { acquireMongoClient } from '../../shared/shared-mongo-client';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -6,8 +19,39 @@ import {
   assertBlobKey,
   assertContentType,
   BlobStore,
+  blobNotSaved,
+  ListedBlob,
   StoredBlob,
 } from '../../../shared/ports/blob-store.port';
+
+/** MongoDB's code for a server whose disk is full (OutOfDiskSpace). */
+const OUT_OF_DISK_SPACE = 14031;
+
+/**
+ * The driver's failures to store, as a client may read them (like the fs store's ENOSPC/EROFS);
+ * other errors (the source failed, a bug) stay as they are. A put whose file document was not
+ * confirmed is reported unsaved even if the primary applied it: no event ever names its key (the
+ * upload fails), so a retry is safe and the orphan blob sweep removes it.
+ */
+export function gridFsStorageFailure(error: unknown): unknown {
+  if (
+    error instanceof MongoServerSelectionError ||
+    error instanceof MongoNetworkError ||
+    error instanceof MongoNotConnectedError ||
+    error instanceof MongoTopologyClosedError
+  ) {
+    return blobNotSaved('the blob store (MongoDB) could not be reached', error);
+  }
+  if (error instanceof MongoOperationTimeoutError) return blobNotSaved('the blob store (MongoDB) timed out', error);
+  if (error instanceof MongoWriteConcernError) {
+    return blobNotSaved('the blob store (MongoDB) did not confirm the write on a majority', error);
+  }
+  if (error instanceof MongoServerError) {
+    if (error.code === OUT_OF_DISK_SPACE) return blobNotSaved('the disk is full', error);
+    return blobNotSaved(`the blob store (MongoDB) could not be written (${error.codeName ?? error.code ?? error.message})`, error);
+  }
+  return error;
+}
 
 /**
  * Blobs in MongoDB GridFS (bucket `blobs`), used when MONGODB_URI is set. The key is the GridFS
@@ -28,7 +72,7 @@ export class GridFsBlobStore implements BlobStore {
   constructor(
     private readonly client: MongoClient,
     dbName = 'parley',
-    bucketName = 'blobs',
+    private readonly bucketName = 'blobs',
     /** A client handed in is closed with the store unless this says otherwise. */
     private readonly release: () => Promise<void> = () => client.close(),
   ) {
@@ -55,11 +99,13 @@ export class GridFsBlobStore implements BlobStore {
         upload,
       );
     } catch (error) {
+      // When the driver cannot, the orphan blob sweep removes the chunks (removeAbandonedWrites).
       await upload.abort().catch(() => undefined);
-      throw error;
+      throw gridFsStorageFailure(error);
     }
-    const older = await this.versions(key, { _id: { $ne: upload.id } });
-    await Promise.all(older.map((file) => this.remove(file._id)));
+    // The new blob is durable and read first; older versions that stay are removed with the key.
+    const older = await this.versions(key, { _id: { $ne: upload.id } }).catch(() => []);
+    await Promise.all(older.map((file) => this.remove(file._id).catch(() => undefined)));
     return { size };
   }
 
@@ -88,6 +134,44 @@ export class GridFsBlobStore implements BlobStore {
     await this.release();
   }
 
+  /**
+   * Walks the files collection in (filename, uploadDate) order — GridFS's own index — so the
+   * versions of a key come together: each key once, with its newest version's time.
+   */
+  async *list(options: { prefix?: string } = {}): AsyncIterable<ListedBlob> {
+    if (options.prefix !== undefined) assertBlobKey(options.prefix);
+    const filter = options.prefix === undefined ? {} : { filename: { $regex: `^${escapeRegExp(options.prefix)}/` } };
+    const files = this.bucket.find(filter, {
+      sort: { filename: 1, uploadDate: 1 },
+      projection: { filename: 1, uploadDate: 1 },
+    });
+    let pending: ListedBlob | null = null;
+    for await (const file of files) {
+      if (pending && pending.key !== file.filename) yield pending;
+      pending = { key: file.filename, writtenAt: file.uploadDate };
+    }
+    if (pending) yield pending;
+  }
+
+  /**
+   * Chunks without a file document: a put the driver could not abort (the process died). A
+   * chunk's `files_id` is the ObjectId the put chose when it began, so its time is the put's
+   * start; only the first chunk of each is looked at, through GridFS's `files_id, n` index.
+   */
+  async removeAbandonedWrites(before: Date): Promise<number> {
+    const chunks = this.db.collection(`${this.bucketName}.chunks`);
+    const abandoned = await chunks
+      .aggregate<{ _id: ObjectId }>([
+        { $match: { n: 0, files_id: { $lt: ObjectId.createFromTime(Math.floor(before.getTime() / 1000)) } } },
+        { $lookup: { from: `${this.bucketName}.files`, localField: 'files_id', foreignField: '_id', as: 'file' } },
+        { $match: { file: { $size: 0 } } },
+        { $project: { _id: '$files_id' } },
+      ])
+      .toArray();
+    for (const { _id } of abandoned) await chunks.deleteMany({ files_id: _id });
+    return abandoned.length;
+  }
+
   /** The files stored under a key, newest first. */
   private versions(key: string, filter: Record<string, unknown> = {}, limit = 0): Promise<GridFSFile[]> {
     return this.bucket
@@ -104,3 +188,5 @@ export class GridFsBlobStore implements BlobStore {
     }
   }
 }
+
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
