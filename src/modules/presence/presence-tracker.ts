@@ -8,13 +8,23 @@ export type PresenceState = 'online' | 'offline';
  * What processes tell each other on a user's presence channel: the sender's latest word on
  * the user (`online`), or a question (`query`) that every process holding the user online
  * answers at once, so a process that starts watching need not wait for the next heartbeat.
+ * `stopping` marks the "offline" of a process that drains: its users are about to reconnect
+ * elsewhere, so the others keep them online for the reconnect grace rather than at once.
  */
 export interface PresenceSignal {
   readonly process_id: string;
   readonly user_id: string;
   readonly online?: boolean;
   readonly query?: true;
+  readonly stopping?: true;
 }
+
+/**
+ * chatkit-client (@pusher/platform 0.18) resubscribes after 2 s, 4 s, then every 5 s
+ * (`maxTimeoutMillis`), each client and subscription on its own schedule: once a server is
+ * back, every client that was connected is back within about 5 s of the first one.
+ */
+const SDK_LONGEST_RECONNECT_PAUSE_MS = 5_000;
 
 export interface PresenceTrackerOptions {
   /** Identifies this process's announcements; random by default. */
@@ -25,6 +35,18 @@ export interface PresenceTrackerOptions {
   readonly ttlMs?: number;
   /** How often announcements that stopped coming are noticed. */
   readonly sweepMs?: number;
+  /**
+   * How long after this process's first presence subscription a first "offline" is held
+   * back: the clients that were connected before a restart come back in that time, so
+   * their watchers are not told "offline" for users who never left. Just over the SDK's
+   * longest reconnect pause by default.
+   */
+  readonly restartGraceMs?: number;
+  /**
+   * At most how long a new watch waits for the other processes' answers to its query before
+   * it may say "offline" (it waits as long as its own query took to come back, up to this).
+   */
+  readonly answerWaitMs?: number;
   readonly now?: () => number;
   readonly onError?: (error: unknown) => void;
 }
@@ -32,10 +54,10 @@ export interface PresenceTrackerOptions {
 export const PRESENCE_OPTIONS = Symbol('PresenceTrackerOptions');
 
 export interface PresenceWatch {
-  /** The state when the watch began; later changes go to the listener. */
-  readonly state: PresenceState;
   stop(): void;
 }
+
+type Listener = (state: PresenceState) => void;
 
 /** One user this process cares about: registered here, watched here, or both. */
 interface Tracked {
@@ -43,7 +65,15 @@ interface Tracked {
   readonly channel: string;
   /** Open register subscriptions of the user in this process. */
   registrations: number;
-  readonly watchers: Set<(state: PresenceState) => void>;
+  /** Watchers told a first state; they hear every change. */
+  readonly watchers: Set<Listener>;
+  /** Watchers not told anything yet: the user is offline here, and that may not be true yet. */
+  readonly waiting: Set<Listener>;
+  /** When this process asked the others (local clock). */
+  readonly queriedAt: number;
+  /** By when the other processes' answers to the query are in (local clock). */
+  answersBy: number;
+  settleTimer: NodeJS.Timeout | null;
   /** Other processes that last said "online", with when that was heard (local clock). */
   readonly remote: Map<string, number>;
   state: PresenceState;
@@ -58,6 +88,11 @@ interface Tracked {
  * silent for `ttlMs` (a crashed process). Only users registered or watched here are
  * followed, so a process subscribes to the channels of those users alone.
  *
+ * A watch's first answer is truthful without a flicker: "online" goes at once, but "offline"
+ * is held back while the process is young (`restartGraceMs` from its first presence
+ * subscription: after a restart the watchers may come back before the users they watch)
+ * and until the other processes answered the query (bounded by `answerWaitMs`).
+ *
  * Nothing here touches the event log: presence has no history.
  */
 @Injectable()
@@ -66,12 +101,16 @@ export class PresenceTracker implements OnApplicationShutdown {
   private readonly heartbeatMs: number;
   private readonly ttlMs: number;
   private readonly sweepMs: number;
+  private readonly restartGraceMs: number;
+  private readonly answerWaitMs: number;
   private readonly now: () => number;
   private readonly onError: (error: unknown) => void;
   private readonly tracked = new Map<string, Tracked>();
   private heartbeat: NodeJS.Timeout | null = null;
   private sweep: NodeJS.Timeout | null = null;
   private stopped = false;
+  /** When this process was first asked about presence (local clock): the start of its youth. */
+  private firstFollowAt: number | null = null;
 
   constructor(
     @Inject(EPHEMERAL_BUS) private readonly bus: EphemeralBus,
@@ -82,6 +121,8 @@ export class PresenceTracker implements OnApplicationShutdown {
     this.heartbeatMs = options?.heartbeatMs ?? 10_000;
     this.ttlMs = options?.ttlMs ?? 25_000;
     this.sweepMs = options?.sweepMs ?? 2_500;
+    this.restartGraceMs = options?.restartGraceMs ?? SDK_LONGEST_RECONNECT_PAUSE_MS + 1_000;
+    this.answerWaitMs = options?.answerWaitMs ?? 2_000;
     this.now = options?.now ?? Date.now;
     this.onError = options?.onError ?? ((error) => logger.error('presence signal failed', (error as Error)?.stack));
   }
@@ -109,15 +150,22 @@ export class PresenceTracker implements OnApplicationShutdown {
     };
   }
 
-  /** Follows a user's state: the current one now, each change through `listener`. */
-  watch(instanceId: string, userId: string, listener: (state: PresenceState) => void): PresenceWatch {
-    if (this.stopped) return { state: 'offline', stop: () => undefined };
+  /**
+   * Follows a user's state through `listener`: the first state once it is known (at once
+   * when online, or when this process is neither young nor waiting for answers; within
+   * `restartGraceMs` or `answerWaitMs` otherwise), then each change.
+   */
+  watch(instanceId: string, userId: string, listener: Listener): PresenceWatch {
+    if (this.stopped) {
+      listener('offline');
+      return { stop: () => undefined };
+    }
     const entry = this.follow(instanceId, userId);
-    entry.watchers.add(listener);
+    entry.waiting.add(listener);
+    this.settle(entry);
     return {
-      state: entry.state,
       stop: () => {
-        if (!entry.watchers.delete(listener)) return;
+        if (!entry.watchers.delete(listener) && !entry.waiting.delete(listener)) return;
         this.unfollowIfIdle(entry);
       },
     };
@@ -133,10 +181,11 @@ export class PresenceTracker implements OnApplicationShutdown {
     if (this.stopped) return;
     this.stopped = true;
     this.stopTimers();
-    const farewells: Promise<void>[] = [];
+    const farewells: Promise<boolean>[] = [];
     for (const entry of this.tracked.values()) {
       entry.unsubscribe();
-      if (entry.registrations > 0) farewells.push(this.publish(entry, { online: false }));
+      this.clearSettleTimer(entry);
+      if (entry.registrations > 0) farewells.push(this.publish(entry, { online: false, stopping: true }));
     }
     this.tracked.clear();
     await Promise.all(farewells);
@@ -150,19 +199,28 @@ export class PresenceTracker implements OnApplicationShutdown {
     const channel = ephemeralChannel('presence', instanceId, userId);
     const existing = this.tracked.get(channel);
     if (existing) return existing;
+    const now = this.now();
+    this.firstFollowAt ??= now;
     const entry: Tracked = {
       userId,
       channel,
       registrations: 0,
       watchers: new Set(),
+      waiting: new Set(),
+      queriedAt: now,
+      answersBy: now + this.answerWaitMs,
+      settleTimer: null,
       remote: new Map(),
       state: 'offline',
       unsubscribe: () => undefined,
     };
     this.tracked.set(channel, entry);
     entry.unsubscribe = this.bus.subscribe(channel, (message) => this.receive(entry, message));
-    // Learn at once what the other processes hold, rather than at their next heartbeat.
-    void this.publish(entry, { query: true });
+    // Learn at once what the other processes hold, rather than at their next heartbeat. If
+    // the question is not sent, no answer will come: stop waiting for one.
+    void this.publish(entry, { query: true }).then((sent) => {
+      if (!sent) this.answersIn(entry, this.now());
+    });
     this.startTimers();
     return entry;
   }
@@ -171,33 +229,100 @@ export class PresenceTracker implements OnApplicationShutdown {
     if (entry.registrations > 0 || entry.watchers.size > 0) return;
     if (this.tracked.get(entry.channel) !== entry) return;
     entry.unsubscribe();
+    this.clearSettleTimer(entry);
     this.tracked.delete(entry.channel);
     if (this.tracked.size === 0) this.stopTimers();
   }
 
   private receive(entry: Tracked, message: unknown): void {
-    if (!isPresenceSignal(message) || message.process_id === this.processId) return;
+    if (!isPresenceSignal(message)) return;
     if (this.tracked.get(entry.channel) !== entry) return;
+    const now = this.now();
+    if (message.process_id === this.processId) {
+      // Our query came back: the others heard it about now, and their answers take about as
+      // long again to arrive.
+      if (message.query) this.answersIn(entry, now + (now - entry.queriedAt));
+      return;
+    }
     if (message.query) {
       if (entry.registrations > 0) this.announce(entry, true);
       return;
     }
-    if (message.online === true) entry.remote.set(message.process_id, this.now());
-    else if (message.online === false) entry.remote.delete(message.process_id);
-    else return;
+    if (message.online === true) {
+      entry.remote.set(message.process_id, now);
+    } else if (message.online === false && message.stopping) {
+      // A draining process's users reconnect elsewhere: its word holds for the reconnect grace.
+      entry.remote.set(message.process_id, now - this.ttlMs + Math.min(this.restartGraceMs, this.ttlMs));
+    } else if (message.online === false) {
+      entry.remote.delete(message.process_id);
+    } else {
+      return;
+    }
     this.recompute(entry);
+  }
+
+  /** The other processes' answers to the entry's query are in by `at` (if that is sooner). */
+  private answersIn(entry: Tracked, at: number): void {
+    if (at >= entry.answersBy) return;
+    entry.answersBy = at;
+    this.settle(entry);
+  }
+
+  /**
+   * Gives the waiting watchers their first state once it is truthful: "online" at once,
+   * "offline" once the process is past its youth and the answers are in; until then a timer
+   * comes back at that moment.
+   */
+  private settle(entry: Tracked): void {
+    if (entry.waiting.size === 0 || this.tracked.get(entry.channel) !== entry) return;
+    this.clearSettleTimer(entry);
+    const heldUntil = Math.max(entry.answersBy, (this.firstFollowAt ?? 0) + this.restartGraceMs);
+    const wait = heldUntil - this.now();
+    if (entry.state === 'offline' && wait > 0) {
+      entry.settleTimer = setTimeout(() => {
+        entry.settleTimer = null;
+        this.settle(entry);
+      }, wait);
+      entry.settleTimer.unref();
+      return;
+    }
+    const told = [...entry.waiting];
+    entry.waiting.clear();
+    for (const listener of told) entry.watchers.add(listener);
+    this.tell(told, entry.state);
+  }
+
+  private clearSettleTimer(entry: Tracked): void {
+    if (entry.settleTimer) clearTimeout(entry.settleTimer);
+    entry.settleTimer = null;
+  }
+
+  private tell(listeners: readonly Listener[], state: PresenceState): void {
+    for (const listener of listeners) {
+      try {
+        listener(state);
+      } catch (error) {
+        this.onError(error);
+      }
+    }
   }
 
   private announce(entry: Tracked, online: boolean): void {
     void this.publish(entry, { online });
   }
 
-  private async publish(entry: Tracked, what: { online: boolean } | { query: true }): Promise<void> {
+  /** Whether the signal was handed to the bus. */
+  private async publish(
+    entry: Tracked,
+    what: { online: true } | { online: false; stopping?: true } | { query: true },
+  ): Promise<boolean> {
     const signal: PresenceSignal = { process_id: this.processId, user_id: entry.userId, ...what };
     try {
       await this.bus.publish(entry.channel, signal);
+      return true;
     } catch (error) {
       this.onError(error);
+      return false;
     }
   }
 
@@ -209,13 +334,9 @@ export class PresenceTracker implements OnApplicationShutdown {
     const state: PresenceState = entry.registrations > 0 || entry.remote.size > 0 ? 'online' : 'offline';
     if (state === entry.state) return;
     entry.state = state;
-    for (const watcher of [...entry.watchers]) {
-      try {
-        watcher(state);
-      } catch (error) {
-        this.onError(error);
-      }
-    }
+    this.tell([...entry.watchers], state);
+    // Waiting watchers are told an "online" at once.
+    this.settle(entry);
   }
 
   private startTimers(): void {

@@ -6,9 +6,10 @@ import { PRESENCE_ROUTE } from '../presence-route';
 import { PresenceState, PresenceTracker } from '../presence-tracker';
 
 /**
- * `SUBSCRIBE …/users/:userId`: a `presence_state` event with the user's state at once, then
- * one on each change. Any token of the instance may watch any user; a user that does not
- * exist is simply offline (other clients may still hold a deleted user in their stores).
+ * `SUBSCRIBE …/users/:userId`: a `presence_state` event with the user's state once it is
+ * truthful (at once, or a few seconds after a restart), then one on each change. Any token of
+ * the instance may watch any user; a user that does not exist is simply offline (other
+ * clients may still hold a deleted user in their stores).
  */
 @Injectable()
 export class SubscribeToPresenceSubscription {
@@ -27,8 +28,8 @@ export class SubscribeToPresenceSubscription {
         id: String(++eventId),
         body: { event_name: 'presence_state', data: { state }, timestamp: this.clock.now().toISOString() },
       });
+    // The first state may come a moment later (see PresenceTracker.watch): the SDK waits for it.
     const watch = this.tracker.watch(instanceId, userId, send);
     channel.onClose(() => watch.stop());
-    send(watch.state);
   };
 }
