@@ -20,20 +20,23 @@ const DEFAULT_INTERVAL_MS = 100;
 
 /**
  * The thread's code, run with `eval` so that it is the same under ts-jest and in `dist/`.
- * A failed checkpoint (a full disk, a read-only volume) is only retried at the next tick: the
+ * A failed checkpoint (a full disk, a read-only volume) is tried again about 5 s later: the
  * WAL grows meanwhile and nothing is lost; the writer's own commits report the storage fault.
  */
 const THREAD_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
 let db = null;
+let pausedTicks = 0;
 const checkpoint = () => {
+  if (pausedTicks > 0) return void pausedTicks--;
   try {
     db ??= new Database(workerData.file, { fileMustExist: true });
     db.pragma('wal_checkpoint(PASSIVE)');
   } catch {
     try { db?.close(); } catch {}
     db = null;
+    pausedTicks = Math.ceil(5000 / workerData.intervalMs);
   }
 };
 const timer = setInterval(checkpoint, workerData.intervalMs);
