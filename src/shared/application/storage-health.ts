@@ -16,7 +16,8 @@ import { messageOf } from '../domain/errors';
 /**
  * How long an append's storage failure keeps storage reported failing, whatever succeeds
  * meanwhile: on a nearly full disk small writes (a cursor, the readiness probe) still fit
- * while others (a page split under a busy stream) keep failing.
+ * while others (a page split under a busy stream) keep failing. Past it, /health also asks the
+ * log itself whether the largest request still fits (EventStore.roomFor).
  */
 export const STORAGE_FAILURE_HOLD_MS = 5_000;
 
@@ -85,6 +86,11 @@ export class ObservedEventStore implements EventStore {
 
   subscribeToStream(streamName: string, options?: SubscribeToStreamOptions): LogSubscription {
     return this.inner.subscribeToStream(streamName, options);
+  }
+
+  /** Null also where the inner store cannot tell: the readiness probe covers those (see Readiness). */
+  roomFor(bytes: number): Promise<string | null> {
+    return this.inner.roomFor?.(bytes) ?? Promise.resolve(null);
   }
 
   close(): Promise<void> {

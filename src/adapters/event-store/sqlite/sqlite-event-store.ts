@@ -17,6 +17,7 @@ import {
 } from '../../../shared/ports/event-store.port';
 import { PollingFeed } from '../../shared/closeable-feed';
 import { WRITER_CHECKPOINT_PAGES, WalCheckpointer } from '../../shared/sqlite-wal-checkpointer';
+import { sqliteRoomFor } from '../../shared/sqlite-room';
 
 export interface SqliteEventStoreOptions {
   /** `FULL` (default) fsyncs every commit: an acknowledged append survives a power cut. */
@@ -85,7 +86,10 @@ export class SqliteEventStore implements EventStore {
   private readonly appendGroup: Database.Transaction<(items: readonly PendingAppend[], outcomes: Outcome[]) => void>;
   private readonly checkpointer: WalCheckpointer;
 
-  constructor(file: string, options: SqliteEventStoreOptions = {}) {
+  constructor(
+    private readonly file: string,
+    options: SqliteEventStoreOptions = {},
+  ) {
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
@@ -317,6 +321,12 @@ export class SqliteEventStore implements EventStore {
   private onAppend(listener: () => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /** The page limit and the free space of the log's volume, read on this connection (its `max_page_count` applies). */
+  roomFor(bytes: number): Promise<string | null> {
+    if (!this.db.open) return Promise.resolve('the event log is closed');
+    return sqliteRoomFor(this.db, this.file, bytes);
   }
 
   async close(): Promise<void> {
