@@ -2,6 +2,13 @@ import { HealthSources } from '../modules/health/health-sources';
 import { PROJECTOR_STATUS } from '../shared/application/projector-runner';
 import { Runtime } from './runtime';
 
+/**
+ * The largest append /health asks the event log to have room for: a request body is at most
+ * 1 MiB (create-app's bodyLimit), and one request appends it at most once. Room for less would
+ * report ready while a large send is refused "disk is full".
+ */
+export const LARGEST_APPEND_BYTES = 1024 * 1024;
+
 /** What /health and /metrics read of this process's runtime (API processes and workers). */
 export const healthSources = (runtime: Runtime): HealthSources => {
   const { events, readModels } = runtime.stores;
@@ -23,5 +30,6 @@ export const healthSources = (runtime: Runtime): HealthSources => {
         [{ collection: PROJECTOR_STATUS, kind: 'put', document: { _id: 'storage-probe', at: new Date().toISOString() }, position: String(Date.now()).padStart(20, '0') }],
         {},
       ),
+    eventLogRoom: () => events.roomFor?.(LARGEST_APPEND_BYTES) ?? Promise.resolve(null),
   };
 };

@@ -23,6 +23,8 @@ export interface HealthSources {
   storageFailure(): { readonly error: string; readonly since: number; readonly recent: boolean } | null;
   /** A small write to the read-model store: whether storage accepts writes again. */
   probeStorage(): Promise<void>;
+  /** Why the event log would refuse the largest request's append now (found without writing to it); null: it fits, or the store cannot tell. */
+  eventLogRoom(): Promise<string | null>;
 }
 
 export const HEALTH_SOURCES = Symbol('HealthSources');

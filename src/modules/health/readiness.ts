@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { CONFIG, ParleyConfig } from '../../config/config';
 import { LogPosition, positionMagnitude, RecordedEvent } from '../../shared/domain/event';
 import { LiveLog } from '../../shared/subscriptions/live-log';
+import { messageOf } from '../../shared/domain/errors';
 import { HEALTH_SOURCES, HealthSources } from './health-sources';
 
 export interface ProjectionHealth {
@@ -61,9 +62,15 @@ export class Readiness {
     }
     const dropped = this.liveLog.dropped;
     if (dropped) problems.push(`the live log dropped and is resubscribing: ${dropped.error}`);
-    let failing = this.sources.storageFailure();
-    if (failing && !failing.recent) {
-      // No append failed moments ago: see whether storage takes writes again before saying it fails.
+    const recorded = this.sources.storageFailure();
+    let failing: { readonly error: string } | null = recorded;
+    // Asked on every call, not only after a failed append: the probe below writes to the read
+    // models, where small writes fit while a send to the log would not, and a disk can fill
+    // while nothing is sent. It writes nothing to the log, and appends never wait for it.
+    const short = await this.sources.eventLogRoom().catch((error: unknown) => messageOf(error));
+    if (short) failing = { error: short };
+    else if (recorded && !recorded.recent) {
+      // No append failed moments ago and the log has room: see whether storage takes writes again before saying it fails.
       try {
         await this.sources.probeStorage();
         failing = null;
