@@ -6,6 +6,7 @@ import { RolesModule } from '../roles/roles.module';
 import { AttachmentRemoval } from './attachment-removal';
 import { UploadedAttachments } from './attachment-resolver';
 import { BlobJanitor } from './blob-janitor';
+import { OrphanBlobSweep } from './orphan-blob-sweep';
 import { AttachmentsReadModel } from './attachments.read-model';
 import { CreateAttachmentController, CreateAttachmentHandler } from './create-attachment/create-attachment';
 import { DownloadAttachmentHandler } from './download-attachment/download-attachment';
@@ -39,6 +40,7 @@ import { UploadAttachmentHandler } from './upload-attachment/upload-attachment';
     AttachmentsReadModel,
     AttachmentRemoval,
     BlobJanitor,
+    OrphanBlobSweep,
     TransferRoutes,
     CreateAttachmentHandler,
     GetAttachmentHandler,

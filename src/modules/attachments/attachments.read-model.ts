@@ -33,6 +33,12 @@ export class AttachmentsReadModel {
     });
   }
 
+  /** The blob key an attachment's upload recorded, tombstones included (they still own their bytes); null if none. */
+  async blobKeyOf(instanceId: string, attachmentId: string): Promise<string | null> {
+    const doc = await this.readModels.get<AttachmentDocument>(ATTACHMENTS, attachmentDocumentId(instanceId, attachmentId));
+    return doc?.blob_key ?? null;
+  }
+
   /** Gone attachments whose bytes are still stored, in every instance (the blob janitor's work list). */
   tombstones(limit: number): Promise<AttachmentDocument[]> {
     return this.readModels.find<AttachmentDocument>(ATTACHMENTS, { where: { deleted: true }, limit });
