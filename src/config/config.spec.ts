@@ -11,6 +11,7 @@ describe('loadConfig', () => {
       readYourWritesTimeoutMs: 5_000,
       keepAliveMs: 15_000,
       shutdownTimeoutMs: 10_000,
+      orphanBlobGraceMs: 3_600_000,
       logLevel: 'info',
       masterKey: undefined,
     });
@@ -46,6 +47,8 @@ describe('loadConfig', () => {
     ['SHUTDOWN_TIMEOUT_MS', '1e4', /^SHUTDOWN_TIMEOUT_MS must be/],
     ['REQUEST_TIMEOUT_MS', '0', /^REQUEST_TIMEOUT_MS must be a whole number of milliseconds from 1000 to 3600000, got "0"$/],
     ['REQUEST_TIMEOUT_MS', '5m', /^REQUEST_TIMEOUT_MS must be/],
+    ['ORPHAN_BLOB_GRACE_MS', '1h', /^ORPHAN_BLOB_GRACE_MS must be a whole number of milliseconds from 1000 to 2592000000, got "1h"$/],
+    ['ORPHAN_BLOB_GRACE_MS', '0', /^ORPHAN_BLOB_GRACE_MS must be/],
     ['TOKEN_PROVIDER_ENABLED', 'yes', /^TOKEN_PROVIDER_ENABLED must be true or false, got "yes"$/],
     ['RATE_LIMIT_SU', '1', /^RATE_LIMIT_SU must be true or false, got "1"$/],
     ['LOG_LEVEL', 'loud', /^LOG_LEVEL must be one of trace, debug, info, warn, error, fatal, silent, got "loud"$/],
