@@ -21,8 +21,9 @@ export const orphanSweepIntervalMs = (graceMs: number): number => Math.min(10 * 
  * by the blob key's `<instance>/<attachment>/…` segments, says whether it is.
  *
  * Safe against the two ways a referenced blob could look orphaned:
- * - its event is not appended yet: only blobs older than ORPHAN_BLOB_GRACE_MS (default 1 h, far
- *   longer than any upload's put-to-append gap, REQUEST_TIMEOUT_MS included) are considered;
+ * - its event is not appended yet: only blobs older than ORPHAN_BLOB_GRACE_MS (default 1 h; never
+ *   less than twice REQUEST_TIMEOUT_MS, which bounds how long an upload's body may take to arrive)
+ *   are considered, and only unfinished writes older than that are removed;
  * - its event is appended but not folded: each pass first waits until the attachments projection
  *   has reached the log's head as read when the pass began (the pass is skipped, and retried,
  *   when it lags), so every blob older than the grace has its event, if any, in the read model.
@@ -49,7 +50,9 @@ export class OrphanBlobSweep implements OnApplicationBootstrap, OnModuleDestroy 
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(CONFIG) config: ParleyConfig,
   ) {
-    this.graceMs = config.orphanBlobGraceMs;
+    // An upload streams its body into the put and appends after the request's body is whole, so a
+    // put is unfinished, or its blob unrecorded, for at most REQUEST_TIMEOUT_MS (plus the append).
+    this.graceMs = Math.max(config.orphanBlobGraceMs, 2 * config.requestTimeoutMs);
     const intervalMs = orphanSweepIntervalMs(this.graceMs);
     this.sweeper = new PeriodicSweep(() => this.pass(), intervalMs, (error) =>
       this.logger.warn(`the orphan blob sweep did not finish; retrying in ${intervalMs} ms: ${String((error as Error)?.message ?? error)}`),
