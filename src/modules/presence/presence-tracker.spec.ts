@@ -157,23 +157,27 @@ describe('PresenceTracker', () => {
     });
 
     it('answers within answerWaitMs when its query never comes back, and at once when it could not be sent', async () => {
-      // A bus that loses every signal, and one that refuses them.
-      const silent: EphemeralBus = {
-        publish: async () => undefined,
-        subscribe: () => () => undefined,
-        close: async () => undefined,
-      };
+      // A bus so slow that the query is not back within answerWaitMs.
+      const stuck = new LatencyBus(60_000);
       const p = start(
-        new PresenceTracker(silent, { processId: 'P', ...timing, restartGraceMs: 0, answerWaitMs: 2_000 }),
+        new PresenceTracker(stuck, { processId: 'P', ...timing, restartGraceMs: 0, answerWaitMs: 2_000 }),
       );
       const bob = follow(p, 'bob');
       jest.advanceTimersByTime(1_999);
       expect(bob.seen).toEqual([]);
       jest.advanceTimersByTime(1);
       expect(bob.seen).toEqual(['offline']);
+      await p.stop();
+      jest.advanceTimersByTime(60_000); // the signals in flight arrive, to nobody
+      await stuck.close();
 
+      // A bus that refuses signals, as the EventStoreDB one does when the server is down.
       const errors: unknown[] = [];
-      const broken: EphemeralBus = { ...silent, publish: async () => Promise.reject(new Error('bus down')) };
+      const broken: EphemeralBus = {
+        publish: async () => Promise.reject(new Error('bus down')),
+        subscribe: () => () => undefined,
+        close: async () => undefined,
+      };
       const q = start(
         new PresenceTracker(broken, { processId: 'Q', ...timing, restartGraceMs: 0, onError: (e) => errors.push(e) }),
       );
