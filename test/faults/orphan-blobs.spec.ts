@@ -72,4 +72,37 @@ describe('the orphan blob sweep on a real server and data directory', () => {
     expect(served.status).toBe(200);
     expect(Buffer.from(await served.arrayBuffer())).toEqual(bytes);
   });
+
+  it('keeps the bytes of an upload answered 503 "saved, not yet shown", and removes nothing while the attachments read model lags the log', async () => {
+    const dataDir = lab.dataDir();
+    const env = processEnv(dataDir, { ORPHAN_BLOB_GRACE_MS: '600000', READ_YOUR_WRITES_TIMEOUT_MS: '1000', PROJECTION_LEASE_TTL_MS: '1000' });
+    const worker = await lab.startWorker(env);
+    const api = await lab.start('dist/src/main.api.js', env);
+    expect((await chat(api.port, 'POST', '/users', { id: 'ann', name: 'Ann' })).status).toBe(201);
+    expect((await chat(api.port, 'POST', '/rooms', { id: 'r1', name: 'r1' }, { sub: 'ann' })).status).toBe(201);
+    const bytes = Buffer.from('recorded, not yet folded');
+    const announced = await chat(api.port, 'POST', '/rooms/r1/attachments', { content_type: 'text/plain', content_length: bytes.length }, { sub: 'ann' });
+    expect(announced.status).toBe(201);
+    const attachmentId: string = announced.body.attachment_id;
+    // No worker folds the upload's event: it is in the log, and the read model never shows it.
+    await worker.stop('SIGKILL');
+    const upload = new URL(announced.body.upload_url);
+    const put = await fetch(`http://127.0.0.1:${api.port}${upload.pathname}${upload.search}`, { method: 'PUT', headers: { 'content-type': 'text/plain' }, body: bytes });
+    expect(put.status).toBe(503); // saved, not folded: the bytes must stay
+    await api.stop('SIGKILL');
+
+    const blobsDir = join(dataDir, 'blobs');
+    const [recorded] = readdirSync(join(blobsDir, INSTANCE, attachmentId)).map((name) => `${INSTANCE}/${attachmentId}/${name}`);
+    const hourAgo = new Date(Date.now() - 3600_000);
+    utimesSync(join(blobsDir, ...recorded.split('/')), hourAgo, hourAgo);
+
+    const alone = await lab.start('dist/src/main.api.js', env);
+    let output = '';
+    alone.child.stdout!.on('data', (chunk) => (output += String(chunk)));
+    alone.child.stderr!.on('data', (chunk) => (output += String(chunk)));
+    expect(await eventually(async () => /the orphan blob sweep did not finish/.test(output), 20_000)).toBe(true);
+    expect(output).not.toMatch(/removed \d+ blob\(s\)/);
+    const store = await FsBlobStore.open(blobsDir);
+    expect(await store.exists(recorded)).toBe(true);
+  });
 });

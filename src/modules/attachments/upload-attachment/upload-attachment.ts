@@ -74,23 +74,20 @@ export class UploadAttachmentHandler implements ICommandHandler<UploadAttachment
     await this.blobs.put(blobKey, bytes, { contentType: state.contentType! });
     const { size, sha256 } = bytes.measurement;
     const now = this.clock.now().toISOString();
-    try {
-      const outcome = await this.pipeline.run(
-        stream,
-        attachmentDecider,
-        { type: 'RecordUpload', id: attachmentId, size, sha256, blobKey, now },
-        // No token here: the signed link was issued to the user who announced the attachment.
-        {
-          instance_id: instanceId,
-          actor: actingInRequest({ user_id: state.userId, key_id: 'signed-upload-link' }, requestId),
-          occurred_at: now,
-        },
-      );
-      // A concurrent upload of the same bytes was recorded first: this copy is not needed.
-      if (outcome.events.length === 0) await this.blobs.delete(blobKey);
-    } catch (error) {
-      await this.blobs.delete(blobKey).catch(() => undefined);
-      throw error;
-    }
+    // A failure here may come after the append (projection_lag: "The change was saved"): the
+    // bytes stay, and the orphan blob sweep removes them if no event came to refer to them.
+    const outcome = await this.pipeline.run(
+      stream,
+      attachmentDecider,
+      { type: 'RecordUpload', id: attachmentId, size, sha256, blobKey, now },
+      // No token here: the signed link was issued to the user who announced the attachment.
+      {
+        instance_id: instanceId,
+        actor: actingInRequest({ user_id: state.userId, key_id: 'signed-upload-link' }, requestId),
+        occurred_at: now,
+      },
+    );
+    // A concurrent upload of the same bytes was recorded first: this copy is not needed.
+    if (outcome.events.length === 0) await this.blobs.delete(blobKey);
   }
 }

@@ -71,35 +71,38 @@ export class UploadFileHandler implements ICommandHandler<UploadFileCommand, Upl
     const id = randomUUID();
     const blobKey = `${c.instanceId}/${id}/${randomUUID()}`;
     const bytes = new MeasuredBytes(file.stream, { max: MAX_ATTACHMENT_BYTES, tooMany: () => fileTooLarge() });
-    // All or nothing: a failed put leaves no blob; anything failing after it removes the blob again.
+    // All or nothing: a failed put leaves no blob.
     await this.blobs.put(blobKey, bytes, { contentType });
     const { size, sha256 } = bytes.measurement;
     try {
       await c.form.finish();
-      const now = this.clock.now().toISOString();
-      await this.pipeline.run(
-        attachmentStream(c.instanceId, id),
-        attachmentDecider,
-        {
-          type: 'StoreFile',
-          id,
-          roomId: c.roomId,
-          roomCreatedAt: room.createdAt,
-          userId: c.userId,
-          contentType,
-          name: c.fileName,
-          fileName: c.fileName,
-          size,
-          sha256,
-          blobKey,
-          now,
-        },
-        { instance_id: c.instanceId, actor: c.audit, occurred_at: now },
-      );
     } catch (error) {
+      // Nothing was recorded: the bytes go at once.
       await this.blobs.delete(blobKey).catch(() => undefined);
       throw error;
     }
+    const now = this.clock.now().toISOString();
+    // A failure here may come after the append (projection_lag: "The change was saved", or an
+    // unknown outcome): the bytes stay, and the orphan blob sweep removes them if no event refers to them.
+    await this.pipeline.run(
+      attachmentStream(c.instanceId, id),
+      attachmentDecider,
+      {
+        type: 'StoreFile',
+        id,
+        roomId: c.roomId,
+        roomCreatedAt: room.createdAt,
+        userId: c.userId,
+        contentType,
+        name: c.fileName,
+        fileName: c.fileName,
+        size,
+        sha256,
+        blobKey,
+        now,
+      },
+      { instance_id: c.instanceId, actor: c.audit, occurred_at: now },
+    );
     return { attachmentId: id, size, type: kindOfMime(contentType) };
   }
 }
