@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import type { IncomingMessage, Server as HttpServer } from 'node:http';
 import { createServer as createHttpsServer, Server as HttpsServer } from 'node:https';
 import { AddressInfo } from 'node:net';
-import { registerLenientJsonParser } from '../shared/http/body-parser';
+import { JSON_BODY_LIMIT_BYTES, registerLenientJsonParser } from '../shared/http/body-parser';
 import { ErrorFilter, toErrorResponse } from '../shared/http/error.filter';
 import { DomainError } from '../shared/domain/errors';
 import { rejectUnknownChatVersions } from '../shared/http/chatkit-route';
@@ -112,7 +112,7 @@ function requestTimeoutOptions(ms: number) {
 async function createApp(runtime: Runtime): Promise<BuiltApp> {
   // Connections are never cut under a request: `close` drains them (see RunningServer).
   const adapter = new FastifyAdapter({
-    bodyLimit: 1024 * 1024,
+    bodyLimit: JSON_BODY_LIMIT_BYTES,
     ...requestTimeoutOptions(runtime.config.requestTimeoutMs),
     ...frameworkErrorOptions,
     ...requestIdOptions,

@@ -1,13 +1,13 @@
 import { HealthSources } from '../modules/health/health-sources';
 import { PROJECTOR_STATUS } from '../shared/application/projector-runner';
 import { Runtime } from './runtime';
+import { JSON_BODY_LIMIT_BYTES } from '../shared/http/body-parser';
 
 /**
- * The largest append /health asks the event log to have room for: a request body is at most
- * 1 MiB (create-app's bodyLimit), and one request appends it at most once. Room for less would
- * report ready while a large send is refused "disk is full".
+ * The largest append /health asks the event log to have room for: one request appends its body
+ * at most once. Room for less would report ready while a large send is refused "disk is full".
  */
-export const LARGEST_APPEND_BYTES = 1024 * 1024;
+export const LARGEST_APPEND_BYTES = JSON_BODY_LIMIT_BYTES;
 
 /** What /health and /metrics read of this process's runtime (API processes and workers). */
 export const healthSources = (runtime: Runtime): HealthSources => {

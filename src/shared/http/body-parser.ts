@@ -1,13 +1,16 @@
 import type { FastifyInstance } from 'fastify';
 import { badRequest } from '../domain/errors';
 
+/** The largest request body the JSON APIs take (a larger one answers 413). */
+export const JSON_BODY_LIMIT_BYTES = 1024 * 1024;
+
 /**
  * chatkit-server sends JSON bodies with no Content-Type until some call sets it, then sends
  * `Content-Type: application/json` on every later request, bodiless ones included
  * (wire study §2.2 quirks). So every body is read as JSON whatever its Content-Type, and an
  * empty body is no body. Routes that take raw bytes or form data register their own parsers.
  */
-export function registerLenientJsonParser(fastify: FastifyInstance, bodyLimit = 1024 * 1024): void {
+export function registerLenientJsonParser(fastify: FastifyInstance, bodyLimit = JSON_BODY_LIMIT_BYTES): void {
   fastify.removeAllContentTypeParsers();
   // An empty Content-Type header counts as none.
   fastify.addHook('onRequest', (request, _reply, done) => {
