@@ -1,9 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, unlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openRuntime } from '../../src/app/runtime';
 import { loadConfig } from '../../src/config/config';
+import { describeAsRoot, fillVolume, mountTmpfs } from '../support/volumes';
 
 /**
  * A restart on a DATA_DIR volume that filled up or went read-only while the server was down: the
@@ -11,62 +12,44 @@ import { loadConfig } from '../../src/config/config';
  * is a small tmpfs, which needs root; without it the file holds one passing test that says
  * loudly that it did not run.
  */
-const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
 const SUITE = 'a start on a full or read-only DATA_DIR volume (tmpfs)';
 
-/** Writes to `path` until the file system has no room left. */
-function fillUp(path: string): void {
-  try {
-    for (;;) appendFileSync(path, Buffer.alloc(64 * 1024, 1));
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
-  }
-}
-
-if (!asRoot) {
-  describe(SUITE, () => {
-    it('SKIPPED: mounting a volume needs root', () => {
-      process.stdout.write(`\nSKIPPED: ${SUITE} (mounting a volume needs root)\n`);
-    });
+describeAsRoot(SUITE, () => {
+  const work = mkdtempSync(join(tmpdir(), 'parley-full-start-'));
+  const volume = join(work, 'volume');
+  const dataDir = join(volume, 'data');
+  beforeAll(() => {
+    mkdirSync(volume);
+    mountTmpfs(volume, '4m');
   });
-} else {
-  describe(SUITE, () => {
-    const work = mkdtempSync(join(tmpdir(), 'parley-full-start-'));
-    const volume = join(work, 'volume');
-    const dataDir = join(volume, 'data');
-    beforeAll(() => {
-      mkdirSync(volume);
-      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=4m', 'tmpfs', volume]);
-    });
-    afterAll(() => {
-      execFileSync('umount', [volume]);
-      rmSync(work, { recursive: true, force: true });
-    });
+  afterAll(() => {
+    execFileSync('umount', [volume]);
+    rmSync(work, { recursive: true, force: true });
+  });
 
-    it('stops with an error naming DATA_DIR and the full volume, leaves no lock behind, starts once room is freed, and names a read-only volume too', async () => {
-      const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', INSTANCE_LOCATOR: 'v1:local:full', INSTANCE_KEY: 'k:full-secret' });
-      const first = await openRuntime(config, 'embedded');
-      await first.close();
+  it('stops with an error naming DATA_DIR and the full volume, leaves no lock behind, starts once room is freed, and names a read-only volume too', async () => {
+    const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', INSTANCE_LOCATOR: 'v1:local:full', INSTANCE_KEY: 'k:full-secret' });
+    const first = await openRuntime(config, 'embedded');
+    await first.close();
 
-      const filler = join(volume, 'filler');
-      fillUp(filler);
+    const filler = join(volume, 'filler');
+    fillVolume(filler);
+    await expect(openRuntime(config, 'embedded')).rejects.toThrow(
+      new RegExp(`^DATA_DIR ${dataDir} is on a full volume \\(\\d+ bytes free\\): free space there and start again`),
+    );
+    expect(existsSync(join(dataDir, 'parley.lock'))).toBe(false);
+
+    unlinkSync(filler);
+    const again = await openRuntime(config, 'embedded');
+    await again.close();
+
+    execFileSync('mount', ['-o', 'remount,ro', volume]);
+    try {
       await expect(openRuntime(config, 'embedded')).rejects.toThrow(
-        new RegExp(`^DATA_DIR ${dataDir} is on a full volume \\(\\d+ bytes free\\): free space there and start again`),
+        new RegExp(`^DATA_DIR ${dataDir} is on a read-only volume: mount it read-write and start again`),
       );
-      expect(existsSync(join(dataDir, 'parley.lock'))).toBe(false);
-
-      unlinkSync(filler);
-      const again = await openRuntime(config, 'embedded');
-      await again.close();
-
-      execFileSync('mount', ['-o', 'remount,ro', volume]);
-      try {
-        await expect(openRuntime(config, 'embedded')).rejects.toThrow(
-          new RegExp(`^DATA_DIR ${dataDir} is on a read-only volume: mount it read-write and start again`),
-        );
-      } finally {
-        execFileSync('mount', ['-o', 'remount,rw', volume]);
-      }
-    }, 30_000);
-  });
-}
+    } finally {
+      execFileSync('mount', ['-o', 'remount,rw', volume]);
+    }
+  }, 30_000);
+});

@@ -1,25 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { SqliteEventStore } from '../../src/adapters/event-store/sqlite/sqlite-event-store';
 import { chat, eventually, FaultLab, health, processEnv } from './process-client';
-
-const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
-
-/** Fills a file system until it refuses more bytes; returns the filler's path. */
-function fillDisk(dir: string): string {
-  const filler = join(dir, 'filler.bin');
-  const fd = openSync(filler, 'w');
-  const chunk = Buffer.alloc(64 * 1024, 1);
-  try {
-    for (;;) writeSync(fd, chunk);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
-  } finally {
-    closeSync(fd);
-  }
-  return filler;
-}
+import { fillVolume, itAsRoot, mountTmpfs } from '../support/volumes';
 
 describe('failing projections and storage (real processes, real files)', () => {
   const lab = new FaultLab();
@@ -69,10 +53,10 @@ describe('failing projections and storage (real processes, real files)', () => {
     expect((await fetch(`http://127.0.0.1:${server.port}/health/live`)).status).toBe(200);
   }, 60_000);
 
-  (asRoot ? it : it.skip)('answers writes on a full disk with a JSON 503 that says nothing was saved, reports it in /health, and recovers by itself once space is freed', async () => {
+  itAsRoot('answers writes on a full disk with a JSON 503 that says nothing was saved, reports it in /health, and recovers by itself once space is freed', async () => {
     const dir = join(lab.dataDir(), 'small-volume');
     mkdirSync(dir);
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=24m', 'tmpfs', dir]);
+    mountTmpfs(dir, '24m');
     try {
       const server = await lab.start('dist/src/main.js', processEnv(dir));
       expect((await chat(server.port, 'POST', '/users', { id: 'carol', name: 'C' })).status).toBe(201);
@@ -85,7 +69,8 @@ describe('failing projections and storage (real processes, real files)', () => {
       };
       expect((await send('before')).status).toBe(201);
 
-      const filler = fillDisk(dir);
+      const filler = join(dir, 'filler.bin');
+      fillVolume(filler);
       // Free pages inside the SQLite files (and a WAL kept at its size) may still take a few
       // appends after the file system is full: the first refused one is what a client sees.
       let refused = await send('x'.repeat(4000));

@@ -6,13 +6,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteEventStore } from '../../src/adapters/event-store/sqlite/sqlite-event-store';
 import { EventStoreUnavailableError, EventToAppend } from '../../src/shared/ports/event-store.port';
+import { asRoot, mountTmpfs } from '../support/volumes';
 
 /**
  * The event log on a full disk and behind another process's write lock, on real files:
  * a small tmpfs when the test runs as root, otherwise SQLite's page limit with a filler
  * table that takes the room (both free it again by deleting the filler).
  */
-const asRoot = process.getuid?.() === 0;
 
 interface FullDisk {
   readonly file: string;
@@ -26,7 +26,7 @@ interface FullDisk {
 async function fullDisk(): Promise<FullDisk> {
   const dir = mkdtempSync(join(tmpdir(), 'parley-full-'));
   if (asRoot) {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', dir]);
+    mountTmpfs(dir, '1m');
     const file = join(dir, 'events.sqlite');
     const store = new SqliteEventStore(file, { pollMs: 50 });
     const filler = join(dir, 'filler');

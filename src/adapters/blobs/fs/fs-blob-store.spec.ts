@@ -1,21 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { DomainError } from '../../../shared/domain/errors';
 import { FsBlobStore } from './fs-blob-store';
-
-const asRoot = process.getuid?.() === 0;
-
-/** Writes to `path` until the file system has no room left. */
-function fillUp(path: string): void {
-  try {
-    for (;;) appendFileSync(path, Buffer.alloc(4096, 1));
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
-  }
-}
+import { asRoot, fillVolume, mountTmpfs } from '../../../../test/support/volumes';
 
 describe('FsBlobStore on disk', () => {
   let dir: string;
@@ -84,11 +74,11 @@ describe('FsBlobStore on disk', () => {
     const root = join(dir, 'blobs');
     if (asRoot) {
       execFileSync('mkdir', [root]);
-      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', root]);
+      mountTmpfs(root, '64k');
     }
     try {
       const store = await FsBlobStore.open(root);
-      if (asRoot) fillUp(join(root, 'filler'));
+      if (asRoot) fillVolume(join(root, 'filler'));
       else chmodSync(join(root, '.tmp'), 0o500);
       const refused = await store.put('acme/att4/u1', Buffer.alloc(16 * 1024, 2), { contentType: 'text/plain' }).catch((e: unknown) => e);
       expect(refused).toBeInstanceOf(DomainError);

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventStoreUnavailableError, EventToAppend } from '../../../shared/ports/event-store.port';
 import { SqliteEventStore } from './sqlite-event-store';
+import { describeAsRoot, mountTmpfs } from '../../../../test/support/volumes';
 
 /**
  * roomFor on real files, on the two "disks" the fault tests use: SQLite's page limit (any user)
@@ -13,7 +14,6 @@ import { SqliteEventStore } from './sqlite-event-store';
  * before said so, while small appends still fit; it writes nothing; it says the log fits again
  * as soon as room is freed.
  */
-const asRoot = process.getuid?.() === 0;
 const LARGE = 256 * 1024;
 /** As much filler as the large append, so that freeing it leaves room for large appends again. */
 const CHUNK = Buffer.alloc(LARGE, 1);
@@ -55,7 +55,7 @@ function pageLimitDisk(): Disk {
 
 function tmpfsDisk(): Disk {
   const dir = mkdtempSync(join(tmpdir(), 'parley-room-tmpfs-'));
-  execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=16m', 'tmpfs', dir]);
+  mountTmpfs(dir, '16m');
   const file = join(dir, 'events.sqlite');
   const store = new SqliteEventStore(file, { pollMs: 50 });
   const filler = join(dir, 'filler');
@@ -136,25 +136,17 @@ describe('SqliteEventStore.roomFor on SQLite\'s page limit', () => {
 });
 
 const TMPFS = 'SqliteEventStore.roomFor on a small tmpfs';
-if (!asRoot) {
-  describe(TMPFS, () => {
-    it('SKIPPED: mounting a volume needs root', () => {
-      process.stdout.write(`\nSKIPPED: ${TMPFS} (mounting a volume needs root)\n`);
-    });
+describeAsRoot(TMPFS, () => {
+  let disk: Disk;
+  beforeEach(() => {
+    disk = tmpfsDisk();
   });
-} else {
-  describe(TMPFS, () => {
-    let disk: Disk;
-    beforeEach(() => {
-      disk = tmpfsDisk();
-    });
-    afterEach(() => disk.close());
+  afterEach(() => disk.close());
 
-    it('says the disk is full before every append refused for room, while small appends fit, without writing, and fits again once room is freed', () =>
-      refusedOnlyWhenRoomSaidSo(disk));
+  it('says the disk is full before every append refused for room, while small appends fit, without writing, and fits again once room is freed', () =>
+    refusedOnlyWhenRoomSaidSo(disk));
 
-    it('names the free space of the volume', async () => {
-      expect(await disk.store.roomFor(64 * 1024 * 1024)).toMatch(/^the disk is full: \d+ bytes free on the event log's volume, an append of 67108864 bytes needs up to \d+$/);
-    });
+  it('names the free space of the volume', async () => {
+    expect(await disk.store.roomFor(64 * 1024 * 1024)).toMatch(/^the disk is full: \d+ bytes free on the event log's volume, an append of 67108864 bytes needs up to \d+$/);
   });
-}
+});

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { LogPosition } from '../../../shared/domain/event';
 import { ReadModelWriteError } from '../../../shared/ports/read-model-store.port';
 import { SqliteReadModelStore } from './sqlite-read-model-store';
+import { asRoot, mountTmpfs } from '../../../../test/support/volumes';
 
 /**
  * A full disk while running, on real storage: a small tmpfs filled up with a file when the
@@ -25,7 +26,7 @@ const KiB = 1024;
 
 function tmpfsDisk(): FullDisk {
   const dir = mkdtempSync(join(tmpdir(), 'parley-rm-full-'));
-  execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=2m', 'tmpfs', dir]);
+  mountTmpfs(dir, '2m');
   const filler = join(dir, 'filler');
   return {
     means: 'a 2 MiB tmpfs filled with a file',
@@ -81,7 +82,6 @@ const pos = (i: number): LogPosition => String(i).padStart(20, '0');
 const pad = 'x'.repeat(8 * KiB);
 
 describe('SqliteReadModelStore on a full disk', () => {
-  const asRoot = process.getuid?.() === 0;
   const disk = asRoot ? tmpfsDisk() : pageLimitedDisk();
   afterAll(() => disk.cleanup());
 
