@@ -1,24 +1,14 @@
 import jwt from 'jsonwebtoken';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startProcess, ServerProcess } from '../support/server-process';
+import { freePort } from '../support/free-port';
 
 const instance = 'wmetrics';
 const secret = 'worker-metrics-secret';
 const metricsToken = 'worker-scrape-token';
 const su = () => jwt.sign({ instance, iss: 'api_keys/k', su: true }, secret, { algorithm: 'HS256', expiresIn: 600 });
-
-/** A port nothing listens on now, for the worker's METRICS_PORT (its log line is read by startProcess). */
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const probe = createServer().once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 
 /** One sample's value from Prometheus text, by its exact series (name and labels as printed). */
 const sample = (text: string, series: string): number | undefined => {

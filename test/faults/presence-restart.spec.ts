@@ -1,6 +1,6 @@
-import { createServer } from 'node:net';
 import { openWsSubscription, WsSubscription } from '../support/subscribe-client';
 import { chat, FaultLab, INSTANCE, processEnv, tokenFor } from './process-client';
+import { freePort } from '../support/free-port';
 
 /**
  * Restarts are invisible to presence watchers (issue 6): after a SIGTERM or a `kill -9`, the
@@ -11,16 +11,6 @@ import { chat, FaultLab, INSTANCE, processEnv, tokenFor } from './process-client
  */
 const presence = (path: string) => `/services/chatkit_presence/v2/${INSTANCE}${path}`;
 const as = (sub: string) => ({ Authorization: `Bearer ${tokenFor({ sub })}` });
-
-/** A port nothing listens on now: the restarted server takes the same one, as a client expects. */
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const probe = createServer().once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 
 describe('presence across a restart (real processes, real signals)', () => {
   const lab = new FaultLab();

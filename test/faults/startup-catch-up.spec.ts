@@ -1,19 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fillScale } from '../bench/scale';
 import { startProcess } from '../support/server-process';
 import { chat, eventually, health, processEnv } from './process-client';
-
-/** A port nothing listens on now: the start-up listener only opens on a configured port, not on 0. */
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
+import { freePort } from '../support/free-port';
 
 /**
  * The embedded server folds what its read models missed before it serves. On a long log (a
@@ -35,6 +26,7 @@ describe('the embedded server while it catches up with a long log at start', () 
 
   it('answers liveness, says starting on /health and refuses writes truthfully, then serves', async () => {
     const dataDir = await longLog();
+    // The start-up listener opens only on a configured port, not on 0.
     const port = await freePort();
     // Ready as soon as the projectors take their leases, which is before they fold.
     const server = await startProcess('dist/src/main.js', processEnv(dataDir, { PORT: String(port) }), /projector holds these projections now/);
