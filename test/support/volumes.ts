@@ -1,3 +1,4 @@
+import { describe, it } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
 import { closeSync, openSync, statSync, truncateSync, writeSync } from 'node:fs';
 
