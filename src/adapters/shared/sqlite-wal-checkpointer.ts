@@ -16,7 +16,7 @@ import { Worker } from 'node:worker_threads';
 export const WRITER_CHECKPOINT_PAGES = 4_096;
 
 /** How often the thread checkpoints what the WAL holds. */
-const DEFAULT_INTERVAL_MS = 100;
+const INTERVAL_MS = 100;
 
 /**
  * The thread's code, run with `eval` so that it is the same under ts-jest and in `dist/`.
@@ -52,10 +52,10 @@ export class WalCheckpointer {
   private readonly thread: Worker;
   private readonly exited: Promise<void>;
 
-  constructor(file: string, intervalMs = DEFAULT_INTERVAL_MS) {
+  constructor(file: string) {
     this.thread = new Worker(THREAD_SOURCE, {
       eval: true,
-      workerData: { file, driver: require.resolve('better-sqlite3'), intervalMs },
+      workerData: { file, driver: require.resolve('better-sqlite3'), intervalMs: INTERVAL_MS },
     });
     // Never what keeps the process alive; a thread that failed to start leaves the safety net.
     this.thread.unref();
