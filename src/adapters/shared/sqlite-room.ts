@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { statfs } from 'node:fs/promises';
+import { stat, statfs } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
 /**
@@ -17,7 +17,8 @@ const WAL_FRAME_HEADER_BYTES = 24;
  * makes SQLite answer "database or disk is full":
  * - the page limit (`max_page_count`): pages beyond the file's size plus its free list;
  * - the volume: the WAL takes a frame per changed page before a checkpoint copies it into the
- *   database file, which grows by the pages its free list cannot give.
+ *   database file, which grows by the pages its free list cannot give, and by the pages already
+ *   committed to the WAL beyond the file's end (a checkpoint may copy those at any moment).
  * Room for small writes says nothing about a large one: a send that needs more still fails while
  * a cursor or a typing indicator fits, so the caller asks for the largest write it must take.
  */
@@ -32,8 +33,9 @@ export async function sqliteRoomFor(db: Database.Database, file: string, bytes: 
   if (pagesLeft < pagesNeeded) {
     return `the disk is full: the event log's page limit leaves ${pagesLeft} pages, an append of ${bytes} bytes needs up to ${pagesNeeded}`;
   }
-  const bytesNeeded = pagesNeeded * (pageSize + WAL_FRAME_HEADER_BYTES) + Math.max(0, pagesNeeded - freePages) * pageSize;
-  const volume = await statfs(dirname(file));
+  const [volume, database] = await Promise.all([statfs(dirname(file)), stat(file)]);
+  const checkpointGrowth = Math.max(0, pageCount * pageSize - database.size);
+  const bytesNeeded = pagesNeeded * (pageSize + WAL_FRAME_HEADER_BYTES) + Math.max(0, pagesNeeded - freePages) * pageSize + checkpointGrowth;
   // A process running as root may also write into the file system's reserve (bfree); others may not (bavail).
   const bytesFree = (process.getuid?.() === 0 ? volume.bfree : volume.bavail) * volume.bsize;
   if (bytesFree < bytesNeeded) {

@@ -55,7 +55,7 @@ function pageLimitDisk(): Disk {
 
 function tmpfsDisk(): Disk {
   const dir = mkdtempSync(join(tmpdir(), 'parley-room-tmpfs-'));
-  mountTmpfs(dir, '16m');
+  mountTmpfs(dir, '32m');
   const file = join(dir, 'events.sqlite');
   const store = new SqliteEventStore(file, { pollMs: 50 });
   const filler = join(dir, 'filler');
