@@ -78,6 +78,22 @@ describe('CommandPipeline answers truthfully about the log', () => {
     expect(stored.data).toEqual({ n: 1 });
   });
 
+  it('an append whose flush to disk failed says "may or may not be saved", not "saved" from reading it back', async () => {
+    const failing = new SqliteEventStore(join(dir, 'flush-fails.sqlite'), {
+      syncFile: (_fd, done) => done(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' })),
+    });
+    try {
+      const pipeline = new CommandPipeline(failing, answered);
+      expect(await answerOf(pipeline.run('count-f', counter, { type: 'Count' }, meta))).toBe(
+        'unavailable/storage_unavailable: The event log failed during the write (the event log could not be flushed to disk (EIO)): the change may or may not be saved; read it before retrying',
+      );
+      // It was written: a command deciding on the stream sees it (and so the text is true either way).
+      expect((await failing.readStream('count-f')).map((e) => e.data)).toEqual([{ n: 1 }]);
+    } finally {
+      await failing.close();
+    }
+  });
+
   it('a failure after the append says the change was saved, whatever failed', async () => {
     const unreachable: ReadYourWrites = { waitFor: async () => Promise.reject(new Error('read models unreachable')) };
     const pipeline = new CommandPipeline(store, unreachable);

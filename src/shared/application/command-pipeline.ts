@@ -9,6 +9,7 @@ import {
   EVENT_STORE,
   EventStore,
   EventStoreUnavailableError,
+  AppendOutcomeUnknownError,
   EventToAppend,
   ExpectedRevision,
   ReadStreamOptions,
@@ -75,7 +76,7 @@ interface Decided {
 }
 
 const reasonOf = (error: unknown): string =>
-  error instanceof EventStoreUnavailableError ? error.reason : 'the event log failed';
+  error instanceof EventStoreUnavailableError || error instanceof AppendOutcomeUnknownError ? error.reason : 'the event log failed';
 
 const withCause = (error: DomainError, cause: unknown): DomainError => Object.assign(error, { cause });
 
@@ -101,7 +102,9 @@ const outcomeUnknown = (cause: unknown) =>
     new DomainError(
       'unavailable',
       'storage_unavailable',
-      `The event log failed during the write (${reasonOf(cause)}) and could not be read back: the change may or may not be saved; read it before retrying`,
+      cause instanceof AppendOutcomeUnknownError
+        ? `The event log failed during the write (${reasonOf(cause)}): the change may or may not be saved; read it before retrying`
+        : `The event log failed during the write (${reasonOf(cause)}) and could not be read back: the change may or may not be saved; read it before retrying`,
     ),
     cause,
   );
@@ -291,6 +294,11 @@ export class CommandPipeline {
       this.nextTurn(); // the log may hold what this process has not read
       // The cached state is still that of `folded.revision` (evolve is pure): loading reads on from it.
       if (error instanceof WrongExpectedRevisionError) return this.retryOnFreshState(queue, decided);
+      // The store wrote it but cannot say it will last: reading it back would prove nothing.
+      if (error instanceof AppendOutcomeUnknownError) {
+        for (const d of decided) d.item.reject(outcomeUnknown(error));
+        return;
+      }
       // A store may fail after writing (a lost connection): the log, not the error, says which.
       let landed: AppendResult | null;
       try {

@@ -104,3 +104,17 @@ export class EventStoreUnavailableError extends Error {
     this.name = 'EventStoreUnavailableError';
   }
 }
+
+/**
+ * The append was written, but the store cannot tell whether it is durable (a failed fsync):
+ * it may or may not survive. Reading it back proves nothing, so callers report it as unknown.
+ */
+export class AppendOutcomeUnknownError extends Error {
+  constructor(
+    readonly reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`The event log may not have kept the append: ${reason}`, options);
+    this.name = 'AppendOutcomeUnknownError';
+  }
+}
