@@ -80,7 +80,10 @@ describe('CommandPipeline answers truthfully about the log', () => {
 
   it('an append whose flush to disk failed says "may or may not be saved", not "saved" from reading it back', async () => {
     const failing = new SqliteEventStore(join(dir, 'flush-fails.sqlite'), {
-      syncFile: (_fd, done) => done(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' })),
+      walFlush: {
+        fdatasync: (_fd, done) => done(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' })),
+        fdatasyncSync: () => undefined,
+      },
     });
     try {
       const pipeline = new CommandPipeline(failing, answered);

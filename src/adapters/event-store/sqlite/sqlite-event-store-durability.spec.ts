@@ -1,4 +1,5 @@
-import { fdatasync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { fdatasync, fdatasyncSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AppendOutcomeUnknownError, EventToAppend } from '../../../shared/ports/event-store.port';
@@ -22,17 +23,26 @@ describe('SqliteEventStore puts a commit on disk before anyone sees it', () => {
   let held: { fd: number; done: Done }[];
   let failNext: NodeJS.ErrnoException | null;
   let syncs: number;
+  /** Flushes made at once: at open, and for another process's commits. */
+  let flushedAtOnce: number;
 
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'parley-durable-'));
     held = [];
     failNext = null;
     syncs = 0;
+    flushedAtOnce = 0;
     store = new SqliteEventStore(join(dir, 'events.sqlite'), {
       pollMs: 20,
-      syncFile: (fd, done) => {
-        syncs++;
-        held.push({ fd, done });
+      walFlush: {
+        fdatasync: (fd, done) => {
+          syncs++;
+          held.push({ fd, done });
+        },
+        fdatasyncSync: (fd) => {
+          flushedAtOnce++;
+          fdatasyncSync(fd);
+        },
       },
     });
   });
@@ -109,6 +119,43 @@ describe('SqliteEventStore puts a commit on disk before anyone sees it', () => {
     // Tried again by itself (about a second later), without any new write.
     await release();
     await until(async () => (await store.readAll()).length === 1);
+  });
+
+  it('puts another process\'s commits on disk before returning them, once', async () => {
+    // Another process's store, answering at commit: its commits are in the WAL, perhaps not on disk.
+    const other = new SqliteEventStore(join(dir, 'events.sqlite'), { synchronous: 'NORMAL' });
+    try {
+      const { position } = await other.append('count-g', [event(1)], 'no_stream');
+      const before = flushedAtOnce;
+      expect(await store.headPosition()).toBe(position);
+      expect(flushedAtOnce).toBe(before + 1);
+      expect((await store.readAll()).map((e) => e.data)).toEqual([{ n: 1 }]);
+      expect(await store.headPosition()).toBe(position);
+      expect(flushedAtOnce).toBe(before + 1); // known to be on disk now: not flushed again
+      await other.append('count-g', [event(2)], 0);
+      expect((await store.readAll()).map((e) => e.data)).toEqual([{ n: 1 }, { n: 2 }]);
+      expect(flushedAtOnce).toBe(before + 2);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('puts what the WAL holds on disk when it opens (commits of a process killed before their flush)', async () => {
+    const file = join(dir, 'killed.sqlite');
+    // A connection that committed without syncing and stays open, so its WAL is not checkpointed away.
+    const killed = new Database(file);
+    killed.pragma('journal_mode = WAL');
+    killed.pragma('synchronous = OFF');
+    killed.exec('CREATE TABLE leftover (x)');
+    killed.exec('INSERT INTO leftover VALUES (1)');
+    let atOpen = 0;
+    const reopened = new SqliteEventStore(file, { walFlush: { fdatasync, fdatasyncSync: (fd) => (atOpen++, fdatasyncSync(fd)) } });
+    try {
+      expect(atOpen).toBe(1);
+    } finally {
+      await reopened.close();
+      killed.close();
+    }
   });
 
   it('flushes and answers what it committed when closed', async () => {

@@ -20,6 +20,7 @@ import {
 import { PollingFeed } from '../../shared/closeable-feed';
 import { WRITER_CHECKPOINT_PAGES, WalCheckpointer } from '../../shared/sqlite-wal-checkpointer';
 import { sqliteRoomFor } from '../../shared/sqlite-room';
+import { messageOf } from '../../../shared/domain/errors';
 
 export interface SqliteEventStoreOptions {
   /**
@@ -27,8 +28,8 @@ export interface SqliteEventStoreOptions {
    * cut). `NORMAL`: once committed (it survives a crash of the process, not of the machine).
    */
   readonly synchronous?: 'FULL' | 'NORMAL';
-  /** How the WAL file is flushed to disk (`fs.fdatasync`); fault tests pass a failing one. */
-  readonly syncFile?: (fd: number, done: (error: NodeJS.ErrnoException | null) => void) => void;
+  /** How the WAL file is put on disk (node's `fdatasync`); fault tests hold or fail it. */
+  readonly walFlush?: WalFlush;
   /** How often idle subscriptions look for events appended by other processes (the admin CLI). */
   readonly pollMs?: number;
   readonly pageSize?: number;
@@ -58,10 +59,18 @@ interface PendingAppend {
 
 type Outcome = { ok: AppendResult } | { error: unknown };
 
+/** Puts a file's written data on disk: off the event loop for commits, at once for another process's. */
+export interface WalFlush {
+  fdatasync(fd: number, done: (error: NodeJS.ErrnoException | null) => void): void;
+  fdatasyncSync(fd: number): void;
+}
+const NODE_WAL_FLUSH: WalFlush = { fdatasync, fdatasyncSync };
+
 /** One commit whose WAL frames are not known to be on disk yet, and the appends it answers. */
 interface UnsyncedCommit {
   /** Its first position (or one before it): reads of the log stop short of it until it is on disk. */
   readonly first: number;
+  readonly last: number;
   /** Answered once it is on disk (emptied when told it may not be). */
   answers: [PendingAppend, AppendResult][];
 }
@@ -89,6 +98,9 @@ const seqOf = (p: LogPosition | null | undefined): number => (p ? Number(p) : 0)
  * inside the commit). Until then the commit is readable on this connection only by stream
  * (a command decides on what it appended before), never by `readAll`, `headPosition` or a
  * subscription: projections and subscribers see only what a power cut cannot take back.
+ * Commits another process made (a projector worker reads what API processes write) are put
+ * on disk by the reader before it returns them, and so is whatever the WAL holds at open (a
+ * process killed between a commit and its flush).
  */
 export class SqliteEventStore implements EventStore {
   private readonly db: Database.Database;
@@ -112,7 +124,9 @@ export class SqliteEventStore implements EventStore {
   private readonly checkpointer: WalCheckpointer;
   /** Whether commits are put on disk before they are answered (`synchronous: 'FULL'`). */
   private readonly syncsCommits: boolean;
-  private readonly syncFile: NonNullable<SqliteEventStoreOptions['syncFile']>;
+  private readonly walFlush: WalFlush;
+  /** Every position up to this one is known to be on disk. */
+  private syncedThrough = Number.MAX_SAFE_INTEGER;
   private unsynced: UnsyncedCommit[] = [];
   private syncing: Promise<void> | null = null;
   private syncRetryTimer: NodeJS.Timeout | null = null;
@@ -130,7 +144,7 @@ export class SqliteEventStore implements EventStore {
     // syncs the WAL before a checkpoint copies it and the database file after.
     this.db.pragma('synchronous = NORMAL');
     this.syncsCommits = (options.synchronous ?? 'FULL') === 'FULL';
-    this.syncFile = options.syncFile ?? fdatasync;
+    this.walFlush = options.walFlush ?? NODE_WAL_FLUSH;
     this.db.pragma(`busy_timeout = ${READ_BUSY_TIMEOUT_MS}`);
     // The WAL is copied on a thread of its own (WalCheckpointer); the writer's checkpoint only finishes it.
     this.db.pragma(`wal_autocheckpoint = ${WRITER_CHECKPOINT_PAGES}`);
@@ -177,6 +191,12 @@ export class SqliteEventStore implements EventStore {
         }
       }
     });
+    if (this.syncsCommits) {
+      // What the WAL holds now may be commits a killed process never flushed.
+      const fd = this.walDescriptor();
+      if (fd !== null) this.walFlush.fdatasyncSync(fd);
+      this.syncedThrough = seqOf(this.headSync(Number.MAX_SAFE_INTEGER));
+    }
     this.checkpointer = new WalCheckpointer(file);
   }
 
@@ -258,7 +278,8 @@ export class SqliteEventStore implements EventStore {
       this.notifyAppended();
       return;
     }
-    this.unsynced.push({ first, answers });
+    const last = answers.reduce<number>((max, [, result]) => Math.max(max, seqOf(result.position)), first);
+    this.unsynced.push({ first, last, answers });
     this.syncWal();
   }
 
@@ -286,11 +307,40 @@ export class SqliteEventStore implements EventStore {
       this.afterSync(covered, error);
     };
     try {
-      this.walFd ??= openSync(`${this.file}-wal`, 'r');
-      this.syncFile(this.walFd, done);
+      const fd = this.walDescriptor();
+      if (fd === null) done(null);
+      else this.walFlush.fdatasync(fd, done);
     } catch (error) {
       done(error as NodeJS.ErrnoException);
     }
+  }
+
+  /** The WAL file's descriptor, opened once; null while there is no WAL file (nothing to flush). */
+  private walDescriptor(): number | null {
+    if (this.walFd === null) {
+      try {
+        this.walFd = openSync(`${this.file}-wal`, 'r');
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+        throw error;
+      }
+    }
+    return this.walFd;
+  }
+
+  /**
+   * Before a read returns positions up to `position`: those beyond what is known to be on disk
+   * are another process's commits, perhaps not flushed yet; flushing the WAL puts them there.
+   */
+  private ensureOnDisk(position: number): void {
+    if (position <= this.syncedThrough) return;
+    const fd = this.walDescriptor();
+    try {
+      if (fd !== null) this.walFlush.fdatasyncSync(fd);
+    } catch (error) {
+      throw new EventStoreUnavailableError(`the event log could not be flushed to disk (${(error as NodeJS.ErrnoException).code ?? messageOf(error)})`, { cause: error });
+    }
+    this.syncedThrough = position;
   }
 
   private afterSync(covered: number, error: NodeJS.ErrnoException | null): void {
@@ -300,7 +350,10 @@ export class SqliteEventStore implements EventStore {
       if (this.db.open) this.syncRetryTimer = setTimeout(() => ((this.syncRetryTimer = null), this.syncWal()), SYNC_RETRY_MS);
       return;
     }
-    for (const commit of this.unsynced.splice(0, covered)) for (const [item, result] of commit.answers) item.resolve(result);
+    for (const commit of this.unsynced.splice(0, covered)) {
+      this.syncedThrough = Math.max(this.syncedThrough, commit.last);
+      for (const [item, result] of commit.answers) item.resolve(result);
+    }
     this.notifyAppended();
     this.syncWal();
   }
@@ -339,6 +392,7 @@ export class SqliteEventStore implements EventStore {
       `SELECT ${COLUMNS} FROM events WHERE stream = ? AND revision ${backwards ? '<=' : '>='} ? AND position < ? ORDER BY revision ${backwards ? 'DESC' : 'ASC'} LIMIT CAST(? AS INTEGER)`,
       'raw',
     ).all(streamName, from, below, options.maxCount ?? -1) as Row[];
+    if (below !== Number.MAX_SAFE_INTEGER && rows.length) this.ensureOnDisk(Math.max(rows[0][0], rows[rows.length - 1][0]));
     return rows.map(toRecorded);
   }
 
@@ -365,11 +419,16 @@ export class SqliteEventStore implements EventStore {
       `SELECT ${EVENT_AS_JSON} FROM events WHERE ${clauses.join(' AND ')} ORDER BY position ASC LIMIT CAST(? AS INTEGER)`,
       'pluck',
     ).all(...params, limit) as string[];
-    if (texts.length <= TEXTS_PER_PARSE) return texts.length ? (JSON.parse(`[${texts.join(',')}]`) as RecordedEvent[]) : [];
-    const events: RecordedEvent[] = [];
-    for (let i = 0; i < texts.length; i += TEXTS_PER_PARSE) {
-      for (const event of JSON.parse(`[${texts.slice(i, i + TEXTS_PER_PARSE).join(',')}]`) as RecordedEvent[]) events.push(event);
+    let events: RecordedEvent[];
+    if (texts.length <= TEXTS_PER_PARSE) {
+      events = texts.length ? (JSON.parse(`[${texts.join(',')}]`) as RecordedEvent[]) : [];
+    } else {
+      events = [];
+      for (let i = 0; i < texts.length; i += TEXTS_PER_PARSE) {
+        for (const event of JSON.parse(`[${texts.slice(i, i + TEXTS_PER_PARSE).join(',')}]`) as RecordedEvent[]) events.push(event);
+      }
     }
+    if (events.length) this.ensureOnDisk(seqOf(events[events.length - 1].position));
     return events;
   }
 
@@ -388,12 +447,17 @@ export class SqliteEventStore implements EventStore {
   }
 
   async headPosition(): Promise<LogPosition | null> {
-    let head: number | null | undefined;
     try {
-      head = this.stmt.head.get(this.readableBelow)?.position;
+      const head = this.headSync(this.readableBelow);
+      if (head) this.ensureOnDisk(seqOf(head));
+      return head;
     } catch (error) {
       throw unavailable(error, this.db.open);
     }
+  }
+
+  private headSync(below: number): LogPosition | null {
+    const head = this.stmt.head.get(below)?.position;
     return head ? sqlitePosition(head) : null;
   }
 
@@ -428,8 +492,8 @@ export class SqliteEventStore implements EventStore {
     if (this.unsynced.length) {
       let error: NodeJS.ErrnoException | null = null;
       try {
-        this.walFd ??= openSync(`${this.file}-wal`, 'r');
-        fdatasyncSync(this.walFd);
+        const fd = this.walDescriptor();
+        if (fd !== null) this.walFlush.fdatasyncSync(fd);
       } catch (e) {
         error = e as NodeJS.ErrnoException;
       }
