@@ -1,6 +1,5 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
-import { randomUUID } from 'node:crypto';
 import { Decider } from '../domain/decider';
 import { conflict, DomainError } from '../domain/errors';
 import { DomainEvent, EventMetadata, LogPosition, RecordedEvent } from '../domain/event';
@@ -14,6 +13,7 @@ import {
   ExpectedRevision,
   ReadStreamOptions,
   WrongExpectedRevisionError,
+  newEventId,
 } from '../ports/event-store.port';
 import { INSTANCE_EPOCHS, InstanceEpochs } from './instance-epochs';
 import { READ_YOUR_WRITES, ReadYourWrites } from './read-your-writes';
@@ -277,7 +277,7 @@ export class CommandPipeline {
       }
     }
     const toAppend: EventToAppend[] = decided.flatMap(({ item, events }) =>
-      events.map((e) => ({ id: randomUUID(), type: e.type, data: e.data, metadata: item.metadata })),
+      events.map((e) => ({ id: newEventId(), type: e.type, data: e.data, metadata: item.metadata })),
     );
     if (toAppend.length === 0) {
       for (const d of decided) d.item.resolve({ state: d.state, events: [], position: null });

