@@ -338,14 +338,14 @@ export class SqliteEventStore implements EventStore {
     try {
       if (fd !== null) this.walFlush.fdatasyncSync(fd);
     } catch (error) {
-      throw new EventStoreUnavailableError(`the event log could not be flushed to disk (${(error as NodeJS.ErrnoException).code ?? messageOf(error)})`, { cause: error });
+      throw new EventStoreUnavailableError(flushFailed(error), { cause: error });
     }
     this.syncedThrough = position;
   }
 
   private afterSync(covered: number, error: NodeJS.ErrnoException | null): void {
     if (error) {
-      const failure = new AppendOutcomeUnknownError(`the event log could not be flushed to disk (${error.code ?? error.message})`, { cause: error });
+      const failure = new AppendOutcomeUnknownError(flushFailed(error), { cause: error });
       for (const commit of this.unsynced.slice(0, covered)) for (const [item] of commit.answers.splice(0)) item.reject(failure);
       if (this.db.open) this.syncRetryTimer = setTimeout(() => ((this.syncRetryTimer = null), this.syncWal()), SYNC_RETRY_MS);
       return;
@@ -545,6 +545,10 @@ const toRecorded = ([position, stream, revision, eventId, type, data, metadata, 
   metadata: JSON.parse(metadata),
   recordedAt,
 });
+
+/** Why a flush of the WAL failed, in words fit for a client. */
+const flushFailed = (error: unknown): string =>
+  `the event log could not be flushed to disk (${(error as NodeJS.ErrnoException | null)?.code ?? messageOf(error)})`;
 
 const sqliteCode = (error: unknown): string | undefined => {
   const code = (error as { code?: unknown } | null)?.code;
