@@ -7,6 +7,14 @@ import { DomainError } from '../../../shared/domain/errors';
 import { FsBlobStore } from './fs-blob-store';
 import { asRoot, fillVolume, mountTmpfs } from '../../../../test/support/volumes';
 
+/** A temporary file as an upload in progress (or one a crash cut short) leaves it, last written `ageMs` ago. */
+function leaveTemporary(dir: string, name: string, ageMs: number): void {
+  const path = join(dir, '.tmp', name);
+  writeFileSync(path, name);
+  const at = new Date(Date.now() - ageMs);
+  utimesSync(path, at, at);
+}
+
 describe('FsBlobStore on disk', () => {
   let dir: string;
   beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'parley-fs-blob-'))));
@@ -34,12 +42,8 @@ describe('FsBlobStore on disk', () => {
 
   it('sweeps temporaries a crash left behind once they are old, and keeps recent ones', async () => {
     await FsBlobStore.open(dir);
-    const old = join(dir, '.tmp', 'old.part');
-    const recent = join(dir, '.tmp', 'recent.part');
-    writeFileSync(old, 'x');
-    writeFileSync(recent, 'y');
-    const twoDaysAgo = new Date(Date.now() - 48 * 3600 * 1000);
-    utimesSync(old, twoDaysAgo, twoDaysAgo);
+    leaveTemporary(dir, 'old.part', 48 * 3600 * 1000);
+    leaveTemporary(dir, 'recent.part', 0);
     await FsBlobStore.open(dir);
     expect(readdirSync(join(dir, '.tmp'))).toEqual(['recent.part']);
   });
@@ -47,12 +51,8 @@ describe('FsBlobStore on disk', () => {
   it('removes abandoned temporaries older than asked while it runs, and never lists them', async () => {
     const store = await FsBlobStore.open(dir);
     await store.put('acme/att5/u1', Buffer.from('kept'), { contentType: 'text/plain' });
-    const old = join(dir, '.tmp', 'killed-mid-put.part');
-    const live = join(dir, '.tmp', 'still-writing.part');
-    writeFileSync(old, 'x');
-    writeFileSync(live, 'y');
-    const twoHoursAgo = new Date(Date.now() - 2 * 3600 * 1000);
-    utimesSync(old, twoHoursAgo, twoHoursAgo);
+    leaveTemporary(dir, 'killed-mid-put.part', 2 * 3600 * 1000);
+    leaveTemporary(dir, 'still-writing.part', 0);
     const keys: string[] = [];
     for await (const blob of store.list()) keys.push(blob.key);
     expect(keys).toEqual(['acme/att5/u1']);
