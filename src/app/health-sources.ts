@@ -1,13 +1,6 @@
 import { HealthSources } from '../modules/health/health-sources';
 import { PROJECTOR_STATUS } from '../shared/application/projector-runner';
 import { Runtime } from './runtime';
-import { JSON_BODY_LIMIT_BYTES } from '../shared/http/body-parser';
-
-/**
- * The largest append /health asks the event log to have room for: one request appends its body
- * at most once. Room for less would report ready while a large send is refused "disk is full".
- */
-export const LARGEST_APPEND_BYTES = JSON_BODY_LIMIT_BYTES;
 
 /** What /health and /metrics read of this process's runtime (API processes and workers). */
 export const healthSources = (runtime: Runtime): HealthSources => {
@@ -30,6 +23,6 @@ export const healthSources = (runtime: Runtime): HealthSources => {
         [{ collection: PROJECTOR_STATUS, kind: 'put', document: { _id: 'storage-probe', at: new Date().toISOString() }, position: String(Date.now()).padStart(20, '0') }],
         {},
       ),
-    eventLogRoom: () => events.roomFor?.(LARGEST_APPEND_BYTES) ?? Promise.resolve(null),
+    eventLogSpaceLeft: () => events.spaceLeft?.() ?? Promise.resolve(null),
   };
 };

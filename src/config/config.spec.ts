@@ -49,6 +49,7 @@ describe('loadConfig', () => {
     ['REQUEST_TIMEOUT_MS', '5m', /^REQUEST_TIMEOUT_MS must be/],
     ['ORPHAN_BLOB_GRACE_MS', '1h', /^ORPHAN_BLOB_GRACE_MS must be a whole number of milliseconds from 1000 to 2592000000, got "1h"$/],
     ['ORPHAN_BLOB_GRACE_MS', '0', /^ORPHAN_BLOB_GRACE_MS must be/],
+    ['STORAGE_LOW_SPACE_BYTES', '1GB', /^STORAGE_LOW_SPACE_BYTES must be a whole number of bytes from 0 to \d+, got "1GB"$/],
     ['TOKEN_PROVIDER_ENABLED', 'yes', /^TOKEN_PROVIDER_ENABLED must be true or false, got "yes"$/],
     ['RATE_LIMIT_SU', '1', /^RATE_LIMIT_SU must be true or false, got "1"$/],
     ['LOG_LEVEL', 'loud', /^LOG_LEVEL must be one of trace, debug, info, warn, error, fatal, silent, got "loud"$/],

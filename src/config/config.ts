@@ -41,6 +41,8 @@ export interface ParleyConfig {
   readonly orphanBlobGraceMs: number;
   /** /health reports unready when a projection's oldest unfolded event is older than this. */
   readonly readinessMaxLagMs: number;
+  /** /health warns (without turning unready) and parley_event_log_low_space is 1 when the event log has less room than this, in bytes (0: never). */
+  readonly storageLowSpaceBytes: number;
   /** Browser origins that may call the API and open /ws (CORS_ORIGINS): `*` (the default) or a list. */
   readonly corsOrigins: CorsOrigins;
   /** BEAMS_VAPID_PUBLIC_KEY / BEAMS_VAPID_PRIVATE_KEY (base64url); unset: derived from the master key. */
@@ -207,6 +209,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ParleyConfig {
     projectionLeaseTtlMs: integerVariable(env, 'PROJECTION_LEASE_TTL_MS', MILLISECONDS(1_000, 600_000), 15_000),
     orphanBlobGraceMs: integerVariable(env, 'ORPHAN_BLOB_GRACE_MS', MILLISECONDS(1_000, 30 * 86_400_000), 3_600_000),
     readinessMaxLagMs: integerVariable(env, 'READINESS_MAX_LAG_MS', MILLISECONDS(100, 3_600_000), 10_000),
+    storageLowSpaceBytes: integerVariable(env, 'STORAGE_LOW_SPACE_BYTES', { min: 0, max: Number.MAX_SAFE_INTEGER, what: 'a whole number of bytes' }, 1024 ** 3),
     corsOrigins: corsOriginsVariable(env),
     beamsVapidKeys: env.BEAMS_VAPID_PUBLIC_KEY
       ? { publicKey: env.BEAMS_VAPID_PUBLIC_KEY, privateKey: env.BEAMS_VAPID_PRIVATE_KEY! }

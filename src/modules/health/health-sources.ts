@@ -1,6 +1,7 @@
 import type { ProjectionStatus } from '../../shared/application/projector-runner';
 import type { LogPosition, RecordedEvent } from '../../shared/domain/event';
 import type { Document, StoredLease } from '../../shared/ports/read-model-store.port';
+import type { SpaceLeft } from '../../shared/ports/event-store.port';
 
 /** What /health reads, bound by the core module from the process's runtime. */
 export interface HealthSources {
@@ -23,8 +24,8 @@ export interface HealthSources {
   storageFailure(): { readonly error: string; readonly since: number; readonly recent: boolean } | null;
   /** A small write to the read-model store: whether storage accepts writes again. */
   probeStorage(): Promise<void>;
-  /** Why the event log would refuse the largest request's append now (found without writing to it); null: it fits, or the store cannot tell. */
-  eventLogRoom(): Promise<string | null>;
+  /** How much more the event log can take (found without writing to it); null: the store cannot tell. */
+  eventLogSpaceLeft(): Promise<SpaceLeft | null>;
 }
 
 export const HEALTH_SOURCES = Symbol('HealthSources');

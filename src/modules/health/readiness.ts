@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { CONFIG, ParleyConfig } from '../../config/config';
 import { LogPosition, positionMagnitude, RecordedEvent } from '../../shared/domain/event';
 import { LiveLog } from '../../shared/subscriptions/live-log';
-import { messageOf } from '../../shared/domain/errors';
+import type { SpaceLeft } from '../../shared/ports/event-store.port';
 import { HEALTH_SOURCES, HealthSources } from './health-sources';
 
 export interface ProjectionHealth {
@@ -17,13 +17,25 @@ export interface ProjectionHealth {
   readonly failed_event?: { readonly position: string; readonly type: string; readonly stream?: string };
 }
 
+export interface StorageHealthReport {
+  readonly state: 'ok' | 'failing';
+  readonly error?: string;
+  /** How many more bytes the event log can take, and what bounds it (absent where the store cannot tell: EventStoreDB). */
+  readonly space_left_bytes?: number;
+  readonly limited_by?: 'volume' | 'page_limit';
+  /** Below STORAGE_LOW_SPACE_BYTES: a warning, never a reason to stop routing traffic here. */
+  readonly low_space?: boolean;
+}
+
 export interface HealthReport {
   readonly status: 'ok' | 'unavailable' | 'starting' | 'stopping';
   /** What is wrong, one sentence each; empty when ready. */
   readonly problems: readonly string[];
+  /** What an operator should act on soon but does not stop this process serving (low disk space). */
+  readonly warnings: readonly string[];
   readonly projections: Readonly<Record<string, ProjectionHealth>>;
   readonly live_log: { readonly state: 'following' | 'dropped'; readonly error?: string };
-  readonly storage: { readonly state: 'ok' | 'failing'; readonly error?: string };
+  readonly storage: StorageHealthReport;
 }
 
 /** How a process judges the leases of projections it does not fold itself (see projectionHealth). */
@@ -62,15 +74,12 @@ export class Readiness {
     }
     const dropped = this.liveLog.dropped;
     if (dropped) problems.push(`the live log dropped and is resubscribing: ${dropped.error}`);
+    // Unready only while writes fail: an append refused for storage moments ago, or none since
+    // that a small write to the read models (the probe) shows storage accepts writes again.
+    // Low free space alone is a warning: the appends that still fit are served.
     const recorded = this.sources.storageFailure();
     let failing: { readonly error: string } | null = recorded;
-    // Asked on every call, not only after a failed append: the probe below writes to the read
-    // models, where small writes fit while a send to the log would not, and a disk can fill
-    // while nothing is sent. It writes nothing to the log, and appends never wait for it.
-    const short = await this.sources.eventLogRoom().catch((error: unknown) => messageOf(error));
-    if (short) failing = { error: short };
-    else if (recorded && !recorded.recent) {
-      // No append failed moments ago and the log has room: see whether storage takes writes again before saying it fails.
+    if (recorded && !recorded.recent) {
       try {
         await this.sources.probeStorage();
         failing = null;
@@ -79,15 +88,31 @@ export class Readiness {
       }
     }
     if (failing) problems.push(`storage refuses writes: ${failing.error}`);
+    const warnings: string[] = [];
+    const space = await this.sources.eventLogSpaceLeft().catch(() => null);
+    const lowSpace = space !== null && space.bytes < this.config.storageLowSpaceBytes;
+    if (lowSpace) warnings.push(lowSpaceWarning(space, this.config.storageLowSpaceBytes));
     const status = this.state !== 'serving' ? this.state : problems.length ? 'unavailable' : 'ok';
     return {
       status,
       problems,
+      warnings,
       projections,
       live_log: dropped ? { state: 'dropped', error: dropped.error } : { state: 'following' },
-      storage: failing ? { state: 'failing', error: failing.error } : { state: 'ok' },
+      storage: {
+        ...(failing ? { state: 'failing', error: failing.error } : { state: 'ok' }),
+        ...(space && { space_left_bytes: space.bytes, limited_by: space.limitedBy, low_space: lowSpace }),
+      },
     };
   }
+}
+
+const MIB = 1024 * 1024;
+const mib = (bytes: number) => `${(bytes / MIB).toFixed(1)} MiB`;
+
+function lowSpaceWarning(space: SpaceLeft, threshold: number): string {
+  const where = space.limitedBy === 'page_limit' ? "the event log's page limit" : "the event log's volume";
+  return `${where} leaves ${mib(space.bytes)} for the event log, below STORAGE_LOW_SPACE_BYTES (${mib(threshold)}): free space before writes are refused`;
 }
 
 /**

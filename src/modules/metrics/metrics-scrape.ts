@@ -1,8 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { DomainError } from '../../shared/domain/errors';
 import { positionMagnitude } from '../../shared/domain/event';
-import { metricsRegistry, ProjectionLag, recordProjections } from '../../shared/observability/metrics';
-import type { ProjectionHealth } from '../health/readiness';
+import { metricsRegistry, ProjectionLag, recordEventLogSpace, recordProjections } from '../../shared/observability/metrics';
+import type { ProjectionHealth, StorageHealthReport } from '../health/readiness';
 import { bearerCredential } from '../../shared/http/bearer';
 
 const digest = (text: string) => createHash('sha256').update(text).digest();
@@ -36,8 +36,9 @@ export class MetricsScrape {
     };
   }
 
-  /** The Prometheus text, with lag and rebuild progress as /health computes them now. */
-  async render(projectionHealth: Readonly<Record<string, ProjectionHealth>>): Promise<string> {
+  /** The Prometheus text, with lag, rebuild progress and the event log's room as /health computes them now. */
+  async render(projectionHealth: Readonly<Record<string, ProjectionHealth>>, storage: Partial<StorageHealthReport> = {}): Promise<string> {
+    recordEventLogSpace(storage);
     const projections: Record<string, ProjectionLag> = {};
     for (const [name, p] of Object.entries(projectionHealth)) {
       const folded = positionMagnitude(p.position);

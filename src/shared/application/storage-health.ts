@@ -6,6 +6,7 @@ import {
   LogSubscription,
   ReadAllOptions,
   ReadStreamOptions,
+  SpaceLeft,
   SubscribeToAllOptions,
   SubscribeToStreamOptions,
   WrongExpectedRevisionError,
@@ -16,8 +17,7 @@ import { messageOf } from '../domain/errors';
 /**
  * How long an append's storage failure keeps storage reported failing, whatever succeeds
  * meanwhile: on a nearly full disk small writes (a cursor, the readiness probe) still fit
- * while others (a page split under a busy stream) keep failing. Past it, /health also asks the
- * log itself whether the largest request still fits (EventStore.roomFor).
+ * while others (a page split under a busy stream) keep failing.
  */
 export const STORAGE_FAILURE_HOLD_MS = 5_000;
 
@@ -88,9 +88,9 @@ export class ObservedEventStore implements EventStore {
     return this.inner.subscribeToStream(streamName, options);
   }
 
-  /** Null also where the inner store cannot tell: the readiness probe covers those (see Readiness). */
-  roomFor(bytes: number): Promise<string | null> {
-    return this.inner.roomFor?.(bytes) ?? Promise.resolve(null);
+  /** Null where the inner store cannot tell. */
+  spaceLeft(): Promise<SpaceLeft | null> {
+    return this.inner.spaceLeft?.() ?? Promise.resolve(null);
   }
 
   close(): Promise<void> {

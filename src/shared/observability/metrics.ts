@@ -117,6 +117,26 @@ const rebuildTotal = new Gauge({
   registers: [metricsRegistry],
 });
 
+const spaceLeft = new Gauge({
+  name: 'parley_event_log_space_left_bytes',
+  help: 'How many more bytes the event log can take before appends are refused for room (SQLite: its volume or page limit; absent on EventStoreDB)',
+  registers: [metricsRegistry],
+});
+const lowSpace = new Gauge({
+  name: 'parley_event_log_low_space',
+  help: '1 while the event log has less room than STORAGE_LOW_SPACE_BYTES (a warning: the process keeps serving), else 0',
+  registers: [metricsRegistry],
+});
+
+/** The event log's room as /health computes it; unknown (EventStoreDB) leaves both gauges out. */
+export function recordEventLogSpace(space: { readonly space_left_bytes?: number; readonly low_space?: boolean }): void {
+  spaceLeft.reset();
+  lowSpace.reset();
+  if (space.space_left_bytes === undefined) return;
+  spaceLeft.set(space.space_left_bytes);
+  lowSpace.set(space.low_space ? 1 : 0);
+}
+
 /** One answered HTTP request; `route` is the pattern it matched (`unmatched` for none). */
 export function recordHttpRequest(method: string, route: string, status: number, seconds: number): void {
   const labels = { method, route, status: String(status) };

@@ -81,15 +81,20 @@ export interface EventStore {
   subscribeToAll(options?: SubscribeToAllOptions): LogSubscription;
   subscribeToStream(streamName: string, options?: SubscribeToStreamOptions): LogSubscription;
   /**
-   * Why an append of `bytes` would be refused for storage now (e.g. "the disk is full: …"), or
-   * null when it would fit; found without writing (the log is the audit trail). Stores that cannot
-   * tell (EventStoreDB) leave it out.
+   * How many more bytes the log can take before it refuses appends for room, found without
+   * writing (the log is the audit trail). Stores that cannot tell (EventStoreDB) leave it out or answer null.
    */
-  roomFor?(bytes: number): Promise<string | null>;
+  spaceLeft?(): Promise<SpaceLeft | null>;
   close(): Promise<void>;
 }
 
 export const EVENT_STORE = Symbol('EventStore');
+
+/** Room left for the log, and what bounds it: the free space of its volume, or a page limit of the store's own. */
+export interface SpaceLeft {
+  readonly bytes: number;
+  readonly limitedBy: 'volume' | 'page_limit';
+}
 
 /**
  * The store could not carry out an append or a read (disk full, read-only volume, locked by

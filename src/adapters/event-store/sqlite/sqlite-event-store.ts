@@ -12,6 +12,7 @@ import {
   EventStoreUnavailableError,
   AppendOutcomeUnknownError,
   ReadStreamOptions,
+  SpaceLeft,
   SubscribeToAllOptions,
   SubscribeToStreamOptions,
   WrongExpectedRevisionError,
@@ -19,7 +20,7 @@ import {
 } from '../../../shared/ports/event-store.port';
 import { PollingFeed } from '../../shared/closeable-feed';
 import { WRITER_CHECKPOINT_PAGES, WalCheckpointer } from '../../shared/sqlite-wal-checkpointer';
-import { sqliteRoomFor } from '../../shared/sqlite-room';
+import { sqliteSpaceLeft } from '../../shared/sqlite-space-left';
 import { messageOf } from '../../../shared/domain/errors';
 
 export interface SqliteEventStoreOptions {
@@ -505,9 +506,9 @@ export class SqliteEventStore implements EventStore {
   }
 
   /** The page limit and the free space of the log's volume, read on this connection (its `max_page_count` applies). */
-  roomFor(bytes: number): Promise<string | null> {
-    if (!this.db.open) return Promise.resolve('the event log is closed');
-    return sqliteRoomFor(this.db, this.file, bytes);
+  spaceLeft(): Promise<SpaceLeft> {
+    if (!this.db.open) return Promise.reject(new EventStoreUnavailableError('the event log is closed'));
+    return sqliteSpaceLeft(this.db, this.file);
   }
 
   async close(): Promise<void> {

@@ -18,6 +18,7 @@ export class HealthController {
       (error): HealthReport => ({
         status: 'unavailable',
         problems: [`health could not be computed: ${messageOf(error)}`],
+        warnings: [],
         projections: {},
         live_log: { state: 'following' },
         storage: { state: 'failing', error: String(error) },

@@ -23,9 +23,9 @@ export class ScrapeMetricsController {
       void reply.headers(refusal.headers);
       throw refusal.error;
     }
-    // Lag and rebuild progress are computed as /health computes them, once per scrape.
+    // Lag, rebuild progress and the log's room are computed as /health computes them, once per scrape.
     const report = await this.readiness.report();
     void reply.header('content-type', this.scrape.contentType);
-    return this.scrape.render(report.projections);
+    return this.scrape.render(report.projections, report.storage);
   }
 }
