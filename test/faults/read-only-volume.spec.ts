@@ -59,8 +59,8 @@ describeWhereSupported(unsupported, SUITE, () => {
       ]) {
         const started = Date.now();
         const refused = await write();
-        // A generous bound: the answer must not wait for the volume to come back.
-        expect(Date.now() - started).toBeLessThan(5_000);
+        // Not a timing: an answer that waited for the volume to come back would never arrive.
+        expect(Date.now() - started).toBeLessThan(20_000);
         expect(refused.status).toBe(503);
         expect(refused.body.error).toBe('services/chatkit/unavailable/storage_unavailable');
         expect(refused.body.error_description).toMatch(/not saved/i);

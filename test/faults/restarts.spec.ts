@@ -12,10 +12,17 @@ describe('restarts and crashes (real processes, real signals)', () => {
   afterAll(() => lab.cleanUp());
 
   const embedded = (dir: string) => lab.start('dist/src/main.js', processEnv(dir));
+  /**
+   * A lease lasting far longer than a write may wait for its projections: a restarted server that
+   * waited out its dead predecessor's leases instead of taking them over would answer its first
+   * write 503 projection_lag, whatever the machine's speed.
+   */
+  const leaseOutlastsWrites = { PROJECTION_LEASE_TTL_MS: '600000', READ_YOUR_WRITES_TIMEOUT_MS: '20000' };
 
-  it('keeps every acknowledged message across three kill -9s under concurrent sends, and acknowledges the first send after each restart promptly', async () => {
+  it("keeps every acknowledged message across three kill -9s under concurrent sends, and acknowledges the first send after each restart without waiting out the dead process's leases", async () => {
     const dir = lab.dataDir();
-    let server = await embedded(dir);
+    const restart = () => lab.start('dist/src/main.js', processEnv(dir, leaseOutlastsWrites));
+    let server = await restart();
     expect((await chat(server.port, 'POST', '/users', { id: 'writer', name: 'W' })).status).toBe(201);
     expect((await chat(server.port, 'POST', '/rooms', { id: 'load', name: 'load', user_ids: ['writer'] })).status).toBe(201);
 
@@ -36,15 +43,11 @@ describe('restarts and crashes (real processes, real signals)', () => {
       sending = false;
       await Promise.all(writers);
 
-      server = await embedded(dir);
+      server = await restart();
       expect((await health(server.port)).status).toBe(200);
-      const started = Date.now();
       const first = await chat(server.port, 'POST', '/rooms/load/messages', { text: `after-${round}` }, { sub: 'writer', version: 'v2' });
-      const tookMs = Date.now() - started;
       expect(first.status).toBe(201);
       acknowledged.set(first.body.message_id, `after-${round}`);
-      // A correctness bound, not a benchmark: before the lock and lease take-over this took up to 15 s.
-      expect(tookMs).toBeLessThan(1_000);
     }
 
     const stored = new Map<number, string>();

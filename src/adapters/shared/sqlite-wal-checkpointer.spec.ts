@@ -1,19 +1,36 @@
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteEventStore } from '../event-store/sqlite/sqlite-event-store';
 import { SqliteReadModelStore } from '../read-models/sqlite/sqlite-read-model-store';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const PAGE = 4096;
 
-/** Appends `events` events of a page each, all at once (group commits), and waits while the thread can checkpoint; returns the WAL's size. */
+/**
+ * Whether every frame of the WAL has been copied into the database file, as SQLite's wal-index
+ * (the -shm file, https://sqlite.org/walformat.html) says: `nBackfill` (offset 96) has reached the
+ * header's `mxFrame` (offset 16). Then the writer's next commit starts the WAL over. Read from the
+ * file, without a connection that could itself checkpoint or hold a snapshot.
+ */
+function backfilled(file: string): boolean {
+  const index = readFileSync(`${file}-shm`).subarray(0, 136);
+  return index.readUInt32LE(96) === index.readUInt32LE(16);
+}
+
+/** Waits (at most 30 s) until the thread has copied the whole WAL into the database file. */
+async function checkpointed(file: string): Promise<void> {
+  for (const deadline = Date.now() + 30_000; !backfilled(file); await new Promise((r) => setTimeout(r, 20))) {
+    if (Date.now() > deadline) throw new Error(`the WAL of ${file} is not checkpointed after 30 s`);
+  }
+}
+
+/** Appends `events` events of a page each, all at once (group commits), and waits until the thread has checkpointed them; returns the WAL's size. */
 async function appendRound(store: SqliteEventStore, file: string, round: number, events: number): Promise<number> {
   const payload = 'x'.repeat(PAGE);
   await Promise.all(
     Array.from({ length: events }, (_, i) => store.append(`stream-${round}-${i}`, [{ type: 'Filled', data: { payload }, metadata: { occurred_at: new Date().toISOString() } }], 'no_stream')),
   );
-  await sleep(750);
+  await checkpointed(file);
   return statSync(`${file}-wal`).size;
 }
 
