@@ -101,7 +101,7 @@ export async function startParley(dataDir: string, instanceId: string): Promise<
 }
 
 /** Polls `probe` until it returns true, for at most `timeoutMs`; resolves to the time it took. */
-export async function eventually(probe: () => Promise<boolean>, timeoutMs = 5000): Promise<number> {
+export async function eventually(probe: () => Promise<boolean>, timeoutMs = 15_000): Promise<number> {
   const started = Date.now();
   for (;;) {
     if (await probe()) return Date.now() - started;

@@ -9,7 +9,7 @@ const FeedsServer: any = require('pusher-feeds-server');
 /** The unmodified pusher-feeds-client 0.9.1 browser bundle, evaluated inside a jsdom window. */
 const FEEDS_CLIENT_BUNDLE = readFileSync(require.resolve('pusher-feeds-client'), 'utf8');
 
-const TIMEOUT_MS = 5_000;
+const TIMEOUT_MS = 15_000;
 
 /** Resolves once `check` holds, polling the values callbacks collected (no timing asserted; bounded for failures). */
 async function until<T>(what: string, check: () => T | undefined | false): Promise<T> {

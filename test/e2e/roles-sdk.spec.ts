@@ -11,7 +11,7 @@ import { startTestServer, TestServer } from '../support/test-server';
 describe('roles through the SDKs', () => {
   let s: TestServer;
   let chatkit: Chatkit;
-  const clients = new ChatkitClients(() => s, 5_000);
+  const clients = new ChatkitClients(() => s);
   const errorText = (e: any) =>
     [String(e), e?.message, e?.info?.error, e?.info?.error_description, e?.error, e?.error_description].join(' | ');
 

@@ -77,16 +77,16 @@ describe('restarts and crashes (real processes, real signals)', () => {
       const auth = { authorization: `Bearer ${tokenFor({ sub: 'alice' })}` };
       const users = await openHttpSubscription(`${base}/users`, auth);
       expect(users.status).toBe(200);
-      expect((await users.nextEvent(3_000)).body.event_name).toBe('initial_state');
+      expect((await users.nextEvent()).body.event_name).toBe('initial_state');
       const room = await openHttpSubscription(`${base}/rooms/quiet?message_limit=5`, auth);
       expect(room.status).toBe(200);
       const memberships = await openHttpSubscription(`${base}/rooms/quiet/memberships`, auth);
-      expect((await memberships.nextEvent(3_000)).body.event_name).toBe('initial_state');
+      expect((await memberships.nextEvent()).body.event_name).toBe('initial_state');
       // And it is live: a message sent now arrives.
       const text = `hello after ${signal}`;
       expect((await chat(server.port, 'POST', '/rooms/quiet/messages', { text }, { sub: 'alice', version: 'v2' })).status).toBe(201);
       const contents: string[] = [];
-      while (!contents.includes(text)) contents.push((await room.nextEvent(3_000)).body.data.parts[0].content);
+      while (!contents.includes(text)) contents.push((await room.nextEvent()).body.data.parts[0].content);
       await Promise.all([users.close(), room.close(), memberships.close()]);
     }
   }, 60_000);

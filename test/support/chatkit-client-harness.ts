@@ -20,7 +20,7 @@ import type { TestServer } from './test-server';
 const PLATFORM_BUNDLE = readFileSync(require.resolve('@pusher/platform'), 'utf8');
 const CHATKIT_BUNDLE = readFileSync(require.resolve('@pusher/chatkit-client'), 'utf8');
 
-export const HOOK_TIMEOUT_MS = 5_000;
+export const HOOK_TIMEOUT_MS = 15_000;
 
 /** What the SDKs log, kept (not printed) so a failing test can show it. */
 export interface LogEntry {
@@ -204,7 +204,7 @@ export class ChatkitClients {
 
   constructor(
     private readonly server: () => TestServer,
-    private readonly connectionTimeout = 5_000,
+    private readonly connectionTimeout = 15_000,
   ) {}
 
   get origin(): string {

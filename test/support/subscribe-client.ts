@@ -20,7 +20,7 @@ export interface SubscriptionEvent<B = any> {
   readonly body: B;
 }
 
-const DEFAULT_TIMEOUT_MS = 5_000;
+const DEFAULT_TIMEOUT_MS = 15_000;
 
 /** Frames in arrival order, handed out one by one; once ended, reading past the end rejects. */
 export class FrameQueue<F> {

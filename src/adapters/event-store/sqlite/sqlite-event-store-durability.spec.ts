@@ -183,7 +183,7 @@ const sameFile = (fd: number, path: string): boolean => statSync(`/proc/self/fd/
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function until(condition: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
+async function until(condition: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error('timed out waiting');
