@@ -175,6 +175,19 @@ describe('chatkit-client 1.14.1 (jsdom) against the server', () => {
     expect(deletedId).toBe(id);
   });
 
+  it("onMessageDeleted when a message is deleted through chat API v5 (chatkit-client's own suite, deleteMessageV5)", async () => {
+    await createRoom('v5-deletions', 'alice', ['alice']);
+    const alice = await clients.connect('alice');
+    const sentId = await alice.currentUser.sendSimpleMessage({ roomId: 'v5-deletions', text: 'yo2' });
+    const { room, hooks } = await subscribe(alice, 'v5-deletions');
+    const deleted = await s.request('DELETE', `/services/chatkit/v5/${s.instanceId}/rooms/${room.id}/messages/${sentId}`, {
+      token: s.token({ su: true }),
+    });
+    expect(deleted.status).toBe(204);
+    const [deletedId] = await hooks.waitFor('onMessageDeleted');
+    expect(deletedId).toBe(sentId);
+  });
+
   it('v2: subscribeToRoom + sendMessage round trip', async () => {
     await createRoom('classic', 'alice', ['alice']);
     const before = await send('classic', 'before', 'alice');

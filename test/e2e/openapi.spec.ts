@@ -196,6 +196,10 @@ describe('OpenAPI document', () => {
     expect(room.get.tags).toEqual(['Chat']);
     expect(room.get.security).toEqual([{ accessToken: [] }]);
     expect(room.get.parameters.find((p: any) => p.name === 'version').schema.enum).toEqual(['v2', 'v6']);
+    // v5 serves one route: the message delete of chatkit-client's own tests.
+    const message = document.paths['/services/chatkit/{version}/{instanceId}/rooms/{roomId}/messages/{messageId}'];
+    expect(message.delete.parameters.find((p: any) => p.name === 'version').schema.enum).toEqual(['v2', 'v5', 'v6']);
+    expect(message.get.parameters.find((p: any) => p.name === 'version').schema.enum).toEqual(['v2', 'v6']);
     expect(room['x-subscribe'].responses['200'].description).toMatch(/frames/);
     expect(document.paths['/publish_api/v1/instances/{instanceId}/publishes/users'].post.security).toEqual([{ beamsSecretKey: [] }]);
     expect(document.paths['/device_api/v1/instances/{instanceId}/devices/web/{deviceId}/user'].put.security).toEqual([{ beamsToken: [] }]);
