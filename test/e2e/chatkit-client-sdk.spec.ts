@@ -188,6 +188,24 @@ describe('chatkit-client 1.14.1 (jsdom) against the server', () => {
     expect(deletedId).toBe(sentId);
   });
 
+  it("createRoom and updateRoom with free-text names, as the SDK's own suite names rooms (`Alice's new room`)", async () => {
+    const alice = await clients.connect('alice');
+    const room = await alice.currentUser.createRoom({ name: "Alice's new room", addUserIds: ['bob'] });
+    expect(room.name).toBe("Alice's new room");
+    expect(alice.currentUser.rooms.find((r: any) => r.id === room.id)?.name).toBe("Alice's new room");
+    // updateRoom needs room:update, which only admin holds (the SDK's suite promotes Alice first).
+    const promoted = await s.request('PUT', `/services/chatkit_authorizer/v2/${s.instanceId}/users/alice/roles`, { body: { name: 'admin' } });
+    expect(promoted.status).toBe(201);
+    try {
+      await alice.currentUser.updateRoom({ roomId: room.id, name: "Bob's updated room" });
+      const [updated] = await alice.hooks.waitFor('onRoomUpdated', (r: any) => r.id === room.id);
+      expect(updated.name).toBe("Bob's updated room");
+      expect((await s.request('GET', s.chat(`/rooms/${room.id}`))).body.name).toBe("Bob's updated room");
+    } finally {
+      expect((await s.request('DELETE', `/services/chatkit_authorizer/v2/${s.instanceId}/users/alice/roles`)).status).toBe(204);
+    }
+  });
+
   it('v2: subscribeToRoom + sendMessage round trip', async () => {
     await createRoom('classic', 'alice', ['alice']);
     const before = await send('classic', 'before', 'alice');
