@@ -39,7 +39,7 @@ describe('messages API (v2 and v6 over one timeline)', () => {
       room_id: 'r1',
       parts: [
         { type: 'text/plain', content: 'see' },
-        { type: 'image/*', url: 'https://x.test/a.png' },
+        { type: 'image/x-pusher-img', url: 'https://x.test/a.png' },
       ],
     });
     const page = await s.request('GET', s.chat('/rooms/r1/messages?limit=2', 'v2'), { token: as('ann') });
@@ -49,7 +49,7 @@ describe('messages API (v2 and v6 over one timeline)', () => {
         user_id: 'ann',
         room_id: 'r1',
         text: 'caption',
-        attachment: { resource_link: 'https://x.test/data.json', type: 'file' },
+        attachment: { resource_link: 'https://x.test/data.json', type: 'file', name: 'data.json' },
         created_at: expect.any(String),
         updated_at: expect.any(String),
       },
@@ -58,7 +58,7 @@ describe('messages API (v2 and v6 over one timeline)', () => {
         user_id: 'ann',
         room_id: 'r1',
         text: 'see',
-        attachment: { resource_link: 'https://x.test/a.png', type: 'image' },
+        attachment: { resource_link: 'https://x.test/a.png', type: 'image', name: 'a.png' },
         created_at: expect.any(String),
         updated_at: expect.any(String),
       },
