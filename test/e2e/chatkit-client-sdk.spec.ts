@@ -175,6 +175,37 @@ describe('chatkit-client 1.14.1 (jsdom) against the server', () => {
     expect(deletedId).toBe(id);
   });
 
+  it("onMessageDeleted when a message is deleted through chat API v5 (chatkit-client's own suite, deleteMessageV5)", async () => {
+    await createRoom('v5-deletions', 'alice', ['alice']);
+    const alice = await clients.connect('alice');
+    const sentId = await alice.currentUser.sendSimpleMessage({ roomId: 'v5-deletions', text: 'yo2' });
+    const { room, hooks } = await subscribe(alice, 'v5-deletions');
+    const deleted = await s.request('DELETE', `/services/chatkit/v5/${s.instanceId}/rooms/${room.id}/messages/${sentId}`, {
+      token: s.token({ su: true }),
+    });
+    expect(deleted.status).toBe(204);
+    const [deletedId] = await hooks.waitFor('onMessageDeleted');
+    expect(deletedId).toBe(sentId);
+  });
+
+  it("createRoom and updateRoom with free-text names, as the SDK's own suite names rooms (`Alice's new room`)", async () => {
+    const alice = await clients.connect('alice');
+    const room = await alice.currentUser.createRoom({ name: "Alice's new room", addUserIds: ['bob'] });
+    expect(room.name).toBe("Alice's new room");
+    expect(alice.currentUser.rooms.find((r: any) => r.id === room.id)?.name).toBe("Alice's new room");
+    // updateRoom needs room:update, which only admin holds (the SDK's suite promotes Alice first).
+    const promoted = await s.request('PUT', `/services/chatkit_authorizer/v2/${s.instanceId}/users/alice/roles`, { body: { name: 'admin' } });
+    expect(promoted.status).toBe(201);
+    try {
+      await alice.currentUser.updateRoom({ roomId: room.id, name: "Bob's updated room" });
+      const [updated] = await alice.hooks.waitFor('onRoomUpdated', (r: any) => r.id === room.id);
+      expect(updated.name).toBe("Bob's updated room");
+      expect((await s.request('GET', s.chat(`/rooms/${room.id}`))).body.name).toBe("Bob's updated room");
+    } finally {
+      expect((await s.request('DELETE', `/services/chatkit_authorizer/v2/${s.instanceId}/users/alice/roles`)).status).toBe(204);
+    }
+  });
+
   it('v2: subscribeToRoom + sendMessage round trip', async () => {
     await createRoom('classic', 'alice', ['alice']);
     const before = await send('classic', 'before', 'alice');
@@ -215,6 +246,81 @@ describe('chatkit-client 1.14.1 (jsdom) against the server', () => {
     const download = await fetch(url);
     expect(download.status).toBe(200);
     expect(Buffer.from(await download.arrayBuffer()).toString('utf8')).toBe(content);
+  });
+
+  describe("v2 and v6 over one timeline, as the SDK's own suite reads them (its link is never fetched)", () => {
+    const CAT = 'https://cataas.com/cat';
+    const fileOf = (session: ChatkitSession) =>
+      new session.browser.window.File([JSON.stringify({ hello: 'world' })], 'hello.json', { type: 'application/json' });
+    const downloaded = async (url: string) => (await fetch(url)).json();
+
+    /** The SDK suite's three sends through v2: text, a link attachment, a data attachment (the files API). */
+    const sendThroughV2 = async (session: ChatkitSession, roomId: string, tag: string) => {
+      await session.currentUser.sendMessage({ roomId, text: `yo${tag}` });
+      await session.currentUser.sendMessage({ roomId, text: `yoo${tag}`, attachment: { link: CAT, type: 'image' } });
+      await session.currentUser.sendMessage({ roomId, text: `yooo${tag}`, attachment: { file: fileOf(session), name: 'hello.json' } });
+    };
+
+    it('v2 sends, v2 receives: a link attachment is {link, type, name} named by its last path segment; a data attachment by its file', async () => {
+      await createRoom('v2-v2', 'alice', ['alice', 'bob']);
+      const alice = await clients.connect('alice');
+      const { hooks } = await subscribe(alice, 'v2-v2', { v2: true });
+      await sendThroughV2(alice, 'v2-v2', '');
+      const [plain, link, data] = (await hooks.waitForCount('onMessage', 3)).map(([m]) => m);
+      expect(plain.text).toBe('yo');
+      expect(link).toMatchObject({ text: 'yoo', attachment: { link: CAT, type: 'image', name: 'cat' } });
+      expect(data).toMatchObject({ text: 'yooo', attachment: { type: 'file', name: 'hello.json' } });
+      expect(await downloaded(data.attachment.link)).toEqual({ hello: 'world' });
+    });
+
+    it('v2 sends, v6 receives: image/x-pusher-img and file/x-pusher-file parts, the file with its name, size and bytes', async () => {
+      await createRoom('v2-v6', 'alice', ['alice', 'bob']);
+      const alice = await clients.connect('alice');
+      const { hooks } = await subscribe(alice, 'v2-v6');
+      await sendThroughV2(alice, 'v2-v6', '3');
+      const [plain, link, data] = (await hooks.waitForCount('onMessage', 3)).map(([m]) => m);
+      expect(plain.parts).toEqual([{ partType: 'inline', payload: { type: 'text/plain', content: 'yo3' } }]);
+      expect(link.parts).toEqual([
+        { partType: 'inline', payload: { type: 'text/plain', content: 'yoo3' } },
+        { partType: 'url', payload: { type: 'image/x-pusher-img', url: CAT } },
+      ]);
+      expect(data.parts).toHaveLength(2);
+      expect(data.parts[1].partType).toBe('attachment');
+      expect(data.parts[1].payload).toMatchObject({ type: 'file/x-pusher-file', name: 'hello.json', size: 17 });
+      expect(data.parts[1].payload.urlExpiry()).toBeTruthy();
+      expect(await downloaded(await data.parts[1].payload.url())).toEqual({ hello: 'world' });
+
+      // fetchMultipartMessages (v6 over HTTP) reads them the same way.
+      const fetched = await alice.currentUser.fetchMultipartMessages({ roomId: 'v2-v6', limit: 2 });
+      expect(fetched.map((m: any) => m.parts[1].payload.type)).toEqual(['image/x-pusher-img', 'file/x-pusher-file']);
+    });
+
+    it('v6 sends, v2 receives: a URL part reads as {type: image, name: cat}, a file part as {type: file, name}', async () => {
+      await createRoom('v6-v2', 'alice', ['alice', 'bob']);
+      const alice = await clients.connect('alice');
+      const { hooks } = await subscribe(alice, 'v6-v2', { v2: true });
+      await alice.currentUser.sendSimpleMessage({ roomId: 'v6-v2', text: 'yo2' });
+      await alice.currentUser.sendMultipartMessage({
+        roomId: 'v6-v2',
+        parts: [
+          { type: 'text/plain', content: 'yoo2' },
+          { type: 'image/cat', url: CAT },
+        ],
+      });
+      await alice.currentUser.sendMultipartMessage({ roomId: 'v6-v2', parts: [{ type: 'text/plain', content: 'yooo2' }, { file: fileOf(alice) }] });
+      const [plain, link, data] = (await hooks.waitForCount('onMessage', 3)).map(([m]) => m);
+      expect(plain.text).toBe('yo2');
+      expect(link).toMatchObject({ text: 'yoo2', attachment: { link: CAT, type: 'image', name: 'cat' } });
+      expect(data).toMatchObject({ text: 'yooo2', attachment: { type: 'file', name: 'hello.json' } });
+      expect(await downloaded(data.attachment.link)).toEqual({ hello: 'world' });
+
+      // fetchMessages (v2 over HTTP) reads them the same way.
+      const fetched = await alice.currentUser.fetchMessages({ roomId: 'v6-v2', limit: 2 });
+      expect(fetched.map((m: any) => [m.attachment.type, m.attachment.name])).toEqual([
+        ['image', 'cat'],
+        ['file', 'hello.json'],
+      ]);
+    });
   });
 
   it('connecting as a user that does not exist fails with "user does not exist"', async () => {

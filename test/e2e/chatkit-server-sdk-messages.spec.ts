@@ -76,7 +76,7 @@ describe('@pusher/chatkit-server 2.4.0 messages and cursors over HTTPS', () => {
       ]);
     });
 
-    it('sendMessage (v2) with a link attachment {resourceLink, type} reads back as {resource_link, type}', async () => {
+    it('sendMessage (v2) with a link attachment {resourceLink, type} reads back as {resource_link, type, name}', async () => {
       const roomId = await room('v2-link');
       const image: Sent = await chatkit.sendMessage({
         roomId,
@@ -99,7 +99,7 @@ describe('@pusher/chatkit-server 2.4.0 messages and cursors over HTTPS', () => {
           user_id: 'alice',
           room_id: roomId,
           text: 'the report',
-          attachment: { resource_link: 'https://example.com/report.pdf', type: 'file' },
+          attachment: { resource_link: 'https://example.com/report.pdf', type: 'file', name: 'report.pdf' },
           created_at: expect.stringMatching(ISO),
           updated_at: expect.stringMatching(ISO),
         },
@@ -108,7 +108,7 @@ describe('@pusher/chatkit-server 2.4.0 messages and cursors over HTTPS', () => {
           user_id: 'bob',
           room_id: roomId,
           text: 'a kitten',
-          attachment: { resource_link: 'https://placekitten.com/200/300', type: 'image' },
+          attachment: { resource_link: 'https://placekitten.com/200/300', type: 'image', name: '300' },
           created_at: expect.stringMatching(ISO),
           updated_at: expect.stringMatching(ISO),
         },
@@ -323,12 +323,12 @@ describe('@pusher/chatkit-server 2.4.0 messages and cursors over HTTPS', () => {
       expect((await chatkit.getRoomMessages({ roomId }))[0]).toMatchObject({
         id,
         text: 'with a link',
-        attachment: { resource_link: 'https://example.com/clip.mp4', type: 'video' },
+        attachment: { resource_link: 'https://example.com/clip.mp4', type: 'video', name: 'clip.mp4' },
       });
       const asV6 = await chatkit.fetchMultipartMessage({ roomId, messageId: String(id) });
       expect(asV6.parts).toEqual([
         { type: 'text/plain', content: 'with a link' },
-        { type: expect.stringMatching(/^video\//), url: 'https://example.com/clip.mp4' },
+        { type: 'video/x-pusher-video', url: 'https://example.com/clip.mp4' },
       ]);
     });
 
@@ -379,7 +379,7 @@ describe('@pusher/chatkit-server 2.4.0 messages and cursors over HTTPS', () => {
       expect((await chatkit.getRoomMessages({ roomId }))[0]).toMatchObject({
         id,
         text: 'now multipart',
-        attachment: { resource_link: 'https://example.com/photo.jpg', type: 'image' },
+        attachment: { resource_link: 'https://example.com/photo.jpg', type: 'image', name: 'photo.jpg' },
       });
     });
 
@@ -449,7 +449,7 @@ describe('@pusher/chatkit-server 2.4.0 messages and cursors over HTTPS', () => {
           user_id: 'bob',
           room_id: roomId,
           text: 'a picture',
-          attachment: { resource_link: 'https://example.com/pic.png', type: 'image' },
+          attachment: { resource_link: 'https://example.com/pic.png', type: 'image', name: 'pic.png' },
           created_at: expect.stringMatching(ISO),
           updated_at: expect.stringMatching(ISO),
         },
@@ -458,7 +458,7 @@ describe('@pusher/chatkit-server 2.4.0 messages and cursors over HTTPS', () => {
           user_id: 'alice',
           room_id: roomId,
           text: 'the data',
-          attachment: { resource_link: 'https://example.com/data.json', type: 'file' },
+          attachment: { resource_link: 'https://example.com/data.json', type: 'file', name: 'data.json' },
           created_at: expect.stringMatching(ISO),
           updated_at: expect.stringMatching(ISO),
         },
@@ -482,7 +482,7 @@ describe('@pusher/chatkit-server 2.4.0 messages and cursors over HTTPS', () => {
           room_id: roomId,
           parts: [
             { type: 'text/plain', content: 'v6 receives' },
-            { type: expect.stringMatching(/^image\//), url: 'https://example.com/a.png' },
+            { type: 'image/x-pusher-img', url: 'https://example.com/a.png' },
           ],
           created_at: expect.stringMatching(ISO),
           updated_at: expect.stringMatching(ISO),

@@ -303,7 +303,22 @@ describe('@pusher/chatkit-server 2.4.0 over HTTPS', () => {
       expect(room).toMatchObject({ id: 'untyped', created_by_id: 'cat', custom_data: { a: 1 }, member_user_ids: ['cat'] });
     });
 
-    it('createRoom rejects an existing id, an unknown member and an invalid name', async () => {
+    it("createRoom and updateRoom take free-text names up to 60 characters, as apps name rooms (`Alice's room`)", async () => {
+      const room = await chatkit.createRoom({ creatorId: 'ann', name: "Alice's room" });
+      expect(room.name).toBe("Alice's room");
+      await chatkit.updateRoom({ id: room.id, name: "Bob's renamed room 🎉" });
+      expect((await chatkit.getRoom({ roomId: room.id })).name).toBe("Bob's renamed room 🎉");
+      // Chatkit's limit is 60 characters (an emoji counts as one).
+      await chatkit.updateRoom({ id: room.id, name: '🎉'.repeat(60) });
+      expect((await chatkit.getRoom({ roomId: room.id })).name).toBe('🎉'.repeat(60));
+      await expect(chatkit.updateRoom({ id: room.id, name: 'x'.repeat(61) })).rejects.toMatchObject({
+        status: 422,
+        error: 'services/chatkit/unprocessable_entity/validation_failed',
+      });
+      await chatkit.deleteRoom({ id: room.id }); // the listings below count the rooms of this file
+    });
+
+    it('createRoom rejects an existing id, an unknown member and a name over 60 characters', async () => {
       await expect(chatkit.createRoom({ id: 'team-room', creatorId: 'ann', name: 'again' })).rejects.toMatchObject({
         status: 400,
         error: 'services/chatkit/bad_request/room_already_exists',
@@ -312,7 +327,7 @@ describe('@pusher/chatkit-server 2.4.0 over HTTPS', () => {
         status: 404,
         error: 'services/chatkit/not_found/user_not_found',
       });
-      await expect(chatkit.createRoom({ creatorId: 'ann', name: 'Not Valid' })).rejects.toMatchObject({ status: 422 });
+      await expect(chatkit.createRoom({ creatorId: 'ann', name: 'n'.repeat(61) })).rejects.toMatchObject({ status: 422 });
     });
 
     it('getRoom resolves with the room and its members', async () => {

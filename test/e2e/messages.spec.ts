@@ -39,7 +39,7 @@ describe('messages API (v2 and v6 over one timeline)', () => {
       room_id: 'r1',
       parts: [
         { type: 'text/plain', content: 'see' },
-        { type: 'image/*', url: 'https://x.test/a.png' },
+        { type: 'image/x-pusher-img', url: 'https://x.test/a.png' },
       ],
     });
     const page = await s.request('GET', s.chat('/rooms/r1/messages?limit=2', 'v2'), { token: as('ann') });
@@ -49,7 +49,7 @@ describe('messages API (v2 and v6 over one timeline)', () => {
         user_id: 'ann',
         room_id: 'r1',
         text: 'caption',
-        attachment: { resource_link: 'https://x.test/data.json', type: 'file' },
+        attachment: { resource_link: 'https://x.test/data.json', type: 'file', name: 'data.json' },
         created_at: expect.any(String),
         updated_at: expect.any(String),
       },
@@ -58,7 +58,7 @@ describe('messages API (v2 and v6 over one timeline)', () => {
         user_id: 'ann',
         room_id: 'r1',
         text: 'see',
-        attachment: { resource_link: 'https://x.test/a.png', type: 'image' },
+        attachment: { resource_link: 'https://x.test/a.png', type: 'image', name: 'a.png' },
         created_at: expect.any(String),
         updated_at: expect.any(String),
       },
@@ -114,6 +114,33 @@ describe('messages API (v2 and v6 over one timeline)', () => {
     expect(tomb.body[0]).toMatchObject({ id: other, text: 'DELETED' });
     expect(JSON.stringify(tomb.body)).not.toContain('secret');
     expect((await s.request('DELETE', s.chat(`/messages/${other}`, 'v2'))).status).toBe(404);
+  });
+
+  it('chat API v5 serves the message delete of chatkit-client\'s own test suite (as v6 does), and no other route', async () => {
+    const v5 = (path: string) => `/services/chatkit/v5/${s.instanceId}${path}`;
+    const id = (await send('r1', { text: 'v5 target' }, 'ben', 'v2')).body.message_id;
+    const stranger = await s.request('DELETE', v5(`/rooms/r1/messages/${id}`), { token: as('cat') });
+    expect(stranger.status).toBe(403);
+    expect((await s.request('DELETE', v5(`/rooms/r1/messages/${id}`), { token: null })).status).toBe(401);
+    expect((await s.request('DELETE', v5(`/rooms/r1/messages/${id}`))).status).toBe(204);
+    expect((await s.request('GET', s.chat(`/rooms/r1/messages/${id}`))).status).toBe(404);
+    const page = await s.request('GET', s.chat('/rooms/r1/messages?limit=100', 'v2'));
+    expect(page.body.map((m: { id: number }) => m.id)).not.toContain(id);
+    const again = await s.request('DELETE', v5(`/rooms/r1/messages/${id}`));
+    expect(again.status).toBe(404);
+    expect(again.body.error).toBe('services/chatkit/not_found/message_not_found');
+
+    for (const [method, path] of [
+      ['GET', `/rooms/r1/messages/${id}`],
+      ['GET', '/rooms/r1/messages'],
+      ['POST', '/rooms/r1/messages'],
+      ['DELETE', '/rooms/r1'],
+      ['GET', '/users/ann'],
+    ]) {
+      const res = await s.request(method, v5(path), { body: method === 'POST' ? { text: 'x' } : undefined });
+      expect([method, path, res.status, res.body.error]).toEqual([method, path, 404, 'services/chatkit/not_found/route_not_found']);
+      expect(res.body.error_description).toContain('v5 serves only DELETE /rooms/:roomId/messages/:messageId');
+    }
   });
 
   it('keeps ids unique across rooms of the instance and carries last_message_at on rooms', async () => {

@@ -196,6 +196,10 @@ describe('OpenAPI document', () => {
     expect(room.get.tags).toEqual(['Chat']);
     expect(room.get.security).toEqual([{ accessToken: [] }]);
     expect(room.get.parameters.find((p: any) => p.name === 'version').schema.enum).toEqual(['v2', 'v6']);
+    // v5 serves one route: the message delete of chatkit-client's own tests.
+    const message = document.paths['/services/chatkit/{version}/{instanceId}/rooms/{roomId}/messages/{messageId}'];
+    expect(message.delete.parameters.find((p: any) => p.name === 'version').schema.enum).toEqual(['v2', 'v5', 'v6']);
+    expect(message.get.parameters.find((p: any) => p.name === 'version').schema.enum).toEqual(['v2', 'v6']);
     expect(room['x-subscribe'].responses['200'].description).toMatch(/frames/);
     expect(document.paths['/publish_api/v1/instances/{instanceId}/publishes/users'].post.security).toEqual([{ beamsSecretKey: [] }]);
     expect(document.paths['/device_api/v1/instances/{instanceId}/devices/web/{deviceId}/user'].put.security).toEqual([{ beamsToken: [] }]);
@@ -226,5 +230,12 @@ describe('OpenAPI document', () => {
     expect(fetch.parameters.filter((p: any) => p.in === 'query').map((p: any) => p.name)).toEqual(['initial_id', 'direction', 'limit']);
     const send = document.paths['/services/chatkit/{version}/{instanceId}/rooms/{roomId}/messages'].post;
     expect(send.requestBody).toEqual(REQUEST_BODIES.SendMessage_send);
+    // Room names by version: v6 free text up to 60 characters, v2 the seed's charset.
+    const createRoom = document.paths['/services/chatkit/{version}/{instanceId}/rooms'].post.requestBody;
+    expect(createRoom).toEqual(REQUEST_BODIES.CreateRoom_create);
+    const { CreateRoomDto, V2CreateRoomDto, RoomFieldsDto, V2RoomFieldsDto } = document.components.schemas;
+    for (const v6 of [CreateRoomDto, RoomFieldsDto]) expect(v6.properties.name).toEqual({ type: 'string', maxLength: 60 });
+    for (const v2 of [V2CreateRoomDto, V2RoomFieldsDto]) expect(v2.properties.name).toMatchObject({ pattern: '^[a-z0-9_-]{1,40}$' });
+    expect(V2CreateRoomDto.properties.user_ids).toEqual(CreateRoomDto.properties.user_ids);
   });
 });

@@ -52,13 +52,35 @@ describe('rooms and memberships API', () => {
     expect(ghost.body.error).toBe('services/chatkit/not_found/user_not_found');
   });
 
-  it('enforces the room name rule', async () => {
-    for (const name of ['Has Caps', 'x'.repeat(41), 'spaces here', 'émoji']) {
-      const res = await s.request('POST', s.chat('/rooms'), { body: { name } });
-      expect([name, res.status]).toEqual([name, 422]);
+  it("keeps the seed's room name rule on v2, and takes free text of up to 60 characters on v6", async () => {
+    const create = (name: unknown, version: 'v2' | 'v6') => s.request('POST', s.chat('/rooms', version), { body: { name } });
+    for (const name of ['Has Caps', 'x'.repeat(41), 'spaces here', 'émoji', "Alice's room", '']) {
+      const res = await create(name, 'v2');
+      expect([name, res.status, res.body.error]).toEqual([name, 422, 'services/chatkit/unprocessable_entity/validation_failed']);
     }
-    const ok = await s.request('POST', s.chat('/rooms'), { body: { name: 'a_b-c'.padEnd(40, '9') } });
-    expect(ok.status).toBe(201);
+    expect((await create('a_b-c'.padEnd(40, '9'), 'v2')).status).toBe(201);
+
+    for (const name of ['Has Caps', 'x'.repeat(41), 'spaces here', 'émoji', "Alice's room", 'Ünïcödé 会議室 🎉', '🎉'.repeat(60), '']) {
+      const res = await create(name, 'v6');
+      expect([name, res.status]).toEqual([name, 201]);
+      expect((await s.request('GET', s.chat(`/rooms/${res.body.id}`))).body.name).toBe(name);
+      expect((await s.request('GET', s.chat(`/rooms/${res.body.id}`, 'v2'))).body.name).toBe(name);
+    }
+    for (const name of ['x'.repeat(61), '🎉'.repeat(61), 42, ['a'], { a: 1 }]) {
+      const res = await create(name, 'v6');
+      expect([name, res.status, res.body.error]).toEqual([name, 422, 'services/chatkit/unprocessable_entity/validation_failed']);
+    }
+    const over = await create('x'.repeat(61), 'v6');
+    expect(over.body.error_description).toContain('at most 60 characters');
+
+    const room = (await create('plain', 'v6')).body.id;
+    const update = (name: unknown, version: 'v2' | 'v6') => s.request('PUT', s.chat(`/rooms/${room}`, version), { body: { name } });
+    expect((await update("Bob's renamed room", 'v2')).status).toBe(422);
+    expect((await update("Bob's renamed room", 'v6')).status).toBe(204);
+    expect((await s.request('GET', s.chat(`/rooms/${room}`))).body.name).toBe("Bob's renamed room");
+    expect((await update('x'.repeat(61), 'v6')).status).toBe(422);
+    expect((await update('renamed-again', 'v2')).status).toBe(204);
+    expect((await s.request('GET', s.chat(`/rooms/${room}`))).body.name).toBe('renamed-again');
   });
 
   it('gets a room by id (404 room_not_found) and hides private rooms from non-members', async () => {
@@ -132,7 +154,7 @@ describe('rooms and memberships API', () => {
     expect(res.status).toBe(204);
     const got = await s.request('GET', s.chat('/rooms/general'));
     expect(got.body).toMatchObject({ name: 'renamed', custom_data: { v: 2 }, private: false });
-    expect((await s.request('PUT', s.chat('/rooms/general'), { body: { name: 'Bad Name' } })).status).toBe(422);
+    expect((await s.request('PUT', s.chat('/rooms/general', 'v2'), { body: { name: 'Bad Name' } })).status).toBe(422);
     expect((await s.request('PUT', s.chat('/rooms/nope'), { body: { name: 'x' } })).status).toBe(404);
   });
 

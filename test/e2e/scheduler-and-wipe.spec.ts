@@ -5,7 +5,7 @@
 import Chatkit from '@pusher/chatkit-server';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { chat, FaultLab, INSTANCE, processEnv, tokenFor } from '../faults/process-client';
+import { chat, eventually, FaultLab, INSTANCE, processEnv, tokenFor } from '../faults/process-client';
 import { startTestServer, TestServer } from '../support/test-server';
 import { openHttpSubscription } from '../support/subscribe-client';
 
@@ -73,7 +73,9 @@ describe('asynchronous deletes and the instance wipe', () => {
     const cursors = (path: string) => `/services/chatkit_cursors/v2/${s.instanceId}/cursors/0${path}`;
     const authorizer = (path: string) => `/services/chatkit_authorizer/v2/${s.instanceId}${path}`;
 
-    it('wipes users, rooms, messages, cursors, files and custom roles; the same keys and ids work at once', async () => {
+    it('wipes users, rooms, messages, cursors, files and every role; the same keys and ids work at once', async () => {
+      // A new instance has the built-in roles.
+      expect((await chatkit.getRoles()).map((r: any) => r.name).sort()).toEqual(['admin', 'default']);
       await chatkit.createUsers({ users: [{ id: 'kim', name: 'Kim' }, { id: 'lou', name: 'Lou' }] });
       await chatkit.createRoom({ id: 'lobby', creatorId: 'kim', name: 'lobby', userIds: ['lou'] });
       const oldMessage = await chatkit.sendSimpleMessage({ userId: 'kim', roomId: 'lobby', text: 'before the wipe' });
@@ -115,9 +117,10 @@ describe('asynchronous deletes and the instance wipe', () => {
       await expect(chatkit.getUser({ id: 'kim' })).rejects.toMatchObject({ status: 404 });
       await expect(chatkit.getRoom({ roomId: 'lobby' })).rejects.toMatchObject({ status: 404 });
       expect((await s.request('GET', cursors('/users/lou'))).body).toEqual([]);
-      expect((await s.request('GET', files('/rooms/lobby/files/old.txt'), { token: s.token({ sub: 'kim' }) })).status).toBe(404);
+      expect((await s.request('GET', files('/rooms/lobby/files/old.txt'))).status).toBe(404);
       expect((await fetch(download)).status).toBe(404);
-      expect((await chatkit.getRoles()).map((r: any) => r.name).sort()).toEqual(['admin', 'default']);
+      // No role is left, the built-in ones included (as Chatkit's wipe left none).
+      expect(await chatkit.getRoles()).toEqual([]);
 
       // The same ids are free again, and the instance works with the same key.
       await chatkit.createUsers({ users: [{ id: 'kim', name: 'Kim again' }, { id: 'lou', name: 'Lou again' }] });
@@ -130,13 +133,24 @@ describe('asynchronous deletes and the instance wipe', () => {
         'after the wipe',
       ]);
       expect((await s.request('GET', cursors('/users/lou'))).body).toEqual([]);
-      // Old role assignments lapsed; the built-in roles work as new, and a custom role name is free.
+      // Old role assignments lapsed, and with no role a user's token is allowed nothing a role grants.
+      expect(await chatkit.getUserRoles({ userId: 'lou' })).toEqual([]);
+      const asLou = { token: s.token({ sub: 'lou' }) };
+      const refused = await s.request('GET', s.chat('/rooms/lobby'), asLou);
+      expect(refused.status).toBe(403);
+      expect(refused.body.error).toBe('services/chatkit/forbidden/missing_permission');
+      await expect(chatkit.assignGlobalRoleToUser({ userId: 'lou', name: 'admin' })).rejects.toMatchObject({ status: 404 });
+      // What the SDKs' own test suites do right after the wipe: create default and admin again.
+      await chatkit.createGlobalRole({ name: 'default', permissions: ['room:get', 'room:messages:get'] });
+      await chatkit.createGlobalRole({ name: 'admin', permissions: ['room:get', 'room:delete'] });
+      expect((await chatkit.getRoles()).map((r: any) => r.name).sort()).toEqual(['admin', 'default']);
       expect((await chatkit.getUserRoles({ userId: 'lou' })).map((r: any) => r.role_name)).toEqual(['default']);
+      expect((await s.request('GET', s.chat('/rooms/lobby'), asLou)).status).toBe(200);
+      expect((await s.request('DELETE', s.chat('/rooms/lobby'), asLou)).status).toBe(403);
       await chatkit.createGlobalRole({ name: 'janitor', permissions: ['room:get'] });
       expect(await chatkit.getPermissionsForGlobalRole({ name: 'janitor' })).toEqual(['room:get']);
-      expect((await s.request('DELETE', s.chat('/rooms/lobby'), { token: s.token({ sub: 'lou' }) })).status).toBe(403);
       await chatkit.assignGlobalRoleToUser({ userId: 'lou', name: 'admin' });
-      expect((await s.request('DELETE', s.chat('/rooms/lobby'), { token: s.token({ sub: 'lou' }) })).status).toBe(204);
+      expect((await s.request('DELETE', s.chat('/rooms/lobby'), asLou)).status).toBe(204);
     });
   });
 
@@ -193,6 +207,36 @@ describe('asynchronous deletes and the instance wipe', () => {
       expect(status.body).toMatchObject({ status: 'completed' });
       expect((await chat(server.port, 'GET', '/rooms/attic')).status).toBe(404);
       expect((await chat(server.port, 'GET', '/users/max')).status).toBe(200);
+    }, 60_000);
+  });
+
+  describe('a wipe reaches the permission checks of every API process (dist/src/main.api.js ×2)', () => {
+    const lab = new FaultLab();
+    afterAll(() => lab.cleanUp());
+
+    it('the other process refuses a user once the wipe left no role, and grants again once default is created', async () => {
+      const env = processEnv(lab.dataDir());
+      await lab.startWorker(env);
+      const [one, two] = [await lab.start('dist/src/main.api.js', env), await lab.start('dist/src/main.api.js', env)];
+      expect((await chat(one.port, 'POST', '/users', { id: 'pat', name: 'Pat' })).status).toBe(201);
+      // The second process compiles Pat's permissions (the built-in default role) and keeps them.
+      expect(await eventually(async () => (await chat(two.port, 'GET', '/users/pat', undefined, { sub: 'pat' })).status === 200, 10_000)).toBe(true);
+
+      expect((await chat(one.port, 'DELETE', '/resources')).status).toBe(204);
+      expect((await chat(one.port, 'POST', '/users', { id: 'pat', name: 'Pat again' })).status).toBe(201);
+      const refused = async () => {
+        const answer = await chat(two.port, 'GET', '/users/pat', undefined, { sub: 'pat' });
+        return answer.status === 403 && answer.body.error === 'services/chatkit/forbidden/missing_permission';
+      };
+      expect(await eventually(refused, 10_000)).toBe(true);
+
+      const roles = await fetch(`http://127.0.0.1:${one.port}/services/chatkit_authorizer/v2/${INSTANCE}/roles`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${tokenFor({ su: true })}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'default', scope: 'global', permissions: ['user:get'] }),
+      });
+      expect(roles.status).toBe(201);
+      expect(await eventually(async () => (await chat(two.port, 'GET', '/users/pat', undefined, { sub: 'pat' })).status === 200, 10_000)).toBe(true);
     }, 60_000);
   });
 });

@@ -4,6 +4,7 @@ import { DocumentBuilder, OpenAPIObject, OperationObject, ParameterObject, PathI
 import type { FastifyInstance } from 'fastify';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { servedByV5 } from '../../shared/http/chatkit-route';
 import { QUERY_PARAMETERS } from './query-parameters';
 import { EXTRA_MODELS, REQUEST_BODIES } from './request-bodies';
 import { serviceOf, SERVICES } from './services';
@@ -93,12 +94,12 @@ export class OpenApiDocument {
     document.components = { ...document.components, schemas: { ...document.components?.schemas, ...ERROR_SCHEMAS }, responses: ERROR_RESPONSES };
     for (const [path, item] of Object.entries(document.paths)) {
       const service = serviceOf(path);
-      for (const [, operation] of operationsOf(item)) {
+      for (const [method, operation] of operationsOf(item)) {
         if (service) operation.tags = [service.tag];
         operation.security ??= service?.security;
         operation.requestBody ??= operation.operationId ? REQUEST_BODIES[operation.operationId] : undefined;
         const queryParameters = (operation.operationId && QUERY_PARAMETERS[operation.operationId]) || [];
-        operation.parameters = [...withPathParameters(path, operation.parameters as ParameterObject[] | undefined), ...queryParameters];
+        operation.parameters = [...withPathParameters(method, path, operation.parameters as ParameterObject[] | undefined), ...queryParameters];
         for (const [status, response] of Object.entries(operation.responses ?? {})) {
           if (response && 'description' in response && !response.description) response.description = STATUS_TEXT[status] ?? 'Done';
         }
@@ -122,10 +123,16 @@ function addUnseen(document: OpenAPIObject, method: UnseenMethod, path: string, 
 }
 
 /** Every `{param}` of the path declared once, as the scanner sometimes leaves some out. */
-function withPathParameters(path: string, parameters: ParameterObject[] = []): ParameterObject[] {
+function withPathParameters(method: string, path: string, parameters: ParameterObject[] = []): ParameterObject[] {
   const declared = new Set(parameters.filter((p) => p.in === 'path').map((p) => p.name));
   const missing = [...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]!).filter((name) => !declared.has(name));
-  const version = (name: string) => (name === 'version' ? { enum: ['v2', 'v6'], description: 'The Chatkit API version: both serve the same data' } : {});
+  const v5 = servedByV5(method.toUpperCase(), path.replace(/\{([^}]+)\}/g, ':$1'));
+  const version = (name: string) =>
+    name !== 'version'
+      ? {}
+      : v5
+        ? { enum: ['v2', 'v5', 'v6'], description: 'The Chatkit API version: they serve the same data (v5 only this route, for chatkit-client\'s own tests)' }
+        : { enum: ['v2', 'v6'], description: 'The Chatkit API version: both serve the same data' };
   return [
     ...missing.map((name): ParameterObject => {
       const { description, ...schema } = version(name) as { description?: string; enum?: string[] };

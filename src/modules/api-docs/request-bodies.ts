@@ -1,16 +1,22 @@
 import type { ReferenceObject, RequestBodyObject, SchemaObject } from '@nestjs/swagger';
 import { V2MessageBodyDto, V6MessageBodyDto } from '../messages/presentation/message-body.dto';
+import { CreateRoomDto, RoomFieldsDto, V2CreateRoomDto, V2RoomFieldsDto } from '../rooms/presentation/room-fields';
 
 const json = (schema: SchemaObject | ReferenceObject): RequestBodyObject => ({ required: true, content: { 'application/json': { schema } } });
 const strings: SchemaObject = { type: 'array', items: { type: 'string' } };
 
 /** DTO classes the document describes though no controller names them (their bodies are read by version). */
-export const EXTRA_MODELS = [V2MessageBodyDto, V6MessageBodyDto];
+export const EXTRA_MODELS = [V2MessageBodyDto, V6MessageBodyDto, CreateRoomDto, V2CreateRoomDto, RoomFieldsDto, V2RoomFieldsDto];
 
 const messageBody = json({
   oneOf: [{ $ref: '#/components/schemas/V2MessageBodyDto' }, { $ref: '#/components/schemas/V6MessageBodyDto' }],
   description: 'v2: `{text, attachment?}`; v6: `{parts}`',
 });
+
+/** A body read by API version: the v6 schema, then the v2 one. */
+const byVersion = (v6: string, v2: string, description: string): RequestBodyObject =>
+  json({ oneOf: [{ $ref: `#/components/schemas/${v6}` }, { $ref: `#/components/schemas/${v2}` }], description });
+const roomNames = 'v6: `name` is free text of at most 60 characters; v2: at most 40 of `a-z 0-9 _ -`';
 
 /**
  * The bodies of operations whose controllers read `@Body()` untyped (checked by hand, or by
@@ -18,6 +24,12 @@ const messageBody = json({
  */
 export const REQUEST_BODIES: Readonly<Record<string, RequestBodyObject>> = {
   SendMessage_send: messageBody,
+  CreateRoom_create: {
+    ...byVersion('CreateRoomDto', 'V2CreateRoomDto', roomNames),
+    required: false,
+    description: 'No body makes a public room with a generated name',
+  },
+  UpdateRoom_update: byVersion('RoomFieldsDto', 'V2RoomFieldsDto', roomNames),
   EditMessage_edit: messageBody,
   IssueTestToken_issue: {
     required: false,

@@ -65,7 +65,7 @@ function scalar(rules: ValidationMetadata[]): SchemaObject {
     const name = rule.name ?? '';
     if (types[name]) schema.type = types[name];
     else if (name === 'isIn') schema.enum = first as unknown[];
-    else if (name === 'maxLength') schema.maxLength = first as number;
+    else if (name === 'maxLength' || name === 'maxCharacters') schema.maxLength = first as number;
     else if (name === 'minLength') schema.minLength = first as number;
     else if (name === 'matches') schema.pattern = first instanceof RegExp ? first.source : String(first);
     else if (name === 'min') schema.minimum = first as number;

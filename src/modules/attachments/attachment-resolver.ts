@@ -29,12 +29,12 @@ export class UploadedAttachments implements AttachmentResolver {
    * under that name when the message is sent; the message keeps that upload, so a newer upload
    * of the same name does not change it, and deleting the file removes it from the message.
    */
-  async fromV2Link(instanceId: string, roomId: string, attachment: { resource_link: string }): Promise<MessagePart | null> {
-    const address = parseFileAddress(attachment.resource_link);
+  async fromV2Link(instanceId: string, roomId: string, link: { type: string; url: string }): Promise<MessagePart | null> {
+    const address = parseFileAddress(link.url);
     if (!address || address.instanceId !== instanceId || address.roomId !== roomId) return null;
     const [current] = await this.files.filesNamed(instanceId, roomId, address.fileName);
     if (!current) return null;
-    return this.toStoredPart(instanceId, roomId, { type: current.content_type, attachment: { id: current.id } });
+    return this.toStoredPart(instanceId, roomId, { type: link.type, attachment: { id: current.id } });
   }
 
   /** Decided on write-side state: the attachment's stream and the room's (never a lagging read model). */

@@ -16,7 +16,8 @@ export class MessageContent {
     if (version === 2) {
       const v2 = await validateBody(V2MessageBodyDto, body);
       parts = partsFromV2(v2.text, v2.attachment);
-      const kept = v2.attachment && (await this.attachments.fromV2Link(instanceId, roomId, v2.attachment));
+      const link = parts[1] as Extract<MessagePart, { url: string }> | undefined;
+      const kept = link && (await this.attachments.fromV2Link(instanceId, roomId, link));
       if (kept) parts = [parts[0], kept];
     } else {
       const v6 = await validateBody(V6MessageBodyDto, body);

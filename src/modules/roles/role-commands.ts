@@ -1,5 +1,4 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
 import { CommandPipeline } from '../../shared/application/command-pipeline';
 import { CLOCK } from '../../shared/application/tokens';
 import { Clock } from '../../shared/domain/clock';
@@ -31,14 +30,6 @@ export class RoleCommands {
 
   async userRoles(instanceId: string, userId: string, command: UserRolesCommand, actor: Actor): Promise<boolean> {
     return this.run(userRolesStream(instanceId, userId), userRolesDecider, instanceId, command, actor);
-  }
-
-  /**
-   * For the instance wipe: custom roles and every assignment end, `default` and `admin` are
-   * as new (assignments name their role's id, which the restore replaces).
-   */
-  async restoreBuiltInRoles(instanceId: string, actor: Actor): Promise<void> {
-    await this.catalogue(instanceId, { type: 'RestoreBuiltInRoles', epoch: randomUUID() }, actor);
   }
 
   /** Whether anything was written. */

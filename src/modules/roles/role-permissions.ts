@@ -2,6 +2,7 @@ import { Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { CommandPipeline } from '../../shared/application/command-pipeline';
 import { forbidden } from '../../shared/domain/errors';
+import { INSTANCE_WIPED } from '../../shared/domain/instance-wipe';
 import { parseStreamName } from '../../shared/domain/streams';
 import { LiveLog } from '../../shared/subscriptions/live-log';
 import { RequestActor } from '../instances/authentication/access-token';
@@ -17,6 +18,8 @@ const USERS_CACHED = 50_000;
 const ROLE_EVENTS = '$role-events';
 /** Routing key of users' creations and deletions. */
 const USER_INCARNATIONS = '$user-incarnations';
+/** Routing key of instance wipes (they end every role and assignment of the instance). */
+const WIPES = '$role-wipes';
 
 interface CompiledUser {
   readonly catalogue: RolesState;
@@ -63,9 +66,15 @@ export class RolePermissions implements OnModuleInit, OnModuleDestroy {
       const user = parseStreamName(event.streamName);
       if (user) this.changed(userRolesStream(user.instanceId, user.id));
     });
+    this.liveLog.addRouter((event) => (event.type === INSTANCE_WIPED ? [WIPES] : []));
+    const offWipes = this.liveLog.on(WIPES, (event) => {
+      const wiped = parseStreamName(event.streamName);
+      if (wiped) this.wiped(wiped.instanceId);
+    });
     this.stopListening = () => {
       offRoles();
       offUsers();
+      offWipes();
     };
   }
 
@@ -131,6 +140,16 @@ export class RolePermissions implements OnModuleInit, OnModuleDestroy {
       this.users.delete(userKey(parsed.instanceId, parsed.id));
       for (const onChange of [...(byUser?.get(parsed.id) ?? [])]) onChange();
     }
+  }
+
+  /**
+   * The instance was wiped (here, or by another process): what was compiled from its roles and
+   * assignments is dropped, and its open subscriptions are checked again.
+   */
+  wiped(instanceId: string): void {
+    const prefix = userKey(instanceId, '');
+    for (const key of [...this.users.keys()]) if (key.startsWith(prefix)) this.users.delete(key);
+    this.changed(rolesStream(instanceId));
   }
 
   private async compiled(instanceId: string, userId: string): Promise<CompiledUser> {

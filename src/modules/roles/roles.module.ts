@@ -18,8 +18,7 @@ import { UserRoleTargets } from './user-role-targets';
 /**
  * Roles and permissions: the authorizer API, and the check of every non-su call against the
  * caller's roles (HTTP through one interceptor, subscriptions through the subscription
- * registry), both driven by ROUTE_PERMISSIONS. `RoleCommands.restoreBuiltInRoles` serves the
- * instance wipe.
+ * registry), both driven by ROUTE_PERMISSIONS. `RolePermissions.wiped` serves the instance wipe.
  */
 // Global: the token guard of every context asks its permission check (REQUEST_PERMISSIONS).
 @Global()

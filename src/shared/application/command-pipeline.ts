@@ -162,7 +162,7 @@ export class CommandPipeline {
     let cached = this.cache.get(stream) as Folded<S> | undefined;
     if (cached && (cached.epoch ?? null) !== epoch) cached = undefined; // wiped since: fold afresh
     if (cached && cached.readIn === this.turn) return cached;
-    let state = cached ? cached.state : decider.initialState();
+    let state = cached ? cached.state : epoch !== null && decider.wipedState ? decider.wipedState() : decider.initialState();
     let revision = cached ? cached.revision : -1;
     const newer = cached || !decider.foldsFrom ? await this.readStream(stream, { fromRevision: revision + 1 }) : await this.tail(stream, decider.foldsFrom, epoch);
     for (const event of newer) {

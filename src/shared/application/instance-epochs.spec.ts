@@ -54,6 +54,19 @@ describe('the command pipeline after an instance wipe', () => {
     expect((await store.readStream('count-acme.b')).map((e) => e.data)).toEqual([{ n: 1 }, { n: 2 }, { n: 1 }]);
   });
 
+  it("starts a wiped stream from the decider's wipedState, and a stream of an instance never wiped from its initialState", async () => {
+    const leftEmpty = { ...counter, initialState: () => ({ n: 10 }), wipedState: () => ({ n: -1 }) };
+    const epochs = new InstanceEpochs(store);
+    const pipeline = new CommandPipeline(store, answered, epochs);
+    expect((await pipeline.load('count-acme.a', leftEmpty)).state).toEqual({ n: 10 });
+    await pipeline.run('count-acme.a', leftEmpty, { type: 'Count' }, meta);
+    epochs.record('acme', await wipe('acme'));
+    expect((await pipeline.load('count-acme.a', leftEmpty)).state).toEqual({ n: -1 });
+    await pipeline.run('count-acme.a', leftEmpty, { type: 'Count' }, meta);
+    expect((await store.readStream('count-acme.a')).map((e) => e.data)).toEqual([{ n: 11 }, { n: 0 }]);
+    expect((await pipeline.load('count-other.a', leftEmpty)).state).toEqual({ n: 10 });
+  });
+
   it('another process learns of the wipe from the log: at its first write of the instance, or through the live log', async () => {
     await new CommandPipeline(store, answered).run('count-acme.a', counter, { type: 'Count' }, meta);
     await wipe('acme');

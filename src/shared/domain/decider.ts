@@ -17,6 +17,12 @@ export interface Decider<State, Command, Event extends DomainEvent> {
    * start, so loading it costs the same however long it grew.
    */
   readonly foldsFrom?: (event: Event) => boolean;
+  /**
+   * Where a stream starts once its instance has been wiped (default: `initialState`), for a
+   * state a wipe leaves otherwise than a new instance begins: a new instance has the built-in
+   * roles, a wiped one has no role until its owner creates them again, as Chatkit did.
+   */
+  readonly wipedState?: () => State;
 }
 
 export const fold = <State, Event extends DomainEvent>(

@@ -20,11 +20,11 @@ export interface AttachmentResolver {
   /** The stored part for `{type, attachment: {id}}` as sent; throws a DomainError when the upload is unknown or incomplete. */
   toStoredPart(instanceId: string, roomId: string, part: { type: string; attachment: { id: string } }): Promise<MessagePart>;
   /**
-   * A v2 attachment link to a file this server keeps (a files API upload in this room) as the
-   * attachment part it stands for, so that reads show a link serving the bytes; null for any
-   * other link (stored as the URL it is).
+   * The URL part a v2 attachment became, when it links to a file this server keeps (a files
+   * API upload in this room), as the attachment part it stands for (of the same type), so that
+   * reads show a link serving the bytes; null for any other link (stored as the URL it is).
    */
-  fromV2Link(instanceId: string, roomId: string, attachment: { resource_link: string }): Promise<MessagePart | null>;
+  fromV2Link(instanceId: string, roomId: string, link: { type: string; url: string }): Promise<MessagePart | null>;
   render(
     instanceId: string,
     roomId: string,

@@ -1,6 +1,6 @@
 import { ChatApiVersion } from '../../../shared/http/chatkit-route';
 import { MessageDocument } from '../../../../projections/messages/messages.projection';
-import { MessagePart, v2View } from '../domain/message-parts';
+import { currentPart, MessagePart, v2View } from '../domain/message-parts';
 import { AttachmentResolver } from './attachments.port';
 
 export type MessageResponse = Record<string, unknown>;
@@ -28,7 +28,7 @@ export const presentMessage = (
   return {
     ...common,
     parts: parts.map((p) =>
-      'attachment' in p ? { type: p.type, attachment: attachments.render(doc.instance_id, doc.room_id, p.attachment) } : p,
+      'attachment' in p ? { type: p.type, attachment: attachments.render(doc.instance_id, doc.room_id, p.attachment) } : currentPart(p),
     ),
     ...times,
   };

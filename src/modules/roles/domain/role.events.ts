@@ -11,7 +11,10 @@ export type RolePermissionsChanged = DomainEvent<
   'RolePermissionsChanged',
   { name: string; scope: RoleScope; added: string[]; removed: string[]; permissions: string[] }
 >;
-/** The instance wipe: custom roles and every assignment are gone, the built-in roles as new. */
+/**
+ * The built-in roles as new, every other role and every assignment gone. No command writes it:
+ * it is kept so that logs holding it fold as they were written.
+ */
 export type BuiltInRolesRestored = DomainEvent<'BuiltInRolesRestored', { epoch: string }>;
 
 export type RoleEvent = RoleCreated | RoleDeleted | RolePermissionsChanged | BuiltInRolesRestored;

@@ -24,8 +24,7 @@ export const roleKey = (scope: RoleScope, name: string): string => `${scope}/${n
 export type RolesCommand =
   | { type: 'CreateRole'; name: string; scope: RoleScope; permissions: string[]; role_id: RoleId }
   | { type: 'DeleteRole'; name: string; scope: RoleScope }
-  | { type: 'ChangeRolePermissions'; name: string; scope: RoleScope; add: string[]; remove: string[] }
-  | { type: 'RestoreBuiltInRoles'; epoch: string };
+  | { type: 'ChangeRolePermissions'; name: string; scope: RoleScope; add: string[]; remove: string[] };
 
 export const roleNotFound = (name: string, scope: string) =>
   notFound('role_not_found', `There is no ${scope} role named "${name}"`);
@@ -57,7 +56,10 @@ const withRole = (state: RolesState, key: string, role: Role | null): RolesState
 };
 
 export const rolesDecider: Decider<RolesState, RolesCommand, RoleEvent> = {
+  /** A new instance has the built-in roles. */
   initialState: () => ({ roles: builtIns(null) }),
+  /** A wiped one has none: Chatkit's wipe left no role, and its clients create `default` and `admin` again. */
+  wipedState: () => ({ roles: new Map() }),
 
   evolve(state, event) {
     switch (event.type) {
@@ -72,6 +74,7 @@ export const rolesDecider: Decider<RolesState, RolesCommand, RoleEvent> = {
         const role = state.roles.get(key);
         return role ? withRole(state, key, { ...role, permissions: event.data.permissions }) : state;
       }
+      // Events are permanent: where a log holds one, the built-in roles were restored at that point.
       case 'BuiltInRolesRestored':
         return { roles: builtIns(event.data.epoch) };
       default:
@@ -111,8 +114,6 @@ export const rolesDecider: Decider<RolesState, RolesCommand, RoleEvent> = {
           },
         ];
       }
-      case 'RestoreBuiltInRoles':
-        return [{ type: 'BuiltInRolesRestored', data: { epoch: command.epoch } }];
     }
   },
 };

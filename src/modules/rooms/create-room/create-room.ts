@@ -1,6 +1,5 @@
 import { Body, Controller, HttpCode, Inject, Param, Post, UseGuards } from '@nestjs/common';
 import { CommandBus, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { ArrayMaxSize, IsArray, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { CommandPipeline } from '../../../shared/application/command-pipeline';
 import { CLOCK } from '../../../shared/application/tokens';
@@ -8,36 +7,14 @@ import { Clock } from '../../../shared/domain/clock';
 import { forbidden } from '../../../shared/domain/errors';
 import { Actor } from '../../../shared/domain/event';
 import { CHATKIT_ROUTE, ChatApiVersion, ChatApiVersionPipe } from '../../../shared/http/chatkit-route';
+import { validateBody } from '../../../shared/http/validation';
 import { AccessTokenGuard, auditActor, CurrentActor } from '../../instances/authentication/access-token.guard';
 import { RequestActor } from '../../instances/authentication/access-token';
 import { roomDecider, roomStream } from '../domain/room.decider';
 import { presentRoom, RoomResponse } from '../presentation/room.presenter';
-import { RoomFieldsDto } from '../presentation/room-fields';
+import { CreateRoomDto, V2CreateRoomDto } from '../presentation/room-fields';
 import { RoomMembers } from '../room-members';
 import { RoomsReadModel } from '../rooms.read-model';
-
-export const MAX_INITIAL_MEMBERS = 500;
-
-class CreateRoomDto extends RoomFieldsDto {
-  /** v6 only: a caller-chosen id. */
-  @IsOptional()
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(160)
-  id?: string;
-
-  /** chatkit-client names the creator here; chatkit-server names it with the token's `sub`. */
-  @IsOptional()
-  @IsString()
-  @IsNotEmpty()
-  created_by_id?: string;
-
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(MAX_INITIAL_MEMBERS)
-  @IsString({ each: true })
-  user_ids?: string[];
-}
 
 export class CreateRoomCommand {
   constructor(
@@ -92,18 +69,20 @@ export class CreateRoomHandler implements ICommandHandler<CreateRoomCommand, Roo
 export class CreateRoomController {
   constructor(private readonly commands: CommandBus) {}
 
+  /** The body is read by API version: v2 room names keep the seed's charset, v6 ones are free text. */
   @Post('rooms')
   @HttpCode(201)
-  create(
+  async create(
     @Param('instanceId') instanceId: string,
     @Param('version', ChatApiVersionPipe) version: ChatApiVersion,
-    @Body() body: CreateRoomDto,
+    @Body() body: unknown,
     @CurrentActor() actor: RequestActor,
   ): Promise<RoomResponse> {
-    const creatorId = body.created_by_id ?? actor.userId;
+    const fields = await validateBody(version === 2 ? V2CreateRoomDto : CreateRoomDto, body);
+    const creatorId = fields.created_by_id ?? actor.userId;
     if (creatorId !== undefined && creatorId !== actor.userId && !actor.su) {
       throw forbidden('not_allowed', 'A room can only be created on behalf of the token\'s own user without su');
     }
-    return this.commands.execute(new CreateRoomCommand(instanceId, version, body, creatorId, auditActor(actor)));
+    return this.commands.execute(new CreateRoomCommand(instanceId, version, fields, creatorId, auditActor(actor)));
   }
 }

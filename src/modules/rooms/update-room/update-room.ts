@@ -4,7 +4,8 @@ import { CommandPipeline } from '../../../shared/application/command-pipeline';
 import { CLOCK } from '../../../shared/application/tokens';
 import { Clock } from '../../../shared/domain/clock';
 import { Actor } from '../../../shared/domain/event';
-import { CHATKIT_ROUTE } from '../../../shared/http/chatkit-route';
+import { CHATKIT_ROUTE, ChatApiVersion, ChatApiVersionPipe } from '../../../shared/http/chatkit-route';
+import { validateBody } from '../../../shared/http/validation';
 import {
   AccessTokenGuard,
   auditActor,
@@ -12,7 +13,7 @@ import {
 } from '../../instances/authentication/access-token.guard';
 import { RequestActor } from '../../instances/authentication/access-token';
 import { roomDecider, roomStream } from '../domain/room.decider';
-import { RoomFieldsDto } from '../presentation/room-fields';
+import { RoomFieldsDto, V2RoomFieldsDto } from '../presentation/room-fields';
 
 export class UpdateRoomCommand {
   constructor(
@@ -47,14 +48,17 @@ export class UpdateRoomHandler implements ICommandHandler<UpdateRoomCommand, voi
 export class UpdateRoomController {
   constructor(private readonly commands: CommandBus) {}
 
+  /** The body is read by API version: v2 room names keep the seed's charset, v6 ones are free text. */
   @Put('rooms/:roomId')
   @HttpCode(204)
   async update(
     @Param('instanceId') instanceId: string,
+    @Param('version', ChatApiVersionPipe) version: ChatApiVersion,
     @Param('roomId') roomId: string,
-    @Body() body: RoomFieldsDto,
+    @Body() body: unknown,
     @CurrentActor() actor: RequestActor,
   ): Promise<void> {
-    await this.commands.execute(new UpdateRoomCommand(instanceId, roomId, body, auditActor(actor)));
+    const changes = await validateBody(version === 2 ? V2RoomFieldsDto : RoomFieldsDto, body);
+    await this.commands.execute(new UpdateRoomCommand(instanceId, roomId, changes, auditActor(actor)));
   }
 }

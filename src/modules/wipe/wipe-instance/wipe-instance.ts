@@ -9,7 +9,7 @@ import { instanceWipesStream } from '../../../shared/domain/instance-wipe';
 import { CHATKIT_ROUTE } from '../../../shared/http/chatkit-route';
 import { AccessTokenGuard, auditActor, CurrentActor, requireSu } from '../../instances/authentication/access-token.guard';
 import { RequestActor } from '../../instances/authentication/access-token';
-import { RoleCommands } from '../../roles/role-commands';
+import { RolePermissions } from '../../roles/role-permissions';
 import { instanceWipeDecider } from '../domain/instance-wipe.decider';
 
 const savedNotReflected = (cause: unknown) =>
@@ -24,16 +24,17 @@ const savedNotReflected = (cause: unknown) =>
 
 /**
  * `DELETE /resources` (su): wipes the instance's users, rooms, messages, cursors, files,
- * custom roles and delete jobs. One `InstanceWiped` event; from its position on, the write
- * side reads the instance's entity streams as new and the projections have dropped its
- * documents. Keys and settings stay, so the instance keeps working at once with the same keys.
+ * roles (the built-in ones too, as Chatkit's wipe did), role assignments and delete jobs. One
+ * `InstanceWiped` event; from its position on, the write side reads the instance's entity
+ * streams as after a wipe and the projections have dropped its documents. Keys and settings
+ * stay, so the instance keeps working at once with the same keys.
  */
 @Controller(CHATKIT_ROUTE)
 @UseGuards(AccessTokenGuard)
 export class WipeInstanceController {
   constructor(
     private readonly pipeline: CommandPipeline,
-    private readonly roles: RoleCommands,
+    private readonly permissions: RolePermissions,
     @Inject(INSTANCE_EPOCHS) private readonly epochs: InstanceEpochs,
     @Inject(READ_YOUR_WRITES) private readonly readYourWrites: ReadYourWrites,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -51,11 +52,11 @@ export class WipeInstanceController {
       { instance_id: instanceId, actor: auditActor(actor), occurred_at: now },
       { awaitProjections: [] },
     );
-    // From here on, this process's writes see the instance as new (others once their live log brings the event).
+    // From here on, this process's writes and permission checks see the instance as wiped
+    // (others' once their live log brings the event).
     this.epochs.record(instanceId, position);
+    this.permissions.wiped(instanceId);
     try {
-      // Drops every process's compiled permissions of the instance (the wipe already hides the old roles).
-      await this.roles.restoreBuiltInRoles(instanceId, auditActor(actor));
       await this.readYourWrites.waitFor(position!);
     } catch (error) {
       throw error instanceof DomainError && error.reason === 'projection_lag' ? error : savedNotReflected(error);
