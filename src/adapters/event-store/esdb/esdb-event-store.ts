@@ -331,8 +331,8 @@ const CLOSED = Symbol('closed');
 class EsdbFeed<R> implements LogSubscription {
   private closed = false;
   private active: ReadableSubscription<R> | null = null;
-  private stop!: () => void;
-  private readonly stopped = new Promise<typeof CLOSED>((resolve) => (this.stop = () => resolve(CLOSED)));
+  /** Ends the pending wait for the next event (see nextOf). */
+  private wake: (() => void) | null = null;
 
   constructor(
     private readonly open: () => ReadableSubscription<R>,
@@ -351,12 +351,13 @@ class EsdbFeed<R> implements LogSubscription {
       () => subscription.destroy(new EsdbTimeoutError(`${this.what} (no confirmation)`, this.timeoutMs)),
       this.timeoutMs,
     );
+    watchdog.unref();
     subscription.once('confirmation', () => clearTimeout(watchdog));
     const accept = this.acceptor();
     const iterator = subscription[Symbol.asyncIterator]();
     try {
       for (;;) {
-        const next = await Promise.race([iterator.next(), this.stopped]);
+        const next = await this.nextOf(iterator);
         if (next === CLOSED || this.closed) return;
         if (next.done) throw new EsdbSubscriptionEndedError(this.what);
         const event = accept(next.value);
@@ -372,10 +373,25 @@ class EsdbFeed<R> implements LogSubscription {
     }
   }
 
+  /**
+   * The subscription's next item, or CLOSED as soon as close() is called. A fresh promise each
+   * time, never a race against one promise that lives as long as the feed: every such race stays
+   * attached to it with its result until it settles, so a live subscription would keep every
+   * event it ever delivered.
+   */
+  private nextOf(iterator: AsyncIterator<R>): Promise<IteratorResult<R> | typeof CLOSED> {
+    return new Promise<IteratorResult<R> | typeof CLOSED>((resolve, reject) => {
+      this.wake = () => resolve(CLOSED);
+      iterator.next().then(resolve, reject);
+    }).finally(() => {
+      this.wake = null;
+    });
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.stop();
+    this.wake?.();
     this.onClose(this);
     const subscription = this.active;
     if (subscription) {
