@@ -156,11 +156,14 @@ describe('CommandPipeline answers truthfully about the log', () => {
   });
 
   it('a store that says it wrote nothing (unreachable) answers "not saved" without reading back', async () => {
+    // Reads fail too once the append has (a server gone): only the append's own answer can tell.
+    let appendFailed = false;
     const unreachable = withOverrides(store, {
       append: async () => {
+        appendFailed = true;
         throw new EventStoreUnavailableError('EventStoreDB is unreachable');
       },
-      readStream: async (...args: Parameters<EventStore['readStream']>) => (args[1]?.fromRevision ? Promise.reject(new Error('read back')) : store.readStream(...args)),
+      readStream: async (...args: Parameters<EventStore['readStream']>) => (appendFailed ? Promise.reject(new Error('unreachable')) : store.readStream(...args)),
     });
     expect(await answerOf(new CommandPipeline(unreachable, answered).run('count-i', counter, { type: 'Count' }, meta))).toBe(
       'unavailable/storage_unavailable: The change was not saved: EventStoreDB is unreachable; it is safe to retry',
