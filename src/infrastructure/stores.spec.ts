@@ -55,7 +55,9 @@ describe('openStores', () => {
 
   it('a store that fails to open closes those opened before it: nothing is left holding files', async () => {
     mkdirSync(join(dataDir, 'read-models.sqlite')); // a directory where the read models' file goes
-    await expect(openStores(loadConfig({ DATA_DIR: dataDir }))).rejects.toThrow();
+    // better-sqlite3's error class may come from another test file's realm: matched by its message.
+    const failure = await openStores(loadConfig({ DATA_DIR: dataDir })).then(() => null, (error: unknown) => error);
+    expect(String((failure as Error | null)?.message)).toMatch(/unable to open database file/);
     expect(openUnder(dataDir)).toEqual([]);
   });
 });
