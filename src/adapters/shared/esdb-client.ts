@@ -38,7 +38,9 @@ export async function connectEventStoreDb(connectionString: string, options: { r
     return client;
   } catch (error) {
     await withTimeout(client.dispose(), 1_000, 'closing the connection').catch(() => undefined);
-    throw error;
+    if (error instanceof EsdbUnsupportedServerError) throw error;
+    // The connection string is not repeated: it may hold credentials.
+    throw new Error(`could not reach EventStoreDB (EVENTSTORE_CONNECTION_STRING): ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
 }
 
