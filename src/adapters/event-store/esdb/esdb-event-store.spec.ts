@@ -127,7 +127,8 @@ describe('EventStoreDB appends: what a failure says about the write', () => {
       ['too-large', { error: { code: 3, details: 'Maximum Append Size of 4096 Exceeded.', metadata: { exception: 'maximum-append-size-exceeded', 'maximum-append-size': '4096' } } }],
     ]);
     const fake = await startFakeEventStoreDb({ append: ({ streamName }) => outcomes.get(streamName) ?? { ok: { revision: 0, position: 4242n } } });
-    const store = await EsdbEventStore.connect(fake.connectionString, { timeoutMs: 500 });
+    // Long enough for a loaded machine to answer the calls that succeed; the hung one waits it out.
+    const store = await EsdbEventStore.connect(fake.connectionString, { timeoutMs: 2_000 });
     try {
       expect(await store.append('fine', [event()], 'no_stream')).toEqual({ nextExpectedRevision: 0, position: '00000000000000004242:00000000000000004242' });
       for (const stream of ['timed-out', 'hung']) {
