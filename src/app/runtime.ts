@@ -77,6 +77,7 @@ export async function openRuntime(config: ParleyConfig, mode: ProjectorMode, hoo
   const versions = new ProjectionVersions(ALL_PROJECTIONS, (checkpoint) => projections!.positionOf(checkpoint));
   projections = new ProjectionWatch(stores.readModels, versions.checkpoints, runner, config.readYourWritesTimeoutMs, 10, versions);
   if (runner) {
+    await refuseForeignCheckpoints(stores, versions.checkpoints);
     await hooks.beforeCatchUp?.();
     await runner.start();
     await runner.caughtUp();
@@ -108,6 +109,25 @@ export async function openRuntime(config: ParleyConfig, mode: ProjectorMode, hoo
       lock?.release();
     },
   };
+}
+
+/**
+ * Read models folded from another event log (SQLite, then EventStoreDB with the same MongoDB)
+ * hold checkpoints this log cannot resume from: a start that folds refuses them, naming the
+ * fix, rather than fail on every resubscription. The rebuild CLI (which folds nothing until it
+ * has reset them) is not stopped by it.
+ */
+export async function refuseForeignCheckpoints(stores: Pick<Stores, 'events' | 'readModels' | 'description'>, checkpoints: readonly string[]): Promise<void> {
+  for (const name of checkpoints) {
+    const position = await stores.readModels.getCheckpoint(name);
+    if (position !== null && stores.events.recognizes && !stores.events.recognizes(position)) {
+      throw new Error(
+        `the read models' checkpoint of ${name} (${position}) is not a position of this event log (${stores.description}): ` +
+          'they were folded from another event log. Rebuild them from this one (stop the API processes and projector workers, then npm run rebuild), ' +
+          'or give this log read models of its own (MONGODB_DATABASE).',
+      );
+    }
+  }
 }
 
 const needsDataDir = (config: ParleyConfig) => !config.eventStoreConnectionString || !config.mongodbUri;

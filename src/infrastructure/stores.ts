@@ -22,40 +22,63 @@ export interface Stores {
   readonly description: string;
 }
 
-/** EventStoreDB and MongoDB when their addresses are set, each independently; SQLite files otherwise. */
+/**
+ * EventStoreDB and MongoDB when their addresses are set, each independently; SQLite files
+ * otherwise. A store that fails to open closes the ones opened before it, so a failed start
+ * leaves no connection behind.
+ */
 export async function openStores(config: ParleyConfig): Promise<Stores> {
   const needsDir = !config.eventStoreConnectionString || !config.mongodbUri;
   if (needsDir) mkdirSync(config.dataDir, { recursive: true });
-  // The production drivers load only when chosen: the embedded default starts without them.
-  const events: EventStore = config.eventStoreConnectionString
-    ? new (await import('../adapters/event-store/esdb/esdb-event-store')).EsdbEventStore(config.eventStoreConnectionString)
-    : new SqliteEventStore(join(config.dataDir, 'events.sqlite'));
-  const readModels: ReadModelStore = config.mongodbUri
-    ? await (await import('../adapters/read-models/mongo/mongo-read-model-store')).MongoReadModelStore.connect(
-        config.mongodbUri,
-        config.mongodbDatabase,
-      )
-    : new SqliteReadModelStore(join(config.dataDir, 'read-models.sqlite'));
-  // Typing and presence cross API processes only where there can be several: with EventStoreDB.
-  const ephemeral: EphemeralBus = config.eventStoreConnectionString
-    ? new (await import('../adapters/ephemeral/esdb-ephemeral-bus')).EsdbEphemeralBus(config.eventStoreConnectionString)
-    : new InProcessEphemeralBus();
-  // Uploaded bytes go where the read models go: GridFS beside MongoDB, files in DATA_DIR beside SQLite.
-  const blobs: BlobStore = config.mongodbUri
-    ? await (await import('../adapters/blobs/gridfs/gridfs-blob-store')).GridFsBlobStore.connect(
-        config.mongodbUri,
-        config.mongodbDatabase,
-      )
-    : await FsBlobStore.open(join(config.dataDir, 'blobs'));
-  // Rate limits hold per deployment: in memory for the one embedded process, in MongoDB for several API processes.
-  const rateCounters: RateCounters = config.mongodbUri
-    ? await (await import('../adapters/rate-counters/mongo/mongo-rate-counters')).MongoRateCounters.connect(config.mongodbUri, config.mongodbDatabase)
-    : new MemoryRateCounters();
-  const description = [
-    config.eventStoreConnectionString ? 'event log: EventStoreDB' : `event log: SQLite in ${config.dataDir}`,
-    config.mongodbUri ? 'read models: MongoDB' : `read models: SQLite in ${config.dataDir}`,
-    config.mongodbUri ? 'blobs: MongoDB GridFS' : `blobs: files in ${join(config.dataDir, 'blobs')}`,
-    config.mongodbUri ? 'rate limits: MongoDB' : 'rate limits: in memory',
-  ].join(', ');
-  return { events, readModels, ephemeral, blobs, rateCounters, description };
+  const opened: { close(): Promise<void> }[] = [];
+  const open = async <T extends { close(): Promise<void> }>(store: T | Promise<T>): Promise<T> => {
+    const ready = await store;
+    opened.push(ready);
+    return ready;
+  };
+  try {
+    // The production drivers load only when chosen: the embedded default starts without them.
+    let events: EventStore;
+    let ephemeral: EphemeralBus;
+    if (config.eventStoreConnectionString) {
+      const { connectEventStoreDb } = await import('../adapters/shared/esdb-client');
+      const { EsdbEventStore } = await import('../adapters/event-store/esdb/esdb-event-store');
+      const { EsdbEphemeralBus } = await import('../adapters/ephemeral/esdb-ephemeral-bus');
+      // One client for the process: the event store closes it, after the bus (see Runtime.close).
+      const client = await connectEventStoreDb(config.eventStoreConnectionString);
+      events = await open(new EsdbEventStore(client));
+      // Typing and presence cross API processes only where there can be several: with EventStoreDB.
+      ephemeral = new EsdbEphemeralBus(client);
+    } else {
+      events = await open(new SqliteEventStore(join(config.dataDir, 'events.sqlite')));
+      ephemeral = new InProcessEphemeralBus();
+    }
+    const readModels = await open<ReadModelStore>(
+      config.mongodbUri
+        ? (await import('../adapters/read-models/mongo/mongo-read-model-store')).MongoReadModelStore.connect(config.mongodbUri, config.mongodbDatabase)
+        : new SqliteReadModelStore(join(config.dataDir, 'read-models.sqlite')),
+    );
+    // Uploaded bytes go where the read models go: GridFS beside MongoDB, files in DATA_DIR beside SQLite.
+    const blobs = await open<BlobStore>(
+      config.mongodbUri
+        ? (await import('../adapters/blobs/gridfs/gridfs-blob-store')).GridFsBlobStore.connect(config.mongodbUri, config.mongodbDatabase)
+        : FsBlobStore.open(join(config.dataDir, 'blobs')),
+    );
+    // Rate limits hold per deployment: in memory for the one embedded process, in MongoDB for several API processes.
+    const rateCounters = await open<RateCounters>(
+      config.mongodbUri
+        ? (await import('../adapters/rate-counters/mongo/mongo-rate-counters')).MongoRateCounters.connect(config.mongodbUri, config.mongodbDatabase)
+        : new MemoryRateCounters(),
+    );
+    const description = [
+      config.eventStoreConnectionString ? 'event log: EventStoreDB' : `event log: SQLite in ${config.dataDir}`,
+      config.mongodbUri ? 'read models: MongoDB' : `read models: SQLite in ${config.dataDir}`,
+      config.mongodbUri ? 'blobs: MongoDB GridFS' : `blobs: files in ${join(config.dataDir, 'blobs')}`,
+      config.mongodbUri ? 'rate limits: MongoDB' : 'rate limits: in memory',
+    ].join(', ');
+    return { events, readModels, ephemeral, blobs, rateCounters, description };
+  } catch (error) {
+    for (const store of opened.reverse()) await store.close().catch(() => undefined);
+    throw error;
+  }
 }

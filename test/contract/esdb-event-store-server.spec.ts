@@ -1,11 +1,24 @@
-import { EventStoreDBClient, START } from '@eventstore/db-client';
+import { EventStoreDBClient, jsonEvent, START } from '@eventstore/db-client';
 import { randomUUID } from 'node:crypto';
 import { EsdbEphemeralBus, EPHEMERAL_STREAM_PREFIX } from '../../src/adapters/ephemeral/esdb-ephemeral-bus';
-import { EsdbEventStore } from '../../src/adapters/event-store/esdb/esdb-event-store';
+import { esdbPosition, EsdbEventStore } from '../../src/adapters/event-store/esdb/esdb-event-store';
+import { CommandPipeline } from '../../src/shared/application/command-pipeline';
+import { Decider } from '../../src/shared/domain/decider';
 import { DomainError } from '../../src/shared/domain/errors';
-import { RecordedEvent } from '../../src/shared/domain/event';
-import { EventToAppend } from '../../src/shared/ports/event-store.port';
+import { DomainEvent, RecordedEvent } from '../../src/shared/domain/event';
+import {
+  AppendOutcomeUnknownError,
+  AppendTooLargeError,
+  EventStoreUnavailableError,
+  EventToAppend,
+} from '../../src/shared/ports/event-store.port';
 import { describeWithEnv } from './skip-unless-env';
+
+/**
+ * The server's MaxAppendSize: EventStoreDB's default unless the server under test was started
+ * with another EVENTSTORE_MAX_APPEND_SIZE, which the suite is then given too.
+ */
+const SERVER_MAX_APPEND_BYTES = Number(process.env.EVENTSTORE_MAX_APPEND_SIZE || 1024 * 1024);
 
 /**
  * What the EventStoreDB adapter adds to the port on a real server, beyond the shared contract:
@@ -110,15 +123,83 @@ describeWithEnv('EVENTSTORE_CONNECTION_STRING', 'EventStoreDB adapter on a real 
         expect(delivered.filter((e) => e.streamName === `${p}a-1`).map((e) => e.type)).toEqual(['Marker', 'End']);
         expect(delivered.filter((e) => e.streamName.startsWith(EPHEMERAL_STREAM_PREFIX))).toEqual([]);
         // The signal stream itself is in the server's log (read directly), only hidden from the port.
-        const signals = await drainAll(client.readStream(`${EPHEMERAL_STREAM_PREFIX}typing.${p}.r1`, { fromRevision: START }));
+        expect(bus.streamName.startsWith(EPHEMERAL_STREAM_PREFIX)).toBe(true);
+        const signals = await drainAll(client.readStream(bus.streamName, { fromRevision: START }));
         expect(signals.length).toBeGreaterThanOrEqual(5);
       } finally {
         await subscription.close();
         await bus.close();
       }
     });
+
+    it('an append just over the server\'s MaxAppendSize is refused as too large, and nothing is written', async () => {
+      const s = `${p}-large`;
+      const over: EventToAppend = { type: 'Large', data: { text: 'x'.repeat(SERVER_MAX_APPEND_BYTES) }, metadata: { occurred_at: new Date().toISOString() } };
+      const refused = await store.append(s, [over], 'no_stream').catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(AppendTooLargeError);
+      expect((refused as AppendTooLargeError).maxBytes).toBe(SERVER_MAX_APPEND_BYTES);
+      expect(store.maxAppendBytes).toBeLessThanOrEqual(SERVER_MAX_APPEND_BYTES);
+      expect(await store.readStream(s)).toEqual([]);
+      // Just under it is taken.
+      const under: EventToAppend = { ...over, data: { text: 'x'.repeat(SERVER_MAX_APPEND_BYTES - 4_096) } };
+      await store.append(s, [under], 'no_stream');
+      expect(await store.readStream(s)).toHaveLength(1);
+    });
+
+    it('the command pipeline: a busy stream past the limit in all is saved whole, in appends under it; one command over it alone answers 413', async () => {
+      const s = `${p}-busy`;
+      const pipeline = new CommandPipeline(store, { waitFor: async () => undefined });
+      const text = 'm'.repeat(64 * 1024);
+      const count = Math.ceil((1.5 * SERVER_MAX_APPEND_BYTES) / text.length);
+      const sent = await Promise.all(Array.from({ length: count }, (_, i) => pipeline.run(s, sayer, { type: 'Say', text: `${i}:${text}` }, meta)));
+      expect(sent).toHaveLength(count);
+      expect((await store.readStream(s)).map((e) => (e.data as { text: string }).text.split(':')[0])).toEqual(Array.from({ length: count }, (_, i) => String(i)));
+      const tooLarge = await pipeline.run(s, sayer, { type: 'Say', text: 'x'.repeat(SERVER_MAX_APPEND_BYTES) }, meta).catch((e: unknown) => e);
+      expect(tooLarge).toBeInstanceOf(DomainError);
+      expect((tooLarge as DomainError).status).toBe(413);
+      expect((tooLarge as DomainError).code).toBe('payload_too_large/change_too_large');
+      expect(await store.readStream(s)).toHaveLength(count);
+    });
+
+    it('two clients in one process: one disposed in the middle of its appends leaves the other\'s appends whole', async () => {
+      const other = EventStoreDBClient.connectionString(connectionString);
+      const otherStore = new EsdbEventStore(EventStoreDBClient.connectionString(connectionString));
+      const mine = Array.from({ length: 40 }, (_, i) => store.append(`${p}m-${i}`, [ev('Mine')], 'no_stream'));
+      // Another library's client in the process, appending through the client's own batch path.
+      const theirs = Array.from({ length: 40 }, (_, i) => other.appendToStream(`${p}t-${i}`, jsonEvent({ type: 'Theirs', data: {} })));
+      const others = Array.from({ length: 40 }, (_, i) => otherStore.append(`${p}o-${i}`, [ev('Other')], 'no_stream'));
+      await Promise.all([other.dispose(), otherStore.close()]);
+      const results = await Promise.allSettled(mine);
+      expect(results.filter((r) => r.status === 'rejected')).toEqual([]);
+      for (let i = 0; i < 40; i++) expect((await store.readStream(`${p}m-${i}`)).map((e) => e.type)).toEqual(['Mine']);
+      await Promise.allSettled(theirs);
+      // The disposed store's appends say what happened to them: done, not sent, or unknown.
+      for (const result of await Promise.allSettled(others)) {
+        if (result.status === 'rejected') expect(result.reason instanceof AppendOutcomeUnknownError || result.reason instanceof EventStoreUnavailableError).toBe(true);
+      }
+    });
+
+    it("a multi-event append's reported position is its last event's, commit and prepare alike", async () => {
+      const s = `${p}-multi`;
+      const written = await client.appendToStream(s, [1, 2, 3].map((n) => jsonEvent({ type: 'Numbered', data: { n } })));
+      const events = await store.readStream(s);
+      expect(events).toHaveLength(3);
+      expect(esdbPosition(written.position!)).toBe(events[2].position);
+      expect(written.position!.commit).toBe(written.position!.prepare);
+      // And what the store answers for one.
+      const appended = await store.append(s, [ev('A'), ev('B')], 2);
+      expect(appended.position).toBe((await store.readStream(s, { fromRevision: 4 }))[0].position);
+    });
   }),
 );
+
+type Said = DomainEvent<'Said', { text: string }>;
+const sayer: Decider<{ said: number }, { type: 'Say'; text: string }, Said> = {
+  initialState: () => ({ said: 0 }),
+  evolve: (state) => ({ said: state.said + 1 }),
+  decide: (command) => [{ type: 'Said', data: { text: command.text } }],
+};
+const meta = { occurred_at: '2026-01-01T00:00:00.000Z' };
 
 const ev = (type: string): EventToAppend => ({ type, data: {}, metadata: { occurred_at: new Date().toISOString() } });
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

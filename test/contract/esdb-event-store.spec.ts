@@ -4,7 +4,7 @@ import { describeWithEnv } from './skip-unless-env';
 
 describeWithEnv('EVENTSTORE_CONNECTION_STRING', 'EventStoreDB contract suite', (connectionString) =>
   eventStoreContract('EsdbEventStore', async () => {
-    const store = EsdbEventStore.connect(connectionString);
+    const store = await EsdbEventStore.connect(connectionString);
     return { store, cleanup: () => store.close() };
   }),
 );

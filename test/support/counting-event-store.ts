@@ -1,4 +1,5 @@
 import { EventStore, ReadStreamOptions } from '../../src/shared/ports/event-store.port';
+import { withOverrides } from './event-store-overrides';
 
 /** A real event store, counting the stream reads made through it (to show a cost is bounded, not to mock). */
 export class CountingStore {
@@ -6,16 +7,13 @@ export class CountingStore {
   eventsRead = 0;
   readonly events: EventStore;
   constructor(store: EventStore) {
-    this.events = new Proxy(store, {
-      get: (target, name) =>
-        name === 'readStream'
-          ? async (stream: string, options?: ReadStreamOptions) => {
-              const events = await target.readStream(stream, options);
-              this.reads++;
-              this.eventsRead += events.length;
-              return events;
-            }
-          : Reflect.get(target, name, target).bind(target),
+    this.events = withOverrides(store, {
+      readStream: async (stream: string, options?: ReadStreamOptions) => {
+        const events = await store.readStream(stream, options);
+        this.reads++;
+        this.eventsRead += events.length;
+        return events;
+      },
     });
   }
   reset() {

@@ -1,13 +1,17 @@
+import { randomUUID } from 'node:crypto';
 import {
+  ANY,
   AllStreamResolvedEvent,
   AllStreamSubscription,
   END,
   EventStoreDBClient,
   jsonEvent,
   JSONType,
+  metastreamOf,
   streamNameFilter,
 } from '@eventstore/db-client';
 import { EphemeralBus } from '../../shared/ports/ephemeral-bus.port';
+import { appendUnbatched, EsdbTimeoutError, withTimeout } from '../shared/esdb-client';
 
 export interface EsdbEphemeralBusOptions {
   /**
@@ -24,14 +28,6 @@ export interface EsdbEphemeralBusOptions {
   readonly onError?: (error: unknown) => void;
 }
 
-/** A call the server did not answer in time. */
-export class EsdbEphemeralTimeoutError extends Error {
-  constructor(what: string, ms: number) {
-    super(`EventStoreDB did not answer ${what} within ${ms} ms`);
-    this.name = 'EsdbEphemeralTimeoutError';
-  }
-}
-
 /**
  * The category of the signal streams. The EventStoreDB event store leaves these streams out of
  * everything it reads from $all (see its isApplicationEvent), so signals never reach projectors,
@@ -40,13 +36,8 @@ export class EsdbEphemeralTimeoutError extends Error {
 export const EPHEMERAL_STREAM_PREFIX = 'ephemeral-';
 const STREAM_PREFIX = EPHEMERAL_STREAM_PREFIX;
 const EVENT_TYPE = 'EphemeralSignal';
-/** How many streams are remembered as having their max-age set (a stream per room or user). */
-const MAX_AGED_STREAMS = 10_000;
 
-/** `typing:acme:r1` → `ephemeral-typing.acme.r1` (an `ephemeral` category, like the entity streams' naming). */
-export const ephemeralStream = (channel: string): string => STREAM_PREFIX + channel.replace(/:/g, '.');
-
-/** What each signal event holds: the channel itself, since stream names do not map back unambiguously. */
+/** What each signal event holds: its channel (all of a process's signals share one stream). */
 interface SignalData {
   readonly channel: string;
   readonly message: unknown;
@@ -55,17 +46,22 @@ interface SignalData {
 /**
  * Typing and presence signals between API processes through EventStoreDB (client 6.x).
  *
- * `publish` appends one `EphemeralSignal` event to `ephemeral-<channel>`, a stream whose
- * metadata sets a `maxAge` of 60 s, so the server drops the signals soon after. Each process
- * has one subscription to `$all`, from its end, filtered server-side to `ephemeral-` streams,
- * and hands each signal to its local listeners of that channel. A gap while the subscription
- * is reopened loses signals; that is acceptable here (presence heartbeats repair it).
+ * `publish` appends one `EphemeralSignal` event, naming its channel, to this process's own
+ * stream `ephemeral-<random id>`, whose metadata sets a `maxAge` of 60 s, so the server drops
+ * the signals soon after (their disk space comes back with the next scavenge). One stream per
+ * process, not one per channel: one metadata write per process instead of one per room and
+ * user, and few streams in the server's index. Each process has one subscription to `$all`,
+ * from its end, filtered server-side to `ephemeral-` streams, and hands each signal to its
+ * local listeners of that channel. A gap while the subscription is reopened loses signals;
+ * that is acceptable here (presence heartbeats repair it).
  *
  * These streams never reach read models, the live log or the audit trail: the EventStoreDB
  * event store excludes `ephemeral-…` streams from its $all reads and subscriptions (on the
  * server where it can, and again in the client), and the audit CLI reads only entity streams.
  */
 export class EsdbEphemeralBus implements EphemeralBus {
+  /** This process's signal stream. */
+  readonly streamName = `${STREAM_PREFIX}${randomUUID()}`;
   private readonly client: EventStoreDBClient;
   private readonly ownsClient: boolean;
   private readonly timeoutMs: number;
@@ -73,8 +69,8 @@ export class EsdbEphemeralBus implements EphemeralBus {
   private readonly retryMs: number;
   private readonly onError: (error: unknown) => void;
   private readonly listeners = new Map<string, Set<(message: unknown) => void>>();
-  /** Streams whose max-age is set or being set, most recently used last. */
-  private readonly aged = new Map<string, Promise<void>>();
+  /** The stream's max-age, set or being set (null again after a failure). */
+  private aged: Promise<void> | null = null;
   private subscription: AllStreamSubscription | null = null;
   private watchdog: NodeJS.Timeout | null = null;
   private retry: NodeJS.Timeout | null = null;
@@ -83,6 +79,7 @@ export class EsdbEphemeralBus implements EphemeralBus {
   private failures = 0;
   private closed = false;
 
+  /** A client given is shared (the process's event store closes it); a connection string makes one of its own. */
   constructor(connection: string | EventStoreDBClient, options: EsdbEphemeralBusOptions = {}) {
     this.ownsClient = typeof connection === 'string';
     this.client = typeof connection === 'string' ? EventStoreDBClient.connectionString(connection) : connection;
@@ -94,14 +91,14 @@ export class EsdbEphemeralBus implements EphemeralBus {
 
   async publish(channel: string, message: unknown): Promise<void> {
     if (this.closed) return;
-    const stream = ephemeralStream(channel);
-    await this.ensureMaxAge(stream);
+    await this.ensureMaxAge();
     const data: SignalData = { channel, message };
     await this.deadline(
-      this.client.appendToStream(stream, jsonEvent({ type: EVENT_TYPE, data: data as unknown as JSONType }), {
+      appendUnbatched(this.client, this.streamName, [jsonEvent({ type: EVENT_TYPE, data: data as unknown as JSONType })], {
+        expectedRevision: ANY,
         deadline: this.timeoutMs,
       }),
-      `an append to ${stream}`,
+      `an append to ${this.streamName}`,
     );
     this.expectEcho();
   }
@@ -124,31 +121,25 @@ export class EsdbEphemeralBus implements EphemeralBus {
     if (this.retry) clearTimeout(this.retry);
     this.retry = null;
     this.listeners.clear();
-    this.aged.clear();
     if (this.ownsClient) await this.deadline(this.client.dispose(), 'closing the connection').catch(() => undefined);
   }
 
-  /** Sets the stream's max-age once per process (again after a failure, or once forgotten). */
-  private ensureMaxAge(stream: string): Promise<void> {
-    let pending = this.aged.get(stream);
-    if (pending) {
-      this.aged.delete(stream);
-      this.aged.set(stream, pending);
-      return pending;
-    }
-    pending = this.deadline(
-      this.client.setStreamMetadata(stream, { maxAge: this.maxAgeSeconds }, { deadline: this.timeoutMs }),
-      `setting the max age of ${stream}`,
+  /** Sets the stream's max-age once (again after a failure): the `$metadata` event of its metastream. */
+  private ensureMaxAge(): Promise<void> {
+    this.aged ??= this.deadline(
+      appendUnbatched(this.client, metastreamOf(this.streamName), [jsonEvent({ type: '$metadata', data: { $maxAge: this.maxAgeSeconds } })], {
+        expectedRevision: ANY,
+        deadline: this.timeoutMs,
+      }),
+      `setting the max age of ${this.streamName}`,
     ).then(
       () => undefined,
       (error) => {
-        this.aged.delete(stream);
+        this.aged = null;
         throw error;
       },
     );
-    this.aged.set(stream, pending);
-    if (this.aged.size > MAX_AGED_STREAMS) this.aged.delete(this.aged.keys().next().value as string);
-    return pending;
+    return this.aged;
   }
 
   /** The process's one subscription: new `ephemeral-` events only. */
@@ -161,7 +152,7 @@ export class EsdbEphemeralBus implements EphemeralBus {
     this.lastReceivedAt = Date.now();
     // The server confirms a subscription first; silence means a hung connection.
     this.watchdog = setTimeout(
-      () => this.fail(subscription, new EsdbEphemeralTimeoutError('a subscription to $all (no confirmation)', this.timeoutMs)),
+      () => this.fail(subscription, new EsdbTimeoutError('a subscription to $all (no confirmation)', this.timeoutMs)),
       this.timeoutMs,
     );
     this.watchdog.unref();
@@ -203,7 +194,7 @@ export class EsdbEphemeralBus implements EphemeralBus {
     this.echoCheck = setTimeout(() => {
       this.echoCheck = null;
       if (this.subscription === subscription && this.lastReceivedAt < publishedAt) {
-        this.fail(subscription, new EsdbEphemeralTimeoutError('the echo of a signal on $all', this.timeoutMs));
+        this.fail(subscription, new EsdbTimeoutError('the echo of a signal on $all', this.timeoutMs));
       }
     }, this.timeoutMs);
     this.echoCheck.unref();
@@ -241,10 +232,6 @@ export class EsdbEphemeralBus implements EphemeralBus {
   }
 
   private deadline<T>(promise: Promise<T>, what: string): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new EsdbEphemeralTimeoutError(what, this.timeoutMs)), this.timeoutMs);
-    });
-    return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+    return withTimeout(promise, this.timeoutMs, what);
   }
 }

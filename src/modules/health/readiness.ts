@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CONFIG, ParleyConfig } from '../../config/config';
-import { LogPosition, positionMagnitude, RecordedEvent } from '../../shared/domain/event';
+import { LogPosition, positionMagnitude, positionUnit, RecordedEvent } from '../../shared/domain/event';
 import { LiveLog } from '../../shared/subscriptions/live-log';
 import type { SpaceLeft } from '../../shared/ports/event-store.port';
 import { HEALTH_SOURCES, HealthSources } from './health-sources';
@@ -9,7 +9,10 @@ export interface ProjectionHealth {
   readonly state: string;
   readonly role?: 'building' | 'retired';
   readonly position: string | null;
-  readonly lag_events: number;
+  /** How far behind the head of the log, in events where the log numbers them (SQLite)... */
+  readonly lag_events?: number;
+  /** ...or in bytes of log where positions are offsets (EventStoreDB): one of the two is set. */
+  readonly lag_log_bytes?: number;
   readonly lag_seconds: number;
   readonly error?: string;
   /** `unheld` only: how long ago the lease lapsed (absent when no lease is stored: released or never taken). */
@@ -138,9 +141,9 @@ export async function projectionHealth(sources: HealthSources, leases?: LeaseJud
   const firstAfter = new Map<LogPosition | null, Promise<RecordedEvent | null>>();
   for (const name of sources.checkpoints) {
     const position = positionOf(name);
-    const lagEvents = Math.max(0, positionMagnitude(head) - positionMagnitude(position));
+    const lag = Math.max(0, positionMagnitude(head) - positionMagnitude(position));
     let lagSeconds = 0;
-    if (lagEvents > 0) {
+    if (lag > 0) {
       if (!firstAfter.has(position)) firstAfter.set(position, sources.firstEventAfter(position).catch(() => null));
       const next = await firstAfter.get(position)!;
       if (next) lagSeconds = Math.max(0, (now - Date.parse(next.recordedAt)) / 1000);
@@ -174,7 +177,7 @@ export async function projectionHealth(sources: HealthSources, leases?: LeaseJud
       state,
       ...(role !== 'serving' && { role }),
       position,
-      lag_events: lagEvents,
+      [positionUnit(head ?? position) === 'log_bytes' ? 'lag_log_bytes' : 'lag_events']: lag,
       lag_seconds: Math.round(lagSeconds * 10) / 10,
       ...(error && { error }),
       ...(leaseExpiredSecondsAgo !== undefined && { lease_expired_seconds_ago: leaseExpiredSecondsAgo }),
@@ -194,6 +197,9 @@ function projectionProblems(name: string, health: ProjectionHealth, maxLagMs: nu
     const expired = health.lease_expired_seconds_ago;
     problems.push(`no projector worker holds ${name} (${expired === undefined ? 'no lease is stored' : `lease expired ${expired} s ago`})`);
   }
-  if (health.lag_seconds * 1000 > maxLagMs) problems.push(`projection ${name} is ${health.lag_events} events (${health.lag_seconds} s) behind the log`);
+  if (health.lag_seconds * 1000 > maxLagMs) {
+    const lag = health.lag_log_bytes === undefined ? `${health.lag_events} events` : `${health.lag_log_bytes} bytes of log`;
+    problems.push(`projection ${name} is ${lag} (${health.lag_seconds} s) behind the log`);
+  }
   return problems;
 }

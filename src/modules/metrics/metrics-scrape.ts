@@ -42,7 +42,7 @@ export class MetricsScrape {
     const projections: Record<string, ProjectionLag> = {};
     for (const [name, p] of Object.entries(projectionHealth)) {
       const folded = positionMagnitude(p.position);
-      projections[name] = { ...p, folded, head: folded + p.lag_events };
+      projections[name] = { ...p, folded, head: folded + (p.lag_events ?? p.lag_log_bytes ?? 0) };
     }
     recordProjections(projections);
     return metricsRegistry.metrics();

@@ -4,11 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteEventStore } from '../../adapters/event-store/sqlite/sqlite-event-store';
 import { Decider } from '../domain/decider';
-import { DomainError } from '../domain/errors';
+import { conflict, DomainError } from '../domain/errors';
 import { DomainEvent } from '../domain/event';
-import { EventStore } from '../ports/event-store.port';
+import { AppendOutcomeUnknownError, EventStore, EventStoreUnavailableError } from '../ports/event-store.port';
 import { CommandPipeline } from './command-pipeline';
 import { ReadYourWrites } from './read-your-writes';
+import { refusingAppendsOver, withOverrides } from '../../../test/support/event-store-overrides';
 
 type Counted = DomainEvent<'Counted', { n: number }>;
 const counter: Decider<{ n: number }, { type: 'Count' }, Counted> = {
@@ -17,6 +18,15 @@ const counter: Decider<{ n: number }, { type: 'Count' }, Counted> = {
   decide: (_command, state) => [{ type: 'Counted', data: { n: state.n + 1 } }],
 };
 const meta = { occurred_at: '2026-01-01T00:00:00.000Z' };
+
+type Said = DomainEvent<'Said', { text: string }>;
+/** Each command writes its text as one event: a command's size is its text's. */
+const sayer: Decider<{ said: number }, { type: 'Say'; text: string }, Said> = {
+  initialState: () => ({ said: 0 }),
+  evolve: (state) => ({ said: state.said + 1 }),
+  decide: (command) => [{ type: 'Said', data: { text: command.text } }],
+};
+const say = (text: string) => ({ type: 'Say' as const, text });
 const answered: ReadYourWrites = { waitFor: async () => undefined };
 
 /** The answer a command gets, as the HTTP layer would show it. */
@@ -62,14 +72,11 @@ describe('CommandPipeline answers truthfully about the log', () => {
 
   it('an append whose acknowledgement is lost after the store wrote it is read back and answered as written', async () => {
     // A store that writes and then fails to answer, as a connection lost after the server committed.
-    const lostAck = new Proxy(store as EventStore, {
-      get: (target, name) =>
-        name === 'append'
-          ? async (...args: Parameters<EventStore['append']>) => {
-              await target.append(...args);
-              throw new Error('connection reset');
-            }
-          : Reflect.get(target, name, target).bind(target),
+    const lostAck = withOverrides(store, {
+      append: async (...args: Parameters<EventStore['append']>) => {
+        await store.append(...args);
+        throw new Error('connection reset');
+      },
     });
     const pipeline = new CommandPipeline(lostAck, answered);
     const outcome = await pipeline.run('count-b', counter, { type: 'Count' }, meta);
@@ -122,5 +129,108 @@ describe('CommandPipeline answers truthfully about the log', () => {
     expect(await answerOf(pipeline.run('count-e', counter, { type: 'Count' }, meta))).toBe(
       'unavailable/storage_unavailable: The event log could not be read: the event log is closed; nothing was changed, it is safe to retry',
     );
+  });
+
+  it('an append the store could not confirm in time (it may land later) says "may or may not be saved", never "safe to retry"', async () => {
+    const timedOut = withOverrides(store, {
+      append: async () => {
+        throw new AppendOutcomeUnknownError('EventStoreDB did not confirm the write in time', { foundMeansKept: true });
+      },
+    });
+    const pipeline = new CommandPipeline(timedOut, answered);
+    expect(await answerOf(pipeline.run('count-g', counter, { type: 'Count' }, meta))).toBe(
+      'unavailable/storage_unavailable: The event log failed during the write (EventStoreDB did not confirm the write in time): the change may or may not be saved; read it before retrying',
+    );
+  });
+
+  it('an unconfirmed append that is in the log when read back is answered as written', async () => {
+    const confirmedLate = withOverrides(store, {
+      append: async (...args: Parameters<EventStore['append']>) => {
+        await store.append(...args);
+        throw new AppendOutcomeUnknownError('EventStoreDB did not confirm the write in time', { foundMeansKept: true });
+      },
+    });
+    const outcome = await new CommandPipeline(confirmedLate, answered).run('count-h', counter, { type: 'Count' }, meta);
+    const [stored] = await store.readStream('count-h');
+    expect(outcome.position).toBe(stored.position);
+  });
+
+  it('a store that says it wrote nothing (unreachable) answers "not saved" without reading back', async () => {
+    // Reads fail too once the append has (a server gone): only the append's own answer can tell.
+    let appendFailed = false;
+    const unreachable = withOverrides(store, {
+      append: async () => {
+        appendFailed = true;
+        throw new EventStoreUnavailableError('EventStoreDB is unreachable');
+      },
+      readStream: async (...args: Parameters<EventStore['readStream']>) => (appendFailed ? Promise.reject(new Error('unreachable')) : store.readStream(...args)),
+    });
+    expect(await answerOf(new CommandPipeline(unreachable, answered).run('count-i', counter, { type: 'Count' }, meta))).toBe(
+      'unavailable/storage_unavailable: The change was not saved: EventStoreDB is unreachable; it is safe to retry',
+    );
+  });
+
+  it('a refusal the store explains (a permanently deleted stream) is answered as it is, not as an outage', async () => {
+    const deleted = withOverrides(store, {
+      append: async () => {
+        throw conflict('stream_deleted', 'The resource was deleted permanently from the event log; nothing was written, and its id cannot be used again');
+      },
+    });
+    expect(await answerOf(new CommandPipeline(deleted, answered).run('count-j', counter, { type: 'Count' }, meta))).toBe(
+      'conflict/stream_deleted: The resource was deleted permanently from the event log; nothing was written, and its id cannot be used again',
+    );
+  });
+});
+
+describe('CommandPipeline keeps each append under the store\'s largest', () => {
+  let dir: string;
+  let store: SqliteEventStore;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'parley-pipeline-bytes-'));
+    store = new SqliteEventStore(join(dir, 'events.sqlite'), { synchronous: 'NORMAL' });
+  });
+  afterEach(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Commands sent together to one stream, as concurrent sends to a busy room arrive. */
+  const sendAll = (pipeline: CommandPipeline, stream: string, texts: readonly string[]) =>
+    Promise.all(texts.map((text) => answerOf(pipeline.run(stream, sayer, say(text), meta))));
+
+  it('a busy stream\'s queued commands go in appends under the limit, every one saved in order', async () => {
+    // 40 commands of about 500 bytes against a 4 KiB limit (EventStoreDB: 1 MiB against 500 queued sends).
+    const limited = refusingAppendsOver(store, 4096);
+    const appends: number[] = [];
+    const counted = withOverrides(limited, {
+      append: async (...args: Parameters<EventStore['append']>) => {
+        appends.push(args[1].length);
+        return limited.append(...args);
+      },
+    });
+    const texts = Array.from({ length: 40 }, (_, i) => `${i}:${'x'.repeat(400)}`);
+    expect(await sendAll(new CommandPipeline(counted, answered), 'say-a', texts)).toEqual(texts.map(() => 'ok'));
+    expect(limited.refused).toBe(0);
+    expect(appends.length).toBeGreaterThan(4); // more than one group...
+    expect(appends.length).toBeLessThan(texts.length); // ...of several commands
+    expect((await store.readStream('say-a')).map((e) => (e.data as { text: string }).text)).toEqual(texts);
+  });
+
+  it('a store whose limit is lower than it says: the refused group is sent again in parts, every command saved', async () => {
+    const limited = refusingAppendsOver(store, 4096, 64 * 1024);
+    const texts = Array.from({ length: 40 }, (_, i) => `${i}:${'x'.repeat(400)}`);
+    expect(await sendAll(new CommandPipeline(limited, answered), 'say-b', texts)).toEqual(texts.map(() => 'ok'));
+    expect(limited.refused).toBeGreaterThan(0);
+    expect((await store.readStream('say-b')).map((e) => (e.data as { text: string }).text)).toEqual(texts);
+  });
+
+  it('one command larger than the limit alone answers 413, nothing of it saved; the others are saved', async () => {
+    const pipeline = new CommandPipeline(refusingAppendsOver(store, 4096), answered);
+    const texts = ['before', 'y'.repeat(5_000), 'after'];
+    const answers = await sendAll(pipeline, 'say-c', texts);
+    expect(answers[0]).toBe('ok');
+    expect(answers[1]).toMatch(/^payload_too_large\/change_too_large: The change is larger than the event log accepts in one write \(\d+ bytes of events, at most 4096\); nothing was saved$/);
+    expect(answers[2]).toBe('ok');
+    expect((await store.readStream('say-c')).map((e) => (e.data as { text: string }).text)).toEqual(['before', 'after']);
   });
 });

@@ -9,10 +9,12 @@ import {
   EventStore,
   EventStoreUnavailableError,
   AppendOutcomeUnknownError,
+  AppendTooLargeError,
   EventToAppend,
   ExpectedRevision,
   ReadStreamOptions,
   WrongExpectedRevisionError,
+  appendSize,
   newEventId,
 } from '../ports/event-store.port';
 import { INSTANCE_EPOCHS, InstanceEpochs } from './instance-epochs';
@@ -54,7 +56,11 @@ const MAX_ATTEMPTS = 4;
  * keep what decisions need (a timeline its last id, a room its settings and members).
  */
 export const STATE_CACHE_ENTRIES = 10_000;
-/** Most commands of one stream decided and appended together. */
+/**
+ * Most commands of one stream decided and appended together. Their events also stay under the
+ * store's `maxAppendBytes` (EventStoreDB refuses larger appends): a command that would pass it
+ * waits for the next append.
+ */
 const MAX_BATCH = 500;
 /** Events read per step when a stream is read backwards to where its state starts. */
 const TAIL_PAGE = 16;
@@ -73,6 +79,7 @@ interface Decided {
   readonly item: Queued;
   readonly events: DomainEvent[];
   readonly state: unknown;
+  readonly toAppend: EventToAppend[];
 }
 
 const reasonOf = (error: unknown): string =>
@@ -109,6 +116,17 @@ const outcomeUnknown = (cause: unknown) =>
     cause,
   );
 
+/** One command's events are more than the log takes in one append: refused whole, nothing written. */
+const changeTooLarge = (cause: AppendTooLargeError) =>
+  withCause(
+    new DomainError(
+      'payload_too_large',
+      'change_too_large',
+      `The change is larger than the event log accepts in one write (${cause.bytes} bytes of events, at most ${cause.maxBytes}); nothing was saved`,
+    ),
+    cause,
+  );
+
 /** The append is in the log; only confirming the read models failed (for an unexpected reason). */
 const savedUnconfirmed = (cause: unknown) =>
   withCause(
@@ -128,11 +146,14 @@ const savedUnconfirmed = (cause: unknown) =>
  *
  * Its errors tell the truth about the log: anything that fails before or at the append says
  * the change was not saved (an append that failed is read back, so an append the store did
- * write is never reported as lost); only a failure after the append says it was saved.
+ * write is never reported as lost), unless the store cannot tell whether it wrote it (a
+ * timeout): that says it may or may not be saved; only a failure after the append says it was
+ * saved.
  *
  * Commands for one stream are queued: whatever arrived while the previous append was in
- * flight is decided in order against the evolving state and appended as one batch, so a
- * busy stream (a room's timeline) costs one append per batch and no conflicts in-process.
+ * flight is decided in order against the evolving state and appended as one batch (up to the
+ * store's largest append), so a busy stream (a room's timeline) costs one append per batch and
+ * no conflicts in-process.
  * Folded states are cached by stream and revision (LRU), so a hot stream is read from where
  * the cache left it rather than from its start; another process's appends are still read.
  */
@@ -149,6 +170,8 @@ export class CommandPipeline {
    */
   private turn: object = {};
   private turnEnding = false;
+  /** Set below the store's limit after it refused a group as too large (a limit it had not declared). */
+  private refusedBytes = Infinity;
 
   constructor(
     @Inject(EVENT_STORE) private readonly events: EventStore,
@@ -265,20 +288,32 @@ export class CommandPipeline {
       for (const item of batch) item.reject(error); // nothing appended: "nothing was changed", or a bug (500)
       return;
     }
+    const maxBytes = Math.min(this.events.maxAppendBytes ?? Infinity, this.refusedBytes);
     let state = folded.state;
+    let bytes = 0;
     const decided: Decided[] = [];
-    for (const item of batch) {
+    for (const [index, item] of batch.entries()) {
+      let events: DomainEvent[];
+      let next = state;
       try {
-        const events = item.decider.decide(item.command, state);
-        for (const event of events) state = item.decider.evolve(state, event);
-        decided.push({ item, events, state });
+        events = item.decider.decide(item.command, state);
+        for (const event of events) next = item.decider.evolve(next, event);
       } catch (error) {
         item.reject(error); // this command alone fails; the others still go ahead
+        continue;
       }
+      const toAppend = events.map((e) => ({ id: newEventId(), type: e.type, data: e.data, metadata: item.metadata }));
+      const size = appendSize(toAppend);
+      if (decided.some((d) => d.toAppend.length) && bytes + size > maxBytes) {
+        // Decided again, first, on the state this append leaves.
+        queue.unshift(...batch.slice(index));
+        break;
+      }
+      bytes += size;
+      state = next;
+      decided.push({ item, events, state, toAppend });
     }
-    const toAppend: EventToAppend[] = decided.flatMap(({ item, events }) =>
-      events.map((e) => ({ id: newEventId(), type: e.type, data: e.data, metadata: item.metadata })),
-    );
+    const toAppend = decided.flatMap((d) => d.toAppend);
     if (toAppend.length === 0) {
       for (const d of decided) d.item.resolve({ state: d.state, events: [], position: null });
       return;
@@ -294,12 +329,23 @@ export class CommandPipeline {
       this.nextTurn(); // the log may hold what this process has not read
       // The cached state is still that of `folded.revision` (evolve is pure): loading reads on from it.
       if (error instanceof WrongExpectedRevisionError) return this.retryOnFreshState(queue, decided);
+      if (error instanceof AppendTooLargeError) return this.splitTooLarge(queue, decided, error);
+      // Refusals that wrote nothing: a conflict the store knows of, a store that could not write.
+      if (error instanceof DomainError) {
+        for (const d of decided) d.item.reject(error);
+        return;
+      }
+      if (error instanceof EventStoreUnavailableError) {
+        for (const d of decided) d.item.reject(changeNotSaved(error));
+        return;
+      }
       // The store wrote it but cannot say it will last: reading it back would prove nothing.
-      if (error instanceof AppendOutcomeUnknownError) {
+      if (error instanceof AppendOutcomeUnknownError && !error.foundMeansKept) {
         for (const d of decided) d.item.reject(outcomeUnknown(error));
         return;
       }
       // A store may fail after writing (a lost connection): the log, not the error, says which.
+      // Only a store that can say the write never left (any error but "unknown") is believed when it is not there.
       let landed: AppendResult | null;
       try {
         landed = await this.landed(stream, expected, toAppend);
@@ -308,7 +354,7 @@ export class CommandPipeline {
         return;
       }
       if (!landed) {
-        for (const d of decided) d.item.reject(changeNotSaved(error));
+        for (const d of decided) d.item.reject(error instanceof AppendOutcomeUnknownError ? outcomeUnknown(error) : changeNotSaved(error));
         return;
       }
       result = landed;
@@ -316,6 +362,24 @@ export class CommandPipeline {
     this.cache.set(stream, { state, revision: result.nextExpectedRevision, epoch: folded.epoch });
     // The next batch may append while this one waits for the read models.
     this.answerOnceProjected(decided, result.position);
+  }
+
+  /**
+   * A group the store refused as too large is decided again in smaller groups (the store's
+   * limit was lower than it declared, or than this count of it); a single command that is too
+   * large on its own is refused (413), and the commands after it go ahead.
+   */
+  private splitTooLarge(queue: Queued[], decided: Decided[], error: AppendTooLargeError): void {
+    const writing = decided.filter((d) => d.toAppend.length);
+    if (writing.length === 1) {
+      writing[0].item.reject(changeTooLarge(error));
+      // Those that decided nothing decided on its events: again, without them.
+      queue.unshift(...decided.filter((d) => d !== writing[0]).map((d) => d.item));
+      return;
+    }
+    const limit = error.bytes > error.maxBytes ? error.maxBytes : Math.floor(error.bytes / 2);
+    this.refusedBytes = Math.min(this.refusedBytes, limit);
+    queue.unshift(...decided.map((d) => d.item));
   }
 
   private retryOnFreshState(queue: Queued[], decided: Decided[]): void {

@@ -1,5 +1,6 @@
 import {
   AppendResult,
+  AppendTooLargeError,
   EventStore,
   EventToAppend,
   ExpectedRevision,
@@ -12,7 +13,7 @@ import {
   WrongExpectedRevisionError,
 } from '../ports/event-store.port';
 import { RecordedEvent } from '../domain/event';
-import { messageOf } from '../domain/errors';
+import { DomainError, messageOf } from '../domain/errors';
 
 /**
  * How long an append's storage failure keeps storage reported failing, whatever succeeds
@@ -49,7 +50,8 @@ export class StorageHealth {
 
 /**
  * The event store as the rest of the process sees it, with every append's outcome reported
- * to StorageHealth (a conflict on the expected revision is the store working, not failing).
+ * to StorageHealth (a conflict on the expected revision, a deleted stream or an append too
+ * large are the store working and refusing one write, not failing).
  */
 export class ObservedEventStore implements EventStore {
   constructor(
@@ -57,13 +59,18 @@ export class ObservedEventStore implements EventStore {
     private readonly health: StorageHealth,
   ) {}
 
+  get maxAppendBytes(): number | undefined {
+    return this.inner.maxAppendBytes;
+  }
+
   async append(streamName: string, events: readonly EventToAppend[], expected: ExpectedRevision): Promise<AppendResult> {
     try {
       const result = await this.inner.append(streamName, events, expected);
       this.health.recordSuccess();
       return result;
     } catch (error) {
-      if (!(error instanceof WrongExpectedRevisionError)) this.health.recordFailure(error);
+      const refused = error instanceof WrongExpectedRevisionError || error instanceof AppendTooLargeError || error instanceof DomainError;
+      if (!refused) this.health.recordFailure(error);
       throw error;
     }
   }
@@ -86,6 +93,10 @@ export class ObservedEventStore implements EventStore {
 
   subscribeToStream(streamName: string, options?: SubscribeToStreamOptions): LogSubscription {
     return this.inner.subscribeToStream(streamName, options);
+  }
+
+  recognizes(position: string): boolean {
+    return this.inner.recognizes?.(position) ?? true;
   }
 
   /** Null where the inner store cannot tell. */

@@ -43,6 +43,14 @@ export interface RecordedEvent<E extends DomainEvent = DomainEvent> {
 
 export const positionAfter = (a: LogPosition, b: LogPosition | null | undefined): boolean => b == null || a > b;
 
-/** The leading counter of a position, for progress bars only. */
+/** The leading counter of a position (in positionUnit), for lag and progress only. */
 export const positionMagnitude = (p: LogPosition | null | undefined): number =>
   p ? Number(p.split(':')[0]) : 0;
+
+/**
+ * What positionMagnitude counts: events where positions number them (SQLite), bytes of log
+ * where positions are offsets in it (EventStoreDB's `commit:prepare`), so that a lag is
+ * reported in what it measures.
+ */
+export type PositionUnit = 'events' | 'log_bytes';
+export const positionUnit = (p: LogPosition | null | undefined): PositionUnit => (p?.includes(':') ? 'log_bytes' : 'events');

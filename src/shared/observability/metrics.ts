@@ -94,7 +94,13 @@ new Gauge({
 
 const lagEvents = new Gauge({
   name: 'parley_projection_lag_events',
-  help: 'How far each projection version is behind the head of the log, in events (log positions)',
+  help: 'How far each projection version is behind the head of the log, in events (SQLite log)',
+  labelNames: ['projection', 'role'] as const,
+  registers: [metricsRegistry],
+});
+const lagLogBytes = new Gauge({
+  name: 'parley_projection_lag_log_bytes',
+  help: 'How far each projection version is behind the head of the log, in bytes of log (EventStoreDB, whose positions are offsets)',
   labelNames: ['projection', 'role'] as const,
   registers: [metricsRegistry],
 });
@@ -106,13 +112,25 @@ const lagSeconds = new Gauge({
 });
 const rebuildFolded = new Gauge({
   name: 'parley_projection_rebuild_folded_events',
-  help: 'While a new projection version builds beside the serving one: events (log positions) it has folded',
+  help: 'While a new projection version builds beside the serving one: events it has folded (SQLite log)',
   labelNames: ['projection'] as const,
   registers: [metricsRegistry],
 });
 const rebuildTotal = new Gauge({
   name: 'parley_projection_rebuild_total_events',
-  help: 'While a new projection version builds beside the serving one: events (log positions) it must fold to catch up',
+  help: 'While a new projection version builds beside the serving one: events it must fold to catch up (SQLite log)',
+  labelNames: ['projection'] as const,
+  registers: [metricsRegistry],
+});
+const rebuildFoldedLogBytes = new Gauge({
+  name: 'parley_projection_rebuild_folded_log_bytes',
+  help: 'While a new projection version builds beside the serving one: bytes of log it has folded (EventStoreDB)',
+  labelNames: ['projection'] as const,
+  registers: [metricsRegistry],
+});
+const rebuildTotalLogBytes = new Gauge({
+  name: 'parley_projection_rebuild_total_log_bytes',
+  help: 'While a new projection version builds beside the serving one: bytes of log it must fold to catch up (EventStoreDB)',
   labelNames: ['projection'] as const,
   registers: [metricsRegistry],
 });
@@ -171,26 +189,26 @@ export function countOpenStreams(transport: 'ws' | 'http_subscribe', count: () =
 /** Where one projection version stands, as /health computes it. */
 export interface ProjectionLag {
   readonly role?: 'building' | 'retired';
-  readonly lag_events: number;
+  /** One of the two, as /health reports it: events (SQLite) or bytes of log (EventStoreDB). */
+  readonly lag_events?: number;
+  readonly lag_log_bytes?: number;
   readonly lag_seconds: number;
-  /** Log positions folded so far and to fold in all (the head): set while it builds. */
+  /** Log positions (in the lag's unit) folded so far and to fold in all (the head): set while it builds. */
   readonly folded?: number;
   readonly head?: number;
 }
 
 /** Replaces the projection gauges with the projections as they stand now (called on each scrape). */
 export function recordProjections(projections: Readonly<Record<string, ProjectionLag>>): void {
-  lagEvents.reset();
-  lagSeconds.reset();
-  rebuildFolded.reset();
-  rebuildTotal.reset();
+  for (const gauge of [lagEvents, lagLogBytes, lagSeconds, rebuildFolded, rebuildTotal, rebuildFoldedLogBytes, rebuildTotalLogBytes]) gauge.reset();
   for (const [projection, p] of Object.entries(projections)) {
     const role = p.role ?? 'serving';
-    lagEvents.set({ projection, role }, p.lag_events);
+    const inBytes = p.lag_log_bytes !== undefined;
+    (inBytes ? lagLogBytes : lagEvents).set({ projection, role }, p.lag_log_bytes ?? p.lag_events ?? 0);
     lagSeconds.set({ projection, role }, p.lag_seconds);
     if (p.role === 'building' && p.folded !== undefined && p.head !== undefined) {
-      rebuildFolded.set({ projection }, p.folded);
-      rebuildTotal.set({ projection }, p.head);
+      (inBytes ? rebuildFoldedLogBytes : rebuildFolded).set({ projection }, p.folded);
+      (inBytes ? rebuildTotalLogBytes : rebuildTotal).set({ projection }, p.head);
     }
   }
 }

@@ -72,6 +72,13 @@ export class WrongExpectedRevisionError extends Error {
 }
 
 export interface EventStore {
+  /**
+   * The most bytes one append may carry, counted as appendSize counts them, or undefined where
+   * the store sets no limit. Callers that group writes (the command pipeline, the import) keep
+   * each append under it; a single larger change is still sent, and the store refuses it with
+   * AppendTooLargeError. It may fall when the store learns a lower limit from a refusal.
+   */
+  readonly maxAppendBytes?: number;
   append(streamName: string, events: readonly EventToAppend[], expected: ExpectedRevision): Promise<AppendResult>;
   /** Events of one stream; an empty array when the stream does not exist. */
   readStream(streamName: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
@@ -85,6 +92,12 @@ export interface EventStore {
    * writing (the log is the audit trail). Stores that cannot tell (EventStoreDB) leave it out or answer null.
    */
   spaceLeft?(): Promise<SpaceLeft | null>;
+  /**
+   * Whether a position (a stored checkpoint) has this store's format: read models folded from
+   * another log (SQLite before EventStoreDB) hold positions this log cannot resume from. Stores
+   * that cannot tell leave it out.
+   */
+  recognizes?(position: LogPosition): boolean;
   close(): Promise<void>;
 }
 
@@ -112,18 +125,56 @@ export class EventStoreUnavailableError extends Error {
 }
 
 /**
- * The append was written, but the store cannot tell whether it is durable (a failed fsync):
- * it may or may not survive. Reading it back proves nothing, so callers report it as unknown.
+ * Whether the append was kept is unknown, and a retry could write it twice. Two cases:
+ * - written, but the store cannot tell whether it is durable (a failed fsync): it may or may
+ *   not survive, and reading it back proves nothing (`foundMeansKept` false);
+ * - sent, but the store did not answer in time or the connection failed (a server-side commit
+ *   timeout, a deadline): it may land later, so not finding it proves nothing, while finding it
+ *   proves it was kept (`foundMeansKept` true).
  */
 export class AppendOutcomeUnknownError extends Error {
+  readonly foundMeansKept: boolean;
   constructor(
     readonly reason: string,
-    options?: { cause?: unknown },
+    options: { cause?: unknown; foundMeansKept?: boolean } = {},
   ) {
-    super(`The event log may not have kept the append: ${reason}`, options);
+    super(`The event log may not have kept the append: ${reason}`, { cause: options.cause });
     this.name = 'AppendOutcomeUnknownError';
+    this.foundMeansKept = options.foundMeansKept ?? false;
   }
 }
+
+/** The store refuses an append larger than it takes at once (EventStoreDB's MaxAppendSize); nothing was written. */
+export class AppendTooLargeError extends Error {
+  constructor(
+    readonly streamName: string,
+    /** The store's limit, in bytes as appendSize counts them. */
+    readonly maxBytes: number,
+    /** What the refused append carried. */
+    readonly bytes: number,
+    options?: { cause?: unknown },
+  ) {
+    super(`Stream ${streamName}: an append of ${bytes} bytes is larger than the event log takes at once (${maxBytes} bytes)`, options);
+    this.name = 'AppendTooLargeError';
+  }
+}
+
+/**
+ * The size of an append as EventStoreDB counts it against its MaxAppendSize: each event's data
+ * and metadata as UTF-8 JSON, plus its type twice (the server's `Event.SizeOnDisk`). A recorded
+ * time given to the append travels in the metadata (see the EventStoreDB adapter), so it counts.
+ */
+export function appendSize(events: readonly EventToAppend[]): number {
+  let bytes = 0;
+  for (const e of events) {
+    bytes += Buffer.byteLength(JSON.stringify(e.data ?? null), 'utf8') + Buffer.byteLength(JSON.stringify(e.metadata ?? {}), 'utf8') + 2 * e.type.length;
+    if (e.recordedAt !== undefined) bytes += RECORDED_AT_ALLOWANCE + Buffer.byteLength(e.recordedAt, 'utf8');
+  }
+  return bytes;
+}
+
+/** What a recorded time adds to the metadata besides its value: a key, quotes and a comma. */
+const RECORDED_AT_ALLOWANCE = 32;
 
 /**
  * A new event id: a UUID version 7 (RFC 9562), a millisecond timestamp then random bits. Ids

@@ -1,13 +1,17 @@
 import {
   ANY,
+  AccessDeniedError,
   AppendExpectedRevision,
   BACKWARDS,
+  DeadlineExceededError,
   END,
   EventStoreDBClient,
   FORWARDS,
   Filter,
   JSONType,
+  MaxAppendSizeExceededError,
   NO_STREAM,
+  NotLeaderError,
   Position,
   ReadPosition,
   ReadableSubscription,
@@ -17,6 +21,8 @@ import {
   StreamDeletedError,
   StreamNotFoundError,
   StreamingRead,
+  TimeoutError,
+  UnavailableError,
   WrongExpectedVersionError,
   eventTypeFilter,
   jsonEvent,
@@ -25,8 +31,11 @@ import {
 import { conflict } from '../../../shared/domain/errors';
 import { EventMetadata, LogPosition, RecordedEvent } from '../../../shared/domain/event';
 import {
+  AppendOutcomeUnknownError,
   AppendResult,
+  AppendTooLargeError,
   EventStore,
+  EventStoreUnavailableError,
   EventToAppend,
   ExpectedRevision,
   LogFilter,
@@ -36,9 +45,13 @@ import {
   SubscribeToAllOptions,
   SubscribeToStreamOptions,
   WrongExpectedRevisionError,
+  appendSize,
   newEventId,
 } from '../../../shared/ports/event-store.port';
 import { EPHEMERAL_STREAM_PREFIX } from '../../ephemeral/esdb-ephemeral-bus';
+import { appendUnbatched, connectEventStoreDb, EsdbTimeoutError, withTimeout } from '../../shared/esdb-client';
+
+export { EsdbTimeoutError } from '../../shared/esdb-client';
 
 export interface EsdbEventStoreOptions {
   /**
@@ -47,17 +60,18 @@ export interface EsdbEventStoreOptions {
    * against this timer. For reads it bounds the wait for each next event, not the whole read.
    */
   readonly timeoutMs?: number;
-  /** readAll's default maxCount (as in the SQLite adapter) and its page size when filtering. */
+  /** readAll's default maxCount (as in the SQLite adapter) and the largest page it reads. */
   readonly pageSize?: number;
+  /**
+   * The server's MaxAppendSize as far as Parley knows it before a refusal says otherwise:
+   * EventStoreDB's default (1 MiB). A server that allows more (EVENTSTORE_MAX_APPEND_SIZE)
+   * takes larger single changes; grouped writes stay under this value.
+   */
+  readonly maxAppendBytes?: number;
 }
 
-/** A call the server did not answer in time. For an append, whether it was written is unknown. */
-export class EsdbTimeoutError extends Error {
-  constructor(what: string, ms: number) {
-    super(`EventStoreDB did not answer ${what} within ${ms} ms`);
-    this.name = 'EsdbTimeoutError';
-  }
-}
+/** EventStoreDB's default MaxAppendSize. */
+export const DEFAULT_MAX_APPEND_BYTES = 1024 * 1024;
 
 /**
  * The server ended a subscription that nobody closed (a restart, a leader change, a deleted
@@ -83,11 +97,33 @@ const WIDTH = 20; // a u64 has at most 20 decimal digits
 export const esdbPosition = (p: Position): LogPosition =>
   `${p.commit.toString().padStart(WIDTH, '0')}:${p.prepare.toString().padStart(WIDTH, '0')}`;
 
+const ESDB_POSITION = /^(\d{20}):(\d{20})$/;
+
+/**
+ * A position this log cannot resume from: a checkpoint of read models folded from another event
+ * log (a SQLite log's positions are 20 digits without a colon).
+ */
+export class ForeignLogPositionError extends Error {
+  constructor(position: LogPosition) {
+    super(
+      `${JSON.stringify(position)} is not a position of an EventStoreDB log: the read models were folded from another event log. ` +
+        'Rebuild them from this one (stop the API processes and projector workers, then npm run rebuild).',
+    );
+    this.name = 'ForeignLogPositionError';
+  }
+}
+
 export const parseEsdbPosition = (position: LogPosition): Position => {
-  const match = /^(\d{20}):(\d{20})$/.exec(position);
-  if (!match) throw new Error(`Not an EventStoreDB log position: ${JSON.stringify(position)}`);
+  const match = ESDB_POSITION.exec(position);
+  if (!match) throw new ForeignLogPositionError(position);
   return { commit: BigInt(match[1]), prepare: BigInt(match[2]) };
 };
+
+/** What servers before 22.6 send as the position of an event read from a stream: no position. */
+const NO_POSITION = 2n ** 64n - 1n;
+
+const knownPosition = (p: Position | undefined): LogPosition | undefined =>
+  p && p.commit !== NO_POSITION && p.prepare !== NO_POSITION ? esdbPosition(p) : undefined;
 
 /**
  * The event log in EventStoreDB (client 6.x, gRPC). Events are JSON; revisions (bigints in the
@@ -98,16 +134,28 @@ export class EsdbEventStore implements EventStore {
   private readonly client: EventStoreDBClient;
   private readonly timeoutMs: number;
   private readonly pageSize: number;
+  private appendLimit: number;
   private readonly feeds = new Set<LogSubscription>();
 
-  static connect(connectionString: string, options: EsdbEventStoreOptions = {}): EsdbEventStore {
-    return new EsdbEventStore(connectionString, options);
+  /** A store on a client of its own (see connectEventStoreDb; a process shares one client with its ephemeral bus). */
+  static async connect(connectionString: string, options: EsdbEventStoreOptions = {}): Promise<EsdbEventStore> {
+    return new EsdbEventStore(await connectEventStoreDb(connectionString, options), options);
   }
 
+  /** Closing the store disposes the client. A connection string makes a client without asking the server its version. */
   constructor(connection: string | EventStoreDBClient, options: EsdbEventStoreOptions = {}) {
     this.client = typeof connection === 'string' ? EventStoreDBClient.connectionString(connection) : connection;
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.pageSize = options.pageSize ?? 500;
+    this.appendLimit = options.maxAppendBytes ?? DEFAULT_MAX_APPEND_BYTES;
+  }
+
+  get maxAppendBytes(): number {
+    return this.appendLimit;
+  }
+
+  recognizes(position: LogPosition): boolean {
+    return ESDB_POSITION.test(position);
   }
 
   async append(streamName: string, events: readonly EventToAppend[], expected: ExpectedRevision): Promise<AppendResult> {
@@ -126,13 +174,15 @@ export class EsdbEventStore implements EventStore {
     for (let attempt = 0; ; attempt++) {
       try {
         result = await this.deadline(
-          this.client.appendToStream(streamName, data, { expectedRevision }),
-          `an append to ${streamName} (it may or may not have been written)`,
+          appendUnbatched(this.client, streamName, data, { expectedRevision, deadline: this.timeoutMs }),
+          `an append to ${streamName}`,
         );
         break;
       } catch (error) {
-        if (error instanceof StreamDeletedError) throw streamDeleted();
-        if (!(error instanceof WrongExpectedVersionError)) throw error;
+        if (error instanceof MaxAppendSizeExceededError && error.maxAppendSize > 0) {
+          this.appendLimit = Math.min(this.appendLimit, error.maxAppendSize);
+        }
+        if (!(error instanceof WrongExpectedVersionError)) throw appendFailure(error, streamName, appendSize(events));
         const actual = typeof error.actualVersion === 'bigint' && error.actualVersion >= 0n ? error.actualVersion : null;
         // A soft-deleted stream reads as absent (so the caller expected no stream) but keeps its
         // numbering: EventStoreDB recreates it by appending after its last revision.
@@ -146,10 +196,10 @@ export class EsdbEventStore implements EventStore {
     const nextExpectedRevision = Number(result.nextExpectedRevision);
     // The reported position is the write's; for a single event that is the event's own position.
     // For several events, read the last one back rather than trust which record it points at.
-    let position = events.length === 1 && result.position ? esdbPosition(result.position) : undefined;
+    let position = events.length === 1 ? knownPosition(result.position) : undefined;
     if (!position) {
       const [last] = await this.readStream(streamName, { fromRevision: nextExpectedRevision, maxCount: 1 });
-      position = last?.position || (result.position && esdbPosition(result.position)) || undefined;
+      position = last?.position || knownPosition(result.position);
     }
     if (!position) throw new Error(`EventStoreDB reported no log position for the append to ${streamName}`);
     return { nextExpectedRevision, position };
@@ -179,6 +229,9 @@ export class EsdbEventStore implements EventStore {
   /**
    * Client 6.x cannot filter reads of $all on the server (only subscriptions), so this pages
    * through $all and filters here. `after` is excluded whether or not the server includes it.
+   * The log also holds what readers never see (typing and presence signals, the server's own
+   * events), so a page that did not fill the request is followed by larger ones, up to
+   * `pageSize`: a tail of signals costs a few round trips, not one per signal.
    */
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
     const limit = options.maxCount ?? this.pageSize;
@@ -187,9 +240,9 @@ export class EsdbEventStore implements EventStore {
     const filtered = Boolean(options.filter?.eventTypes?.length || options.filter?.streamPrefixes?.length);
     const out: RecordedEvent[] = [];
     let last: LogPosition | null = options.after ?? null;
-    for (;;) {
-      // One more than needed: the first event may be `after` itself.
-      const batch = filtered ? this.pageSize + 1 : Math.min(limit - out.length, this.pageSize) + 1;
+    // One more than needed: the first event may be `after` itself.
+    let batch = (filtered ? this.pageSize : Math.min(limit, this.pageSize)) + 1;
+    for (;; batch = Math.min(batch * 4, this.pageSize + 1)) {
       const page = await this.drain(
         this.client.readAll({ fromPosition: last === null ? START : parseEsdbPosition(last), maxCount: batch }),
         'a read of $all',
@@ -331,8 +384,8 @@ const CLOSED = Symbol('closed');
 class EsdbFeed<R> implements LogSubscription {
   private closed = false;
   private active: ReadableSubscription<R> | null = null;
-  private stop!: () => void;
-  private readonly stopped = new Promise<typeof CLOSED>((resolve) => (this.stop = () => resolve(CLOSED)));
+  /** Ends the pending wait for the next event (see nextOf). */
+  private wake: (() => void) | null = null;
 
   constructor(
     private readonly open: () => ReadableSubscription<R>,
@@ -351,12 +404,13 @@ class EsdbFeed<R> implements LogSubscription {
       () => subscription.destroy(new EsdbTimeoutError(`${this.what} (no confirmation)`, this.timeoutMs)),
       this.timeoutMs,
     );
+    watchdog.unref();
     subscription.once('confirmation', () => clearTimeout(watchdog));
     const accept = this.acceptor();
     const iterator = subscription[Symbol.asyncIterator]();
     try {
       for (;;) {
-        const next = await Promise.race([iterator.next(), this.stopped]);
+        const next = await this.nextOf(iterator);
         if (next === CLOSED || this.closed) return;
         if (next.done) throw new EsdbSubscriptionEndedError(this.what);
         const event = accept(next.value);
@@ -372,10 +426,25 @@ class EsdbFeed<R> implements LogSubscription {
     }
   }
 
+  /**
+   * The subscription's next item, or CLOSED as soon as close() is called. A fresh promise each
+   * time, never a race against one promise that lives as long as the feed: every such race stays
+   * attached to it with its result until it settles, so a live subscription would keep every
+   * event it ever delivered.
+   */
+  private nextOf(iterator: AsyncIterator<R>): Promise<IteratorResult<R> | typeof CLOSED> {
+    return new Promise<IteratorResult<R> | typeof CLOSED>((resolve, reject) => {
+      this.wake = () => resolve(CLOSED);
+      iterator.next().then(resolve, reject);
+    }).finally(() => {
+      this.wake = null;
+    });
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.stop();
+    this.wake?.();
     this.onClose(this);
     const subscription = this.active;
     if (subscription) {
@@ -389,13 +458,33 @@ class EsdbFeed<R> implements LogSubscription {
   }
 }
 
-function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new EsdbTimeoutError(what, ms)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+/**
+ * What a failed append (other than a wrong expected revision) means for its caller: refused,
+ * with nothing written (a conflict, too large, a server that never got it or turned it away),
+ * or unknown. A timeout (the server's own commit timeout, the call's deadline, this adapter's),
+ * a dropped or cancelled call: the server may have it and write it later, so not finding it
+ * yet proves nothing, and a retry with new event ids would write the change twice.
+ */
+export function appendFailure(error: unknown, streamName: string, bytes: number): Error {
+  if (error instanceof StreamDeletedError) return streamDeleted();
+  if (error instanceof MaxAppendSizeExceededError) return new AppendTooLargeError(streamName, error.maxAppendSize, bytes, { cause: error });
+  if (error instanceof UnavailableError && NEVER_SENT.test(error.message)) {
+    return new EventStoreUnavailableError('EventStoreDB is unreachable', { cause: error });
+  }
+  if (error instanceof NotLeaderError) return new EventStoreUnavailableError('the EventStoreDB node is not the leader', { cause: error });
+  if (error instanceof AccessDeniedError) return new EventStoreUnavailableError('EventStoreDB refused the credentials', { cause: error });
+  const reason =
+    error instanceof EsdbTimeoutError || error instanceof TimeoutError || error instanceof DeadlineExceededError
+      ? 'EventStoreDB did not confirm the write in time'
+      : 'the connection to EventStoreDB failed during the write';
+  return new AppendOutcomeUnknownError(reason, { cause: error, foundMeansKept: true });
 }
+
+/**
+ * gRPC's words for a call that never left this process (no connection, an unresolvable name, a
+ * closed channel), and the server's for one it turned away unread while starting.
+ */
+const NEVER_SENT = /No connection established|Name resolution failed|Channel closed before call started|Server Is Not Ready/i;
 
 function toEsdbExpected(expected: ExpectedRevision): AppendExpectedRevision {
   switch (expected) {
@@ -459,8 +548,8 @@ function toRecorded(e: AnyRecorded, position?: LogPosition): RecordedEvent {
     id: e.id,
     streamName: e.streamId,
     revision: Number(e.revision),
-    // Stream reads carry positions only on servers newer than 22.6.
-    position: position ?? (e.position ? esdbPosition(e.position) : ''),
+    // Servers before 22.6 (refused at connect) report no position for stream reads.
+    position: position ?? knownPosition(e.position) ?? '',
     type: e.type,
     data: e.data,
     metadata: metadata as EventMetadata,

@@ -6,7 +6,7 @@ import { LRUCache } from 'lru-cache';
 import { pipeline, Transform } from 'node:stream';
 import type { SealedSecret } from '../../crypto/secret-box';
 import { BlobStore, assertBlobKey, assertContentType } from '../../ports/blob-store.port';
-import { EventStore, EventToAppend, WrongExpectedRevisionError } from '../../ports/event-store.port';
+import { AppendTooLargeError, EventStore, EventToAppend, WrongExpectedRevisionError, appendSize } from '../../ports/event-store.port';
 import {
   BLOBS_FILE,
   belongsTo,
@@ -21,7 +21,10 @@ import {
   MANIFEST_FILE,
 } from './transfer-format';
 
-/** Appends at most this many events of one stream at once. */
+/**
+ * Appends at most this many events of one stream at once, and no more bytes than the target
+ * takes in one append (its `maxAppendBytes`: EventStoreDB refuses larger appends).
+ */
 const BATCH = 200;
 /**
  * Streams whose revision is remembered (every message has a stream of its own, so an instance
@@ -223,16 +226,8 @@ export async function importInstance(
       if (missing[0].revision !== current + 1) {
         throw new ImportConflictError(`the target's stream ${stream} ends at revision ${current}, before the export's revision ${missing[0].revision}`);
       }
-      const toAppend: EventToAppend[] = missing.map((e) => ({
-        id: e.id,
-        type: e.type,
-        data: e.data,
-        metadata: e.metadata,
-        recordedAt: e.recorded_at,
-      }));
       try {
-        const result = await log.append(stream, toAppend, current === -1 ? 'no_stream' : current);
-        current = result.nextExpectedRevision;
+        current = await appendInParts(log, stream, missing, current);
       } catch (error) {
         if (error instanceof WrongExpectedRevisionError) {
           throw new ImportConflictError(`another writer appended to ${stream} during the import; nothing of this batch was written: run the import again`);
@@ -245,17 +240,48 @@ export async function importInstance(
     onProgress?.({ eventsAppended, eventsPresent, blobsCopied, blobsPresent });
   };
 
+  const maxBytes = log.maxAppendBytes ?? Infinity;
+  let batchBytes = 0;
   let read = 0;
   for await (const { line, number } of ndjsonLines(join(dir, EVENTS_FILE))) {
     // Only what was checked: an export still following may have written more since.
     if (read++ === checked.events) break;
     const event = parseLine<ExportedEvent>(EVENTS_FILE, line, number);
+    const bytes = appendSize([toAppend(event)]);
     // Consecutive events of one stream go in one append; a change of stream keeps the log order.
-    if (batch.length && (batch[0].stream !== event.stream || batch.length >= BATCH)) await flush();
+    if (batch.length && (batch[0].stream !== event.stream || batch.length >= BATCH || batchBytes + bytes > maxBytes)) {
+      await flush();
+      batchBytes = 0;
+    }
     batch.push(event);
+    batchBytes += bytes;
   }
   await flush();
   return { eventsAppended, eventsPresent, blobsCopied, blobsPresent };
+}
+
+const toAppend = (e: ExportedEvent): EventToAppend => ({ id: e.id, type: e.type, data: e.data, metadata: e.metadata, recordedAt: e.recorded_at });
+
+/**
+ * Appends consecutive events of one stream after revision `current`, in halves when the target
+ * refuses them as too large together (a limit lower than it declared); returns the new revision.
+ * An event too large on its own stops the import.
+ */
+async function appendInParts(log: EventStore, stream: string, events: readonly ExportedEvent[], current: number): Promise<number> {
+  try {
+    return (await log.append(stream, events.map(toAppend), current === -1 ? 'no_stream' : current)).nextExpectedRevision;
+  } catch (error) {
+    if (!(error instanceof AppendTooLargeError)) throw error;
+    if (events.length === 1) {
+      const [e] = events;
+      throw new ImportSourceError(
+        `the event ${e.type} ${e.id} (${e.stream} revision ${e.revision}) is ${error.bytes} bytes, more than the target event log takes in one append ` +
+          `(${error.maxBytes}); raise its limit (EventStoreDB: EVENTSTORE_MAX_APPEND_SIZE) and run the import again`,
+      );
+    }
+    const half = Math.ceil(events.length / 2);
+    return appendInParts(log, stream, events.slice(half), await appendInParts(log, stream, events.slice(0, half), current));
+  }
 }
 
 const conflictAt = (exported: ExportedEvent, stored: { type: string; id: string } | undefined) =>
