@@ -251,14 +251,14 @@ describe('chatkit-client 1.14.1 (jsdom) against the server', () => {
   describe("v2 and v6 over one timeline, as the SDK's own suite reads them (its link is never fetched)", () => {
     const CAT = 'https://cataas.com/cat';
     const fileOf = (session: ChatkitSession) =>
-      new session.browser.window.File([JSON.stringify({ hello: 'world' })], 'hello.json', { type: 'application/json' });
+      new session.browser.window.File([JSON.stringify({ hello: 'world' })], 'file: with spaces.json', { type: 'application/json' });
     const downloaded = async (url: string) => (await fetch(url)).json();
 
     /** The SDK suite's three sends through v2: text, a link attachment, a data attachment (the files API). */
     const sendThroughV2 = async (session: ChatkitSession, roomId: string, tag: string) => {
       await session.currentUser.sendMessage({ roomId, text: `yo${tag}` });
       await session.currentUser.sendMessage({ roomId, text: `yoo${tag}`, attachment: { link: CAT, type: 'image' } });
-      await session.currentUser.sendMessage({ roomId, text: `yooo${tag}`, attachment: { file: fileOf(session), name: 'hello.json' } });
+      await session.currentUser.sendMessage({ roomId, text: `yooo${tag}`, attachment: { file: fileOf(session), name: 'file: with spaces.json' } });
     };
 
     it('v2 sends, v2 receives: a link attachment is {link, type, name} named by its last path segment; a data attachment by its file', async () => {
@@ -269,7 +269,7 @@ describe('chatkit-client 1.14.1 (jsdom) against the server', () => {
       const [plain, link, data] = (await hooks.waitForCount('onMessage', 3)).map(([m]) => m);
       expect(plain.text).toBe('yo');
       expect(link).toMatchObject({ text: 'yoo', attachment: { link: CAT, type: 'image', name: 'cat' } });
-      expect(data).toMatchObject({ text: 'yooo', attachment: { type: 'file', name: 'hello.json' } });
+      expect(data).toMatchObject({ text: 'yooo', attachment: { type: 'file', name: 'file: with spaces.json' } });
       expect(await downloaded(data.attachment.link)).toEqual({ hello: 'world' });
     });
 
@@ -286,7 +286,7 @@ describe('chatkit-client 1.14.1 (jsdom) against the server', () => {
       ]);
       expect(data.parts).toHaveLength(2);
       expect(data.parts[1].partType).toBe('attachment');
-      expect(data.parts[1].payload).toMatchObject({ type: 'file/x-pusher-file', name: 'hello.json', size: 17 });
+      expect(data.parts[1].payload).toMatchObject({ type: 'file/x-pusher-file', name: 'file: with spaces.json', size: 17 });
       expect(data.parts[1].payload.urlExpiry()).toBeTruthy();
       expect(await downloaded(await data.parts[1].payload.url())).toEqual({ hello: 'world' });
 
@@ -311,14 +311,14 @@ describe('chatkit-client 1.14.1 (jsdom) against the server', () => {
       const [plain, link, data] = (await hooks.waitForCount('onMessage', 3)).map(([m]) => m);
       expect(plain.text).toBe('yo2');
       expect(link).toMatchObject({ text: 'yoo2', attachment: { link: CAT, type: 'image', name: 'cat' } });
-      expect(data).toMatchObject({ text: 'yooo2', attachment: { type: 'file', name: 'hello.json' } });
+      expect(data).toMatchObject({ text: 'yooo2', attachment: { type: 'file', name: 'file: with spaces.json' } });
       expect(await downloaded(data.attachment.link)).toEqual({ hello: 'world' });
 
       // fetchMessages (v2 over HTTP) reads them the same way.
       const fetched = await alice.currentUser.fetchMessages({ roomId: 'v6-v2', limit: 2 });
       expect(fetched.map((m: any) => [m.attachment.type, m.attachment.name])).toEqual([
         ['image', 'cat'],
-        ['file', 'hello.json'],
+        ['file', 'file: with spaces.json'],
       ]);
     });
   });

@@ -100,6 +100,16 @@ describe('files API (chatkit_files v1) as the seed writes it', () => {
       }
     });
 
+    it('takes the name of the file a user picked, as chatkit-client sends it ("file: with spaces.json" in its own suite), and serves it back', async () => {
+      const name = 'file: with spaces.json';
+      const res = await uploadFile('r1', 'ann', encodeURIComponent(name), '{"hello":"world"}', 'application/json');
+      expect(res.status).toBe(200);
+      expect(res.json).toEqual({ resource_link: `${s.baseUrl}${files(`/rooms/r1/files/${encodeURIComponent(name)}`)}`, type: 'file', name });
+      const record = await s.request('GET', res.json.resource_link.slice(s.baseUrl.length), { token: as('ben') });
+      expect(record.body.file).toEqual({ name: `${s.instanceId}/r1/${name}`, bytes: 17, last_modified: expect.any(Number) });
+      expect(JSON.parse((await raw('GET', record.body.resource_link)).bytes.toString())).toEqual({ hello: 'world' });
+    });
+
     it('takes a file of exactly 5 MiB', async () => {
       const bytes = randomBytes(FIVE_MIB);
       expect((await uploadFile('r2', 'ann', 'big.bin', bytes, 'application/octet-stream')).status).toBe(200);
@@ -259,10 +269,11 @@ describe('files API (chatkit_files v1) as the seed writes it', () => {
       expect(res.json.error_description).toMatch(/5 MiB/);
     });
 
-    it('a bad file name', async () => {
-      await refused(await upload('r1', 'dan', 'bad%20name!', good()), 'invalid_file_name');
-      await refused(await upload('r1', 'dan', 'x~y', good()), 'invalid_file_name');
+    it('a file name with a path separator or control characters, or longer than 255 characters', async () => {
       await refused(await upload('r1', 'dan', 'a%2Fb', good()), 'invalid_file_name');
+      await refused(await upload('r1', 'dan', 'a%5Cb', good()), 'invalid_file_name');
+      await refused(await upload('r1', 'dan', 'bad%0Aname', good()), 'invalid_file_name');
+      await refused(await upload('r1', 'dan', 'x'.repeat(256), good()), 'invalid_file_name');
     });
 
     it('left no blob and no record behind', async () => {

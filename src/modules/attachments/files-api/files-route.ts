@@ -3,12 +3,17 @@ import { badRequest, notFound } from '../../../shared/domain/errors';
 /** The files API (chatkit_files v1), used by chatkit-client for v2 "data attachments". */
 export const FILES_ROUTE = 'services/chatkit_files/v1/:instanceId';
 
-/** Seed: a stored file name uses only A-Z, a-z, 0-9, `.`, `_` and `-`. */
-const FILE_NAME = /^[A-Za-z0-9._-]{1,255}$/;
+/**
+ * The seed writes file names with only A-Z, a-z, 0-9, `.`, `_` and `-`, but chatkit-client sends
+ * the name of the file a user picked (its own suite uploads "file: with spaces.json") and reads
+ * it back: any text of 1 to 255 characters but a path (no `/` or `\`, not `.` or `..`) and
+ * control characters. Names never reach the file system: blobs are stored under random keys.
+ */
+const FILE_NAME = /^[^/\\\u0000-\u001f\u007f]{1,255}$/u;
 
 export function assertFileName(fileName: string): void {
   if (!FILE_NAME.test(fileName) || fileName === '.' || fileName === '..') {
-    throw badRequest('invalid_file_name', 'File names use only A-Z, a-z, 0-9, ".", "_" and "-" (at most 255 characters)');
+    throw badRequest('invalid_file_name', 'File names are 1 to 255 characters, without "/", "\\" or control characters, and not "." or ".."');
   }
 }
 
