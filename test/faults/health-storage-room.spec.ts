@@ -7,7 +7,7 @@ import { describeAsRoot, fillVolume, mountTmpfs } from '../support/volumes';
 
 /**
  * /health on a nearly full DATA_DIR volume (a small tmpfs, which needs root; without it the file
- * holds one passing test that says loudly that it did not run): small writes still fit there, a
+ * registers its test as skipped, with the reason): small writes still fit there, a
  * large send does not. /health must say so for as long as it lasts, not only for the hold after
  * a failed append, and answer 200 again within seconds of room being freed.
  */
