@@ -63,6 +63,12 @@ export function rateCounterContract(name: string, make: () => Promise<RateCounte
       expect(waits.filter((w) => w === 0)).toHaveLength(10);
     });
 
+    it('hands out each token once to many more concurrent callers than tokens, turning none away for contention', async () => {
+      const waits = await Promise.all(Array.from({ length: 200 }, () => counters.take(key('burst'), { capacity: 50, perSecond: 1 }, T)));
+      expect(waits.filter((w) => w === 0)).toHaveLength(50);
+      expect(waits.filter((w) => w > 0)).toHaveLength(150);
+    });
+
     it('gives nothing back when a caller reads an earlier time than the last (clocks of two processes)', async () => {
       const bucket = { capacity: 1, perSecond: 1 };
       expect(await counters.take(key('skew'), bucket, T + 500)).toBe(0);

@@ -138,6 +138,27 @@ export function readModelStoreContract(
         expect(sortedIds(await store.find(c))).toEqual(['n1', 'n2', 'u1']);
       });
 
+      it('a unique index never counts null as a value: explicit nulls and missing fields never collide, as in SQLite', async () => {
+        const c = collection('unique_nulls');
+        await store.ensureCollections([
+          { name: c, indexes: [{ fields: ['email'], unique: true }, { fields: ['room', 'user'], unique: true }] },
+        ]);
+        await store.applyBatch(
+          [
+            put(c, { _id: 'a', email: null, room: 'r1', user: null }),
+            put(c, { _id: 'b', email: null, room: 'r1', user: null }),
+            put(c, { _id: 'c', room: null, user: null }),
+            put(c, { _id: 'd', email: 'd@x.io', room: null, user: 'ann' }),
+            put(c, { _id: 'e', email: 'e@x.io', room: null, user: 'ann' }),
+          ],
+          {},
+        );
+        expect(sortedIds(await store.find(c))).toEqual(['a', 'b', 'c', 'd', 'e']);
+        expect(sortedIds(await store.find(c, { where: { email: null } }))).toEqual(['a', 'b', 'c']);
+        // Values still collide.
+        await expect(store.applyBatch([put(c, { _id: 'f', email: 'd@x.io' })], {})).rejects.toBeInstanceOf(ReadModelWriteError);
+      });
+
       it('a compound unique index only rejects the same combination', async () => {
         const c = collection('members');
         await store.ensureCollections([{ name: c, indexes: [{ fields: ['room', 'user'], unique: true }] }]);

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { GridFsBlobStore } from '../../src/adapters/blobs/gridfs/gridfs-blob-store';
 import { MongoRateCounters } from '../../src/adapters/rate-counters/mongo/mongo-rate-counters';
 import { MongoReadModelStore } from '../../src/adapters/read-models/mongo/mongo-read-model-store';
@@ -10,12 +11,14 @@ describeWithEnv('MONGODB_URI', 'MongoDB adapters share one client per process', 
     const counters = await MongoRateCounters.connect(uri, 'parley_contract');
     await readModels.close();
     await blobs.close();
-    const key = `shared-client-${Date.now()}`;
-    expect((await counters.hit(key, 60_000, Date.now())).count).toBe(1);
+    const key = `shared-client-${randomUUID()}`;
+    // One time for both hits (in the future, beyond the TTL monitor): the same window whatever the clock does.
+    const nowMs = 1_800_000_000_000;
+    expect((await counters.hit(key, 60_000, nowMs)).count).toBe(1);
     await counters.close();
     // All closed: a new adapter connects afresh.
     const again = await MongoRateCounters.connect(uri, 'parley_contract');
-    expect((await again.hit(key, 60_000, Date.now())).count).toBe(2);
+    expect((await again.hit(key, 60_000, nowMs)).count).toBe(2);
     await again.close();
   });
 });

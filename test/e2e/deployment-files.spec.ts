@@ -1,11 +1,12 @@
 import Ajv2019 from 'ajv/dist/2019';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parse } from 'yaml';
 import { ServerProcess, startProcess } from '../support/server-process';
+import { startTestServer } from '../support/test-server';
 
 /**
  * The deployment files, checked without a Docker engine: docker-compose.yml against the Compose
@@ -142,6 +143,175 @@ describe('docker-compose.yml', () => {
       expect(Number(service.stop_grace_period.replace(/s$/, '')) * 1000).toBeGreaterThan(Number(service.environment.SHUTDOWN_TIMEOUT_MS));
     }
   });
+});
+
+describe('docker-compose.yml: the stores and their health checks', () => {
+  const file = compose();
+  const { api, projector, eventstore, mongo } = file.services;
+  const evalScript = (test: string[]) => test[test.indexOf('--eval') + 1];
+
+  it('names the services the connection strings point at, and one replica set everywhere', () => {
+    expect(Object.keys(file.services).sort()).toEqual(['api', 'eventstore', 'mongo', 'projector']);
+    for (const service of [api, projector]) {
+      const esdb = new URL(service.environment.EVENTSTORE_CONNECTION_STRING);
+      expect({ host: esdb.hostname, port: esdb.port, tls: esdb.searchParams.get('tls') }).toEqual({ host: 'eventstore', port: '2113', tls: 'false' });
+      const mongoUri = new URL(service.environment.MONGODB_URI);
+      expect({ host: mongoUri.hostname, port: mongoUri.port }).toEqual({ host: 'mongo', port: '27017' });
+      const replSet = mongo.command[mongo.command.indexOf('--replSet') + 1];
+      expect(mongoUri.searchParams.get('replicaSet')).toBe(replSet);
+      expect(evalScript(mongo.healthcheck.test)).toContain(`rs.initiate({_id: '${replSet}', members: [{_id: 0, host: 'mongo:27017'}]})`);
+    }
+    expect(eventstore.environment.EVENTSTORE_INSECURE).toBe('true');
+  });
+
+  it('reports MongoDB healthy only once a primary takes writes, initiating the replica set on the first start', () => {
+    const script = evalScript(mongo.healthcheck.test);
+    expect(mongo.healthcheck.test.slice(0, 3)).toEqual(['CMD', 'mongosh', '--quiet']);
+    // The script as mongosh runs it, against the states a starting member goes through.
+    const run = (state: { initiated: boolean; writablePrimary: boolean }) => {
+      const calls: string[] = [];
+      let code: number | undefined;
+      const rs = {
+        status: () => {
+          if (!state.initiated) throw new Error('no replset config has been received');
+          return { ok: 1 };
+        },
+        initiate: (config: { _id: string }) => {
+          calls.push(`initiate ${config._id}`);
+          state.initiated = true;
+          return { ok: 1 };
+        },
+      };
+      const db = { hello: () => ({ isWritablePrimary: state.writablePrimary }) };
+      new Function('rs', 'db', 'quit', script)(rs, db, (exitCode: number) => {
+        code ??= exitCode;
+      });
+      return { calls, code };
+    };
+    expect(run({ initiated: false, writablePrimary: false })).toEqual({ calls: ['initiate rs0'], code: 1 });
+    expect(run({ initiated: true, writablePrimary: false })).toEqual({ calls: [], code: 1 });
+    expect(run({ initiated: true, writablePrimary: true })).toEqual({ calls: [], code: 0 });
+  });
+
+  it('reports EventStoreDB healthy once it is the leader (readiness, not /health/live)', () => {
+    const [kind, command] = eventstore.healthcheck.test;
+    expect(kind).toBe('CMD-SHELL');
+    expect(command).toMatch(/^curl -fs http:\/\/localhost:2113\/info \| grep -qiE /);
+    expect(command).not.toContain('/health/live');
+    // The grep, applied the way the shell does to what /info answers.
+    const pattern = new RegExp(/'([^']+)'$/.exec(command)![1], 'i');
+    expect(pattern.test('{"dbVersion":"23.10.1.0","esVersion":"23.10.1.0","state":"leader","features":{}}')).toBe(true);
+    expect(pattern.test('{"esVersion":"23.10.1.0","state":"follower"}')).toBe(false);
+    expect(pattern.test('{"esVersion":"23.10.1.0","state":"preleader"}')).toBe(false);
+  });
+
+  it('gives every health check a start period, so a slow first start is not counted as failures', () => {
+    const seconds = (duration: string) => Number(/^(\d+)s$/.exec(duration)?.[1] ?? NaN);
+    expect(seconds(eventstore.healthcheck.start_period)).toBeGreaterThanOrEqual(60);
+    expect(seconds(mongo.healthcheck.start_period)).toBeGreaterThanOrEqual(30);
+    for (const [name, service] of Object.entries<any>(file.services)) {
+      expect({ name, startPeriod: service.healthcheck?.start_period }).toEqual({ name, startPeriod: expect.stringMatching(/^\d+s$/) });
+      expect({ name, timeout: service.healthcheck?.timeout }).toEqual({ name, timeout: expect.stringMatching(/^\d+s$/) });
+    }
+  });
+
+  it("publishes the API's ports where its health check and the README look for them", () => {
+    expect(api.ports).toEqual([`${api.environment.HTTPS_PORT}:${api.environment.HTTPS_PORT}`, `127.0.0.1:${api.environment.PORT}:${api.environment.PORT}`]);
+    expect(read('deploy/healthcheck.js')).toMatch(/process\.env\.PORT \|\| 8080/);
+    expect(api.environment.PORT).toBe(8080);
+    const readme = read('README.md');
+    expect(readme).toContain('HTTPS on port 8443');
+    expect(readme).toMatch(/plain HTTP on 8080 is published on the\s+host's loopback only/);
+  });
+});
+
+describe('.github/workflows/ci.yml', () => {
+  const workflow = parse(read('.github/workflows/ci.yml'));
+  const services = compose().services;
+  const runs = (job: any): string[] => job.steps.filter((step: any) => step.run).map((step: any) => step.run as string);
+  const configSource = read('src/config/config.ts');
+  const documented = readmeConfigurationVariables();
+
+  it('runs the README\'s two commands on Node 20, with actions pinned to a major version', () => {
+    expect(Object.keys(workflow.jobs).sort()).toEqual(['compose', 'servers', 'test']);
+    expect(runs(workflow.jobs.test)).toEqual(['npm ci --no-audit --no-fund', 'npm test']);
+    expect(workflow.jobs.test.steps.some((step: any) => step.env)).toBe(false);
+    for (const job of Object.values<any>(workflow.jobs)) {
+      expect(job['runs-on']).toBe('ubuntu-latest');
+      for (const step of job.steps) if (step.uses) expect(step.uses).toMatch(/^actions\/(checkout|setup-node)@v\d+$/);
+      expect(job.steps.find((step: any) => step.uses?.startsWith('actions/setup-node')).with['node-version']).toBe(20);
+    }
+  });
+
+  it('runs npm test against EventStoreDB and a one-member MongoDB replica set, as compose runs them, once both are ready', () => {
+    const job = workflow.jobs.servers;
+    expect(job.services.eventstore.image).toBe(services.eventstore.image);
+    expect(job.services.eventstore.env).toMatchObject({ EVENTSTORE_CLUSTER_SIZE: 1, EVENTSTORE_RUN_PROJECTIONS: 'None', EVENTSTORE_INSECURE: true });
+    expect(job.services.eventstore.ports).toEqual(['2113:2113']);
+    const script = runs(job).join('\n');
+    expect(script).toContain(`docker run -d --name mongo -p 27017:27017 ${services.mongo.image} ${services.mongo.command.join(' ')}`);
+    expect(script).toContain("rs.initiate({ _id: 'rs0', members: [{ _id: 0, host: 'localhost:27017' }] })");
+    expect(script).toContain('db.hello().isWritablePrimary');
+    expect(script).toContain('http://localhost:2113/info');
+    const test = job.steps.find((step: any) => step.run === 'npm test');
+    expect(Object.keys(test.env).sort()).toEqual(['EVENTSTORE_CONNECTION_STRING', 'MONGODB_URI']);
+    for (const variable of Object.keys(test.env)) {
+      expect({ variable, documented: documented.has(variable), read: configSource.includes(`env.${variable}`) }).toEqual({ variable, documented: true, read: true });
+    }
+    expect(test.env.EVENTSTORE_CONNECTION_STRING).toBe('esdb://localhost:2113?tls=false');
+    expect(new URL(test.env.MONGODB_URI).searchParams.get('replicaSet')).toBe('rs0');
+    // The steps before npm test: the replica set is started and waited for.
+    const order = job.steps.map((step: any) => step.name ?? step.run ?? step.uses);
+    expect(order.indexOf('Wait for a MongoDB PRIMARY and an EventStoreDB leader')).toBeLessThan(order.indexOf('npm test'));
+  });
+
+  it('builds the Dockerfile, brings compose up healthy and runs the committed smoke test with a projector restart', () => {
+    const job = workflow.jobs.compose;
+    const script = runs(job).join('\n');
+    expect(runs(job)).toEqual(expect.arrayContaining(['docker compose build', 'docker compose up -d --wait --wait-timeout 600']));
+    expect(script).toContain("node deploy/smoke.mjs --url https://localhost:8443 --restart 'docker compose restart projector'");
+    expect(services.projector).toBeDefined();
+    expect(existsSync(join(ROOT, 'deploy', 'smoke.mjs'))).toBe(true);
+    // What .env gets is what compose passes on to the API, and the certificate is where compose mounts it from.
+    for (const variable of ['PARLEY_MASTER_KEY', 'INSTANCE_LOCATOR', 'INSTANCE_KEY']) expect(script).toContain(`echo "${variable}=`);
+    expect(read('docker-compose.yml')).toContain('INSTANCE_KEY: ${INSTANCE_KEY:-}');
+    expect(script).toContain('-keyout deploy/certs/privkey.pem -out deploy/certs/fullchain.pem');
+    expect(services.api.volumes).toContain('./deploy/certs:/certs:ro');
+    expect(job.steps.at(-1)).toMatchObject({ if: 'always()', run: 'docker compose down -v' });
+  });
+});
+
+describe('deploy/smoke.mjs', () => {
+  const smoke = (env: Record<string, string>, args: string[]) =>
+    new Promise<{ code: number | null; out: string }>((resolve) => {
+      const child = spawn(process.execPath, [join(ROOT, 'deploy', 'smoke.mjs'), ...args], { cwd: ROOT, env: { ...process.env, SMOKE_TIMEOUT_MS: '30000', ...env } });
+      let out = '';
+      child.stdout.on('data', (d) => (out += d));
+      child.stderr.on('data', (d) => (out += d));
+      child.on('close', (code) => resolve({ code, out }));
+    });
+
+  it('passes against a running server: user, room, subscription, a message before and after the restart command, both read back', async () => {
+    const s = await startTestServer();
+    try {
+      const result = await smoke({ INSTANCE_LOCATOR: s.locator, INSTANCE_KEY: `${s.keyId}:${s.secret}` }, ['--url', s.baseUrl, '--restart', 'true']);
+      expect(result).toEqual({ code: 0, out: expect.stringContaining('smoke passed') });
+      expect(result.out).toContain('the second message arrived on the subscription');
+    } finally {
+      await s.close();
+    }
+  }, 60_000);
+
+  it('fails, saying why, when the instance key is wrong', async () => {
+    const s = await startTestServer();
+    try {
+      const result = await smoke({ INSTANCE_LOCATOR: s.locator, INSTANCE_KEY: `${s.keyId}:not-the-secret`, SMOKE_TIMEOUT_MS: '3000' }, ['--url', s.baseUrl]);
+      expect(result.code).toBe(1);
+      expect(result.out).toMatch(/smoke FAILED: the instance \S+ never answered: GET \/users 401/);
+    } finally {
+      await s.close();
+    }
+  }, 60_000);
 });
 
 describe('Dockerfile', () => {

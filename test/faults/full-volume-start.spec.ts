@@ -9,16 +9,19 @@ import { describeAsRoot, fillVolume, mountTmpfs } from '../support/volumes';
 /**
  * A restart on a DATA_DIR volume that filled up or went read-only while the server was down: the
  * start must say so and name the directory, not "disk I/O error". A real full volume
- * is a small tmpfs, which needs root; without it the file holds one passing test that says
- * loudly that it did not run.
+ * is a small tmpfs, which needs root; without it its test is registered as skipped, with the
+ * reason.
  */
 const SUITE = 'a start on a full or read-only DATA_DIR volume (tmpfs)';
 
 describeAsRoot(SUITE, () => {
-  const work = mkdtempSync(join(tmpdir(), 'parley-full-start-'));
-  const volume = join(work, 'volume');
-  const dataDir = join(volume, 'data');
+  let work: string;
+  let volume: string;
+  let dataDir: string;
   beforeAll(() => {
+    work = mkdtempSync(join(tmpdir(), 'parley-full-start-'));
+    volume = join(work, 'volume');
+    dataDir = join(volume, 'data');
     mkdirSync(volume);
     mountTmpfs(volume, '4m');
   });

@@ -5,7 +5,8 @@ import { chat, FaultLab, eventually, health, processEnv } from './process-client
 import { describeAsRoot, fillVolume, mountTmpfs } from '../support/volumes';
 
 /**
- * /health on a nearly full DATA_DIR volume (a small tmpfs, which needs root): readiness is 503
+ * /health on a nearly full DATA_DIR volume (a small tmpfs, which needs root;
+ * without it the file registers its test as skipped, with the reason): readiness is 503
  * only while writes actually fail. Once room is freed and writes are acknowledged again, the
  * process is ready, and the little room left is a warning (in /health's body and a metric),
  * not a reason for orchestrators to take a serving process out.

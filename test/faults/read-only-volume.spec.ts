@@ -10,8 +10,8 @@ import { asRoot, describeWhereSupported, NOT_ROOT } from '../support/volumes';
  * triggered through sysfs. (`mount -o remount,ro` cannot do this: Linux refuses it with EBUSY
  * while a process holds files open for writing, as the server does.) Such a file system is
  * writable again only once unmounted and mounted anew, so the server is restarted on it then.
- * Without root, loop devices or ext4's error trigger, the file holds one passing test that
- * says loudly that it did not run.
+ * Without root, loop devices or ext4's error trigger, its test is registered as skipped, with
+ * the reason.
  */
 const SUITE = 'a data volume that turns read-only while running (real process, ext4 on a loop device)';
 const unsupported = !asRoot

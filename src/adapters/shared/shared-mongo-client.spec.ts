@@ -1,5 +1,6 @@
 import { createServer, Server } from 'node:net';
-import { acquireMongoClient } from './shared-mongo-client';
+import { startSilentMongo } from '../../../test/support/silent-mongo';
+import { acquireMongoClient, SERVER_SELECTION_TIMEOUT_MS } from './shared-mongo-client';
 
 /**
  * The failure paths, against a real socket that is not a MongoDB server (the sharing itself is
@@ -37,5 +38,20 @@ describe('acquireMongoClient', () => {
     const reasons = results.map((r) => (r as PromiseRejectedResult).reason);
     expect(reasons[1]).toBe(reasons[0]);
     expect(reasons[2]).toBe(reasons[0]);
+  });
+
+  it('waits at most 10 s for a usable server unless the URI sets its own bound', async () => {
+    const silent = await startSilentMongo();
+    try {
+      const shared = await acquireMongoClient(silent.uri);
+      expect(shared.client.options.serverSelectionTimeoutMS).toBe(SERVER_SELECTION_TIMEOUT_MS);
+      expect(SERVER_SELECTION_TIMEOUT_MS).toBe(10_000);
+      await shared.release();
+      const own = await acquireMongoClient(`${silent.uri}&serverSelectionTimeoutMS=2500`);
+      expect(own.client.options.serverSelectionTimeoutMS).toBe(2500);
+      await own.release();
+    } finally {
+      await silent.close();
+    }
   });
 });

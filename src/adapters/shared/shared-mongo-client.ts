@@ -1,4 +1,4 @@
-import { MongoClient } from 'mongodb';
+import { MongoClient, MongoClientOptions } from 'mongodb';
 
 /** A MongoClient borrowed from the process's pool for one URI; `release` once when done. */
 export interface SharedMongoClient {
@@ -16,6 +16,16 @@ interface Entry {
 const clients = new Map<string, Entry>();
 
 /**
+ * How long a call waits for a server it can use (a reachable primary) before it fails, unless
+ * MONGODB_URI sets `serverSelectionTimeoutMS` itself: the driver's 30 s held every request that
+ * long while MongoDB was unreachable or electing. EventStoreDB calls have the same 10 s bound.
+ */
+export const SERVER_SELECTION_TIMEOUT_MS = 10_000;
+
+export const mongoClientOptions = (uri: string): MongoClientOptions =>
+  /[?&]serverSelectionTimeoutMS=/i.test(uri) ? {} : { serverSelectionTimeoutMS: SERVER_SELECTION_TIMEOUT_MS };
+
+/**
  * One MongoClient (one connection pool, one set of monitoring connections) per URI in the
  * process, shared by the MongoDB adapters (read models, GridFS blobs, rate counters), which
  * would otherwise each open their own to the same deployment. Counted by users: the client
@@ -25,7 +35,7 @@ const clients = new Map<string, Entry>();
 export async function acquireMongoClient(uri: string): Promise<SharedMongoClient> {
   let entry = clients.get(uri);
   if (!entry) {
-    const client = new MongoClient(uri);
+    const client = new MongoClient(uri, mongoClientOptions(uri));
     const created: Entry = { client, connected: client.connect(), users: 0 };
     created.connected.catch(() => {
       if (clients.get(uri) === created) clients.delete(uri);

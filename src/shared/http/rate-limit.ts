@@ -39,6 +39,18 @@ interface LimitResult {
 }
 type Limiter = (request: FastifyRequest) => Promise<LimitResult>;
 
+/** How long a request waits for its counters before it is served without a limit (a stalled store). */
+export const RATE_COUNTERS_DEADLINE_MS = 1_000;
+
+/** `counting`, or a rejection once `RATE_COUNTERS_DEADLINE_MS` have passed without an answer. */
+function withinDeadline<T>(counting: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the rate limit counters did not answer within ${RATE_COUNTERS_DEADLINE_MS} ms`)), RATE_COUNTERS_DEADLINE_MS);
+  });
+  return Promise.race([counting, late]).finally(() => clearTimeout(timer));
+}
+
 /**
  * The store @fastify/rate-limit counts in, on the deployment's RateCounters: windows shared by
  * every API process (the plugin's own stores are per process, or Redis).
@@ -47,7 +59,7 @@ const storeOn = (counters: RateCounters) =>
   class RateCountersStore {
     incr(key: string, done: (error: Error | null, result?: { current: number; ttl: number }) => void, timeWindow: number): void {
       const nowMs = Date.now();
-      counters.hit(key, timeWindow, nowMs).then(
+      withinDeadline(counters.hit(key, timeWindow, nowMs)).then(
         ({ count, resetAtMs }) => done(null, { current: count, ttl: resetAtMs - nowMs }),
         (error: Error) => done(error),
       );
@@ -115,7 +127,7 @@ export function registerRateLimits(
           }
         }
       } catch (error) {
-        // The counters are unreachable: serve rather than refuse what no limit was shown to exceed.
+        // The counters are unreachable or stalled: serve rather than refuse what no limit was shown to exceed.
         logger.warn({ err: error }, 'rate limit counters failed; request served without a limit');
         return;
       }

@@ -53,19 +53,43 @@ export function gridFsStorageFailure(error: unknown): unknown {
   return error;
 }
 
+/** Keys `list()` reads per query: each page is one query that leaves no cursor open behind it. */
+const LIST_PAGE = 1000;
+/**
+ * How far a pass of `removeAbandonedWrites` looks back past the previous pass's cutoff (chunk
+ * times come from the writing process's clock, which may lag this one's).
+ */
+const SWEEP_OVERLAP_MS = 3600_000;
+
 /**
  * Blobs in MongoDB GridFS (bucket `blobs`), used when MONGODB_URI is set. The key is the GridFS
  * filename. GridFS writes the chunks first and the file document last, so a failed or
  * interrupted put is invisible (its orphan chunks are removed by `abort` when the driver still
- * can); a put of an existing key adds a newer file, then removes the older ones, and reads
- * always take the newest. Writes wait for a journaled majority.
+ * can); a put of an existing key adds a newer file, then removes the versions older than its
+ * own (never a newer one a concurrent put wrote), and reads always take the newest. Writes wait
+ * for a journaled majority.
  */
 export class GridFsBlobStore implements BlobStore {
   private readonly db: Db;
   private readonly bucket: GridFSBucket;
+  /** The cutoff of this store's last finished `removeAbandonedWrites`: later passes look only past it. */
+  private sweptBefore: Date | null = null;
 
+  /**
+   * Creates GridFS's two indexes here: the driver creates them only on a bucket's first upload,
+   * ignores a failure there and never tries again, and assumes them whenever `files` holds a
+   * document, while reads, listing and the sweep of abandoned writes rely on them.
+   */
   static async connect(uri: string, dbName = 'parley', bucketName = 'blobs'): Promise<GridFsBlobStore> {
     const shared = await acquireMongoClient(uri);
+    try {
+      const db = shared.client.db(dbName);
+      await db.collection(`${bucketName}.files`).createIndex({ filename: 1, uploadDate: 1 });
+      await db.collection(`${bucketName}.chunks`).createIndex({ files_id: 1, n: 1 }, { unique: true });
+    } catch (error) {
+      await shared.release().catch(() => undefined);
+      throw error;
+    }
     return new GridFsBlobStore(shared.client, dbName, bucketName, shared.release);
   }
 
@@ -103,8 +127,13 @@ export class GridFsBlobStore implements BlobStore {
       await upload.abort().catch(() => undefined);
       throw gridFsStorageFailure(error);
     }
-    // The new blob is durable and read first; older versions that stay are removed with the key.
-    const older = await this.versions(key, { _id: { $ne: upload.id } }).catch(() => []);
+    // The new blob is durable and read first while it is the newest. Versions older than it go;
+    // one a concurrent put finished later stays, and goes when that put cleans up. Versions
+    // left by a failed clean-up are removed with the key.
+    const mine = upload.gridFSFile!;
+    const older = await this.versions(key, {
+      $or: [{ uploadDate: { $lt: mine.uploadDate } }, { uploadDate: mine.uploadDate, _id: { $lt: upload.id } }],
+    }).catch(() => []);
     await Promise.all(older.map((file) => this.remove(file._id).catch(() => undefined)));
     return { size };
   }
@@ -113,8 +142,14 @@ export class GridFsBlobStore implements BlobStore {
     assertBlobKey(key);
     const [file] = await this.versions(key, {}, 1);
     if (!file) return null;
+    const stream = this.bucket.openDownloadStream(file._id);
+    // A reader that gives up part way (destroy) leaves the server's chunks cursor open for 10
+    // minutes; abort() closes it.
+    stream.once('close', () => {
+      if (!stream.readableEnded) stream.abort().catch(() => undefined);
+    });
     return {
-      stream: this.bucket.openDownloadStream(file._id),
+      stream,
       size: file.length,
       contentType: typeof file.metadata?.contentType === 'string' ? file.metadata.contentType : 'application/octet-stream',
     };
@@ -136,39 +171,62 @@ export class GridFsBlobStore implements BlobStore {
 
   /**
    * Walks the files collection in (filename, uploadDate) order — GridFS's own index — so the
-   * versions of a key come together: each key once, with its newest version's time.
+   * versions of a key come together: each key once, with its newest version's time. It reads a
+   * page of keys per query, so no server cursor waits (and times out) while the caller works
+   * through a page.
    */
   async *list(options: { prefix?: string } = {}): AsyncIterable<ListedBlob> {
     if (options.prefix !== undefined) assertBlobKey(options.prefix);
-    const filter = options.prefix === undefined ? {} : { filename: { $regex: `^${escapeRegExp(options.prefix)}/` } };
-    const files = this.bucket.find(filter, {
-      sort: { filename: 1, uploadDate: 1 },
-      projection: { filename: 1, uploadDate: 1 },
-    });
-    let pending: ListedBlob | null = null;
-    for await (const file of files) {
-      if (pending && pending.key !== file.filename) yield pending;
-      pending = { key: file.filename, writtenAt: file.uploadDate };
+    const inPrefix = options.prefix === undefined ? {} : { $regex: `^${escapeRegExp(options.prefix)}/` };
+    let after: string | undefined;
+    for (;;) {
+      const filename = { ...inPrefix, ...(after !== undefined && { $gt: after }) };
+      const files = await this.bucket
+        .find(
+          Object.keys(filename).length ? { filename } : {},
+          { sort: { filename: 1, uploadDate: 1 }, projection: { filename: 1, uploadDate: 1 }, limit: LIST_PAGE, batchSize: LIST_PAGE },
+        )
+        .toArray();
+      const full = files.length === LIST_PAGE;
+      let pending: ListedBlob | null = null;
+      for (const file of files) {
+        if (pending && pending.key !== file.filename) yield pending;
+        pending = { key: file.filename, writtenAt: file.uploadDate };
+      }
+      if (!pending) return;
+      if (!full) {
+        yield pending;
+        return;
+      }
+      // The page may end inside the last key's versions: its newest one says when it was written.
+      const [newest] = await this.versions(pending.key, {}, 1);
+      if (newest) yield { key: pending.key, writtenAt: newest.uploadDate };
+      after = pending.key;
     }
-    if (pending) yield pending;
   }
 
   /**
    * Chunks without a file document: a put the driver could not abort (the process died). A
    * chunk's `files_id` is the ObjectId the put chose when it began, so its time is the put's
-   * start; only the first chunk of each is looked at, through GridFS's `files_id, n` index.
+   * start; only the first chunk of each is looked at, through GridFS's `files_id, n` index (the
+   * projection keeps that scan on the index), and only those begun since the previous pass's
+   * cutoff (less an overlap), so a pass costs what was written since, not the whole store.
    */
   async removeAbandonedWrites(before: Date): Promise<number> {
     const chunks = this.db.collection(`${this.bucketName}.chunks`);
+    const idAt = (at: Date) => ObjectId.createFromTime(Math.floor(at.getTime() / 1000));
+    const since = this.sweptBefore && new Date(this.sweptBefore.getTime() - SWEEP_OVERLAP_MS);
     const abandoned = await chunks
       .aggregate<{ _id: ObjectId }>([
-        { $match: { n: 0, files_id: { $lt: ObjectId.createFromTime(Math.floor(before.getTime() / 1000)) } } },
+        { $match: { n: 0, files_id: { $lt: idAt(before), ...(since && { $gte: idAt(since) }) } } },
+        { $project: { _id: 0, files_id: 1 } },
         { $lookup: { from: `${this.bucketName}.files`, localField: 'files_id', foreignField: '_id', as: 'file' } },
         { $match: { file: { $size: 0 } } },
         { $project: { _id: '$files_id' } },
       ])
       .toArray();
     for (const { _id } of abandoned) await chunks.deleteMany({ files_id: _id });
+    if (!this.sweptBefore || before > this.sweptBefore) this.sweptBefore = before;
     return abandoned.length;
   }
 

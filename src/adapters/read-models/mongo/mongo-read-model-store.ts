@@ -1,4 +1,4 @@
-import { AnyBulkWriteOperation, Collection, Db, Filter, MongoClient, MongoServerError, SortDirection } from 'mongodb';
+import { AnyBulkWriteOperation, Collection, CreateIndexesOptions, Db, Filter, MongoClient, MongoServerError, SortDirection } from 'mongodb';
 import { acquireMongoClient } from '../../shared/shared-mongo-client';
 import { LogPosition } from '../../../shared/domain/event';
 import {
@@ -51,6 +51,20 @@ const path = (field: string): string => {
 const DUPLICATE_KEY = 11000;
 const NAMESPACE_EXISTS = 48;
 const COMMAND_NOT_FOUND = 59;
+const INDEX_NOT_FOUND = 27;
+const INDEX_OPTIONS_CONFLICT = 85;
+const INDEX_KEY_SPECS_CONFLICT = 86;
+
+/**
+ * The documents a unique index holds: those whose fields all hold a value. As in SQLite, where
+ * a unique index never counts NULLs as equal, documents lacking one of the fields or holding
+ * `null` there never collide (`$exists` would index explicit nulls). Documents pass through
+ * JSON, so these are all the types a value can have. (The query planner cannot prove that an
+ * equality implies a `$type` filter: such an index enforces uniqueness, but queries on its
+ * fields do not use it.)
+ */
+const holdingValues = (paths: readonly string[]): Record<string, unknown> =>
+  Object.fromEntries(paths.map((p) => [p, { $type: ['string', 'number', 'bool', 'object', 'array'] }]));
 
 /**
  * A whole-document replacement that happens only when `position` is later than the stored
@@ -150,16 +164,27 @@ export class MongoReadModelStore implements ReadModelStore {
         const fields = index.fields.map((f) => (typeof f === 'string' ? { field: f, descending: false } : f));
         const keys: Record<string, 1 | -1> = {};
         for (const f of fields) keys[path(f.field)] = f.descending ? -1 : 1;
-        await this.db.collection(name).createIndex(keys, {
+        await this.createIndex(name, keys, {
           name: `ix_${fields.map((f) => (f.descending ? `${f.field}_desc` : f.field)).join('_')}`,
           unique: index.unique ?? false,
-          // As in SQLite, where NULLs never collide: documents lacking a unique field are not indexed.
-          ...(index.unique
-            ? { partialFilterExpression: Object.fromEntries(fields.map((f) => [path(f.field), { $exists: true }])) }
-            : {}),
+          ...(index.unique ? { partialFilterExpression: holdingValues(fields.map((f) => path(f.field))) } : {}),
         });
       }
       this.declared.add(spec.name);
+    }
+  }
+
+  /** An index declared anew with other options (e.g. another filter) replaces the stored one. */
+  private async createIndex(collection: string, keys: Record<string, 1 | -1>, options: CreateIndexesOptions & { name: string }): Promise<void> {
+    const indexes = this.db.collection(collection);
+    try {
+      await indexes.createIndex(keys, options);
+    } catch (error) {
+      if (!(error instanceof MongoServerError && (error.code === INDEX_OPTIONS_CONFLICT || error.code === INDEX_KEY_SPECS_CONFLICT))) throw error;
+      await indexes.dropIndex(options.name).catch((dropped: unknown) => {
+        if (!(dropped instanceof MongoServerError && dropped.code === INDEX_NOT_FOUND)) throw dropped;
+      });
+      await indexes.createIndex(keys, options);
     }
   }
 
@@ -295,6 +320,12 @@ export class MongoReadModelStore implements ReadModelStore {
   /**
    * Drops cannot run in a transaction, so checkpoints go first: a crash half-way leaves old
    * documents with no checkpoint (a rebuild resets again), never a checkpoint over missing data.
+   *
+   * Not fenced: the caller holds the projections' leases first (the rebuild CLI takes them, and
+   * refuses while a live worker holds one). A worker that still counts a dropped collection as
+   * declared cannot write into it meanwhile: its batches are fenced by the leases it lost, and
+   * the fence comes first in the transaction, which then aborts before any write could create
+   * the collection again (without its indexes).
    */
   async reset(collections: readonly string[], projections: readonly string[]): Promise<void> {
     if (projections.length) await this.checkpoints.deleteMany({ _id: { $in: [...projections] } });
