@@ -1,4 +1,4 @@
-import { Body, Controller, HttpCode, Inject, Param, Put, UseGuards } from '@nestjs/common';
+import { Body, Controller, HttpCode, Inject, Param, Put } from '@nestjs/common';
 import { CommandBus, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { IsInt, Max, Min } from 'class-validator';
 import { CommandPipeline } from '../../../shared/application/command-pipeline';
@@ -6,18 +6,15 @@ import { newestFirst, StreamReader } from '../../../shared/application/stream-po
 import { CLOCK } from '../../../shared/application/tokens';
 import { Clock } from '../../../shared/domain/clock';
 import { Actor } from '../../../shared/domain/event';
-import {
-  AccessTokenGuard,
-  auditActor,
-  CurrentActor,
-  requireSelfOrSu,
-} from '../../instances/authentication/access-token.guard';
+import { auditActor, CurrentActor } from '../../instances/authentication/access-token.guard';
 import { RequestActor } from '../../instances/authentication/access-token';
 import { roomDecider, roomNotFound, roomStream } from '../../rooms/domain/room.decider';
 import { userDecider, userNotFound, userStream } from '../../users/domain/user.decider';
 import { CURSORS_ROUTE } from '../cursors-route';
 import { cursorDecider, cursorStream, legacyCursorStream, RoomCursor, roomCursorOf } from '../domain/cursor.decider';
 import { ReadCursorSet } from '../domain/cursor.events';
+import { Access } from '../../roles/access-rules';
+import { Requires } from '../../roles/requires.decorator';
 
 class SetReadCursorDto {
   @IsInt()
@@ -98,11 +95,11 @@ export class SetReadCursorHandler implements ICommandHandler<SetReadCursorComman
 }
 
 @Controller(CURSORS_ROUTE)
-@UseGuards(AccessTokenGuard)
 export class SetReadCursorController {
   constructor(private readonly commands: CommandBus) {}
 
   @Put('cursors/0/rooms/:roomId/users/:userId')
+  @Requires(Access.permission('cursors:read:set', { room: 'roomId', self: 'userId' }))
   @HttpCode(201)
   async set(
     @Param('instanceId') instanceId: string,
@@ -111,7 +108,6 @@ export class SetReadCursorController {
     @Body() body: SetReadCursorDto,
     @CurrentActor() actor: RequestActor,
   ): Promise<Record<string, never>> {
-    requireSelfOrSu(actor, userId);
     await this.commands.execute(new SetReadCursorCommand(instanceId, roomId, userId, body.position, auditActor(actor)));
     return {};
   }

@@ -1,11 +1,11 @@
-import { Body, Controller, HttpCode, Inject, Param, Put, UseGuards } from '@nestjs/common';
+import { Body, Controller, HttpCode, Inject, Param, Put } from '@nestjs/common';
 import { CommandBus, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { CommandPipeline } from '../../../shared/application/command-pipeline';
 import { CLOCK } from '../../../shared/application/tokens';
 import { Clock } from '../../../shared/domain/clock';
 import { Actor } from '../../../shared/domain/event';
 import { CHATKIT_ROUTE, ChatApiVersion, ChatApiVersionPipe } from '../../../shared/http/chatkit-route';
-import { AccessTokenGuard, auditActor, CurrentActor } from '../../instances/authentication/access-token.guard';
+import { auditActor, CurrentActor } from '../../instances/authentication/access-token.guard';
 import { RequestActor } from '../../instances/authentication/access-token';
 import { RoomAccess } from '../../rooms/room-access';
 import { MessagePart } from '../domain/message-parts';
@@ -14,6 +14,8 @@ import { MessageContent } from '../message-content';
 import { MESSAGE_READS } from '../messages.read-model';
 import { SentMessages } from '../sent-messages';
 import { parseMessageId } from '../presentation/message-id.pipe';
+import { Access } from '../../roles/access-rules';
+import { Requires } from '../../roles/requires.decorator';
 
 export class EditMessageCommand {
   constructor(
@@ -61,7 +63,6 @@ export class EditMessageHandler implements ICommandHandler<EditMessageCommand, v
 
 /** v2 takes `{text, attachment?}`, v6 `{parts}` (wire study §2.2: editMessage and editMultipartMessage). */
 @Controller(CHATKIT_ROUTE)
-@UseGuards(AccessTokenGuard)
 export class EditMessageController {
   constructor(
     private readonly commands: CommandBus,
@@ -69,6 +70,7 @@ export class EditMessageController {
   ) {}
 
   @Put('rooms/:roomId/messages/:messageId')
+  @Requires(Access.permission('message:create', { room: 'roomId' }))
   @HttpCode(204)
   async edit(
     @Param('instanceId') instanceId: string,

@@ -1,4 +1,4 @@
-import { Body, Controller, HttpCode, Inject, Param, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, HttpCode, Inject, Param, Post } from '@nestjs/common';
 import { CommandBus, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { ArrayMaxSize, IsArray, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -8,13 +8,15 @@ import { Clock } from '../../../shared/domain/clock';
 import { forbidden } from '../../../shared/domain/errors';
 import { Actor } from '../../../shared/domain/event';
 import { CHATKIT_ROUTE, ChatApiVersion, ChatApiVersionPipe } from '../../../shared/http/chatkit-route';
-import { AccessTokenGuard, auditActor, CurrentActor } from '../../instances/authentication/access-token.guard';
+import { auditActor, CurrentActor } from '../../instances/authentication/access-token.guard';
 import { RequestActor } from '../../instances/authentication/access-token';
 import { roomDecider, roomStream } from '../domain/room.decider';
 import { presentRoom, RoomResponse } from '../presentation/room.presenter';
 import { RoomFieldsDto } from '../presentation/room-fields';
 import { RoomMembers } from '../room-members';
 import { RoomsReadModel } from '../rooms.read-model';
+import { Access } from '../../roles/access-rules';
+import { Requires } from '../../roles/requires.decorator';
 
 export const MAX_INITIAL_MEMBERS = 500;
 
@@ -88,11 +90,11 @@ export class CreateRoomHandler implements ICommandHandler<CreateRoomCommand, Roo
 }
 
 @Controller(CHATKIT_ROUTE)
-@UseGuards(AccessTokenGuard)
 export class CreateRoomController {
   constructor(private readonly commands: CommandBus) {}
 
   @Post('rooms')
+  @Requires(Access.permission('room:create'))
   @HttpCode(201)
   create(
     @Param('instanceId') instanceId: string,

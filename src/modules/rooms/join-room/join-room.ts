@@ -1,22 +1,19 @@
-import { Controller, HttpCode, Inject, Param, Post, UseGuards } from '@nestjs/common';
+import { Controller, HttpCode, Inject, Param, Post } from '@nestjs/common';
 import { CommandBus, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { CommandPipeline } from '../../../shared/application/command-pipeline';
 import { CLOCK } from '../../../shared/application/tokens';
 import { Clock } from '../../../shared/domain/clock';
 import { Actor } from '../../../shared/domain/event';
 import { CHATKIT_ROUTE, ChatApiVersion, ChatApiVersionPipe } from '../../../shared/http/chatkit-route';
-import {
-  AccessTokenGuard,
-  auditActor,
-  CurrentActor,
-  requireSelfOrSu,
-} from '../../instances/authentication/access-token.guard';
+import { auditActor, CurrentActor } from '../../instances/authentication/access-token.guard';
 import { RequestActor } from '../../instances/authentication/access-token';
 import { roomDecider, roomStream } from '../domain/room.decider';
 import { RoomAccess } from '../room-access';
 import { presentRoom, RoomResponse } from '../presentation/room.presenter';
 import { RoomMembers } from '../room-members';
 import { RoomsReadModel } from '../rooms.read-model';
+import { Access } from '../../roles/access-rules';
+import { Requires } from '../../roles/requires.decorator';
 
 export class JoinRoomCommand {
   constructor(
@@ -56,11 +53,11 @@ export class JoinRoomHandler implements ICommandHandler<JoinRoomCommand, RoomRes
 }
 
 @Controller(CHATKIT_ROUTE)
-@UseGuards(AccessTokenGuard)
 export class JoinRoomController {
   constructor(private readonly commands: CommandBus) {}
 
   @Post('users/:userId/rooms/:roomId/join')
+  @Requires(Access.permission('room:join', { room: 'roomId', self: 'userId' }))
   @HttpCode(200)
   join(
     @Param('instanceId') instanceId: string,
@@ -69,7 +66,6 @@ export class JoinRoomController {
     @Param('roomId') roomId: string,
     @CurrentActor() actor: RequestActor,
   ): Promise<RoomResponse> {
-    requireSelfOrSu(actor, userId);
     return this.commands.execute(new JoinRoomCommand(instanceId, version, roomId, userId, auditActor(actor)));
   }
 }

@@ -1,19 +1,16 @@
-import { Controller, HttpCode, Inject, Param, Post, UseGuards } from '@nestjs/common';
+import { Controller, HttpCode, Inject, Param, Post } from '@nestjs/common';
 import { CommandBus, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { CommandPipeline } from '../../../shared/application/command-pipeline';
 import { CLOCK } from '../../../shared/application/tokens';
 import { Clock } from '../../../shared/domain/clock';
 import { Actor } from '../../../shared/domain/event';
 import { CHATKIT_ROUTE } from '../../../shared/http/chatkit-route';
-import {
-  AccessTokenGuard,
-  auditActor,
-  CurrentActor,
-  requireSelfOrSu,
-} from '../../instances/authentication/access-token.guard';
+import { auditActor, CurrentActor } from '../../instances/authentication/access-token.guard';
 import { RequestActor } from '../../instances/authentication/access-token';
 import { roomDecider, roomStream } from '../domain/room.decider';
 import { userDecider, userNotFound, userStream } from '../../users/domain/user.decider';
+import { Access } from '../../roles/access-rules';
+import { Requires } from '../../roles/requires.decorator';
 
 export class LeaveRoomCommand {
   constructor(
@@ -46,11 +43,11 @@ export class LeaveRoomHandler implements ICommandHandler<LeaveRoomCommand, void>
 }
 
 @Controller(CHATKIT_ROUTE)
-@UseGuards(AccessTokenGuard)
 export class LeaveRoomController {
   constructor(private readonly commands: CommandBus) {}
 
   @Post('users/:userId/rooms/:roomId/leave')
+  @Requires(Access.permission('room:leave', { room: 'roomId', self: 'userId' }))
   @HttpCode(200)
   async leave(
     @Param('instanceId') instanceId: string,
@@ -58,7 +55,6 @@ export class LeaveRoomController {
     @Param('roomId') roomId: string,
     @CurrentActor() actor: RequestActor,
   ): Promise<void> {
-    requireSelfOrSu(actor, userId);
     await this.commands.execute(new LeaveRoomCommand(instanceId, roomId, userId, auditActor(actor)));
   }
 }
