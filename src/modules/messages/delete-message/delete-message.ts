@@ -38,7 +38,7 @@ export class DeleteMessageHandler implements ICommandHandler<DeleteMessageComman
   ) {}
 
   async execute({ instanceId, roomId, messageId, tombstone, requester, actor }: DeleteMessageCommand): Promise<void> {
-    const room = await this.access.room(instanceId, roomId);
+    const room = await this.access.readable(instanceId, roomId, requester);
     const sent = await this.sentMessages.find(instanceId, roomId, messageId);
     const now = this.clock.now().toISOString();
     await this.pipeline.run(

@@ -39,7 +39,7 @@ export class EditMessageHandler implements ICommandHandler<EditMessageCommand, v
   ) {}
 
   async execute({ instanceId, roomId, messageId, parts, requester, actor }: EditMessageCommand): Promise<void> {
-    const room = await this.access.room(instanceId, roomId);
+    const room = await this.access.readable(instanceId, roomId, requester);
     const sent = await this.sentMessages.find(instanceId, roomId, messageId);
     const now = this.clock.now().toISOString();
     await this.pipeline.run(

@@ -9,7 +9,7 @@ import { CHATKIT_ROUTE } from '../../../shared/http/chatkit-route';
 import { auditActor, CurrentActor } from '../../instances/authentication/access-token.guard';
 import { RequestActor } from '../../instances/authentication/access-token';
 import { roomDecider, roomStream } from '../domain/room.decider';
-import { RoomAccess } from '../room-access';
+import { callerOf, RoomAccess } from '../room-access';
 import { RoomMembers } from '../room-members';
 import { Access } from '../../roles/access-rules';
 import { Requires } from '../../roles/requires.decorator';
@@ -33,7 +33,7 @@ export class AddRoomMembersCommand {
   ) {}
 }
 
-/** Adds existing users to a room; users already in it are left as they are. */
+/** Adds existing users to a room (by a member, a holder of a role in it, or su); users already in it are left as they are. */
 @CommandHandler(AddRoomMembersCommand)
 export class AddRoomMembersHandler implements ICommandHandler<AddRoomMembersCommand, void> {
   constructor(
@@ -45,7 +45,8 @@ export class AddRoomMembersHandler implements ICommandHandler<AddRoomMembersComm
 
   async execute({ instanceId, roomId, userIds, actor }: AddRoomMembersCommand): Promise<void> {
     const stream = roomStream(instanceId, roomId);
-    await this.access.room(instanceId, roomId); // a missing room answers room_not_found before any user check
+    // Before any user is looked up: a missing room (or a private one the caller is not in) is room_not_found.
+    await this.access.manageable(instanceId, roomId, callerOf(actor));
     const members = await this.members.resolve(instanceId, userIds);
     const now = this.clock.now().toISOString();
     await this.pipeline.run(

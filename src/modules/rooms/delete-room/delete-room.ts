@@ -8,6 +8,7 @@ import { CHATKIT_ROUTE } from '../../../shared/http/chatkit-route';
 import { auditActor, CurrentActor } from '../../instances/authentication/access-token.guard';
 import { RequestActor } from '../../instances/authentication/access-token';
 import { roomDecider, roomStream } from '../domain/room.decider';
+import { callerOf, RoomAccess } from '../room-access';
 import { Access } from '../../roles/access-rules';
 import { Requires } from '../../roles/requires.decorator';
 
@@ -24,10 +25,12 @@ export class DeleteRoomCommand {
 export class DeleteRoomHandler implements ICommandHandler<DeleteRoomCommand, void> {
   constructor(
     private readonly pipeline: CommandPipeline,
+    private readonly access: RoomAccess,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   async execute({ instanceId, roomId, actor }: DeleteRoomCommand): Promise<void> {
+    await this.access.readable(instanceId, roomId, callerOf(actor));
     const now = this.clock.now().toISOString();
     await this.pipeline.run(
       roomStream(instanceId, roomId),

@@ -38,7 +38,8 @@ export class JoinRoomHandler implements ICommandHandler<JoinRoomCommand, RoomRes
 
   async execute({ instanceId, version, roomId, userId, actor }: JoinRoomCommand): Promise<RoomResponse> {
     const stream = roomStream(instanceId, roomId);
-    await this.access.room(instanceId, roomId); // a missing room answers room_not_found before any user check
+    // Before any user is looked up: a missing room, or a private one the user is not in, is room_not_found.
+    await this.access.readable(instanceId, roomId, { userId, su: actor.su === true });
     const members = await this.members.resolve(instanceId, [userId]);
     const now = this.clock.now().toISOString();
     await this.pipeline.run(

@@ -8,6 +8,7 @@ import { CHATKIT_ROUTE } from '../../../shared/http/chatkit-route';
 import { auditActor, CurrentActor } from '../../instances/authentication/access-token.guard';
 import { RequestActor } from '../../instances/authentication/access-token';
 import { roomDecider, roomStream } from '../domain/room.decider';
+import { RoomAccess } from '../room-access';
 import { userDecider, userNotFound, userStream } from '../../users/domain/user.decider';
 import { Access } from '../../roles/access-rules';
 import { Requires } from '../../roles/requires.decorator';
@@ -26,10 +27,12 @@ export class LeaveRoomCommand {
 export class LeaveRoomHandler implements ICommandHandler<LeaveRoomCommand, void> {
   constructor(
     private readonly pipeline: CommandPipeline,
+    private readonly access: RoomAccess,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   async execute({ instanceId, roomId, userId, actor }: LeaveRoomCommand): Promise<void> {
+    await this.access.readable(instanceId, roomId, { userId, su: actor.su === true });
     const user = await this.pipeline.load(userStream(instanceId, userId), userDecider);
     if (!user.state.exists) throw userNotFound(userId);
     const now = this.clock.now().toISOString();

@@ -9,6 +9,7 @@ import { auditActor, CurrentActor } from '../../instances/authentication/access-
 import { RequestActor } from '../../instances/authentication/access-token';
 import { roomDecider, roomStream } from '../domain/room.decider';
 import { RoomUserIdsDto } from '../add-room-members/add-room-members';
+import { callerOf, RoomAccess } from '../room-access';
 import { Access } from '../../roles/access-rules';
 import { Requires } from '../../roles/requires.decorator';
 
@@ -21,15 +22,17 @@ export class RemoveRoomMembersCommand {
   ) {}
 }
 
-/** Removes users from a room; ids that are not members are ignored. */
+/** Removes users from a room (by a member, a holder of a role in it, or su); ids that are not members are ignored. */
 @CommandHandler(RemoveRoomMembersCommand)
 export class RemoveRoomMembersHandler implements ICommandHandler<RemoveRoomMembersCommand, void> {
   constructor(
     private readonly pipeline: CommandPipeline,
+    private readonly access: RoomAccess,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   async execute({ instanceId, roomId, userIds, actor }: RemoveRoomMembersCommand): Promise<void> {
+    await this.access.manageable(instanceId, roomId, callerOf(actor));
     const now = this.clock.now().toISOString();
     await this.pipeline.run(
       roomStream(instanceId, roomId),

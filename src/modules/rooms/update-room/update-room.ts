@@ -8,6 +8,7 @@ import { CHATKIT_ROUTE } from '../../../shared/http/chatkit-route';
 import { auditActor, CurrentActor } from '../../instances/authentication/access-token.guard';
 import { RequestActor } from '../../instances/authentication/access-token';
 import { roomDecider, roomStream } from '../domain/room.decider';
+import { callerOf, RoomAccess } from '../room-access';
 import { RoomFieldsDto } from '../presentation/room-fields';
 import { Access } from '../../roles/access-rules';
 import { Requires } from '../../roles/requires.decorator';
@@ -25,10 +26,12 @@ export class UpdateRoomCommand {
 export class UpdateRoomHandler implements ICommandHandler<UpdateRoomCommand, void> {
   constructor(
     private readonly pipeline: CommandPipeline,
+    private readonly access: RoomAccess,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   async execute({ instanceId, roomId, changes, actor }: UpdateRoomCommand): Promise<void> {
+    await this.access.readable(instanceId, roomId, callerOf(actor));
     const now = this.clock.now().toISOString();
     await this.pipeline.run(
       roomStream(instanceId, roomId),
