@@ -1,17 +1,13 @@
-import { Controller, Delete, HttpCode, Inject, Param } from '@nestjs/common';
+import { Controller, Delete, HttpCode, Param } from '@nestjs/common';
 import { CommandBus, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { CommandPipeline } from '../../../shared/application/command-pipeline';
-import { CLOCK } from '../../../shared/application/tokens';
-import { Clock } from '../../../shared/domain/clock';
 import { Actor } from '../../../shared/domain/event';
 import { CHATKIT_ROUTE } from '../../../shared/http/chatkit-route';
 import { auditActor, CurrentActor } from '../../instances/authentication/access-token.guard';
 import { RequestActor } from '../../instances/authentication/access-token';
-import { RoomAccess } from '../../rooms/room-access';
-import { messageDecider, messageNotFound, messageStream } from '../domain/message.decider';
-import { MESSAGE_READS, MessagesReadModel } from '../messages.read-model';
-import { SentMessages } from '../sent-messages';
+import { messageNotFound } from '../domain/message.decider';
+import { MessagesReadModel } from '../messages.read-model';
 import { parseMessageId } from '../presentation/message-id.pipe';
+import { MessageChanges } from '../message-changes';
 import { Access } from '../../roles/access-rules';
 import { Requires } from '../../roles/requires.decorator';
 
@@ -30,33 +26,10 @@ export class DeleteMessageCommand {
 /** Deletes a message: its content leaves every read model, and subscribers are told. */
 @CommandHandler(DeleteMessageCommand)
 export class DeleteMessageHandler implements ICommandHandler<DeleteMessageCommand, void> {
-  constructor(
-    private readonly pipeline: CommandPipeline,
-    private readonly access: RoomAccess,
-    private readonly sentMessages: SentMessages,
-    @Inject(CLOCK) private readonly clock: Clock,
-  ) {}
+  constructor(private readonly changes: MessageChanges) {}
 
-  async execute({ instanceId, roomId, messageId, tombstone, requester, actor }: DeleteMessageCommand): Promise<void> {
-    const room = await this.access.readable(instanceId, roomId, requester);
-    const sent = await this.sentMessages.find(instanceId, roomId, messageId);
-    const now = this.clock.now().toISOString();
-    await this.pipeline.run(
-      messageStream(instanceId, messageId),
-      messageDecider,
-      {
-        type: 'DeleteMessage',
-        id: messageId,
-        roomId,
-        sent,
-        roomCreatedAt: room.createdAt,
-        actor: { userId: requester.userId, su: requester.su },
-        tombstone,
-        now,
-      },
-      { instance_id: instanceId, actor, occurred_at: now },
-      { awaitProjections: MESSAGE_READS },
-    );
+  execute({ instanceId, roomId, messageId, tombstone, requester, actor }: DeleteMessageCommand): Promise<void> {
+    return this.changes.apply(instanceId, roomId, messageId, { type: 'DeleteMessage', tombstone }, requester, actor);
   }
 }
 

@@ -52,7 +52,7 @@ export class SendMessageHandler implements ICommandHandler<SendMessageCommand, M
         await this.pipeline.run(
           stream,
           timelineDecider,
-          { type: 'SendMessage', id, userId, parts, roomCreatedAt: room.createdAt, now },
+          { type: 'SendMessage', id, userId, userCreatedAt: sender.state.createdAt!, parts, roomCreatedAt: room.createdAt, now },
           { instance_id: instanceId, actor, occurred_at: now },
           { awaitProjections: MESSAGE_READS },
         );
