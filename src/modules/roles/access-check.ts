@@ -4,6 +4,7 @@ import { toErrorResponse } from '../../shared/http/error.filter';
 import { EventChannel } from '../../shared/subscriptions/event-channel';
 import { RequestActor } from '../instances/authentication/access-token';
 import { requireSelfOrSu, requireSu } from '../instances/authentication/access-token.guard';
+import { TokenStanding } from '../instances/authentication/token-standing';
 import { SubscriptionAuthorizer } from '../streaming/subscription-routes';
 import { AccessRule, needsAccessToken } from './access-rules';
 import { RolePermissions } from './role-permissions';
@@ -21,11 +22,15 @@ export const accessUndeclared = () =>
  */
 @Injectable()
 export class AccessCheck {
-  constructor(private readonly permissions: RolePermissions) {}
+  constructor(
+    private readonly permissions: RolePermissions,
+    private readonly standing: TokenStanding,
+  ) {}
 
   /** Throws the 401/403 the caller gets unless `actor` may call a route declaring `rule` with `params`. */
   async authorize(rule: AccessRule, actor: RequestActor, params: RouteParams): Promise<void> {
     if (!needsAccessToken(rule)) throw new Error(`authorize() is for rules that need an access token, not "${rule.kind}"`);
+    await this.standing.require(actor);
     switch (rule.kind) {
       case 'authenticated':
         return;
@@ -44,7 +49,8 @@ export class AccessCheck {
 
   /**
    * The check of subscriptions, before they open; an open one is checked again on every role
-   * change concerning its user, and ends with the refusal (403) when it no longer passes.
+   * change and every deletion or creation concerning its user, and ends with the refusal
+   * (403, or 401 for a deleted user's token) when it no longer passes.
    */
   readonly subscriptions: SubscriptionAuthorizer = async (rule, { actor, params }, route, channel) => {
     await this.authorize(rule, actor, params);
