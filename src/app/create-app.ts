@@ -24,6 +24,7 @@ import { PresenceTracker } from '../modules/presence/presence-tracker';
 import { CreateInstanceCommand } from '../modules/instances/create-instance/create-instance.handler';
 import { CreateKeyCommand } from '../modules/instances/create-key/create-key.handler';
 import { SetTokenProviderCommand } from '../modules/instances/set-token-provider/set-token-provider.handler';
+import { CredentialWarnings } from '../modules/instances/credential-warnings';
 import { AppModule } from './app.module';
 import { SubscriptionRoutes } from '../modules/streaming/subscription-routes';
 import { OpenStreams, registerHttpSubscribe } from '../modules/streaming/http-subscribe.transport';
@@ -180,6 +181,7 @@ export async function startServer(runtime: Runtime, hooks: { beforeListen?: () =
   const { app, requests, streams } = await createApp(runtime);
   await app.init();
   await bootstrapInstance(app, runtime);
+  for (const warning of await app.get(CredentialWarnings).atStart()) runtime.logger.warn(warning);
   const { config } = runtime;
   const bridge = new WebSocketBridge(app.get(SubscriptionRoutes));
   // A page on an origin CORS_ORIGINS does not allow may not open /ws either.

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import type { CorsOrigins } from '../shared/http/cors';
+import { keySecretTooShort } from '../shared/crypto/key-secret';
 
 /** Every setting Parley reads, from the environment (see the README's configuration table). */
 export interface ParleyConfig {
@@ -53,6 +54,8 @@ export interface ParleyConfig {
   readonly beamsWebPushHosts: readonly string[];
   /** Chat, roles, cursors and files API requests allowed per window (0: no limit), and whether su tokens count. */
   readonly rateLimits: { readonly perUser: number; readonly perInstance: number; readonly windowMs: number; readonly su: boolean };
+  /** TOKEN_MAX_LIFETIME_SECONDS: tokens whose `exp` lies further than this past their `iat` (or now) are refused. */
+  readonly tokenMaxLifetimeSeconds: number;
   /** METRICS_TOKEN: the Bearer token GET /metrics requires; unset, /metrics answers 404. */
   readonly metricsToken?: string;
   /** METRICS_PORT (projector workers only): serve GET /metrics on this port; unset, a worker listens on nothing. */
@@ -98,6 +101,13 @@ function booleanVariable(env: NodeJS.ProcessEnv, name: string, fallback: boolean
 const PORT = { min: 0, max: 65535, what: 'a port number' };
 const MILLISECONDS = (min: number, max: number) => ({ min, max, what: 'a whole number of milliseconds' });
 const REQUESTS = { min: 0, max: 1_000_000_000, what: 'a whole number of requests' };
+const SECONDS = (min: number, max: number) => ({ min, max, what: 'a whole number of seconds' });
+
+/**
+ * 30 days: far above the day chatkit-server, the token providers and Feeds give their tokens,
+ * and above the week or month apps pass as `tokenExpiry`, but a stolen token still dies.
+ */
+export const DEFAULT_TOKEN_MAX_LIFETIME_SECONDS = 30 * 86_400;
 
 /** 32 bytes in canonical base64, as `openssl rand -base64 32` prints them. */
 function masterKeyVariable(env: NodeJS.ProcessEnv): string | undefined {
@@ -155,6 +165,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ParleyConfig {
       const m = /^([^:]+):(.+)$/.exec(env.INSTANCE_KEY);
       if (!m) throw new ConfigError('INSTANCE_KEY must look like <key_id>:<secret>');
       [, keyId, keySecret] = m;
+      const tooShort = keySecretTooShort(keySecret!);
+      if (tooShort) throw new ConfigError(`INSTANCE_KEY: ${tooShort}`);
     }
     bootstrap = {
       cluster: parts[1],
@@ -217,6 +229,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ParleyConfig {
     beamsVapidSubject,
     beamsWebPushHosts: webPushHostsVariable(env),
     ...beamsProviderVariables(env),
+    tokenMaxLifetimeSeconds: integerVariable(env, 'TOKEN_MAX_LIFETIME_SECONDS', SECONDS(60, 10 * 365 * 86_400), DEFAULT_TOKEN_MAX_LIFETIME_SECONDS),
     metricsToken: env.METRICS_TOKEN || undefined,
     metricsPort: integerVariable(env, 'METRICS_PORT', PORT),
     rateLimits: {

@@ -83,7 +83,7 @@ const BASELINE_MAIN = join(__dirname, 'baseline-server.js');
 
 const INSTANCE_ID = 'bench';
 const KEY_ID = 'key';
-const KEY_SECRET = 'secret';
+const KEY_SECRET = 'bench-key-secret-0123';
 
 function positive(name: string, fallback: number): number {
   const raw = process.env[name];

@@ -72,6 +72,13 @@ describe('admin CLI on the embedded stores, no server running', () => {
     expect((await admin(dataDir, 'key:list', 'beta')).out).toBe('The instance "beta" has no keys.\n');
   });
 
+  it('refuses a chosen secret too short to be secret, and creates no key', async () => {
+    const refused = await admin(dataDir, 'key:create', 'acme', 'weak', '--secret', 'secret');
+    expect(refused).toMatchObject({ code: 1, out: '' });
+    expect(refused.err).toMatch(/^error: The key "weak" was not created: a key secret needs at least 10 bytes, this one has 6/);
+    expect((await admin(dataDir, 'key:list', 'acme')).out).not.toMatch(/^weak\b/m);
+  });
+
   it('keeps every secret out of the stores: the log holds them sealed', () => {
     const files = readdirSync(dataDir, { withFileTypes: true })
       .filter((e) => e.isFile() && e.name !== 'master.key')

@@ -271,7 +271,7 @@ describe('attachments (v6 upload flow) and the files API', () => {
 
     it('keeps private rooms private on the refresh route', async () => {
       const id = await uploadAttachment('hidden', Buffer.from('secret'), 'text/plain');
-      expect((await s.request('GET', s.chat(`/rooms/hidden/attachments/${id}`), { token: as('ben') })).status).toBe(403);
+      expect((await s.request('GET', s.chat(`/rooms/hidden/attachments/${id}`), { token: as('ben') })).status).toBe(404);
       expect((await s.request('GET', s.chat(`/rooms/hidden/attachments/${id}`), { token: as('ann') })).status).toBe(200);
       expect((await s.request('GET', s.chat(`/rooms/hidden/attachments/${id}`), { token: null })).status).toBe(401);
     });

@@ -126,10 +126,11 @@ describe('read cursors API (chatkit_cursors v2)', () => {
       expect(pub.body[0]).toEqual(cursorShape('pub', 'ann', 10));
       expect((await get('/rooms/priv', as('ann'))).body).toEqual([cursorShape('priv', 'ann', 2)]);
       expect((await get('/rooms/priv')).status).toBe(200);
+      // To a non-member a private room does not exist.
       const outsider = await get('/rooms/priv', as('cat'));
-      expect(outsider.status).toBe(403);
-      expect(outsider.body.error).toBe('services/chatkit_cursors/forbidden/not_a_member');
-      expect((await get('/rooms/priv/users/ann', as('cat'))).status).toBe(403);
+      expect(outsider.status).toBe(404);
+      expect(outsider.body.error).toBe('services/chatkit_cursors/not_found/room_not_found');
+      expect((await get('/rooms/priv/users/ann', as('cat'))).status).toBe(404);
       expect((await get('/rooms/priv/users/ann', as('ben'))).body).toEqual(cursorShape('priv', 'ann', 2));
       const missing = await get('/rooms/nowhere');
       expect(missing.status).toBe(404);
@@ -240,10 +241,10 @@ describe('read cursors API (chatkit_cursors v2)', () => {
       expect(await sub.quietFor(200)).toBe(true);
     });
 
-    it('refuses a private room to non-members (403), a missing room (404) and another user (403)', async () => {
+    it('refuses a private room to non-members and a missing room alike (404), and another user (403)', async () => {
       const outsider = await open(cursors('/rooms/priv'), as('cat'));
-      expect(outsider.status).toBe(403);
-      expect(outsider.body.error).toBe('services/chatkit_cursors/forbidden/not_a_member');
+      expect(outsider.status).toBe(404);
+      expect(outsider.body.error).toBe('services/chatkit_cursors/not_found/room_not_found');
       const missing = await open(cursors('/rooms/nowhere'), as('cat'));
       expect(missing.status).toBe(404);
       expect(missing.body.error).toBe('services/chatkit_cursors/not_found/room_not_found');

@@ -111,15 +111,15 @@ describe('room subscriptions over HTTP SUBSCRIBE and /ws', () => {
     }
   });
 
-  it('refuses private rooms to non-members (403), unknown rooms (404), bad limits (422) and bad tokens (401)', async () => {
+  it('refuses private rooms to non-members as unknown rooms (404), bad limits (422) and bad tokens (401)', async () => {
     const priv = await openHttpSubscription(`${s.baseUrl}${s.chat('/rooms/vault')}`, auth('cat'));
-    expect(priv.status).toBe(403);
-    expect(priv.body.error).toBe('services/chatkit/forbidden/not_a_member');
+    expect(priv.status).toBe(404);
+    expect(priv.body.error).toBe('services/chatkit/not_found/room_not_found');
     expect((await openHttpSubscription(`${s.baseUrl}${s.chat('/rooms/nowhere')}`, auth('cat'))).status).toBe(404);
     expect((await openHttpSubscription(`${s.baseUrl}${s.chat('/rooms/lobby?message_limit=101')}`, auth('cat'))).status).toBe(422);
     expect((await openHttpSubscription(`${s.baseUrl}${s.chat('/rooms/lobby')}`, { authorization: 'Bearer nope' })).status).toBe(401);
     const ws = await openWsSubscription(s.baseUrl, s.chat('/rooms/vault'), auth('cat'));
-    expect(ws.status).toBe(403);
+    expect(ws.status).toBe(404);
     await ws.close();
   });
 

@@ -10,6 +10,8 @@ export interface ServerProcess {
   readonly child: ChildProcess;
   /** Set once the process logs that it listens (API processes only). */
   readonly port: number;
+  /** What the process wrote so far (stdout lines, stderr chunks), growing while it runs. */
+  readonly output: readonly string[];
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
@@ -48,6 +50,7 @@ export function startProcess(entry: string, env: Record<string, string>, ready: 
       resolve({
         child,
         port,
+        output,
         stop: (signal = 'SIGTERM') =>
           new Promise<void>((done) => {
             if (child.exitCode !== null || child.signalCode !== null) return done();

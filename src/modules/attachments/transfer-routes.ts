@@ -5,8 +5,7 @@ import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Readable } from 'node:stream';
 import { toErrorResponse } from '../../shared/http/error.filter';
-import { AccessTokenVerifier } from '../instances/authentication/access-token';
-import { auditActor, requireSelfOrSu } from '../instances/authentication/access-token.guard';
+import { auditActor, AuthenticatedRequest } from '../instances/authentication/access-token.guard';
 import { MAX_ATTACHMENT_BYTES } from './domain/attachment.decider';
 import { Download, DownloadAttachmentQuery } from './download-attachment/download-attachment';
 import { assertFileName, fileAddress } from './files-api/files-route';
@@ -15,11 +14,15 @@ import { UploadedFile, UploadFileCommand } from './files-api/upload-file/upload-
 import { AttachmentLinks, DOWNLOAD_ROUTE, UPLOAD_ROUTE } from './links/attachment-links';
 import { PublicOrigin } from './links/public-origin';
 import { UploadAttachmentCommand } from './upload-attachment/upload-attachment';
-import { RolePermissions } from '../roles/role-permissions';
+import { Access } from '../roles/access-rules';
 
 export const FILE_UPLOAD_ROUTE = '/services/chatkit_files/v1/:instanceId/rooms/:roomId/users/:userId/files/:fileName';
 
 type Params = Record<string, string>;
+
+/** What the routes declare (see `AccessRule`); the roles module checks the upload's rule before its handler runs. */
+const SIGNED_LINK = { config: { access: Access.ownCredential('a link signed by this server (AttachmentLinks)') } };
+const FILE_UPLOAD = { config: { access: Access.permission('file:create', { room: 'roomId', self: 'userId' }) } };
 
 /** `filename*` (RFC 6266/5987) so any name survives; the plain `filename` keeps only safe characters. */
 const contentDisposition = (name: string): string => {
@@ -44,8 +47,6 @@ export class TransferRoutes implements OnModuleInit {
     private readonly queries: QueryBus,
     private readonly links: AttachmentLinks,
     private readonly origin: PublicOrigin,
-    private readonly verifier: AccessTokenVerifier,
-    private readonly permissions: RolePermissions,
   ) {}
 
   onModuleInit(): void {
@@ -70,9 +71,9 @@ export class TransferRoutes implements OnModuleInit {
       void reply.status(status).header('content-type', 'application/json; charset=utf-8').send(body);
     });
 
-    scope.put(UPLOAD_ROUTE, (request, reply) => this.upload(request, reply));
-    scope.get(DOWNLOAD_ROUTE, (request, reply) => this.download(request, reply));
-    scope.post(FILE_UPLOAD_ROUTE, (request, reply) => this.uploadFile(request, reply));
+    scope.put(UPLOAD_ROUTE, SIGNED_LINK, (request, reply) => this.upload(request, reply));
+    scope.get(DOWNLOAD_ROUTE, SIGNED_LINK, (request, reply) => this.download(request, reply));
+    scope.post(FILE_UPLOAD_ROUTE, FILE_UPLOAD, (request, reply) => this.uploadFile(request, reply));
   }
 
   /** v6 upload flow, step 2: any content type, exactly the announced length, no Authorization. */
@@ -104,10 +105,7 @@ export class TransferRoutes implements OnModuleInit {
   /** Files API: `multipart/form-data` with the file in the part named `file`; other parts are ignored. */
   private async uploadFile(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const { instanceId, roomId, userId, fileName } = request.params as Params;
-    const actor = await this.verifier.verify(request.headers.authorization, instanceId);
-    requireSelfOrSu(actor, userId);
-    // A raw Fastify route: the permission interceptor of the JSON API does not see it.
-    await this.permissions.require(actor, 'file:create', roomId);
+    const actor = (request as AuthenticatedRequest).actor!;
     assertFileName(fileName);
     const uploaded: UploadedFile = await this.commands.execute(
       new UploadFileCommand(instanceId, roomId, userId, fileName, new FileForm(request), actor, auditActor(actor)),

@@ -15,6 +15,7 @@ import { SecretKeyCheck } from './secret-key-check';
 import { bearerCredential } from '../../shared/http/bearer';
 import { unfitJsonBody } from '../../shared/http/body-parser';
 import { actingInRequest } from '../../shared/observability/request-context';
+import { Access } from '../roles/access-rules';
 
 /** Body limits of the publish API (seed, Limits). */
 export const INTERESTS_BODY_LIMIT = 10 * 1024;
@@ -48,6 +49,11 @@ const BEAMS_API_PATH = /^\/(publish|user|device)_api\//;
 /** A Beams-shaped answer for an error raised outside the Beams routes' own handler (the drain's refusal); null for other paths. */
 export const beamsErrorFor = (url: string, error: DomainError): { status: number; body: BeamsErrorBody } | null =>
   BEAMS_API_PATH.test(url) ? beamsError(error) : null;
+
+/** What the routes declare (see `AccessRule`): the server SDK's calls carry the key secret, the device API nothing. */
+const SECRET_KEY = { config: { access: Access.ownCredential('the instance key secret as Bearer, as the Beams server SDKs send it (SecretKeyCheck)') } };
+const NO_CREDENTIAL = { config: { access: Access.public } };
+const BEAMS_TOKEN = { config: { access: Access.ownCredential('a Beams token naming the user (beamsTokenUser)') } };
 
 const isJson = (contentType: string | undefined) => /^application\/json\s*(;|$)/i.test(contentType ?? '');
 
@@ -90,7 +96,7 @@ export class BeamsRoutes implements OnModuleInit {
       this.authorizationPresent(request);
     });
     const route = (kind: 'interests' | 'users', bodyLimit: number, parse: typeof interestsPublish) =>
-      scope.post<{ Params: Params }>(`/instances/:instanceId/publishes/${kind}`, { bodyLimit }, async (request, reply) => {
+      scope.post<{ Params: Params }>(`/instances/:instanceId/publishes/${kind}`, { bodyLimit, ...SECRET_KEY }, async (request, reply) => {
         const body = requireJsonObject(request.body);
         const keyId = await this.keys.keyIdFor(request.params.instanceId!, bearerCredential(request.headers.authorization)!);
         const actor = actingInRequest({ key_id: keyId }, request.id);
@@ -105,7 +111,7 @@ export class BeamsRoutes implements OnModuleInit {
   private userRoutes(scope: FastifyInstance): undefined {
     this.commonHandling(scope);
     scope.addHook('onRequest', async (request) => this.authorizationPresent(request));
-    scope.delete<{ Params: Params }>('/instances/:instanceId/users/:userId', async (request, reply) => {
+    scope.delete<{ Params: Params }>('/instances/:instanceId/users/:userId', SECRET_KEY, async (request, reply) => {
       const keyId = await this.keys.keyIdFor(request.params.instanceId!, bearerCredential(request.headers.authorization)!);
       const actor = actingInRequest({ key_id: keyId }, request.id);
       await this.deleteUser.delete(request.params.instanceId!, request.params.userId ?? '', actor, this.clock.now());
@@ -122,7 +128,7 @@ export class BeamsRoutes implements OnModuleInit {
   private deviceRoutes(scope: FastifyInstance): undefined {
     this.commonHandling(scope);
     const base = '/instances/:instanceId';
-    scope.get<{ Params: Params }>(`${base}/web-vapid-public-key`, async (request, reply) => {
+    scope.get<{ Params: Params }>(`${base}/web-vapid-public-key`, NO_CREDENTIAL, async (request, reply) => {
       await this.devices.requireInstance(request.params.instanceId!);
       void reply.status(200).send({ vapidPublicKey: this.webPush.vapidPublicKey });
     });
@@ -139,44 +145,44 @@ export class BeamsRoutes implements OnModuleInit {
       if (!isDeviceOf(platform, request.params.deviceId!)) throw deviceNotFound();
       return [request.params.instanceId!, request.params.deviceId!];
     };
-    scope.post<{ Params: Params }>(devices, { bodyLimit: DEVICE_BODY_LIMIT }, async (request, reply) => {
+    scope.post<{ Params: Params }>(devices, { bodyLimit: DEVICE_BODY_LIMIT, ...NO_CREDENTIAL }, async (request, reply) => {
       const { metadata, ...registration } = requireJsonObject(request.body) as { token?: unknown; bundleIdentifier?: unknown; metadata?: { sdkVersion?: unknown } };
       const id = await this.devices.register(request.params.instanceId!, platform, registration, metadata?.sdkVersion, this.clock.now(), request.id);
       // The mobile SDKs read `initialInterestSet` (interests carried over from an earlier registration: none here).
       void reply.status(200).send(platform === 'web' ? { id } : { id, initialInterestSet: [] });
     });
-    scope.delete<{ Params: Params }>(device, async (request, reply) => {
+    scope.delete<{ Params: Params }>(device, NO_CREDENTIAL, async (request, reply) => {
       await this.devices.delete(...target(request), 'stopped', this.clock.now(), request.id);
       void reply.status(200).send({});
     });
-    scope.put<{ Params: Params }>(`${device}/metadata`, { bodyLimit: DEVICE_BODY_LIMIT }, async (request, reply) => {
+    scope.put<{ Params: Params }>(`${device}/metadata`, { bodyLimit: DEVICE_BODY_LIMIT, ...NO_CREDENTIAL }, async (request, reply) => {
       await this.devices.updateMetadata(...target(request), body(request).sdkVersion, this.clock.now(), request.id);
       void reply.status(200).send({});
     });
     if (platform === 'fcm') {
-      scope.put<{ Params: Params }>(`${device}/token`, { bodyLimit: DEVICE_BODY_LIMIT }, async (request, reply) => {
+      scope.put<{ Params: Params }>(`${device}/token`, { bodyLimit: DEVICE_BODY_LIMIT, ...NO_CREDENTIAL }, async (request, reply) => {
         await this.devices.changeToken(...target(request), body(request).token, this.clock.now(), request.id);
         void reply.status(200).send({});
       });
     }
-    scope.put<{ Params: Params }>(`${device}/user`, { bodyLimit: DEVICE_BODY_LIMIT }, async (request, reply) => {
+    scope.put<{ Params: Params }>(`${device}/user`, { bodyLimit: DEVICE_BODY_LIMIT, ...BEAMS_TOKEN }, async (request, reply) => {
       const token = bearerCredential(request.headers.authorization);
       await this.devices.setUser(...target(request), token, this.clock.now(), request.id);
       void reply.status(200).send({});
     });
-    scope.get<{ Params: Params }>(`${device}/interests`, async (request, reply) => {
+    scope.get<{ Params: Params }>(`${device}/interests`, NO_CREDENTIAL, async (request, reply) => {
       const interests = await this.devices.interests(...target(request));
       void reply.status(200).send({ interests, responseMetadata: {} });
     });
-    scope.put<{ Params: Params }>(`${device}/interests`, { bodyLimit: DEVICE_BODY_LIMIT }, async (request, reply) => {
+    scope.put<{ Params: Params }>(`${device}/interests`, { bodyLimit: DEVICE_BODY_LIMIT, ...NO_CREDENTIAL }, async (request, reply) => {
       await this.devices.setInterests(...target(request), body(request).interests, this.clock.now(), request.id);
       void reply.status(200).send({});
     });
-    scope.post<{ Params: Params }>(`${device}/interests/:interest`, async (request, reply) => {
+    scope.post<{ Params: Params }>(`${device}/interests/:interest`, NO_CREDENTIAL, async (request, reply) => {
       await this.devices.addInterest(...target(request), request.params.interest!, this.clock.now(), request.id);
       void reply.status(200).send({});
     });
-    scope.delete<{ Params: Params }>(`${device}/interests/:interest`, async (request, reply) => {
+    scope.delete<{ Params: Params }>(`${device}/interests/:interest`, NO_CREDENTIAL, async (request, reply) => {
       await this.devices.removeInterest(...target(request), request.params.interest!, this.clock.now(), request.id);
       void reply.status(200).send({});
     });

@@ -4,7 +4,9 @@ import { AccessTokenVerifier } from './authentication/access-token';
 import { AccessTokenGuard } from './authentication/access-token.guard';
 import { AccessTokenStrategy } from './authentication/access-token.strategy';
 import { KeyRing } from './authentication/key-ring';
+import { TokenStanding } from './authentication/token-standing';
 import { InstanceChanges } from './instance-changes';
+import { CredentialWarnings } from './credential-warnings';
 import { CreateInstanceHandler } from './create-instance/create-instance.handler';
 import { CreateKeyHandler } from './create-key/create-key.handler';
 import { DisableKeyHandler } from './disable-key/disable-key.handler';
@@ -28,6 +30,8 @@ import { SetTokenProviderHandler } from './set-token-provider/set-token-provider
     },
     AccessTokenVerifier,
     AccessTokenGuard,
+    TokenStanding,
+    CredentialWarnings,
     CreateInstanceHandler,
     CreateKeyHandler,
     DisableKeyHandler,
@@ -36,6 +40,6 @@ import { SetTokenProviderHandler } from './set-token-provider/set-token-provider
     ListInstancesHandler,
     IssueTestTokenHandler,
   ],
-  exports: [KeyRing, AccessTokenVerifier, AccessTokenGuard, AccessTokenStrategy, AuthModuleOptions],
+  exports: [KeyRing, AccessTokenVerifier, AccessTokenGuard, AccessTokenStrategy, AuthModuleOptions, TokenStanding, CredentialWarnings],
 })
 export class InstancesModule {}

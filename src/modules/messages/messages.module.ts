@@ -6,6 +6,7 @@ import { DeleteMessageController, DeleteMessageHandler } from './delete-message/
 import { EditMessageController, EditMessageHandler } from './edit-message/edit-message';
 import { FetchMessagesController, FetchMessagesHandler } from './fetch-messages/fetch-messages';
 import { GetMessageController, GetMessageHandler } from './get-message/get-message';
+import { MessageChanges } from './message-changes';
 import { MessageContent } from './message-content';
 import { MessageChangeRouting } from './message-change-routing';
 import { MessageIds } from './message-ids';
@@ -27,6 +28,7 @@ import { RoomSubscription } from './subscribe-to-room/subscribe-to-room';
   providers: [
     MessageIds,
     SentMessages,
+    MessageChanges,
     MessageChangeRouting,
     MessagesReadModel,
     MessageContent,

@@ -64,7 +64,7 @@ describe('a message in a long timeline', () => {
     const bound = 2 * Math.ceil(Math.log2(MESSAGES)) + 4;
     for (const i of [0, 1, 499, 500, 501, 502, 9_999, 12_345, MESSAGES - 2, MESSAGES - 1]) {
       counting.reset();
-      expect(await sent.find('acme', 'lobby', idAt(i))).toEqual({ userId: `u${i % 7}`, roomCreatedAt: 'r1' });
+      expect(await sent.find('acme', 'lobby', idAt(i))).toEqual({ userId: `u${i % 7}`, roomCreatedAt: 'r1', createdAt: 't' });
       expect(counting.reads).toBeLessThanOrEqual(bound);
       expect(counting.eventsRead).toBeLessThanOrEqual(bound + 32);
     }
@@ -83,7 +83,7 @@ describe('a message in a long timeline', () => {
       id: idAt(4242),
       roomId: 'lobby',
       roomCreatedAt: 'r1',
-      actor: { userId: 'u0', su: false },
+      actor: { userId: 'u0', userCreatedAt: '2026-01-01T00:00:00.000Z', su: false },
       now: 't2',
     };
     counting.reset();
@@ -125,6 +125,6 @@ describe('a message in a long timeline', () => {
     await sqlite.append(timeline, [4, 5].map(sentEvent), 2);
     const sent = new SentMessages(new CommandPipeline(sqlite, noProjections, new InstanceEpochs(sqlite)));
     for (const id of [1, 2, 3]) expect(await sent.find('wiped', 'lobby', id)).toBeNull();
-    for (const id of [4, 5]) expect(await sent.find('wiped', 'lobby', id)).toEqual({ userId: 'ann', roomCreatedAt: 'r1' });
+    for (const id of [4, 5]) expect(await sent.find('wiped', 'lobby', id)).toEqual({ userId: 'ann', roomCreatedAt: 'r1', createdAt: 't' });
   });
 });

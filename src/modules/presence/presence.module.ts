@@ -1,4 +1,5 @@
 import { Module, OnModuleInit } from '@nestjs/common';
+import { Access } from '../roles/access-rules';
 import { SubscriptionRoutes } from '../streaming/subscription-routes';
 import { PresenceTracker } from './presence-tracker';
 import { RegisterPresenceSubscription } from './register-presence/register-presence';
@@ -20,7 +21,11 @@ export class PresenceModule implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.routes.register(RegisterPresenceSubscription.pattern, this.register.open);
-    this.routes.register(SubscribeToPresenceSubscription.pattern, this.subscribe.open);
+    this.routes.register(
+      RegisterPresenceSubscription.pattern,
+      Access.permission('presence:subscribe', { self: 'userId' }),
+      this.register.open,
+    );
+    this.routes.register(SubscribeToPresenceSubscription.pattern, Access.permission('presence:subscribe'), this.subscribe.open);
   }
 }

@@ -7,7 +7,7 @@ import { parseStreamName } from '../../shared/domain/streams';
 import { LiveLog } from '../../shared/subscriptions/live-log';
 import { RequestActor } from '../instances/authentication/access-token';
 import { rolesDecider, RolesState, rolesStream } from './domain/roles.decider';
-import { compilePermissions, forIncarnation, userRolesDecider, UserRolesState, userRolesStream } from './domain/user-roles.decider';
+import { compilePermissions, forIncarnation, liveRole, userRolesDecider, UserRolesState, userRolesStream } from './domain/user-roles.decider';
 import { userDecider, userStream } from '../users/domain/user.decider';
 
 /** Instances whose role catalogue is kept folded in memory. */
@@ -94,6 +94,12 @@ export class RolePermissions implements OnModuleInit, OnModuleDestroy {
     let inRoom = compiled.rooms.get(roomId);
     if (!inRoom) compiled.rooms.set(roomId, (inRoom = compilePermissions(compiled.catalogue, compiled.user, roomId)));
     return inRoom.has(permission);
+  }
+
+  /** Whether the user holds a role scoped to the room (one that still exists). */
+  async hasRoomRole(instanceId: string, userId: string, roomId: string): Promise<boolean> {
+    const compiled = await this.compiled(instanceId, userId);
+    return liveRole(compiled.catalogue, compiled.user.rooms.get(roomId), true) !== null;
   }
 
   /** The instance's roles as of the log now (a store read: for the authorizer's own routes). */

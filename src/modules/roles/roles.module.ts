@@ -1,4 +1,5 @@
 import { Global, Module, OnModuleInit } from '@nestjs/common';
+import { APP_GUARD, DiscoveryModule } from '@nestjs/core';
 import { InstancesModule } from '../instances/instances.module';
 import { SubscriptionRoutes } from '../streaming/subscription-routes';
 import { AssignUserRoleController } from './assign-user-role/assign-user-role';
@@ -7,8 +8,9 @@ import { DeleteRoleController } from './delete-role/delete-role';
 import { GetRolePermissionsController } from './get-role-permissions/get-role-permissions';
 import { ListRolesController } from './list-roles/list-roles';
 import { ListUserRolesController } from './list-user-roles/list-user-roles';
-import { RoutePermissionCheck, subscriptionPermissionCheck } from './permission-check';
-import { REQUEST_PERMISSIONS } from '../instances/authentication/request-permissions';
+import { AccessCheck } from './access-check';
+import { AccessGuard } from './access.guard';
+import { DeclaredRoutes } from './declared-routes';
 import { RemoveUserRoleController } from './remove-user-role/remove-user-role';
 import { RoleCommands } from './role-commands';
 import { RolePermissions } from './role-permissions';
@@ -16,14 +18,16 @@ import { UpdateRolePermissionsController } from './update-role-permissions/updat
 import { UserRoleTargets } from './user-role-targets';
 
 /**
- * Roles and permissions: the authorizer API, and the check of every non-su call against the
- * caller's roles (HTTP through one interceptor, subscriptions through the subscription
- * registry), both driven by ROUTE_PERMISSIONS. `RolePermissions.wiped` serves the instance wipe.
+ * Roles and permissions: the authorizer API, and the check of every call against what its
+ * route declares (`access-rules.ts`): controller routes through the global `AccessGuard`,
+ * subscriptions through the subscription registry, raw Fastify routes through
+ * `DeclaredRoutes`, which also stops the start while a route declares nothing.
+ * `RolePermissions.wiped` serves the instance wipe.
  */
-// Global: the token guard of every context asks its permission check (REQUEST_PERMISSIONS).
+// Global: other contexts check room roles (RolePermissions) and raw routes' callers (AccessCheck).
 @Global()
 @Module({
-  imports: [InstancesModule],
+  imports: [InstancesModule, DiscoveryModule],
   controllers: [
     CreateRoleController,
     ListRolesController,
@@ -38,17 +42,19 @@ import { UserRoleTargets } from './user-role-targets';
     RolePermissions,
     RoleCommands,
     UserRoleTargets,
-    { provide: REQUEST_PERMISSIONS, useClass: RoutePermissionCheck },
+    AccessCheck,
+    DeclaredRoutes,
+    { provide: APP_GUARD, useClass: AccessGuard },
   ],
-  exports: [RolePermissions, RoleCommands, REQUEST_PERMISSIONS],
+  exports: [RolePermissions, RoleCommands, AccessCheck, DeclaredRoutes],
 })
 export class RolesModule implements OnModuleInit {
   constructor(
-    private readonly permissions: RolePermissions,
+    private readonly access: AccessCheck,
     private readonly subscriptions: SubscriptionRoutes,
   ) {}
 
   onModuleInit(): void {
-    this.subscriptions.authorizeWith(subscriptionPermissionCheck(this.permissions));
+    this.subscriptions.authorizeWith(this.access.subscriptions);
   }
 }

@@ -12,6 +12,7 @@ import {
 } from '../../shared/subscriptions/event-channel';
 import type { DomainError } from '../../shared/domain/errors';
 import { SubscriptionRoutes } from './subscription-routes';
+import { Access } from '../roles/access-rules';
 import { countOpenStreams } from '../../shared/observability/metrics';
 
 /** The keep-alive frame of the SUBSCRIBE wire format (message type 0), as the Pusher platform sends it. */
@@ -90,6 +91,8 @@ export function registerHttpSubscribe(fastify: FastifyInstance, routes: Subscrip
   fastify.route({
     method: 'SUBSCRIBE',
     url: '/*',
+    // One route for every subscription: each pattern declares its own rule, checked by the router.
+    config: { access: Access.ownCredential('each subscription route declares its own rule (SubscriptionRoutes)') },
     handler: async (request, reply) => {
       const raw = reply.raw;
       // Watch for the client leaving from the start: it may go while the subscription opens.

@@ -3,6 +3,7 @@ import FindMyWay from 'find-my-way';
 import { badRequest, DomainError, notFound } from '../../shared/domain/errors';
 import { EventChannel } from '../../shared/subscriptions/event-channel';
 import { AccessTokenVerifier, RequestActor } from '../instances/authentication/access-token';
+import { AccessRule, describeAccess, isAccessRule, needsAccessToken } from '../roles/access-rules';
 
 export interface SubscriptionRequest {
   /** Path and query, e.g. `/services/chatkit/v6/acme/rooms/r1?message_limit=10`. */
@@ -17,7 +18,7 @@ export interface SubscriptionContext {
   /** Lower-cased header names. */
   readonly headers: Readonly<Record<string, string>>;
   readonly lastEventId?: string;
-  /** The verified caller, for routes that need a token. */
+  /** The verified caller, for routes that need a token (an anonymous stand-in on the others). */
   readonly actor: RequestActor;
 }
 
@@ -39,16 +40,17 @@ export const numericLastEventId = (raw: string | undefined): number | undefined 
 export type SubscriptionHandler = (context: SubscriptionContext, channel: EventChannel) => Promise<void>;
 
 /**
- * Checks a caller may open a subscription (throws a DomainError, answered before the stream
- * opens) and may end it later (`channel.end`) when the grant is revoked. `route` is the
- * pattern as registered.
+ * Checks a caller may open a subscription whose route declares `rule` (throws a DomainError,
+ * answered before the stream opens) and ends it later (`channel.end`) when the grant is
+ * revoked. `route` is the pattern as registered.
  */
-export type SubscriptionAuthorizer = (route: string, context: SubscriptionContext, channel: EventChannel) => Promise<void>;
+export type SubscriptionAuthorizer = (rule: AccessRule, context: SubscriptionContext, route: string, channel: EventChannel) => Promise<void>;
 
-interface Route {
+export interface SubscriptionRoute {
   readonly pattern: string;
+  /** What the route requires of its caller (see `AccessRule`). */
+  readonly requires: AccessRule;
   readonly handler: SubscriptionHandler;
-  readonly authenticate: boolean;
 }
 
 /**
@@ -58,23 +60,37 @@ interface Route {
 @Injectable()
 export class SubscriptionRoutes {
   private readonly router = FindMyWay({ ignoreTrailingSlash: true, ignoreDuplicateSlashes: true });
-  private readonly routes: Route[] = [];
+  private readonly table: SubscriptionRoute[] = [];
   private authorizer: SubscriptionAuthorizer | null = null;
 
   constructor(private readonly verifier: AccessTokenVerifier) {}
 
-  /** `pattern` uses `:param` segments and must contain `:instanceId` when `authenticate` is true. */
-  register(pattern: string, handler: SubscriptionHandler, options: { authenticate?: boolean } = {}): void {
-    const index = this.routes.push({ pattern, handler, authenticate: options.authenticate ?? true }) - 1;
+  /**
+   * `pattern` uses `:param` segments (`:instanceId` among them when the rule needs a token);
+   * `requires` declares what the caller needs, e.g. `Access.permission('room:get', { room: 'roomId' })`.
+   */
+  register(pattern: string, requires: AccessRule, handler: SubscriptionHandler): void {
+    if (!isAccessRule(requires)) {
+      throw new Error(`The subscription route SUBSCRIBE ${pattern} declares no access: give register() an AccessRule (Access.…)`);
+    }
+    if (needsAccessToken(requires) && !pattern.includes(':instanceId')) {
+      throw new Error(`The subscription route SUBSCRIBE ${pattern} requires ${describeAccess(requires)} but has no :instanceId to verify tokens for`);
+    }
+    const index = this.table.push({ pattern, requires, handler }) - 1;
     this.router.on('SUBSCRIBE', pattern, () => undefined, { index });
+  }
+
+  /** Every registered route with its rule (the route access test checks them). */
+  get routes(): readonly SubscriptionRoute[] {
+    return this.table;
   }
 
   /** Every registered pattern (the OpenAPI route test checks the document against them). */
   get patterns(): readonly string[] {
-    return this.routes.map((route) => route.pattern);
+    return this.table.map((route) => route.pattern);
   }
 
-  /** The roles module checks every authenticated subscription through this. */
+  /** The roles module checks every subscription that needs a token through this. */
   authorizeWith(authorizer: SubscriptionAuthorizer): void {
     this.authorizer = authorizer;
   }
@@ -85,19 +101,24 @@ export class SubscriptionRoutes {
     if (!isPercentDecodable(path)) throw badRequest('invalid_path', 'The path is not valid percent-encoded text');
     const found = this.router.find('SUBSCRIBE', path);
     if (!found) throw notFound('route_not_found', `No subscription is served at ${path}`);
-    const route = this.routes[(found.store as { index: number }).index];
+    const route = this.table[(found.store as { index: number }).index];
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(request.headers)) {
       if (typeof value === 'string') headers[name.toLowerCase()] = value;
     }
     const params = found.params as Record<string, string>;
-    const actor = route.authenticate
+    const tokenNeeded = needsAccessToken(route.requires);
+    const actor = tokenNeeded
       ? await this.verifier.verify(headers.authorization, params.instanceId)
       : ({ instanceId: params.instanceId, keyId: '', su: false } as RequestActor);
     const channel = new EventChannel();
     const context = { params, query: new URLSearchParams(search), headers, lastEventId: headers['last-event-id'], actor };
     try {
-      if (route.authenticate && this.authorizer) await this.authorizer(route.pattern, context, channel);
+      if (tokenNeeded) {
+        // Without the roles module's check nothing that needs a token is served.
+        if (!this.authorizer) throw new Error('No access check is installed for subscriptions');
+        await this.authorizer(route.requires, context, route.pattern, channel);
+      }
       await route.handler(context, channel);
     } catch (error) {
       channel.close();

@@ -4,6 +4,7 @@ import { WebSocket } from 'ws';
 import { EventChannel, WireEvent, writeAllQueued } from '../../shared/subscriptions/event-channel';
 import type { AccessTokenVerifier } from '../instances/authentication/access-token';
 import { SubscriptionRoutes } from './subscription-routes';
+import { Access } from '../roles/access-rules';
 import { WebSocketBridge } from './websocket-bridge.transport';
 
 /**
@@ -21,17 +22,13 @@ describe('WebSocketBridge event frames, read by a real ws client', () => {
   const sockets: WebSocket[] = [];
 
   beforeAll(async () => {
-    // Only routes without authentication are served here: the verifier is never asked.
+    // Only public routes are served here: the verifier is never asked.
     const routes = new SubscriptionRoutes(undefined as unknown as AccessTokenVerifier);
-    routes.register(
-      '/test/:name',
-      async (context, channel) => {
-        const list = opened.get(context.params.name) ?? [];
-        list.push(channel);
-        opened.set(context.params.name, list);
-      },
-      { authenticate: false },
-    );
+    routes.register('/test/:name', Access.public, async (context, channel) => {
+      const list = opened.get(context.params.name) ?? [];
+      list.push(channel);
+      opened.set(context.params.name, list);
+    });
     bridge = new WebSocketBridge(routes);
     server = createServer();
     bridge.attach(server);

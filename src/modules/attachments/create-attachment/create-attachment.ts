@@ -1,4 +1,4 @@
-import { Body, Controller, HttpCode, Inject, Param, Post, Req, UseGuards } from '@nestjs/common';
+import { Body, Controller, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
 import { CommandBus, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { Allow, IsInt, IsNotEmpty, IsOptional, IsString, Matches, MaxLength, Min } from 'class-validator';
 import type { FastifyRequest } from 'fastify';
@@ -9,12 +9,14 @@ import { Clock } from '../../../shared/domain/clock';
 import { badRequest } from '../../../shared/domain/errors';
 import { Actor } from '../../../shared/domain/event';
 import { CHATKIT_ROUTE, ChatApiVersionPipe } from '../../../shared/http/chatkit-route';
-import { AccessTokenGuard, auditActor, CurrentActor } from '../../instances/authentication/access-token.guard';
+import { auditActor, CurrentActor } from '../../instances/authentication/access-token.guard';
 import { RequestActor } from '../../instances/authentication/access-token';
 import { RoomAccess } from '../../rooms/room-access';
 import { attachmentDecider, attachmentStream } from '../domain/attachment.decider';
 import { AttachmentLinks } from '../links/attachment-links';
 import { PublicOrigin } from '../links/public-origin';
+import { Access } from '../../roles/access-rules';
+import { Requires } from '../../roles/requires.decorator';
 
 const MIME = /^[A-Za-z0-9!#$&^_.+-]+\/[A-Za-z0-9!#$&^_.+*-]+(\s*;.*)?$/;
 
@@ -86,7 +88,6 @@ export class CreateAttachmentHandler implements ICommandHandler<CreateAttachment
 
 /** Step 1 of the v6 upload flow: answers the attachment id and a signed URL to PUT the bytes to. */
 @Controller(CHATKIT_ROUTE)
-@UseGuards(AccessTokenGuard)
 export class CreateAttachmentController {
   constructor(
     private readonly commands: CommandBus,
@@ -95,6 +96,7 @@ export class CreateAttachmentController {
   ) {}
 
   @Post('rooms/:roomId/attachments')
+  @Requires(Access.permission('file:create', { room: 'roomId' }))
   @HttpCode(201)
   async create(
     @Param('instanceId') instanceId: string,

@@ -1,14 +1,16 @@
-import { Controller, Get, Param, Req, UseGuards } from '@nestjs/common';
+import { Controller, Get, Param, Req } from '@nestjs/common';
 import { IQueryHandler, QueryBus, QueryHandler } from '@nestjs/cqrs';
 import type { FastifyRequest } from 'fastify';
 import { CHATKIT_ROUTE, ChatApiVersionPipe } from '../../../shared/http/chatkit-route';
-import { AccessTokenGuard, CurrentActor } from '../../instances/authentication/access-token.guard';
+import { CurrentActor } from '../../instances/authentication/access-token.guard';
 import { RequestActor } from '../../instances/authentication/access-token';
 import { RoomAccess } from '../../rooms/room-access';
 import { AttachmentsReadModel } from '../attachments.read-model';
 import { attachmentNotFound } from '../domain/attachment.decider';
 import { AttachmentLinks } from '../links/attachment-links';
 import { PublicOrigin } from '../links/public-origin';
+import { Access } from '../../roles/access-rules';
+import { Requires } from '../../roles/requires.decorator';
 
 export class GetAttachmentQuery {
   constructor(
@@ -45,7 +47,6 @@ export class GetAttachmentHandler implements IQueryHandler<GetAttachmentQuery, A
 
 /** What chatkit-client's `Attachment.url()` calls when its link is less than 30 minutes from expiring. */
 @Controller(CHATKIT_ROUTE)
-@UseGuards(AccessTokenGuard)
 export class GetAttachmentController {
   constructor(
     private readonly queries: QueryBus,
@@ -53,6 +54,7 @@ export class GetAttachmentController {
   ) {}
 
   @Get('rooms/:roomId/attachments/:attachmentId')
+  @Requires(Access.permission('file:get', { room: 'roomId' }))
   get(
     @Param('instanceId') instanceId: string,
     @Param('version', ChatApiVersionPipe) _version: unknown,

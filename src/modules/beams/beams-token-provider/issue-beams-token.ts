@@ -1,11 +1,13 @@
-import { Controller, Get, Param, Query, UseGuards } from '@nestjs/common';
+import { Controller, Get, Param, Query } from '@nestjs/common';
 import { forbidden, unprocessable } from '../../../shared/domain/errors';
-import { AccessTokenGuard, CurrentActor } from '../../instances/authentication/access-token.guard';
+import { CurrentActor } from '../../instances/authentication/access-token.guard';
 import { RequestActor } from '../../instances/authentication/access-token';
 import { KeyRing } from '../../instances/authentication/key-ring';
 import { signBeamsToken } from '../devices/beams-token';
 import { isBeamsUserId, MAX_USER_ID_BYTES } from '../publish/publish-request';
 import { instanceNotFound } from '../secret-key-check';
+import { Access } from '../../roles/access-rules';
+import { Requires } from '../../roles/requires.decorator';
 
 /**
  * `chatkit_beams_token_provider/v1`: chatkit-client's `enablePushNotifications` asks it for a
@@ -14,11 +16,11 @@ import { instanceNotFound } from '../secret-key-check';
  * request's token (an enabled key of the instance), as `generateToken` would sign it.
  */
 @Controller('services/chatkit_beams_token_provider/v1/:instanceId')
-@UseGuards(AccessTokenGuard)
 export class IssueBeamsTokenController {
   constructor(private readonly keyRing: KeyRing) {}
 
   @Get('beams-tokens')
+  @Requires(Access.authenticated)
   async issue(
     @Param('instanceId') instanceId: string,
     @Query('user_id') userId: unknown,

@@ -119,7 +119,7 @@ export class Devices {
   async setUser(instanceId: string, deviceId: string, token: string | null, now: Date, requestId?: string): Promise<void> {
     const instance = await this.keyRing.instance(instanceId);
     if (!instance) throw instanceNotFound(instanceId);
-    const userId = beamsTokenUser(token, instanceId, instance.keys.values());
+    const userId = beamsTokenUser(token, instanceId, instance.keys.values(), this.config.tokenMaxLifetimeSeconds);
     if (!DEVICE_ID.test(deviceId)) throw deviceNotFound();
     await this.run(instanceId, deviceId, requestId, { type: 'SetUser', userId, now: now.toISOString() });
   }

@@ -1,11 +1,13 @@
-import { Controller, Get, Param, UseGuards } from '@nestjs/common';
+import { Controller, Get, Param } from '@nestjs/common';
 import { IQueryHandler, QueryBus, QueryHandler } from '@nestjs/cqrs';
-import { AccessTokenGuard, CurrentActor } from '../../instances/authentication/access-token.guard';
+import { CurrentActor } from '../../instances/authentication/access-token.guard';
 import { RequestActor } from '../../instances/authentication/access-token';
 import { CURSORS_ROUTE } from '../cursors-route';
 import { CursorsReadModel } from '../cursors.read-model';
 import { ReadCursor } from '../presentation/cursor.presenter';
 import { RoomAccess } from '../../rooms/room-access';
+import { Access } from '../../roles/access-rules';
+import { Requires } from '../../roles/requires.decorator';
 
 export class GetReadCursorQuery {
   constructor(
@@ -31,11 +33,11 @@ export class GetReadCursorHandler implements IQueryHandler<GetReadCursorQuery, R
 }
 
 @Controller(CURSORS_ROUTE)
-@UseGuards(AccessTokenGuard)
 export class GetReadCursorController {
   constructor(private readonly queries: QueryBus) {}
 
   @Get('cursors/0/rooms/:roomId/users/:userId')
+  @Requires(Access.permission('cursors:read:get', { room: 'roomId' }))
   get(
     @Param('instanceId') instanceId: string,
     @Param('roomId') roomId: string,

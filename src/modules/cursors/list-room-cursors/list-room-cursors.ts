@@ -1,11 +1,13 @@
-import { Controller, Get, Param, UseGuards } from '@nestjs/common';
+import { Controller, Get, Param } from '@nestjs/common';
 import { IQueryHandler, QueryBus, QueryHandler } from '@nestjs/cqrs';
-import { AccessTokenGuard, CurrentActor } from '../../instances/authentication/access-token.guard';
+import { CurrentActor } from '../../instances/authentication/access-token.guard';
 import { RequestActor } from '../../instances/authentication/access-token';
 import { CURSORS_ROUTE } from '../cursors-route';
 import { CursorsReadModel } from '../cursors.read-model';
 import { ReadCursor } from '../presentation/cursor.presenter';
 import { RoomAccess } from '../../rooms/room-access';
+import { Access } from '../../roles/access-rules';
+import { Requires } from '../../roles/requires.decorator';
 
 export class ListRoomCursorsQuery {
   constructor(
@@ -30,11 +32,11 @@ export class ListRoomCursorsHandler implements IQueryHandler<ListRoomCursorsQuer
 }
 
 @Controller(CURSORS_ROUTE)
-@UseGuards(AccessTokenGuard)
 export class ListRoomCursorsController {
   constructor(private readonly queries: QueryBus) {}
 
   @Get('cursors/0/rooms/:roomId')
+  @Requires(Access.permission('cursors:read:get', { room: 'roomId' }))
   list(
     @Param('instanceId') instanceId: string,
     @Param('roomId') roomId: string,

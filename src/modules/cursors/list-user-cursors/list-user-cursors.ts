@@ -1,10 +1,10 @@
-import { Controller, Get, Param, UseGuards } from '@nestjs/common';
+import { Controller, Get, Param } from '@nestjs/common';
 import { IQueryHandler, QueryBus, QueryHandler } from '@nestjs/cqrs';
-import { AccessTokenGuard, CurrentActor, requireSelfOrSu } from '../../instances/authentication/access-token.guard';
-import { RequestActor } from '../../instances/authentication/access-token';
 import { CURSORS_ROUTE } from '../cursors-route';
 import { CursorsReadModel } from '../cursors.read-model';
 import { ReadCursor } from '../presentation/cursor.presenter';
+import { Access } from '../../roles/access-rules';
+import { Requires } from '../../roles/requires.decorator';
 
 export class ListUserCursorsQuery {
   constructor(
@@ -24,17 +24,15 @@ export class ListUserCursorsHandler implements IQueryHandler<ListUserCursorsQuer
 }
 
 @Controller(CURSORS_ROUTE)
-@UseGuards(AccessTokenGuard)
 export class ListUserCursorsController {
   constructor(private readonly queries: QueryBus) {}
 
   @Get('cursors/0/users/:userId')
+  @Requires(Access.permission('cursors:read:get', { self: 'userId' }))
   list(
     @Param('instanceId') instanceId: string,
     @Param('userId') userId: string,
-    @CurrentActor() actor: RequestActor,
   ): Promise<ReadCursor[]> {
-    requireSelfOrSu(actor, userId);
     return this.queries.execute(new ListUserCursorsQuery(instanceId, userId));
   }
 }

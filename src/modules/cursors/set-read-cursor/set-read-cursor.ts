@@ -1,4 +1,4 @@
-import { Body, Controller, HttpCode, Inject, Param, Put, UseGuards } from '@nestjs/common';
+import { Body, Controller, HttpCode, Inject, Param, Put } from '@nestjs/common';
 import { CommandBus, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { IsInt, Max, Min } from 'class-validator';
 import { CommandPipeline } from '../../../shared/application/command-pipeline';
@@ -6,18 +6,15 @@ import { newestFirst, StreamReader } from '../../../shared/application/stream-po
 import { CLOCK } from '../../../shared/application/tokens';
 import { Clock } from '../../../shared/domain/clock';
 import { Actor } from '../../../shared/domain/event';
-import {
-  AccessTokenGuard,
-  auditActor,
-  CurrentActor,
-  requireSelfOrSu,
-} from '../../instances/authentication/access-token.guard';
+import { auditActor, CurrentActor } from '../../instances/authentication/access-token.guard';
 import { RequestActor } from '../../instances/authentication/access-token';
-import { roomDecider, roomNotFound, roomStream } from '../../rooms/domain/room.decider';
+import { callerOf, RoomAccess } from '../../rooms/room-access';
 import { userDecider, userNotFound, userStream } from '../../users/domain/user.decider';
 import { CURSORS_ROUTE } from '../cursors-route';
 import { cursorDecider, cursorStream, legacyCursorStream, RoomCursor, roomCursorOf } from '../domain/cursor.decider';
 import { ReadCursorSet } from '../domain/cursor.events';
+import { Access } from '../../roles/access-rules';
+import { Requires } from '../../roles/requires.decorator';
 
 class SetReadCursorDto {
   @IsInt()
@@ -41,23 +38,23 @@ const LEGACY_PAGE = 64;
 
 /**
  * Moves a user's read cursor in a room forward. The user and the room must exist (read from
- * their streams, whose `created_at` tells a re-created user or room apart); a position at or
- * below the current one is accepted and changes nothing.
+ * their streams, whose `created_at` tells a re-created user or room apart), and a private room
+ * be the caller's; a position at or below the current one is accepted and changes nothing.
  */
 @CommandHandler(SetReadCursorCommand)
 export class SetReadCursorHandler implements ICommandHandler<SetReadCursorCommand, void> {
   constructor(
     private readonly pipeline: CommandPipeline,
+    private readonly access: RoomAccess,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   async execute({ instanceId, roomId, userId, position, actor }: SetReadCursorCommand): Promise<void> {
-    const [user, room] = await Promise.all([
-      this.pipeline.load(userStream(instanceId, userId), userDecider),
-      this.pipeline.load(roomStream(instanceId, roomId), roomDecider),
-    ]);
+    const visibleRoom = this.access.readable(instanceId, roomId, callerOf(actor));
+    visibleRoom.catch(() => undefined); // answered below, after the user's own check
+    const user = await this.pipeline.load(userStream(instanceId, userId), userDecider);
     if (!user.state.exists) throw userNotFound(userId);
-    if (!room.state.exists) throw roomNotFound(roomId);
+    const room = await visibleRoom;
     const stream = cursorStream(instanceId, userId, roomId);
     const cursor = await this.pipeline.load(stream, cursorDecider);
     // A cursor the room's stream does not hold yet may still be in the user's legacy stream; once
@@ -75,7 +72,7 @@ export class SetReadCursorHandler implements ICommandHandler<SetReadCursorComman
         position,
         legacy,
         user_created_at: user.state.createdAt!,
-        room_created_at: room.state.createdAt!,
+        room_created_at: room.createdAt,
         now,
       },
       { instance_id: instanceId, actor, occurred_at: now },
@@ -98,11 +95,11 @@ export class SetReadCursorHandler implements ICommandHandler<SetReadCursorComman
 }
 
 @Controller(CURSORS_ROUTE)
-@UseGuards(AccessTokenGuard)
 export class SetReadCursorController {
   constructor(private readonly commands: CommandBus) {}
 
   @Put('cursors/0/rooms/:roomId/users/:userId')
+  @Requires(Access.permission('cursors:read:set', { room: 'roomId', self: 'userId' }))
   @HttpCode(201)
   async set(
     @Param('instanceId') instanceId: string,
@@ -111,7 +108,6 @@ export class SetReadCursorController {
     @Body() body: SetReadCursorDto,
     @CurrentActor() actor: RequestActor,
   ): Promise<Record<string, never>> {
-    requireSelfOrSu(actor, userId);
     await this.commands.execute(new SetReadCursorCommand(instanceId, roomId, userId, body.position, auditActor(actor)));
     return {};
   }

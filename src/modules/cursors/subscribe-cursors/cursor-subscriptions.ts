@@ -8,7 +8,7 @@ import { LiveLog } from '../../../shared/subscriptions/live-log';
 import { openCatchUpThenLive } from '../../../shared/subscriptions/catch-up-then-live';
 import { cursorsProjection } from '../../../../projections/cursors/cursors.projection';
 import { checkpointName } from '../../../../projections/projection';
-import { requireSelfOrSu } from '../../instances/authentication/access-token.guard';
+import { Access } from '../../roles/access-rules';
 import { SubscriptionContext, SubscriptionRoutes } from '../../streaming/subscription-routes';
 import { CURSORS_ROUTE } from '../cursors-route';
 import { CursorSnapshot, CursorsReadModel, snapshotShows } from '../cursors.read-model';
@@ -35,17 +35,20 @@ export class CursorSubscriptions {
   /** Call once per process. */
   register(): void {
     this.liveLog.addRouter(routeCursorSets);
-    this.routes.register(`/${CURSORS_ROUTE}/cursors/0/users/:userId`, (context, channel) =>
-      this.ofUser(context, channel),
+    this.routes.register(
+      `/${CURSORS_ROUTE}/cursors/0/users/:userId`,
+      Access.permission('cursors:read:get', { self: 'userId' }),
+      (context, channel) => this.ofUser(context, channel),
     );
-    this.routes.register(`/${CURSORS_ROUTE}/cursors/0/rooms/:roomId`, (context, channel) =>
-      this.ofRoom(context, channel),
+    this.routes.register(
+      `/${CURSORS_ROUTE}/cursors/0/rooms/:roomId`,
+      Access.permission('cursors:read:get', { room: 'roomId' }),
+      (context, channel) => this.ofRoom(context, channel),
     );
   }
 
-  private async ofUser({ params, actor }: SubscriptionContext, channel: EventChannel): Promise<void> {
+  private async ofUser({ params }: SubscriptionContext, channel: EventChannel): Promise<void> {
     const { instanceId, userId } = params;
-    requireSelfOrSu(actor, userId);
     await this.stream(channel, instanceId, userCursorsKey(instanceId, userId), () => this.cursors.snapshotOfUser(instanceId, userId));
   }
 

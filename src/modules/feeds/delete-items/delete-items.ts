@@ -10,6 +10,8 @@ import { feedDecider, feedStream, requireFeedId } from '../domain/feed.decider';
 import { FeedAccess } from '../feeds-tokens/feed-access';
 import { FEEDS_ROUTE, feedItemsPath } from '../feeds-route';
 import { FEED_READS } from '../feeds.read-model';
+import { Access } from '../../roles/access-rules';
+import { Requires } from '../../roles/requires.decorator';
 
 export class DeleteItemsCommand {
   constructor(
@@ -48,6 +50,7 @@ export class DeleteItemsController {
   ) {}
 
   @Delete('feeds/:feedId/items')
+  @Requires(Access.ownCredential('a Feeds token granting WRITE on the feed (FeedAccess)'))
   @HttpCode(200)
   async delete(
     @Param('instanceId') instanceId: string,

@@ -1,9 +1,11 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { CONFIG, ParleyConfig } from '../../../config/config';
 import jwt from 'jsonwebtoken';
 import { DomainError, forbidden, notFound } from '../../../shared/domain/errors';
 import { Actor } from '../../../shared/domain/event';
 import { KeyRing } from '../../instances/authentication/key-ring';
 import { unauthorized } from '../../instances/authentication/access-token';
+import { tokenLifetimeRefusal } from '../../instances/authentication/token-lifetime';
 import { isPrivateFeed } from '../domain/feed.decider';
 import { feedItemsPath } from '../feeds-route';
 import { bearerCredential } from '../../../shared/http/bearer';
@@ -15,6 +17,7 @@ export type FeedAction = 'READ' | 'WRITE';
 interface FeedsClaims {
   readonly app?: unknown;
   readonly iss?: unknown;
+  readonly iat?: unknown;
   readonly exp?: unknown;
   readonly su?: unknown;
   readonly sub?: unknown;
@@ -39,14 +42,18 @@ const unusableToken = (description: string): DomainError => forbidden('invalid_t
 /**
  * Checks the Feeds tokens that pusher-feeds-server mints and `authorizeFeed` returns: HS256
  * with an instance key named in `iss`, the instance in the `app` claim (not `instance`), a
- * backdated `iat` (not checked), `exp` ahead, and `feeds.permission {path, action}` covering
+ * backdated `iat`, `exp` ahead and within TOKEN_MAX_LIFETIME_SECONDS of `iat`, and
+ * `feeds.permission {path, action}` covering
  * the request. A missing or expired token is a 401 (a fresh token helps: feeds-client fetches
  * one when its cached one is stale); a token that can never pass, or a good token for another
  * path, is a 403, because feeds-client retries a 401 at once and forever.
  */
 @Injectable()
 export class FeedAccess {
-  constructor(private readonly keyRing: KeyRing) {}
+  constructor(
+    private readonly keyRing: KeyRing,
+    @Inject(CONFIG) private readonly config: ParleyConfig,
+  ) {}
 
   /** The caller of a request that needs a token whose permission covers `path` for `action`. */
   async require(instanceId: string, authorization: string | undefined, path: string, action: FeedAction): Promise<Actor> {
@@ -66,6 +73,9 @@ export class FeedAccess {
     }
     if (claims.app !== instanceId) throw unusableToken('The token was issued for another instance (app claim)');
     if (typeof claims.exp !== 'number') throw unusableToken('The token has no "exp" claim');
+    // A 403, like every refusal a fresh copy of the same token cannot fix (see unusableToken).
+    const tooLong = tokenLifetimeRefusal(claims, this.config.tokenMaxLifetimeSeconds);
+    if (tooLong) throw unusableToken(tooLong);
     const permission = claims.feeds?.permission;
     const allowed = claims.su === true || (covers(permission?.path, path) && (permission?.action === '*' || permission?.action === action));
     if (!allowed) throw forbidden('permission_denied', `The token does not grant ${action} on ${path}`);

@@ -5,6 +5,8 @@ import { parseLimit } from '../../../shared/http/query-params';
 import { FeedAccess } from '../feeds-tokens/feed-access';
 import { FEEDS_LIST_PATH, FEEDS_ROUTE } from '../feeds-route';
 import { FeedsReadModel } from '../feeds.read-model';
+import { Access } from '../../roles/access-rules';
+import { Requires } from '../../roles/requires.decorator';
 
 export const DEFAULT_FEEDS_LIMIT = 50;
 export const MAX_FEEDS_LIMIT = 1000;
@@ -42,6 +44,7 @@ export class ListFeedsController {
   ) {}
 
   @Get('feeds')
+  @Requires(Access.ownCredential('a Feeds token granting READ on feeds (FeedAccess)'))
   async list(
     @Param('instanceId') instanceId: string,
     @Headers('authorization') authorization: string | undefined,

@@ -6,6 +6,8 @@ import { requireFeedId } from '../domain/feed.decider';
 import { FeedAccess } from '../feeds-tokens/feed-access';
 import { FEEDS_ROUTE } from '../feeds-route';
 import { FeedPage, FeedsReadModel } from '../feeds.read-model';
+import { Access } from '../../roles/access-rules';
+import { Requires } from '../../roles/requires.decorator';
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 1000;
@@ -51,6 +53,7 @@ export class ListItemsController {
   ) {}
 
   @Get('feeds/:feedId/items')
+  @Requires(Access.ownCredential('a Feeds token for private- feeds, none for public ones (FeedAccess)'))
   async list(
     @Param('instanceId') instanceId: string,
     @Param('feedId') feedId: string,

@@ -12,6 +12,8 @@ import { FeedItemsPublished } from '../domain/feed.events';
 import { FeedAccess } from '../feeds-tokens/feed-access';
 import { FEEDS_ROUTE, feedItemsPath } from '../feeds-route';
 import { FEED_READS } from '../feeds.read-model';
+import { Access } from '../../roles/access-rules';
+import { Requires } from '../../roles/requires.decorator';
 
 export class PublishItemsCommand {
   constructor(
@@ -56,6 +58,7 @@ export class PublishItemsController {
   ) {}
 
   @Post('feeds/:feedId/items')
+  @Requires(Access.ownCredential('a Feeds token granting WRITE on the feed (FeedAccess)'))
   @HttpCode(200)
   async publish(
     @Param('instanceId') instanceId: string,

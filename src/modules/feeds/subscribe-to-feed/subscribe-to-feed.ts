@@ -7,6 +7,7 @@ import { openCatchUpThenLive } from '../../../shared/subscriptions/catch-up-then
 import { EventChannel, WireEvent } from '../../../shared/subscriptions/event-channel';
 import { LiveLog } from '../../../shared/subscriptions/live-log';
 import { numericLastEventId, SubscriptionContext, SubscriptionRoutes } from '../../streaming/subscription-routes';
+import { Access } from '../../roles/access-rules';
 import { feedStream, requireFeedId } from '../domain/feed.decider';
 import { FeedItemsPublished } from '../domain/feed.events';
 import { FeedAccess } from '../feeds-tokens/feed-access';
@@ -46,10 +47,11 @@ export class FeedSubscription implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    // Feeds tokens are not chat tokens: the route checks its own (FeedAccess), public feeds need none.
-    this.routes.register(`${FEEDS_SUBSCRIPTION_BASE}/feeds/:feedId/items`, (context, channel) => this.open(context, channel), {
-      authenticate: false,
-    });
+    this.routes.register(
+      `${FEEDS_SUBSCRIPTION_BASE}/feeds/:feedId/items`,
+      Access.ownCredential('a Feeds token for private- feeds, none for public ones (FeedAccess)'),
+      (context, channel) => this.open(context, channel),
+    );
   }
 
   private async open(context: SubscriptionContext, channel: EventChannel): Promise<void> {

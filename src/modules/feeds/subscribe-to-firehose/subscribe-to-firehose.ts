@@ -7,6 +7,7 @@ import { openCatchUpThenLive } from '../../../shared/subscriptions/catch-up-then
 import { EventChannel } from '../../../shared/subscriptions/event-channel';
 import { LiveLog } from '../../../shared/subscriptions/live-log';
 import { SubscriptionContext, SubscriptionRoutes } from '../../streaming/subscription-routes';
+import { Access } from '../../roles/access-rules';
 import { FeedItemsPublished } from '../domain/feed.events';
 import { FeedAccess } from '../feeds-tokens/feed-access';
 import { firehoseKey, firehoseSignals, FirehoseSignal, routePublishesToFirehose } from '../feeds-firehose';
@@ -31,9 +32,11 @@ export class FirehoseSubscription implements OnModuleInit {
 
   onModuleInit(): void {
     this.liveLog.addRouter(routePublishesToFirehose);
-    this.routes.register(`${FEEDS_SUBSCRIPTION_BASE}/firehose/items`, (context, channel) => this.open(context, channel), {
-      authenticate: false,
-    });
+    this.routes.register(
+      `${FEEDS_SUBSCRIPTION_BASE}/firehose/items`,
+      Access.ownCredential('a Feeds token granting READ on firehose/items (FeedAccess)'),
+      (context, channel) => this.open(context, channel),
+    );
   }
 
   private async open(context: SubscriptionContext, channel: EventChannel): Promise<void> {

@@ -2,6 +2,8 @@ import { Controller, Get, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { HealthReport, Readiness } from '../readiness';
 import { messageOf } from '../../../shared/domain/errors';
+import { Access } from '../../roles/access-rules';
+import { Requires } from '../../roles/requires.decorator';
 
 /**
  * Readiness: 200 while this process should receive traffic (serving, every projection running
@@ -13,6 +15,7 @@ export class HealthController {
   constructor(private readonly readiness: Readiness) {}
 
   @Get()
+  @Requires(Access.public)
   async check(@Res({ passthrough: true }) reply: FastifyReply): Promise<HealthReport> {
     const report = await this.readiness.report().catch(
       (error): HealthReport => ({
@@ -30,6 +33,7 @@ export class HealthController {
 
   /** Liveness: answers while the process runs and its event loop turns (orchestrators restart on it). */
   @Get('live')
+  @Requires(Access.public)
   live(): { status: 'alive' } {
     return { status: 'alive' };
   }

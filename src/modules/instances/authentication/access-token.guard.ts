@@ -1,26 +1,24 @@
-import { createParamDecorator, ExecutionContext, Inject, Injectable, Optional } from '@nestjs/common';
+import { createParamDecorator, ExecutionContext, Injectable, Optional } from '@nestjs/common';
 import { AuthGuard, AuthModuleOptions } from '@nestjs/passport';
 import type { FastifyRequest } from 'fastify';
 import { forbidden } from '../../../shared/domain/errors';
 import { Actor } from '../../../shared/domain/event';
 import { AccessTokenStrategy, authenticationError, RequestActor } from './access-token.strategy';
-import { REQUEST_PERMISSIONS, RequestPermissions } from './request-permissions';
 import { actingInRequest } from '../../../shared/observability/request-context';
 
-type AuthenticatedRequest = FastifyRequest & { actor?: RequestActor };
+export type AuthenticatedRequest = FastifyRequest & { actor?: RequestActor };
 
 /**
- * Requires a valid access token for the instance named in the path (`:instanceId`), through
- * @nestjs/passport and this application's `AccessTokenStrategy` (named in AuthModuleOptions).
- * The verified caller lands on `request.actor`; then the route's permission is checked (a
- * guard, not an interceptor: no observable and no async resource per request).
+ * Verifies the access token for the instance named in the path (`:instanceId`), through
+ * @nestjs/passport and this application's `AccessTokenStrategy` (named in AuthModuleOptions),
+ * and puts the verified caller on `request.actor`. The roles module's `AccessGuard` runs it
+ * for every route whose declaration needs a token, then checks the declaration.
  */
 @Injectable()
 export class AccessTokenGuard extends AuthGuard() {
   constructor(
     private readonly strategy: AccessTokenStrategy,
     @Optional() options?: AuthModuleOptions,
-    @Optional() @Inject(REQUEST_PERMISSIONS) private readonly permissions?: RequestPermissions,
   ) {
     super(options);
   }
@@ -30,12 +28,7 @@ export class AccessTokenGuard extends AuthGuard() {
     // A token the strategy verified before is answered from its cache, without passport's per-request machinery.
     const cached = await this.strategy.cached(request as never);
     if (cached) request.actor = cached;
-    const allowed = cached ? true : ((await super.canActivate(context)) as boolean);
-    if (allowed && this.permissions) {
-      const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
-      await this.permissions.check(request, request.actor!);
-    }
-    return allowed;
+    return cached ? true : ((await super.canActivate(context)) as boolean);
   }
 
   override handleRequest<T = RequestActor>(error: unknown, actor: T | false, info: unknown): T {

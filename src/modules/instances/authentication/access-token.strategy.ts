@@ -1,4 +1,4 @@
-import { Injectable, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import jwt from 'jsonwebtoken';
 import { LRUCache } from 'lru-cache';
@@ -6,7 +6,9 @@ import { KeyObject } from 'node:crypto';
 import passport from 'passport';
 import { ExtractJwt, Strategy as JwtStrategy } from 'passport-jwt';
 import { DomainError, notFound } from '../../../shared/domain/errors';
+import { CONFIG, ParleyConfig } from '../../../config/config';
 import { ActiveInstance, KeyRing } from './key-ring';
+import { tokenLifetimeRefusal, tokenLivesTooLong } from './token-lifetime';
 
 /** Who a request acts as, from its verified token. */
 export interface RequestActor {
@@ -14,6 +16,8 @@ export interface RequestActor {
   readonly keyId: string;
   readonly userId?: string;
   readonly su: boolean;
+  /** The token's `iat` (seconds), when it has one: whether it was issued before its user was deleted. */
+  readonly issuedAt?: number;
   /** The HTTP request it acts in (set per request by `@CurrentActor()`; absent on cached and socket actors). */
   readonly requestId?: string;
 }
@@ -52,7 +56,8 @@ let applications = 0;
 /**
  * Verifies the HS256 access tokens the Pusher SDKs mint (wire study §5.1), as a passport-jwt
  * strategy: `iss` names the instance key whose secret signed it (`secretOrKeyProvider`),
- * `instance` must be the instance in the path, and `exp` must lie ahead. HTTP routes reach it
+ * `instance` must be the instance in the path, `exp` must lie ahead, and no further from the
+ * token's issue than TOKEN_MAX_LIFETIME_SECONDS. HTTP routes reach it
  * through `AccessTokenGuard`, SUBSCRIBE and /ws frames through `AccessTokenVerifier`.
  */
 @Injectable()
@@ -63,7 +68,12 @@ export class AccessTokenStrategy extends PassportStrategy(JwtStrategy) implement
   /** The key each request's token was checked with, from `secretOrKeyProvider` to `validate`. */
   private readonly keyOfRequest = new WeakMap<object, KeyObject>();
 
-  constructor(private readonly keyRing: KeyRing) {
+  private readonly maxLifetimeSeconds: number;
+
+  constructor(
+    private readonly keyRing: KeyRing,
+    @Inject(CONFIG) config: ParleyConfig,
+  ) {
     super({
       jwtFromRequest: bearerToken,
       algorithms: ['HS256'],
@@ -73,6 +83,7 @@ export class AccessTokenStrategy extends PassportStrategy(JwtStrategy) implement
         this.keyFor(request, token).then((key) => done(null, key as unknown as Buffer), done);
       },
     });
+    this.maxLifetimeSeconds = config.tokenMaxLifetimeSeconds;
     this.name = `parley-access-token-${++applications}`;
     passport.use(this.name, this);
   }
@@ -134,12 +145,15 @@ export class AccessTokenStrategy extends PassportStrategy(JwtStrategy) implement
     const instanceId = instanceIdOf(request);
     if (claims.instance !== instanceId) throw unauthorized('invalid_token', 'The token was issued for another instance');
     if (typeof claims.exp !== 'number') throw unauthorized('invalid_token', 'The token has no "exp" claim');
+    const tooLong = tokenLifetimeRefusal(claims, this.maxLifetimeSeconds);
+    if (tooLong) throw tokenLivesTooLong(tooLong);
     const keyId = ISSUER.exec(String(claims.iss))![1];
     const actor: RequestActor = {
       instanceId,
       keyId,
       userId: typeof claims.sub === 'string' && claims.sub !== '' ? claims.sub : undefined,
       su: claims.su === true,
+      ...(typeof claims.iat === 'number' && { issuedAt: claims.iat }),
     };
     const token = bearerToken(request as never)!;
     this.verified.set(token, { actor, key: this.keyOfRequest.get(request)!, expiresAtMs: claims.exp * 1000 });

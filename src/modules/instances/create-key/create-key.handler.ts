@@ -3,7 +3,8 @@ import { Inject } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { CommandPipeline } from '../../../shared/application/command-pipeline';
 import { SECRET_BOX, SecretBox, SealedSecret } from '../../../shared/crypto/secret-box';
-import { DomainError } from '../../../shared/domain/errors';
+import { badRequest, DomainError } from '../../../shared/domain/errors';
+import { keySecretTooShort } from '../../../shared/crypto/key-secret';
 import { Actor } from '../../../shared/domain/event';
 import { instanceDecider, instanceStream } from '../domain/instance.decider';
 import { InstanceChanges } from '../instance-changes';
@@ -38,6 +39,8 @@ export class CreateKeyHandler implements ICommandHandler<CreateKeyCommand, Creat
   async execute(command: CreateKeyCommand): Promise<CreatedKey> {
     const { instanceId, keyId, actor, ifAbsent } = command;
     const secret = command.secret ?? randomBytes(32).toString('base64url');
+    const tooShort = keySecretTooShort(secret);
+    if (tooShort) throw badRequest('weak_key_secret', `The key "${keyId}" was not created: ${tooShort}`);
     if (ifAbsent) {
       const { state } = await this.pipeline.load(instanceStream(instanceId), instanceDecider);
       const existing = state.keys.get(keyId);

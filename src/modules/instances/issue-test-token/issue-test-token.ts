@@ -3,6 +3,8 @@ import { IQueryHandler, QueryBus, QueryHandler } from '@nestjs/cqrs';
 import jwt from 'jsonwebtoken';
 import { badRequest, notFound } from '../../../shared/domain/errors';
 import { KeyRing } from '../authentication/key-ring';
+import { Access } from '../../roles/access-rules';
+import { Requires } from '../../roles/requires.decorator';
 
 /** Tokens of the test token provider live a day, like chatkit-server's. */
 export const TEST_TOKEN_TTL_SECONDS = 86_400;
@@ -51,6 +53,7 @@ export class IssueTestTokenController {
   constructor(private readonly queries: QueryBus) {}
 
   @Post('token')
+  @Requires(Access.public)
   @HttpCode(200)
   issue(
     @Param('instanceId') instanceId: string,

@@ -1,22 +1,15 @@
-import { Controller, Delete, HttpCode, Inject, Param, UseGuards } from '@nestjs/common';
+import { Controller, Delete, HttpCode, Param } from '@nestjs/common';
 import { CommandBus, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { CommandPipeline } from '../../../shared/application/command-pipeline';
-import { CLOCK } from '../../../shared/application/tokens';
-import { Clock } from '../../../shared/domain/clock';
 import { Actor } from '../../../shared/domain/event';
 import { CHATKIT_ROUTE } from '../../../shared/http/chatkit-route';
-import {
-  AccessTokenGuard,
-  auditActor,
-  CurrentActor,
-  requireSu,
-} from '../../instances/authentication/access-token.guard';
+import { auditActor, CurrentActor } from '../../instances/authentication/access-token.guard';
 import { RequestActor } from '../../instances/authentication/access-token';
-import { RoomAccess } from '../../rooms/room-access';
-import { messageDecider, messageNotFound, messageStream } from '../domain/message.decider';
-import { MESSAGE_READS, MessagesReadModel } from '../messages.read-model';
-import { SentMessages } from '../sent-messages';
+import { messageNotFound } from '../domain/message.decider';
+import { MessagesReadModel } from '../messages.read-model';
 import { parseMessageId } from '../presentation/message-id.pipe';
+import { MessageChanges } from '../message-changes';
+import { Access } from '../../roles/access-rules';
+import { Requires } from '../../roles/requires.decorator';
 
 export class DeleteMessageCommand {
   constructor(
@@ -33,38 +26,14 @@ export class DeleteMessageCommand {
 /** Deletes a message: its content leaves every read model, and subscribers are told. */
 @CommandHandler(DeleteMessageCommand)
 export class DeleteMessageHandler implements ICommandHandler<DeleteMessageCommand, void> {
-  constructor(
-    private readonly pipeline: CommandPipeline,
-    private readonly access: RoomAccess,
-    private readonly sentMessages: SentMessages,
-    @Inject(CLOCK) private readonly clock: Clock,
-  ) {}
+  constructor(private readonly changes: MessageChanges) {}
 
-  async execute({ instanceId, roomId, messageId, tombstone, requester, actor }: DeleteMessageCommand): Promise<void> {
-    const room = await this.access.room(instanceId, roomId);
-    const sent = await this.sentMessages.find(instanceId, roomId, messageId);
-    const now = this.clock.now().toISOString();
-    await this.pipeline.run(
-      messageStream(instanceId, messageId),
-      messageDecider,
-      {
-        type: 'DeleteMessage',
-        id: messageId,
-        roomId,
-        sent,
-        roomCreatedAt: room.createdAt,
-        actor: { userId: requester.userId, su: requester.su },
-        tombstone,
-        now,
-      },
-      { instance_id: instanceId, actor, occurred_at: now },
-      { awaitProjections: MESSAGE_READS },
-    );
+  execute({ instanceId, roomId, messageId, tombstone, requester, actor }: DeleteMessageCommand): Promise<void> {
+    return this.changes.apply(instanceId, roomId, messageId, { type: 'DeleteMessage', tombstone }, requester, actor);
   }
 }
 
 @Controller(CHATKIT_ROUTE)
-@UseGuards(AccessTokenGuard)
 export class DeleteMessageController {
   constructor(
     private readonly commands: CommandBus,
@@ -73,13 +42,13 @@ export class DeleteMessageController {
 
   /** Seed (v2): `DELETE /messages/:id` with an su token; the room is found from the id. */
   @Delete('messages/:messageId')
+  @Requires(Access.su)
   @HttpCode(204)
   async deleteById(
     @Param('instanceId') instanceId: string,
     @Param('messageId') rawId: string,
     @CurrentActor() actor: RequestActor,
   ): Promise<void> {
-    requireSu(actor);
     const messageId = parseMessageId(rawId);
     const message = await this.messages.findById(instanceId, messageId);
     if (!message || message.deleted_at) throw messageNotFound(messageId);
@@ -90,6 +59,7 @@ export class DeleteMessageController {
 
   /** chatkit-server's deleteMessage (v6): the sender or su. */
   @Delete('rooms/:roomId/messages/:messageId')
+  @Requires(Access.authenticated)
   @HttpCode(204)
   async deleteInRoom(
     @Param('instanceId') instanceId: string,

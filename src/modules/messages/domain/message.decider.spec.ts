@@ -4,7 +4,7 @@ import { MessageEvent } from './message.events';
 
 const sent = (id: number): MessageEvent => ({
   type: 'MessageSent',
-  data: { id, user_id: 'ann', parts: [{ type: 'text/plain', content: `m${id}` }], room_created_at: 'r1', created_at: 't' },
+  data: { id, user_id: 'ann', user_created_at: 'u1', parts: [{ type: 'text/plain', content: `m${id}` }], room_created_at: 'r1', created_at: 't' },
 });
 
 /** The error code a decision throws, or 'decided'. */
@@ -40,10 +40,10 @@ describe('timelineDecider', () => {
   });
 
   it('refuses an id at or below the last one (another process sent first)', () => {
-    const command = { type: 'SendMessage' as const, id: 5, userId: 'ann', parts: [], roomCreatedAt: 'r1', now: 't' };
+    const command = { type: 'SendMessage' as const, id: 5, userId: 'ann', userCreatedAt: 'u1', parts: [], roomCreatedAt: 'r1', now: 't' };
     expect(() => timelineDecider.decide(command, { lastId: 5 })).toThrow(StaleMessageIdError);
     expect(timelineDecider.decide({ ...command, id: 6 }, { lastId: 5 })).toEqual([
-      { type: 'MessageSent', data: { id: 6, user_id: 'ann', parts: [], room_created_at: 'r1', created_at: 't' } },
+      { type: 'MessageSent', data: { id: 6, user_id: 'ann', user_created_at: 'u1', parts: [], room_created_at: 'r1', created_at: 't' } },
     ]);
   });
 
@@ -58,9 +58,9 @@ describe('messageDecider', () => {
   const base = {
     id: 9,
     roomId: 'lobby',
-    sent: { userId: 'ann', roomCreatedAt: 'r1' },
+    sent: { userId: 'ann', userCreatedAt: '2026-01-01T00:00:00.000Z', roomCreatedAt: 'r1', createdAt: '2026-01-02T00:00:00.000Z' },
     roomCreatedAt: 'r1',
-    actor: { userId: 'ann', su: false },
+    actor: { userId: 'ann', userCreatedAt: '2026-01-01T00:00:00.000Z', su: false },
     now: 't2',
   };
   const edit: MessageCommand = { ...base, type: 'EditMessage', parts: [{ type: 'text/plain', content: 'new' }] };
@@ -78,10 +78,30 @@ describe('messageDecider', () => {
 
   it('lets su change anyone’s message and forbids other users', () => {
     const state = messageDecider.initialState();
-    expect(messageDecider.decide({ ...edit, actor: { su: true } }, state)).toHaveLength(1);
-    expect(codeOf(() => messageDecider.decide({ ...edit, actor: { userId: 'bob', su: false } }, state))).toBe(
+    expect(messageDecider.decide({ ...edit, actor: { userCreatedAt: null, su: true } }, state)).toHaveLength(1);
+    expect(codeOf(() => messageDecider.decide({ ...edit, actor: { userId: 'bob', userCreatedAt: '2026-01-01T00:00:00.000Z', su: false } }, state))).toBe(
       'forbidden/not_message_sender',
     );
+  });
+
+  it('forbids a later user of the sender’s id (deleted, then created again) and a deleted sender', () => {
+    const state = messageDecider.initialState();
+    const reborn = { userId: 'ann', userCreatedAt: '2026-01-03T00:00:00.000Z', su: false };
+    for (const command of [edit, remove]) {
+      expect(codeOf(() => messageDecider.decide({ ...command, actor: reborn }, state))).toBe('forbidden/not_message_sender');
+      expect(codeOf(() => messageDecider.decide({ ...command, actor: { ...reborn, userCreatedAt: null } }, state))).toBe(
+        'forbidden/not_message_sender',
+      );
+    }
+  });
+
+  it('tells the sender of a message logged without its incarnation by when each came to be', () => {
+    const state = messageDecider.initialState();
+    const legacy = { userId: 'ann', roomCreatedAt: 'r1', createdAt: '2026-01-02T00:00:00.000Z' };
+    const sender = { userId: 'ann', userCreatedAt: '2026-01-01T00:00:00.000Z', su: false };
+    expect(messageDecider.decide({ ...edit, sent: legacy, actor: sender }, state)).toHaveLength(1);
+    const reborn = { ...sender, userCreatedAt: '2026-01-03T00:00:00.000Z' };
+    expect(codeOf(() => messageDecider.decide({ ...edit, sent: legacy, actor: reborn }, state))).toBe('forbidden/not_message_sender');
   });
 
   it('answers not found for a message the timeline lacks, one of an earlier room of the same id, or a deleted one', () => {

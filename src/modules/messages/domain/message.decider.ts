@@ -31,6 +31,8 @@ export type TimelineCommand = {
   type: 'SendMessage';
   id: MessageId;
   userId: string;
+  /** The sender's `created_at`: the incarnation of the user id that sent it. */
+  userCreatedAt: string;
   parts: MessagePart[];
   roomCreatedAt: string;
   now: string;
@@ -46,16 +48,34 @@ export const timelineDecider: Decider<TimelineState, TimelineCommand, MessageEve
 
   decide(command, state) {
     if (command.id <= state.lastId) throw new StaleMessageIdError(state.lastId);
-    const { id, userId, parts, roomCreatedAt, now } = command;
-    return [{ type: 'MessageSent', data: { id, user_id: userId, parts, room_created_at: roomCreatedAt, created_at: now } }];
+    const { id, userId, userCreatedAt, parts, roomCreatedAt, now } = command;
+    return [
+      {
+        type: 'MessageSent',
+        data: { id, user_id: userId, user_created_at: userCreatedAt, parts, room_created_at: roomCreatedAt, created_at: now },
+      },
+    ];
   },
 };
 
-/** What the room's timeline says of a message: who sent it, to which incarnation of the room. */
+/** What the room's timeline says of a message: who sent it (which incarnation of the user id), to which incarnation of the room, when. */
 export interface SentMessage {
   readonly userId: string;
+  /** Absent for messages logged before senders' incarnations were. */
+  readonly userCreatedAt?: string;
   readonly roomCreatedAt: string;
+  readonly createdAt: string;
 }
+
+/**
+ * Whether the user id's incarnation created at `userCreatedAt` (null: none exists now) sent
+ * the message. A message logged without its sender's incarnation was sent by the current one
+ * only if that one already existed then: a user deleted and created again since is another person.
+ */
+export const sentBy = (sent: SentMessage, userId: string | undefined, userCreatedAt: string | null): boolean =>
+  userId === sent.userId &&
+  userCreatedAt !== null &&
+  (sent.userCreatedAt !== undefined ? sent.userCreatedAt === userCreatedAt : userCreatedAt <= sent.createdAt);
 
 export interface MessageState {
   readonly deleted: boolean;
@@ -68,7 +88,8 @@ interface MessageChange {
   sent: SentMessage | null;
   /** The room as it is now: a message of an earlier room of the same id does not exist for it. */
   roomCreatedAt: string;
-  actor: { userId?: string; su: boolean };
+  /** `userCreatedAt`: the current incarnation of the actor's user id (null: none exists). */
+  actor: { userId?: string; userCreatedAt: string | null; su: boolean };
   now: string;
 }
 
@@ -86,7 +107,7 @@ export const messageDecider: Decider<MessageState, MessageCommand, MessageEvent>
   decide(command, state) {
     const { sent } = command;
     if (!sent || state.deleted || sent.roomCreatedAt !== command.roomCreatedAt) throw messageNotFound(command.id);
-    if (!command.actor.su && command.actor.userId !== sent.userId) {
+    if (!command.actor.su && !sentBy(sent, command.actor.userId, command.actor.userCreatedAt)) {
       throw forbidden('not_message_sender', 'Only the sender of a message (or su) may change it');
     }
     if (command.type === 'EditMessage') {

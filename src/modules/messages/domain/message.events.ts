@@ -6,7 +6,15 @@ export type MessageId = number;
 
 export type MessageSent = DomainEvent<
   'MessageSent',
-  { id: MessageId; user_id: string; parts: MessagePart[]; room_created_at: string; created_at: string }
+  {
+    id: MessageId;
+    user_id: string;
+    /** Tells the sender apart from a later user of the same id (absent in logs written before it was recorded). */
+    user_created_at?: string;
+    parts: MessagePart[];
+    room_created_at: string;
+    created_at: string;
+  }
 >;
 /**
  * Edits and deletions are written to the message's own stream (`message-<instance>.<id>`)

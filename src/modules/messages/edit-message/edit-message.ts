@@ -1,19 +1,15 @@
-import { Body, Controller, HttpCode, Inject, Param, Put, UseGuards } from '@nestjs/common';
+import { Body, Controller, HttpCode, Param, Put } from '@nestjs/common';
 import { CommandBus, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { CommandPipeline } from '../../../shared/application/command-pipeline';
-import { CLOCK } from '../../../shared/application/tokens';
-import { Clock } from '../../../shared/domain/clock';
 import { Actor } from '../../../shared/domain/event';
 import { CHATKIT_ROUTE, ChatApiVersion, ChatApiVersionPipe } from '../../../shared/http/chatkit-route';
-import { AccessTokenGuard, auditActor, CurrentActor } from '../../instances/authentication/access-token.guard';
+import { auditActor, CurrentActor } from '../../instances/authentication/access-token.guard';
 import { RequestActor } from '../../instances/authentication/access-token';
-import { RoomAccess } from '../../rooms/room-access';
 import { MessagePart } from '../domain/message-parts';
-import { messageDecider, messageStream } from '../domain/message.decider';
 import { MessageContent } from '../message-content';
-import { MESSAGE_READS } from '../messages.read-model';
-import { SentMessages } from '../sent-messages';
 import { parseMessageId } from '../presentation/message-id.pipe';
+import { MessageChanges } from '../message-changes';
+import { Access } from '../../roles/access-rules';
+import { Requires } from '../../roles/requires.decorator';
 
 export class EditMessageCommand {
   constructor(
@@ -29,39 +25,15 @@ export class EditMessageCommand {
 /** Replaces a message's content; only its sender or su may. */
 @CommandHandler(EditMessageCommand)
 export class EditMessageHandler implements ICommandHandler<EditMessageCommand, void> {
-  constructor(
-    private readonly pipeline: CommandPipeline,
-    private readonly access: RoomAccess,
-    private readonly sentMessages: SentMessages,
-    @Inject(CLOCK) private readonly clock: Clock,
-  ) {}
+  constructor(private readonly changes: MessageChanges) {}
 
-  async execute({ instanceId, roomId, messageId, parts, requester, actor }: EditMessageCommand): Promise<void> {
-    const room = await this.access.room(instanceId, roomId);
-    const sent = await this.sentMessages.find(instanceId, roomId, messageId);
-    const now = this.clock.now().toISOString();
-    await this.pipeline.run(
-      messageStream(instanceId, messageId),
-      messageDecider,
-      {
-        type: 'EditMessage',
-        id: messageId,
-        roomId,
-        sent,
-        roomCreatedAt: room.createdAt,
-        actor: { userId: requester.userId, su: requester.su },
-        parts,
-        now,
-      },
-      { instance_id: instanceId, actor, occurred_at: now },
-      { awaitProjections: MESSAGE_READS },
-    );
+  execute({ instanceId, roomId, messageId, parts, requester, actor }: EditMessageCommand): Promise<void> {
+    return this.changes.apply(instanceId, roomId, messageId, { type: 'EditMessage', parts }, requester, actor);
   }
 }
 
 /** v2 takes `{text, attachment?}`, v6 `{parts}` (wire study §2.2: editMessage and editMultipartMessage). */
 @Controller(CHATKIT_ROUTE)
-@UseGuards(AccessTokenGuard)
 export class EditMessageController {
   constructor(
     private readonly commands: CommandBus,
@@ -69,6 +41,7 @@ export class EditMessageController {
   ) {}
 
   @Put('rooms/:roomId/messages/:messageId')
+  @Requires(Access.permission('message:create', { room: 'roomId' }))
   @HttpCode(204)
   async edit(
     @Param('instanceId') instanceId: string,

@@ -1,14 +1,16 @@
-import { Controller, Get, Inject, Param, Query, UseGuards } from '@nestjs/common';
+import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
 import { IQueryHandler, QueryBus, QueryHandler } from '@nestjs/cqrs';
 import { unprocessable } from '../../../shared/domain/errors';
 import { CHATKIT_ROUTE, ChatApiVersion, ChatApiVersionPipe } from '../../../shared/http/chatkit-route';
-import { AccessTokenGuard, CurrentActor } from '../../instances/authentication/access-token.guard';
+import { CurrentActor } from '../../instances/authentication/access-token.guard';
 import { RequestActor } from '../../instances/authentication/access-token';
 import { RoomAccess } from '../../rooms/room-access';
 import { parseLimit } from '../../../shared/http/query-params';
 import { ATTACHMENT_RESOLVER, AttachmentResolver } from '../presentation/attachments.port';
 import { MessageResponse, presentMessage } from '../presentation/message.presenter';
 import { MessagesReadModel } from '../messages.read-model';
+import { Access } from '../../roles/access-rules';
+import { Requires } from '../../roles/requires.decorator';
 
 export class FetchMessagesQuery {
   constructor(
@@ -39,11 +41,11 @@ export class FetchMessagesHandler implements IQueryHandler<FetchMessagesQuery, M
 
 /** A page of a room's messages: `initial_id` exclusive, `direction` older (default, newest first) or newer. */
 @Controller(CHATKIT_ROUTE)
-@UseGuards(AccessTokenGuard)
 export class FetchMessagesController {
   constructor(private readonly queries: QueryBus) {}
 
   @Get('rooms/:roomId/messages')
+  @Requires(Access.permission('room:messages:get', { room: 'roomId' }))
   fetch(
     @Param('instanceId') instanceId: string,
     @Param('version', ChatApiVersionPipe) version: ChatApiVersion,

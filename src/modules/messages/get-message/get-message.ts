@@ -1,7 +1,7 @@
-import { Controller, Get, Inject, Param, UseGuards } from '@nestjs/common';
+import { Controller, Get, Inject, Param } from '@nestjs/common';
 import { IQueryHandler, QueryBus, QueryHandler } from '@nestjs/cqrs';
 import { CHATKIT_ROUTE, ChatApiVersion, ChatApiVersionPipe } from '../../../shared/http/chatkit-route';
-import { AccessTokenGuard, CurrentActor } from '../../instances/authentication/access-token.guard';
+import { CurrentActor } from '../../instances/authentication/access-token.guard';
 import { RequestActor } from '../../instances/authentication/access-token';
 import { RoomAccess } from '../../rooms/room-access';
 import { messageNotFound } from '../domain/message.decider';
@@ -9,6 +9,8 @@ import { ATTACHMENT_RESOLVER, AttachmentResolver } from '../presentation/attachm
 import { MessageResponse, presentMessage } from '../presentation/message.presenter';
 import { MessagesReadModel } from '../messages.read-model';
 import { parseMessageId } from '../presentation/message-id.pipe';
+import { Access } from '../../roles/access-rules';
+import { Requires } from '../../roles/requires.decorator';
 
 export class GetMessageQuery {
   constructor(
@@ -37,11 +39,11 @@ export class GetMessageHandler implements IQueryHandler<GetMessageQuery, Message
 }
 
 @Controller(CHATKIT_ROUTE)
-@UseGuards(AccessTokenGuard)
 export class GetMessageController {
   constructor(private readonly queries: QueryBus) {}
 
   @Get('rooms/:roomId/messages/:messageId')
+  @Requires(Access.permission('room:messages:get', { room: 'roomId' }))
   get(
     @Param('instanceId') instanceId: string,
     @Param('version', ChatApiVersionPipe) version: ChatApiVersion,

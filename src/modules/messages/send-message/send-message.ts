@@ -1,4 +1,4 @@
-import { Body, Controller, HttpCode, Inject, Param, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, HttpCode, Inject, Param, Post } from '@nestjs/common';
 import { CommandBus, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { CommandPipeline } from '../../../shared/application/command-pipeline';
 import { CLOCK } from '../../../shared/application/tokens';
@@ -6,7 +6,7 @@ import { Clock } from '../../../shared/domain/clock';
 import { badRequest } from '../../../shared/domain/errors';
 import { Actor } from '../../../shared/domain/event';
 import { CHATKIT_ROUTE, ChatApiVersion, ChatApiVersionPipe } from '../../../shared/http/chatkit-route';
-import { AccessTokenGuard, auditActor, CurrentActor } from '../../instances/authentication/access-token.guard';
+import { auditActor, CurrentActor } from '../../instances/authentication/access-token.guard';
 import { RequestActor } from '../../instances/authentication/access-token';
 import { RoomAccess } from '../../rooms/room-access';
 import { userDecider, userNotFound, userStream } from '../../users/domain/user.decider';
@@ -16,6 +16,8 @@ import { MessageId } from '../domain/message.events';
 import { MessageContent } from '../message-content';
 import { MessageIds } from '../message-ids';
 import { MESSAGE_READS } from '../messages.read-model';
+import { Access } from '../../roles/access-rules';
+import { Requires } from '../../roles/requires.decorator';
 
 export class SendMessageCommand {
   constructor(
@@ -50,7 +52,7 @@ export class SendMessageHandler implements ICommandHandler<SendMessageCommand, M
         await this.pipeline.run(
           stream,
           timelineDecider,
-          { type: 'SendMessage', id, userId, parts, roomCreatedAt: room.createdAt, now },
+          { type: 'SendMessage', id, userId, userCreatedAt: sender.state.createdAt!, parts, roomCreatedAt: room.createdAt, now },
           { instance_id: instanceId, actor, occurred_at: now },
           { awaitProjections: MESSAGE_READS },
         );
@@ -64,7 +66,6 @@ export class SendMessageHandler implements ICommandHandler<SendMessageCommand, M
 
 /** v2 takes `{text, attachment?}`, v6 takes `{parts}`; both answer `{message_id}`. */
 @Controller(CHATKIT_ROUTE)
-@UseGuards(AccessTokenGuard)
 export class SendMessageController {
   constructor(
     private readonly commands: CommandBus,
@@ -72,6 +73,7 @@ export class SendMessageController {
   ) {}
 
   @Post('rooms/:roomId/messages')
+  @Requires(Access.permission('message:create', { room: 'roomId' }))
   @HttpCode(201)
   async send(
     @Param('instanceId') instanceId: string,

@@ -13,6 +13,7 @@ import { roomStream } from '../../rooms/domain/room.decider';
 import { RoomAccess } from '../../rooms/room-access';
 import { typingChannel, TypingSignal } from '../../rooms/typing-channel';
 import { numericLastEventId, SubscriptionContext, SubscriptionRoutes } from '../../streaming/subscription-routes';
+import { Access } from '../../roles/access-rules';
 import { messagesStream } from '../domain/message.decider';
 import { MessageDeleted, MessageSent } from '../domain/message.events';
 import { ATTACHMENT_RESOLVER, AttachmentResolver } from '../presentation/attachments.port';
@@ -65,8 +66,10 @@ export class RoomSubscription implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.routes.register('/services/chatkit/:version/:instanceId/rooms/:roomId', (context, channel) =>
-      this.open(context, channel),
+    this.routes.register(
+      '/services/chatkit/:version/:instanceId/rooms/:roomId',
+      Access.permission('room:messages:get', { room: 'roomId' }),
+      (context, channel) => this.open(context, channel),
     );
   }
 

@@ -3,6 +3,8 @@ import type { FastifyReply } from 'fastify';
 import { CONFIG, ParleyConfig } from '../../../config/config';
 import { Readiness } from '../../health/readiness';
 import { MetricsScrape } from '../metrics-scrape';
+import { Access } from '../../roles/access-rules';
+import { Requires } from '../../roles/requires.decorator';
 
 /** GET /metrics: Prometheus text, behind METRICS_TOKEN (see MetricsScrape). */
 @Controller('metrics')
@@ -17,6 +19,7 @@ export class ScrapeMetricsController {
   }
 
   @Get()
+  @Requires(Access.ownCredential('the METRICS_TOKEN (MetricsScrape)'))
   async metrics(@Headers('authorization') authorization: string | undefined, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
     const refusal = this.scrape.refusal(authorization);
     if (refusal) {

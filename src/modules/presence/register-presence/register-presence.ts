@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { CommandPipeline } from '../../../shared/application/command-pipeline';
-import { requireSelfOrSu } from '../../instances/authentication/access-token.guard';
 import { SubscriptionHandler } from '../../streaming/subscription-routes';
 import { userDecider, userNotFound, userStream } from '../../users/domain/user.decider';
 import { PRESENCE_ROUTE } from '../presence-route';
@@ -9,7 +8,7 @@ import { PresenceTracker } from '../presence-tracker';
 /**
  * `SUBSCRIBE …/users/:userId/register`: the user is online while this stays open. It sends
  * no events (chatkit-client completes it on OPEN); closing it, from either side, releases
- * the registration. Only the user themselves (or an su token) may register.
+ * the registration. Only the user themselves (or an su token) may register (its route's rule).
  */
 @Injectable()
 export class RegisterPresenceSubscription {
@@ -20,9 +19,8 @@ export class RegisterPresenceSubscription {
     private readonly pipeline: CommandPipeline,
   ) {}
 
-  readonly open: SubscriptionHandler = async ({ params, actor }, channel) => {
+  readonly open: SubscriptionHandler = async ({ params }, channel) => {
     const { instanceId, userId } = params;
-    requireSelfOrSu(actor, userId);
     const { state } = await this.pipeline.load(userStream(instanceId, userId), userDecider);
     if (!state.exists) throw userNotFound(userId);
     channel.onClose(this.tracker.register(instanceId, userId));

@@ -1,19 +1,20 @@
-import { Body, Controller, Param, Put, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Param, Put, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { AccessTokenGuard, auditActor, CurrentActor, requireSu } from '../../instances/authentication/access-token.guard';
+import { auditActor, CurrentActor } from '../../instances/authentication/access-token.guard';
 import { RequestActor } from '../../instances/authentication/access-token';
 import { roleKey, roleNotFound } from '../domain/roles.decider';
 import { RoleCommands } from '../role-commands';
 import { RolePermissions } from '../role-permissions';
 import { AUTHORIZER_ROUTE, requireName } from '../roles-route';
 import { UserRoleTargets } from '../user-role-targets';
+import { Access } from '../access-rules';
+import { Requires } from '../requires.decorator';
 
 /**
  * PUT /users/:userId/roles `{name, room_id?}`: the user's global role (replacing the one it
  * had, `default` at first) or its role in a room. 201 when it changed, 200 when it already held it.
  */
 @Controller(AUTHORIZER_ROUTE)
-@UseGuards(AccessTokenGuard)
 export class AssignUserRoleController {
   constructor(
     private readonly commands: RoleCommands,
@@ -22,6 +23,7 @@ export class AssignUserRoleController {
   ) {}
 
   @Put('users/:userId/roles')
+  @Requires(Access.su)
   async assign(
     @Param('instanceId') instanceId: string,
     @Param('userId') userId: string,
@@ -29,7 +31,6 @@ export class AssignUserRoleController {
     @CurrentActor() actor: RequestActor,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<void> {
-    requireSu(actor);
     const name = requireName(body.name, 'name');
     const roomId = body.room_id === undefined || body.room_id === null ? undefined : requireName(body.room_id, 'room_id');
     const scope = roomId === undefined ? 'global' : 'room';

@@ -1,8 +1,8 @@
-import { Controller, Get, Param, UseGuards } from '@nestjs/common';
-import { AccessTokenGuard, CurrentActor, requireSu } from '../../instances/authentication/access-token.guard';
-import { RequestActor } from '../../instances/authentication/access-token';
+import { Controller, Get, Param } from '@nestjs/common';
 import { RolePermissions } from '../role-permissions';
 import { AUTHORIZER_ROUTE } from '../roles-route';
+import { Access } from '../access-rules';
+import { Requires } from '../requires.decorator';
 
 export interface RoleRecord {
   readonly name: string;
@@ -12,13 +12,12 @@ export interface RoleRecord {
 
 /** GET /roles: every role of the instance, the built-in ones included. */
 @Controller(AUTHORIZER_ROUTE)
-@UseGuards(AccessTokenGuard)
 export class ListRolesController {
   constructor(private readonly permissions: RolePermissions) {}
 
   @Get('roles')
-  async list(@Param('instanceId') instanceId: string, @CurrentActor() actor: RequestActor): Promise<RoleRecord[]> {
-    requireSu(actor);
+  @Requires(Access.su)
+  async list(@Param('instanceId') instanceId: string): Promise<RoleRecord[]> {
     const { roles } = await this.permissions.catalogue(instanceId);
     return [...roles.values()].map((r) => ({ name: r.name, permissions: r.permissions, scope: r.scope }));
   }

@@ -1,10 +1,10 @@
-import { Controller, Get, Param, UseGuards } from '@nestjs/common';
-import { AccessTokenGuard, CurrentActor, requireSu } from '../../instances/authentication/access-token.guard';
-import { RequestActor } from '../../instances/authentication/access-token';
+import { Controller, Get, Param } from '@nestjs/common';
 import { globalRoleOf, liveRole } from '../domain/user-roles.decider';
 import { RolePermissions } from '../role-permissions';
 import { AUTHORIZER_ROUTE } from '../roles-route';
 import { UserRoleTargets } from '../user-role-targets';
+import { Access } from '../access-rules';
+import { Requires } from '../requires.decorator';
 
 export interface UserRoleRecord {
   readonly role_name: string;
@@ -15,7 +15,6 @@ export interface UserRoleRecord {
 
 /** GET /users/:userId/roles: its global role (`default` unless another was assigned), then its room roles. */
 @Controller(AUTHORIZER_ROUTE)
-@UseGuards(AccessTokenGuard)
 export class ListUserRolesController {
   constructor(
     private readonly permissions: RolePermissions,
@@ -23,12 +22,11 @@ export class ListUserRolesController {
   ) {}
 
   @Get('users/:userId/roles')
+  @Requires(Access.su)
   async list(
     @Param('instanceId') instanceId: string,
     @Param('userId') userId: string,
-    @CurrentActor() actor: RequestActor,
   ): Promise<UserRoleRecord[]> {
-    requireSu(actor);
     await this.targets.requireUser(instanceId, userId);
     const [catalogue, user] = await Promise.all([
       this.permissions.catalogue(instanceId),

@@ -1,15 +1,16 @@
-import { Controller, Delete, HttpCode, Param, Query, UseGuards } from '@nestjs/common';
-import { AccessTokenGuard, auditActor, CurrentActor, requireSu } from '../../instances/authentication/access-token.guard';
+import { Controller, Delete, HttpCode, Param, Query } from '@nestjs/common';
+import { auditActor, CurrentActor } from '../../instances/authentication/access-token.guard';
 import { RequestActor } from '../../instances/authentication/access-token';
 import { liveRole } from '../domain/user-roles.decider';
 import { RoleCommands } from '../role-commands';
 import { RolePermissions } from '../role-permissions';
 import { AUTHORIZER_ROUTE, requireName } from '../roles-route';
 import { UserRoleTargets } from '../user-role-targets';
+import { Access } from '../access-rules';
+import { Requires } from '../requires.decorator';
 
 /** DELETE /users/:userId/roles[?room_id=]: the user's global role (back to `default`), or its role in the room. */
 @Controller(AUTHORIZER_ROUTE)
-@UseGuards(AccessTokenGuard)
 export class RemoveUserRoleController {
   constructor(
     private readonly commands: RoleCommands,
@@ -18,6 +19,7 @@ export class RemoveUserRoleController {
   ) {}
 
   @Delete('users/:userId/roles')
+  @Requires(Access.su)
   @HttpCode(204)
   async remove(
     @Param('instanceId') instanceId: string,
@@ -25,7 +27,6 @@ export class RemoveUserRoleController {
     @Query('room_id') rawRoomId: unknown,
     @CurrentActor() actor: RequestActor,
   ): Promise<void> {
-    requireSu(actor);
     const roomId = rawRoomId === undefined ? undefined : requireName(rawRoomId, 'room_id');
     const userCreatedAt = await this.targets.requireUser(instanceId, userId);
     const [catalogue, user] = await Promise.all([

@@ -1,17 +1,19 @@
-import { Body, Controller, HttpCode, Param, Put, UseGuards } from '@nestjs/common';
+import { Body, Controller, HttpCode, Param, Put } from '@nestjs/common';
 import { badRequest } from '../../../shared/domain/errors';
-import { AccessTokenGuard, auditActor, CurrentActor, requireSu } from '../../instances/authentication/access-token.guard';
+import { auditActor, CurrentActor } from '../../instances/authentication/access-token.guard';
 import { RequestActor } from '../../instances/authentication/access-token';
 import { RoleCommands } from '../role-commands';
 import { AUTHORIZER_ROUTE, requireScope, requireStringArray } from '../roles-route';
+import { Access } from '../access-rules';
+import { Requires } from '../requires.decorator';
 
 /** PUT /roles/:name/scope/:scope/permissions: `add_permissions` and/or `remove_permissions`, at least one not empty. */
 @Controller(AUTHORIZER_ROUTE)
-@UseGuards(AccessTokenGuard)
 export class UpdateRolePermissionsController {
   constructor(private readonly commands: RoleCommands) {}
 
   @Put('roles/:roleName/scope/:scope/permissions')
+  @Requires(Access.su)
   @HttpCode(204)
   async update(
     @Param('instanceId') instanceId: string,
@@ -20,7 +22,6 @@ export class UpdateRolePermissionsController {
     @Body() body: Record<string, unknown>,
     @CurrentActor() actor: RequestActor,
   ): Promise<void> {
-    requireSu(actor);
     const scope = requireScope(rawScope);
     const add = body.add_permissions === undefined ? [] : requireStringArray(body.add_permissions, 'add_permissions');
     const remove = body.remove_permissions === undefined ? [] : requireStringArray(body.remove_permissions, 'remove_permissions');

@@ -1,4 +1,4 @@
-import { Body, Controller, HttpCode, Inject, Param, Put, UseGuards } from '@nestjs/common';
+import { Body, Controller, HttpCode, Inject, Param, Put } from '@nestjs/common';
 import { CommandBus, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsString } from 'class-validator';
 import { CommandPipeline } from '../../../shared/application/command-pipeline';
@@ -6,11 +6,13 @@ import { CLOCK } from '../../../shared/application/tokens';
 import { Clock } from '../../../shared/domain/clock';
 import { Actor } from '../../../shared/domain/event';
 import { CHATKIT_ROUTE } from '../../../shared/http/chatkit-route';
-import { AccessTokenGuard, auditActor, CurrentActor } from '../../instances/authentication/access-token.guard';
+import { auditActor, CurrentActor } from '../../instances/authentication/access-token.guard';
 import { RequestActor } from '../../instances/authentication/access-token';
 import { roomDecider, roomStream } from '../domain/room.decider';
-import { RoomAccess } from '../room-access';
+import { callerOf, RoomAccess } from '../room-access';
 import { RoomMembers } from '../room-members';
+import { Access } from '../../roles/access-rules';
+import { Requires } from '../../roles/requires.decorator';
 
 export const MAX_MEMBERS_PER_CALL = 500;
 
@@ -31,7 +33,7 @@ export class AddRoomMembersCommand {
   ) {}
 }
 
-/** Adds existing users to a room; users already in it are left as they are. */
+/** Adds existing users to a room (by a member, a holder of a role in it, or su); users already in it are left as they are. */
 @CommandHandler(AddRoomMembersCommand)
 export class AddRoomMembersHandler implements ICommandHandler<AddRoomMembersCommand, void> {
   constructor(
@@ -43,7 +45,8 @@ export class AddRoomMembersHandler implements ICommandHandler<AddRoomMembersComm
 
   async execute({ instanceId, roomId, userIds, actor }: AddRoomMembersCommand): Promise<void> {
     const stream = roomStream(instanceId, roomId);
-    await this.access.room(instanceId, roomId); // a missing room answers room_not_found before any user check
+    // Before any user is looked up: a missing room (or a private one the caller is not in) is room_not_found.
+    await this.access.manageable(instanceId, roomId, callerOf(actor));
     const members = await this.members.resolve(instanceId, userIds);
     const now = this.clock.now().toISOString();
     await this.pipeline.run(
@@ -56,11 +59,11 @@ export class AddRoomMembersHandler implements ICommandHandler<AddRoomMembersComm
 }
 
 @Controller(CHATKIT_ROUTE)
-@UseGuards(AccessTokenGuard)
 export class AddRoomMembersController {
   constructor(private readonly commands: CommandBus) {}
 
   @Put('rooms/:roomId/users/add')
+  @Requires(Access.permission('room:members:add', { room: 'roomId' }))
   @HttpCode(204)
   async add(
     @Param('instanceId') instanceId: string,

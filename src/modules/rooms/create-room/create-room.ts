@@ -1,4 +1,4 @@
-import { Body, Controller, HttpCode, Inject, Param, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, HttpCode, Inject, Param, Post } from '@nestjs/common';
 import { CommandBus, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { CommandPipeline } from '../../../shared/application/command-pipeline';
@@ -8,13 +8,15 @@ import { forbidden } from '../../../shared/domain/errors';
 import { Actor } from '../../../shared/domain/event';
 import { CHATKIT_ROUTE, ChatApiVersion, ChatApiVersionPipe } from '../../../shared/http/chatkit-route';
 import { validateBody } from '../../../shared/http/validation';
-import { AccessTokenGuard, auditActor, CurrentActor } from '../../instances/authentication/access-token.guard';
+import { auditActor, CurrentActor } from '../../instances/authentication/access-token.guard';
 import { RequestActor } from '../../instances/authentication/access-token';
 import { roomDecider, roomStream } from '../domain/room.decider';
 import { presentRoom, RoomResponse } from '../presentation/room.presenter';
 import { CreateRoomDto, V2CreateRoomDto } from '../presentation/room-fields';
 import { RoomMembers } from '../room-members';
 import { RoomsReadModel } from '../rooms.read-model';
+import { Access } from '../../roles/access-rules';
+import { Requires } from '../../roles/requires.decorator';
 
 export class CreateRoomCommand {
   constructor(
@@ -65,12 +67,12 @@ export class CreateRoomHandler implements ICommandHandler<CreateRoomCommand, Roo
 }
 
 @Controller(CHATKIT_ROUTE)
-@UseGuards(AccessTokenGuard)
 export class CreateRoomController {
   constructor(private readonly commands: CommandBus) {}
 
   /** The body is read by API version: v2 room names keep the seed's charset, v6 ones are free text. */
   @Post('rooms')
+  @Requires(Access.permission('room:create'))
   @HttpCode(201)
   async create(
     @Param('instanceId') instanceId: string,

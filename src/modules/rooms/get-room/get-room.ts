@@ -1,11 +1,13 @@
-import { Controller, Get, Param, UseGuards } from '@nestjs/common';
+import { Controller, Get, Param } from '@nestjs/common';
 import { IQueryHandler, QueryBus, QueryHandler } from '@nestjs/cqrs';
 import { CHATKIT_ROUTE, ChatApiVersion, ChatApiVersionPipe } from '../../../shared/http/chatkit-route';
-import { AccessTokenGuard, CurrentActor } from '../../instances/authentication/access-token.guard';
+import { CurrentActor } from '../../instances/authentication/access-token.guard';
 import { RequestActor } from '../../instances/authentication/access-token';
 import { roomNotFound } from '../domain/room.decider';
 import { presentRoom, RoomResponse } from '../presentation/room.presenter';
 import { RoomsReadModel } from '../rooms.read-model';
+import { Access } from '../../roles/access-rules';
+import { Requires } from '../../roles/requires.decorator';
 
 export class GetRoomQuery {
   constructor(
@@ -30,11 +32,11 @@ export class GetRoomHandler implements IQueryHandler<GetRoomQuery, RoomResponse>
 }
 
 @Controller(CHATKIT_ROUTE)
-@UseGuards(AccessTokenGuard)
 export class GetRoomController {
   constructor(private readonly queries: QueryBus) {}
 
   @Get('rooms/:roomId')
+  @Requires(Access.permission('room:get', { room: 'roomId' }))
   get(
     @Param('instanceId') instanceId: string,
     @Param('version', ChatApiVersionPipe) version: ChatApiVersion,

@@ -1,22 +1,19 @@
-import { Controller, HttpCode, Inject, Param, Post, UseGuards } from '@nestjs/common';
+import { Controller, HttpCode, Inject, Param, Post } from '@nestjs/common';
 import { CommandBus, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { CommandPipeline } from '../../../shared/application/command-pipeline';
 import { CLOCK } from '../../../shared/application/tokens';
 import { Clock } from '../../../shared/domain/clock';
 import { Actor } from '../../../shared/domain/event';
 import { CHATKIT_ROUTE, ChatApiVersion, ChatApiVersionPipe } from '../../../shared/http/chatkit-route';
-import {
-  AccessTokenGuard,
-  auditActor,
-  CurrentActor,
-  requireSelfOrSu,
-} from '../../instances/authentication/access-token.guard';
+import { auditActor, CurrentActor } from '../../instances/authentication/access-token.guard';
 import { RequestActor } from '../../instances/authentication/access-token';
 import { roomDecider, roomStream } from '../domain/room.decider';
 import { RoomAccess } from '../room-access';
 import { presentRoom, RoomResponse } from '../presentation/room.presenter';
 import { RoomMembers } from '../room-members';
 import { RoomsReadModel } from '../rooms.read-model';
+import { Access } from '../../roles/access-rules';
+import { Requires } from '../../roles/requires.decorator';
 
 export class JoinRoomCommand {
   constructor(
@@ -41,7 +38,8 @@ export class JoinRoomHandler implements ICommandHandler<JoinRoomCommand, RoomRes
 
   async execute({ instanceId, version, roomId, userId, actor }: JoinRoomCommand): Promise<RoomResponse> {
     const stream = roomStream(instanceId, roomId);
-    await this.access.room(instanceId, roomId); // a missing room answers room_not_found before any user check
+    // Before any user is looked up: a missing room, or a private one the user is not in, is room_not_found.
+    await this.access.readable(instanceId, roomId, { userId, su: actor.su === true });
     const members = await this.members.resolve(instanceId, [userId]);
     const now = this.clock.now().toISOString();
     await this.pipeline.run(
@@ -56,11 +54,11 @@ export class JoinRoomHandler implements ICommandHandler<JoinRoomCommand, RoomRes
 }
 
 @Controller(CHATKIT_ROUTE)
-@UseGuards(AccessTokenGuard)
 export class JoinRoomController {
   constructor(private readonly commands: CommandBus) {}
 
   @Post('users/:userId/rooms/:roomId/join')
+  @Requires(Access.permission('room:join', { room: 'roomId', self: 'userId' }))
   @HttpCode(200)
   join(
     @Param('instanceId') instanceId: string,
@@ -69,7 +67,6 @@ export class JoinRoomController {
     @Param('roomId') roomId: string,
     @CurrentActor() actor: RequestActor,
   ): Promise<RoomResponse> {
-    requireSelfOrSu(actor, userId);
     return this.commands.execute(new JoinRoomCommand(instanceId, version, roomId, userId, auditActor(actor)));
   }
 }

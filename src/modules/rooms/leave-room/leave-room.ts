@@ -1,19 +1,17 @@
-import { Controller, HttpCode, Inject, Param, Post, UseGuards } from '@nestjs/common';
+import { Controller, HttpCode, Inject, Param, Post } from '@nestjs/common';
 import { CommandBus, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { CommandPipeline } from '../../../shared/application/command-pipeline';
 import { CLOCK } from '../../../shared/application/tokens';
 import { Clock } from '../../../shared/domain/clock';
 import { Actor } from '../../../shared/domain/event';
 import { CHATKIT_ROUTE } from '../../../shared/http/chatkit-route';
-import {
-  AccessTokenGuard,
-  auditActor,
-  CurrentActor,
-  requireSelfOrSu,
-} from '../../instances/authentication/access-token.guard';
+import { auditActor, CurrentActor } from '../../instances/authentication/access-token.guard';
 import { RequestActor } from '../../instances/authentication/access-token';
 import { roomDecider, roomStream } from '../domain/room.decider';
+import { RoomAccess } from '../room-access';
 import { userDecider, userNotFound, userStream } from '../../users/domain/user.decider';
+import { Access } from '../../roles/access-rules';
+import { Requires } from '../../roles/requires.decorator';
 
 export class LeaveRoomCommand {
   constructor(
@@ -29,10 +27,12 @@ export class LeaveRoomCommand {
 export class LeaveRoomHandler implements ICommandHandler<LeaveRoomCommand, void> {
   constructor(
     private readonly pipeline: CommandPipeline,
+    private readonly access: RoomAccess,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   async execute({ instanceId, roomId, userId, actor }: LeaveRoomCommand): Promise<void> {
+    await this.access.readable(instanceId, roomId, { userId, su: actor.su === true });
     const user = await this.pipeline.load(userStream(instanceId, userId), userDecider);
     if (!user.state.exists) throw userNotFound(userId);
     const now = this.clock.now().toISOString();
@@ -46,11 +46,11 @@ export class LeaveRoomHandler implements ICommandHandler<LeaveRoomCommand, void>
 }
 
 @Controller(CHATKIT_ROUTE)
-@UseGuards(AccessTokenGuard)
 export class LeaveRoomController {
   constructor(private readonly commands: CommandBus) {}
 
   @Post('users/:userId/rooms/:roomId/leave')
+  @Requires(Access.permission('room:leave', { room: 'roomId', self: 'userId' }))
   @HttpCode(200)
   async leave(
     @Param('instanceId') instanceId: string,
@@ -58,7 +58,6 @@ export class LeaveRoomController {
     @Param('roomId') roomId: string,
     @CurrentActor() actor: RequestActor,
   ): Promise<void> {
-    requireSelfOrSu(actor, userId);
     await this.commands.execute(new LeaveRoomCommand(instanceId, roomId, userId, auditActor(actor)));
   }
 }

@@ -1,11 +1,13 @@
-import { Controller, Get, Param, Query, UseGuards } from '@nestjs/common';
+import { Controller, Get, Param, Query } from '@nestjs/common';
 import { IQueryHandler, QueryBus, QueryHandler } from '@nestjs/cqrs';
 import { unprocessable } from '../../../shared/domain/errors';
 import { CHATKIT_ROUTE, ChatApiVersion, ChatApiVersionPipe } from '../../../shared/http/chatkit-route';
-import { AccessTokenGuard, CurrentActor, requireSu } from '../../instances/authentication/access-token.guard';
+import { CurrentActor, requireSu } from '../../instances/authentication/access-token.guard';
 import { RequestActor } from '../../instances/authentication/access-token';
 import { presentRoom, RoomResponse } from '../presentation/room.presenter';
 import { RoomsReadModel } from '../rooms.read-model';
+import { Access } from '../../roles/access-rules';
+import { Requires } from '../../roles/requires.decorator';
 
 /** Seed limit: at most 100 rooms per page. */
 export const ROOMS_PER_PAGE = 100;
@@ -31,11 +33,11 @@ export class ListRoomsHandler implements IQueryHandler<ListRoomsQuery, RoomRespo
 }
 
 @Controller(CHATKIT_ROUTE)
-@UseGuards(AccessTokenGuard)
 export class ListRoomsController {
   constructor(private readonly queries: QueryBus) {}
 
   @Get('rooms')
+  @Requires(Access.permission('room:get'))
   list(
     @Param('instanceId') instanceId: string,
     @Param('version', ChatApiVersionPipe) version: ChatApiVersion,

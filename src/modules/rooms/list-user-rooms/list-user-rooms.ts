@@ -1,13 +1,13 @@
-import { Controller, Get, Param, Query, UseGuards } from '@nestjs/common';
+import { Controller, Get, Param, Query } from '@nestjs/common';
 import { IQueryHandler, QueryBus, QueryHandler } from '@nestjs/cqrs';
 import { unprocessable } from '../../../shared/domain/errors';
 import { CHATKIT_ROUTE, ChatApiVersion, ChatApiVersionPipe } from '../../../shared/http/chatkit-route';
-import { AccessTokenGuard, CurrentActor, requireSelfOrSu } from '../../instances/authentication/access-token.guard';
-import { RequestActor } from '../../instances/authentication/access-token';
 import { UsersReadModel } from '../../users/users.read-model';
 import { presentRoom, RoomResponse } from '../presentation/room.presenter';
 import { RoomsReadModel, RoomWithMembers } from '../rooms.read-model';
 import { RoomDocument } from '../../../../projections/rooms/rooms.projection';
+import { Access } from '../../roles/access-rules';
+import { Requires } from '../../roles/requires.decorator';
 
 export class ListUserRoomsQuery {
   constructor(
@@ -43,22 +43,20 @@ export class ListUserRoomsHandler implements IQueryHandler<ListUserRoomsQuery, R
 
 /** v2 answers `{rooms: [...]}` (seed); v6 answers the array itself (chatkit-server, chatkit-client). */
 @Controller(CHATKIT_ROUTE)
-@UseGuards(AccessTokenGuard)
 export class ListUserRoomsController {
   constructor(private readonly queries: QueryBus) {}
 
   @Get('users/:userId/rooms')
+  @Requires(Access.permission('user:rooms:get', { self: 'userId' }))
   async list(
     @Param('instanceId') instanceId: string,
     @Param('version', ChatApiVersionPipe) version: ChatApiVersion,
     @Param('userId') userId: string,
     @Query('joinable') joinableFlag: unknown,
-    @CurrentActor() actor: RequestActor,
   ): Promise<RoomResponse[] | { rooms: RoomResponse[] }> {
     if (joinableFlag !== undefined && joinableFlag !== 'true' && joinableFlag !== 'false') {
       throw unprocessable('invalid_joinable', 'joinable must be true or false');
     }
-    requireSelfOrSu(actor, userId);
     const found: RoomWithMembers[] = await this.queries.execute(
       new ListUserRoomsQuery(instanceId, userId, joinableFlag === 'true'),
     );

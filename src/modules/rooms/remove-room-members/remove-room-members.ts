@@ -1,14 +1,17 @@
-import { Body, Controller, HttpCode, Inject, Param, Put, UseGuards } from '@nestjs/common';
+import { Body, Controller, HttpCode, Inject, Param, Put } from '@nestjs/common';
 import { CommandBus, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { CommandPipeline } from '../../../shared/application/command-pipeline';
 import { CLOCK } from '../../../shared/application/tokens';
 import { Clock } from '../../../shared/domain/clock';
 import { Actor } from '../../../shared/domain/event';
 import { CHATKIT_ROUTE } from '../../../shared/http/chatkit-route';
-import { AccessTokenGuard, auditActor, CurrentActor } from '../../instances/authentication/access-token.guard';
+import { auditActor, CurrentActor } from '../../instances/authentication/access-token.guard';
 import { RequestActor } from '../../instances/authentication/access-token';
 import { roomDecider, roomStream } from '../domain/room.decider';
 import { RoomUserIdsDto } from '../add-room-members/add-room-members';
+import { callerOf, RoomAccess } from '../room-access';
+import { Access } from '../../roles/access-rules';
+import { Requires } from '../../roles/requires.decorator';
 
 export class RemoveRoomMembersCommand {
   constructor(
@@ -19,15 +22,17 @@ export class RemoveRoomMembersCommand {
   ) {}
 }
 
-/** Removes users from a room; ids that are not members are ignored. */
+/** Removes users from a room (by a member, a holder of a role in it, or su); ids that are not members are ignored. */
 @CommandHandler(RemoveRoomMembersCommand)
 export class RemoveRoomMembersHandler implements ICommandHandler<RemoveRoomMembersCommand, void> {
   constructor(
     private readonly pipeline: CommandPipeline,
+    private readonly access: RoomAccess,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   async execute({ instanceId, roomId, userIds, actor }: RemoveRoomMembersCommand): Promise<void> {
+    await this.access.manageable(instanceId, roomId, callerOf(actor));
     const now = this.clock.now().toISOString();
     await this.pipeline.run(
       roomStream(instanceId, roomId),
@@ -39,11 +44,11 @@ export class RemoveRoomMembersHandler implements ICommandHandler<RemoveRoomMembe
 }
 
 @Controller(CHATKIT_ROUTE)
-@UseGuards(AccessTokenGuard)
 export class RemoveRoomMembersController {
   constructor(private readonly commands: CommandBus) {}
 
   @Put('rooms/:roomId/users/remove')
+  @Requires(Access.permission('room:members:remove', { room: 'roomId' }))
   @HttpCode(204)
   async remove(
     @Param('instanceId') instanceId: string,

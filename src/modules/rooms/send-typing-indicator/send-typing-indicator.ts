@@ -1,12 +1,14 @@
-import { Controller, HttpCode, Inject, Param, Post, UseGuards } from '@nestjs/common';
+import { Controller, HttpCode, Inject, Param, Post } from '@nestjs/common';
 import { CommandBus, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { badRequest } from '../../../shared/domain/errors';
 import { CHATKIT_ROUTE } from '../../../shared/http/chatkit-route';
 import { EPHEMERAL_BUS, EphemeralBus } from '../../../shared/ports/ephemeral-bus.port';
-import { AccessTokenGuard, CurrentActor } from '../../instances/authentication/access-token.guard';
+import { CurrentActor } from '../../instances/authentication/access-token.guard';
 import { RequestActor } from '../../instances/authentication/access-token';
 import { RoomAccess } from '../room-access';
 import { typingChannel, TypingSignal } from '../typing-channel';
+import { Access } from '../../roles/access-rules';
+import { Requires } from '../../roles/requires.decorator';
 
 export class SendTypingIndicatorCommand {
   constructor(
@@ -36,12 +38,12 @@ export class SendTypingIndicatorHandler implements ICommandHandler<SendTypingInd
 }
 
 @Controller(CHATKIT_ROUTE)
-@UseGuards(AccessTokenGuard)
 export class SendTypingIndicatorController {
   constructor(private readonly commands: CommandBus) {}
 
   /** Any body is ignored (chatkit-client sends none); the answer has no body. */
   @Post('rooms/:roomId/typing_indicators')
+  @Requires(Access.permission('room:typing_indicator:create', { room: 'roomId' }))
   @HttpCode(200)
   async send(
     @Param('instanceId') instanceId: string,

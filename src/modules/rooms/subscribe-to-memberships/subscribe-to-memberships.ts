@@ -10,6 +10,7 @@ import { openCatchUpThenLive } from '../../../shared/subscriptions/catch-up-then
 import { membershipsProjection } from '../../../../projections/rooms/memberships.projection';
 import { checkpointName } from '../../../../projections/projection';
 import { SubscriptionContext, SubscriptionRoutes } from '../../streaming/subscription-routes';
+import { Access } from '../../roles/access-rules';
 import { roomStream } from '../domain/room.decider';
 import { RoomMembersAdded, RoomMembersRemoved } from '../domain/room.events';
 import { RoomAccess } from '../room-access';
@@ -40,8 +41,10 @@ export class MembershipsSubscription implements OnModuleInit {
       const stream = parseStreamName(event.streamName);
       return stream ? [deletedUsersKey(stream.instanceId)] : [];
     });
-    this.routes.register('/services/chatkit/:version/:instanceId/rooms/:roomId/memberships', (context, channel) =>
-      this.open(context, channel),
+    this.routes.register(
+      '/services/chatkit/:version/:instanceId/rooms/:roomId/memberships',
+      Access.permission('room:get', { room: 'roomId' }),
+      (context, channel) => this.open(context, channel),
     );
   }
 

@@ -21,6 +21,7 @@ import { RoomMembersAdded, RoomMembersRemoved } from '../../rooms/domain/room.ev
 import { presentRoom } from '../../rooms/presentation/room.presenter';
 import { RoomsReadModel } from '../../rooms/rooms.read-model';
 import { SubscriptionContext, SubscriptionRoutes } from '../../streaming/subscription-routes';
+import { Access } from '../../roles/access-rules';
 import { userNotFound, userStream } from '../../users/domain/user.decider';
 import { presentUser } from '../../users/presentation/user.presenter';
 import { UsersReadModel } from '../../users/users.read-model';
@@ -72,7 +73,9 @@ export class UserEventsSubscription implements OnModuleInit {
           : (event as RecordedEvent<RoomMembersRemoved>).data.user_ids;
       return userIds.map((u) => membershipKey(stream.instanceId, u));
     });
-    this.routes.register('/services/chatkit/:version/:instanceId/users', (context, channel) => this.open(context, channel));
+    this.routes.register('/services/chatkit/:version/:instanceId/users', Access.permission('user:get'), (context, channel) =>
+      this.open(context, channel),
+    );
   }
 
   private async open(context: SubscriptionContext, channel: EventChannel): Promise<void> {

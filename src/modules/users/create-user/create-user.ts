@@ -1,4 +1,4 @@
-import { Body, Controller, HttpCode, Inject, Param, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, HttpCode, Inject, Param, Post } from '@nestjs/common';
 import { CommandBus, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { CommandPipeline } from '../../../shared/application/command-pipeline';
 import { CLOCK } from '../../../shared/application/tokens';
@@ -9,13 +9,10 @@ import { NewUserDto } from '../presentation/user-fields.dto';
 import { presentUser, UserResponse } from '../presentation/user.presenter';
 import { UsersReadModel } from '../users.read-model';
 import { CHATKIT_ROUTE } from '../../../shared/http/chatkit-route';
-import {
-  AccessTokenGuard,
-  auditActor,
-  CurrentActor,
-  requireSu,
-} from '../../instances/authentication/access-token.guard';
+import { auditActor, CurrentActor } from '../../instances/authentication/access-token.guard';
 import { RequestActor } from '../../instances/authentication/access-token';
+import { Access } from '../../roles/access-rules';
+import { Requires } from '../../roles/requires.decorator';
 
 export class CreateUserCommand {
   constructor(
@@ -46,18 +43,17 @@ export class CreateUserHandler implements ICommandHandler<CreateUserCommand, Use
 }
 
 @Controller(CHATKIT_ROUTE)
-@UseGuards(AccessTokenGuard)
 export class CreateUserController {
   constructor(private readonly commands: CommandBus) {}
 
   @Post('users')
+  @Requires(Access.su)
   @HttpCode(201)
   create(
     @Param('instanceId') instanceId: string,
     @Body() body: NewUserDto,
     @CurrentActor() actor: RequestActor,
   ): Promise<UserResponse> {
-    requireSu(actor);
     return this.commands.execute(new CreateUserCommand(instanceId, body, auditActor(actor)));
   }
 }

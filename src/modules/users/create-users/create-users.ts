@@ -1,4 +1,4 @@
-import { Body, Controller, HttpCode, Inject, Param, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, HttpCode, Inject, Param, Post } from '@nestjs/common';
 import { CommandBus, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsObject, ValidateNested } from 'class-validator';
@@ -12,13 +12,10 @@ import { NewUserDto } from '../presentation/user-fields.dto';
 import { presentUser, UserResponse } from '../presentation/user.presenter';
 import { UsersReadModel } from '../users.read-model';
 import { CHATKIT_ROUTE } from '../../../shared/http/chatkit-route';
-import {
-  AccessTokenGuard,
-  auditActor,
-  CurrentActor,
-  requireSu,
-} from '../../instances/authentication/access-token.guard';
+import { auditActor, CurrentActor } from '../../instances/authentication/access-token.guard';
 import { RequestActor } from '../../instances/authentication/access-token';
+import { Access } from '../../roles/access-rules';
+import { Requires } from '../../roles/requires.decorator';
 
 export class CreateUsersCommand {
   constructor(
@@ -80,18 +77,17 @@ class CreateUsersDto {
 }
 
 @Controller(CHATKIT_ROUTE)
-@UseGuards(AccessTokenGuard)
 export class CreateUsersController {
   constructor(private readonly commands: CommandBus) {}
 
   @Post('batch_users')
+  @Requires(Access.su)
   @HttpCode(201)
   create(
     @Param('instanceId') instanceId: string,
     @Body() body: CreateUsersDto,
     @CurrentActor() actor: RequestActor,
   ): Promise<UserResponse[]> {
-    requireSu(actor);
     return this.commands.execute(new CreateUsersCommand(instanceId, body.users, auditActor(actor)));
   }
 }

@@ -1,18 +1,15 @@
-import { Controller, Delete, HttpCode, Inject, Param, UseGuards } from '@nestjs/common';
+import { Controller, Delete, HttpCode, Inject, Param } from '@nestjs/common';
 import { CommandBus, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { CommandPipeline } from '../../../shared/application/command-pipeline';
 import { CLOCK } from '../../../shared/application/tokens';
 import { Clock } from '../../../shared/domain/clock';
 import { Actor } from '../../../shared/domain/event';
 import { CHATKIT_ROUTE } from '../../../shared/http/chatkit-route';
-import {
-  AccessTokenGuard,
-  auditActor,
-  CurrentActor,
-  requireSu,
-} from '../../instances/authentication/access-token.guard';
+import { auditActor, CurrentActor } from '../../instances/authentication/access-token.guard';
 import { RequestActor } from '../../instances/authentication/access-token';
 import { userDecider, userStream } from '../domain/user.decider';
+import { Access } from '../../roles/access-rules';
+import { Requires } from '../../roles/requires.decorator';
 
 export class DeleteUserCommand {
   constructor(
@@ -42,18 +39,17 @@ export class DeleteUserHandler implements ICommandHandler<DeleteUserCommand, voi
 }
 
 @Controller(CHATKIT_ROUTE)
-@UseGuards(AccessTokenGuard)
 export class DeleteUserController {
   constructor(private readonly commands: CommandBus) {}
 
   @Delete('users/:userId')
+  @Requires(Access.su)
   @HttpCode(204)
   async delete(
     @Param('instanceId') instanceId: string,
     @Param('userId') userId: string,
     @CurrentActor() actor: RequestActor,
   ): Promise<void> {
-    requireSu(actor);
     await this.commands.execute(new DeleteUserCommand(instanceId, userId, auditActor(actor)));
   }
 }

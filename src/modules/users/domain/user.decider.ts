@@ -9,6 +9,8 @@ export interface UserState {
   readonly exists: boolean;
   /** Tells apart a user from an earlier user of the same id that was deleted. */
   readonly createdAt: string | null;
+  /** When a user of this id was last deleted: tokens issued before it no longer act for anyone. */
+  readonly deletedAt: string | null;
 }
 
 export type UserCommand =
@@ -20,14 +22,14 @@ export type UserCommand =
 export const userNotFound = (id: string) => notFound('user_not_found', `The user does not exist: "${id}"`);
 
 export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
-  initialState: () => ({ exists: false, createdAt: null }),
+  initialState: () => ({ exists: false, createdAt: null, deletedAt: null }),
 
   evolve(state, event) {
     switch (event.type) {
       case 'UserCreated':
-        return { exists: true, createdAt: event.data.created_at };
+        return { ...state, exists: true, createdAt: event.data.created_at };
       case 'UserDeleted':
-        return { exists: false, createdAt: null };
+        return { exists: false, createdAt: null, deletedAt: event.data.deleted_at };
       default:
         return state;
     }

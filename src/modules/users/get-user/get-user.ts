@@ -1,9 +1,10 @@
-import { Controller, Get, Param, UseGuards } from '@nestjs/common';
+import { Controller, Get, Param } from '@nestjs/common';
 import { IQueryHandler, QueryBus, QueryHandler } from '@nestjs/cqrs';
 import { CHATKIT_ROUTE } from '../../../shared/http/chatkit-route';
-import { AccessTokenGuard } from '../../instances/authentication/access-token.guard';
 import { presentUser, UserResponse } from '../presentation/user.presenter';
 import { UsersReadModel } from '../users.read-model';
+import { Access } from '../../roles/access-rules';
+import { Requires } from '../../roles/requires.decorator';
 
 export class GetUserQuery {
   constructor(
@@ -22,11 +23,11 @@ export class GetUserHandler implements IQueryHandler<GetUserQuery, UserResponse>
 }
 
 @Controller(CHATKIT_ROUTE)
-@UseGuards(AccessTokenGuard)
 export class GetUserController {
   constructor(private readonly queries: QueryBus) {}
 
   @Get('users/:userId')
+  @Requires(Access.permission('user:get'))
   get(@Param('instanceId') instanceId: string, @Param('userId') userId: string): Promise<UserResponse> {
     return this.queries.execute(new GetUserQuery(instanceId, userId));
   }

@@ -1,10 +1,11 @@
-import { Controller, Get, Param, Query, UseGuards } from '@nestjs/common';
+import { Controller, Get, Param, Query } from '@nestjs/common';
 import { IQueryHandler, QueryBus, QueryHandler } from '@nestjs/cqrs';
 import { unprocessable } from '../../../shared/domain/errors';
 import { CHATKIT_ROUTE } from '../../../shared/http/chatkit-route';
-import { AccessTokenGuard } from '../../instances/authentication/access-token.guard';
 import { presentUser, UserResponse } from '../presentation/user.presenter';
 import { UsersReadModel } from '../users.read-model';
+import { Access } from '../../roles/access-rules';
+import { Requires } from '../../roles/requires.decorator';
 
 /** chatkit-client asks for at most 250 users a request; leave room above that. */
 export const MAX_IDS = 500;
@@ -28,11 +29,11 @@ export class GetUsersByIdsHandler implements IQueryHandler<GetUsersByIdsQuery, U
 }
 
 @Controller(CHATKIT_ROUTE)
-@UseGuards(AccessTokenGuard)
 export class GetUsersByIdsController {
   constructor(private readonly queries: QueryBus) {}
 
   @Get('users_by_ids')
+  @Requires(Access.permission('user:get'))
   get(@Param('instanceId') instanceId: string, @Query('id') id: unknown): Promise<UserResponse[]> {
     const ids = (Array.isArray(id) ? id : id === undefined ? [] : [id]).filter((v) => typeof v === 'string' && v !== '');
     if (ids.length === 0) throw unprocessable('missing_id', 'Give at least one user id as ?id=<id> (repeat it for more)');

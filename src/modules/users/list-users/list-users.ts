@@ -1,12 +1,13 @@
-import { Controller, Get, Inject, Param, Query, UseGuards } from '@nestjs/common';
+import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
 import { IQueryHandler, QueryBus, QueryHandler } from '@nestjs/cqrs';
 import { unprocessable } from '../../../shared/domain/errors';
 import { CHATKIT_ROUTE } from '../../../shared/http/chatkit-route';
 import { READ_MODEL_STORE, ReadModelStore } from '../../../shared/ports/read-model-store.port';
 import { USERS, UserDocument } from '../../../../projections/users/users.projection';
-import { AccessTokenGuard } from '../../instances/authentication/access-token.guard';
 import { presentUser, UserResponse } from '../presentation/user.presenter';
 import { parseLimit } from '../../../shared/http/query-params';
+import { Access } from '../../roles/access-rules';
+import { Requires } from '../../roles/requires.decorator';
 
 export class ListUsersQuery {
   constructor(
@@ -34,11 +35,11 @@ export class ListUsersHandler implements IQueryHandler<ListUsersQuery, UserRespo
 
 
 @Controller(CHATKIT_ROUTE)
-@UseGuards(AccessTokenGuard)
 export class ListUsersController {
   constructor(private readonly queries: QueryBus) {}
 
   @Get('users')
+  @Requires(Access.permission('user:get'))
   list(@Param('instanceId') instanceId: string, @Query() query: Record<string, unknown>): Promise<UserResponse[]> {
     let fromTs: string | undefined;
     if (query.from_ts !== undefined && query.from_ts !== '') {

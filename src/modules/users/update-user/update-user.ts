@@ -1,4 +1,4 @@
-import { Body, Controller, HttpCode, Inject, Param, Put, UseGuards } from '@nestjs/common';
+import { Body, Controller, HttpCode, Inject, Param, Put } from '@nestjs/common';
 import { CommandBus, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
 import { CommandPipeline } from '../../../shared/application/command-pipeline';
@@ -7,14 +7,11 @@ import { Clock } from '../../../shared/domain/clock';
 import { badRequest } from '../../../shared/domain/errors';
 import { Actor } from '../../../shared/domain/event';
 import { CHATKIT_ROUTE } from '../../../shared/http/chatkit-route';
-import {
-  AccessTokenGuard,
-  auditActor,
-  CurrentActor,
-  requireSelfOrSu,
-} from '../../instances/authentication/access-token.guard';
+import { auditActor, CurrentActor } from '../../instances/authentication/access-token.guard';
 import { RequestActor } from '../../instances/authentication/access-token';
 import { userDecider, userStream } from '../domain/user.decider';
+import { Access } from '../../roles/access-rules';
+import { Requires } from '../../roles/requires.decorator';
 
 class UpdateUserDto {
   @IsOptional()
@@ -61,11 +58,11 @@ export class UpdateUserHandler implements ICommandHandler<UpdateUserCommand, voi
 }
 
 @Controller(CHATKIT_ROUTE)
-@UseGuards(AccessTokenGuard)
 export class UpdateUserController {
   constructor(private readonly commands: CommandBus) {}
 
   @Put('users/:userId')
+  @Requires(Access.permission('user:update', { self: 'userId' }))
   @HttpCode(204)
   async update(
     @Param('instanceId') instanceId: string,
@@ -73,7 +70,6 @@ export class UpdateUserController {
     @Body() body: UpdateUserDto,
     @CurrentActor() actor: RequestActor,
   ): Promise<void> {
-    requireSelfOrSu(actor, userId);
     if (body.name === undefined && body.avatar_url === undefined && body.custom_data === undefined) {
       throw badRequest('no_fields', 'Give at least one of name, avatar_url and custom_data');
     }

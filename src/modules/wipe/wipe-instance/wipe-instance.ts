@@ -1,4 +1,4 @@
-import { Controller, Delete, HttpCode, Inject, Param, UseGuards } from '@nestjs/common';
+import { Controller, Delete, HttpCode, Inject, Param } from '@nestjs/common';
 import { CommandPipeline } from '../../../shared/application/command-pipeline';
 import { INSTANCE_EPOCHS, InstanceEpochs } from '../../../shared/application/instance-epochs';
 import { READ_YOUR_WRITES, ReadYourWrites } from '../../../shared/application/read-your-writes';
@@ -7,10 +7,12 @@ import { Clock } from '../../../shared/domain/clock';
 import { DomainError } from '../../../shared/domain/errors';
 import { instanceWipesStream } from '../../../shared/domain/instance-wipe';
 import { CHATKIT_ROUTE } from '../../../shared/http/chatkit-route';
-import { AccessTokenGuard, auditActor, CurrentActor, requireSu } from '../../instances/authentication/access-token.guard';
+import { auditActor, CurrentActor } from '../../instances/authentication/access-token.guard';
 import { RequestActor } from '../../instances/authentication/access-token';
 import { RolePermissions } from '../../roles/role-permissions';
 import { instanceWipeDecider } from '../domain/instance-wipe.decider';
+import { Access } from '../../roles/access-rules';
+import { Requires } from '../../roles/requires.decorator';
 
 const savedNotReflected = (cause: unknown) =>
   Object.assign(
@@ -30,7 +32,6 @@ const savedNotReflected = (cause: unknown) =>
  * stay, so the instance keeps working at once with the same keys.
  */
 @Controller(CHATKIT_ROUTE)
-@UseGuards(AccessTokenGuard)
 export class WipeInstanceController {
   constructor(
     private readonly pipeline: CommandPipeline,
@@ -41,9 +42,9 @@ export class WipeInstanceController {
   ) {}
 
   @Delete('resources')
+  @Requires(Access.su)
   @HttpCode(204)
   async wipe(@Param('instanceId') instanceId: string, @CurrentActor() actor: RequestActor): Promise<void> {
-    requireSu(actor);
     const now = this.clock.now().toISOString();
     const { position } = await this.pipeline.run(
       instanceWipesStream(instanceId),

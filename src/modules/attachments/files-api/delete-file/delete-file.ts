@@ -1,13 +1,15 @@
-import { Controller, Delete, HttpCode, Param, UseGuards } from '@nestjs/common';
+import { Controller, Delete, HttpCode, Param } from '@nestjs/common';
 import { CommandBus, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { forbidden } from '../../../../shared/domain/errors';
 import { Actor } from '../../../../shared/domain/event';
-import { AccessTokenGuard, auditActor, CurrentActor } from '../../../instances/authentication/access-token.guard';
+import { auditActor, CurrentActor } from '../../../instances/authentication/access-token.guard';
 import { RequestActor } from '../../../instances/authentication/access-token';
 import { RoomAccess } from '../../../rooms/room-access';
 import { AttachmentRemoval } from '../../attachment-removal';
 import { AttachmentsReadModel } from '../../attachments.read-model';
 import { assertFileName, FILES_ROUTE, fileNotFound } from '../files-route';
+import { Access } from '../../../roles/access-rules';
+import { Requires } from '../../../roles/requires.decorator';
 
 export class DeleteFileCommand {
   constructor(
@@ -41,11 +43,11 @@ export class DeleteFileHandler implements ICommandHandler<DeleteFileCommand, voi
 }
 
 @Controller(FILES_ROUTE)
-@UseGuards(AccessTokenGuard)
 export class DeleteFileController {
   constructor(private readonly commands: CommandBus) {}
 
   @Delete('rooms/:roomId/files/:fileName')
+  @Requires(Access.permission('file:create', { room: 'roomId' }))
   @HttpCode(204)
   async delete(
     @Param('instanceId') instanceId: string,

@@ -1,16 +1,13 @@
-import { Controller, Delete, HttpCode, Param, UseGuards } from '@nestjs/common';
+import { Controller, Delete, HttpCode, Param } from '@nestjs/common';
 import { CommandBus, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { Actor } from '../../../../shared/domain/event';
-import {
-  AccessTokenGuard,
-  auditActor,
-  CurrentActor,
-  requireSelfOrSu,
-} from '../../../instances/authentication/access-token.guard';
+import { auditActor, CurrentActor } from '../../../instances/authentication/access-token.guard';
 import { RequestActor } from '../../../instances/authentication/access-token';
 import { AttachmentRemoval } from '../../attachment-removal';
 import { AttachmentsReadModel } from '../../attachments.read-model';
 import { FILES_ROUTE } from '../files-route';
+import { Access } from '../../../roles/access-rules';
+import { Requires } from '../../../roles/requires.decorator';
 
 export class DeleteUserFilesCommand {
   constructor(
@@ -36,19 +33,18 @@ export class DeleteUserFilesHandler implements ICommandHandler<DeleteUserFilesCo
 }
 
 @Controller(FILES_ROUTE)
-@UseGuards(AccessTokenGuard)
 export class DeleteUserFilesController {
   constructor(private readonly commands: CommandBus) {}
 
   /** Seed: 200 with no body. */
   @Delete('users/:userId')
+  @Requires(Access.permission('file:create', { self: 'userId' }))
   @HttpCode(200)
   async delete(
     @Param('instanceId') instanceId: string,
     @Param('userId') userId: string,
     @CurrentActor() actor: RequestActor,
   ): Promise<void> {
-    requireSelfOrSu(actor, userId);
     await this.commands.execute(new DeleteUserFilesCommand(instanceId, userId, auditActor(actor)));
   }
 }

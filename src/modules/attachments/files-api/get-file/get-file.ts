@@ -1,13 +1,15 @@
-import { Controller, Get, Param, Req, UseGuards } from '@nestjs/common';
+import { Controller, Get, Param, Req } from '@nestjs/common';
 import { IQueryHandler, QueryBus, QueryHandler } from '@nestjs/cqrs';
 import type { FastifyRequest } from 'fastify';
-import { AccessTokenGuard, CurrentActor } from '../../../instances/authentication/access-token.guard';
+import { CurrentActor } from '../../../instances/authentication/access-token.guard';
 import { RequestActor } from '../../../instances/authentication/access-token';
 import { RoomAccess } from '../../../rooms/room-access';
 import { AttachmentsReadModel } from '../../attachments.read-model';
 import { AttachmentLinks } from '../../links/attachment-links';
 import { PublicOrigin } from '../../links/public-origin';
 import { assertFileName, FILES_ROUTE, fileNotFound } from '../files-route';
+import { Access } from '../../../roles/access-rules';
+import { Requires } from '../../../roles/requires.decorator';
 
 export class GetFileQuery {
   constructor(
@@ -54,7 +56,6 @@ export class GetFileHandler implements IQueryHandler<GetFileQuery, FileRecord> {
 }
 
 @Controller(FILES_ROUTE)
-@UseGuards(AccessTokenGuard)
 export class GetFileController {
   constructor(
     private readonly queries: QueryBus,
@@ -62,6 +63,7 @@ export class GetFileController {
   ) {}
 
   @Get('rooms/:roomId/files/:fileName')
+  @Requires(Access.permission('file:get', { room: 'roomId' }))
   get(
     @Param('instanceId') instanceId: string,
     @Param('roomId') roomId: string,

@@ -1,0 +1,54 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { CommandPipeline } from '../../shared/application/command-pipeline';
+import { CLOCK } from '../../shared/application/tokens';
+import { Clock } from '../../shared/domain/clock';
+import { Actor } from '../../shared/domain/event';
+import { RequestActor } from '../instances/authentication/access-token';
+import { RoomAccess } from '../rooms/room-access';
+import { userDecider, userStream } from '../users/domain/user.decider';
+import { MessagePart } from './domain/message-parts';
+import { messageDecider, messageStream } from './domain/message.decider';
+import { MESSAGE_READS } from './messages.read-model';
+import { SentMessages } from './sent-messages';
+
+export type MessageChangeKind = { type: 'EditMessage'; parts: MessagePart[] } | { type: 'DeleteMessage'; tombstone: boolean };
+
+/**
+ * Edits and deletes a message on its own stream: the room must be the requester's to see, and
+ * the requester the message's sender (the same incarnation of the user id, not a user created
+ * again with it) or su. The one sequence behind the edit and delete routes.
+ */
+@Injectable()
+export class MessageChanges {
+  constructor(
+    private readonly pipeline: CommandPipeline,
+    private readonly access: RoomAccess,
+    private readonly sentMessages: SentMessages,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async apply(instanceId: string, roomId: string, messageId: number, change: MessageChangeKind, requester: RequestActor, actor: Actor): Promise<void> {
+    const room = await this.access.readable(instanceId, roomId, requester);
+    const sent = await this.sentMessages.find(instanceId, roomId, messageId);
+    const userCreatedAt =
+      requester.su || requester.userId === undefined
+        ? null
+        : (await this.pipeline.load(userStream(instanceId, requester.userId), userDecider)).state.createdAt;
+    const now = this.clock.now().toISOString();
+    await this.pipeline.run(
+      messageStream(instanceId, messageId),
+      messageDecider,
+      {
+        ...change,
+        id: messageId,
+        roomId,
+        sent,
+        roomCreatedAt: room.createdAt,
+        actor: { userId: requester.userId, userCreatedAt, su: requester.su },
+        now,
+      },
+      { instance_id: instanceId, actor, occurred_at: now },
+      { awaitProjections: MESSAGE_READS },
+    );
+  }
+}
