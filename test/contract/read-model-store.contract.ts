@@ -362,6 +362,18 @@ export function readModelStoreContract(
         expect(await store.getCheckpoint(checkpoint('never'))).toBeNull();
       });
 
+      it('getCheckpoints answers many checkpoints in one call; one never moved, or reset, is absent', async () => {
+        const c = collection('cps');
+        const names = Array.from({ length: 13 }, (_, i) => checkpoint(`many-${i}`));
+        await store.ensureCollections([{ name: c }]);
+        await store.applyBatch([put(c, { _id: 'x' }, pos(3))], Object.fromEntries(names.slice(0, 12).map((n, i) => [n, pos(i + 1)])));
+        await store.reset([], [names[11]]);
+        const found = await store.getCheckpoints([...names, checkpoint('never')]);
+        expect(Object.fromEntries(found)).toEqual(Object.fromEntries(names.slice(0, 11).map((n, i) => [n, pos(i + 1)])));
+        for (const n of names) expect(found.get(n) ?? null).toBe(await store.getCheckpoint(n));
+        expect((await store.getCheckpoints([])).size).toBe(0);
+      });
+
       it('a batch with a failing change (undeclared collection) leaves neither documents nor checkpoints', async () => {
         const c = collection('atomic');
         const undeclared = collection('undeclared');
@@ -520,6 +532,27 @@ export function readModelStoreContract(
         await expect(store.applyBatch([], {}, fences)).rejects.toBeInstanceOf(LeaseLostError);
         await store.applyBatch([], {}, [fences[0]]);
         await unchanged();
+      });
+
+      it("a runner's thirteen fences are checked together: all held writes; the one lost among them, wherever it is, is named", async () => {
+        const { c, cp, batch, unchanged } = await fixture('thirteen');
+        const names = Array.from({ length: 13 }, (_, i) => lease(`thirteen-${i}`, ['w1', 'w2']));
+        for (const l of names) expect(await store.acquireLease(l, 'w1', 10_000)).toBe(true);
+        const fences = names.map((l) => ({ name: l, owner: 'w1' }));
+        for (const lost of [names[0], names[6], names[12]]) {
+          await store.releaseLease(lost, 'w1');
+          expect(await store.acquireLease(lost, 'w2', 10_000)).toBe(true);
+          await expectLeaseLost(store.applyBatch(...batch(2), fences), { name: lost, owner: 'w1' });
+          await unchanged();
+          await store.releaseLease(lost, 'w2');
+          expect(await store.acquireLease(lost, 'w1', 10_000)).toBe(true);
+        }
+        // Fences of two owners in one batch: each owner's leases are checked.
+        await expectLeaseLost(store.applyBatch(...batch(2), [...fences, { name: names[3], owner: 'w2' }]), { name: names[3], owner: 'w2' });
+        await unchanged();
+        await store.applyBatch(...batch(2), fences);
+        expect(await store.getStored(c, 'd')).toEqual({ document: { _id: 'd', v: 2 }, position: pos(2) });
+        expect(await store.getCheckpoint(cp)).toBe(pos(2));
       });
     });
 

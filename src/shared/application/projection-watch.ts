@@ -18,8 +18,8 @@ interface Waiter {
  * subscriptions wait until the projections they read have reached a position.
  *
  * Waits are bounded in every deployment (past the timeout: `projectionLagError`, which says
- * the change was saved). The stored checkpoints are read by one poll per process while
- * anything waits on a projection held elsewhere, never by a query per waiting write.
+ * the change was saved). The stored checkpoints are read in one query per poll, one poll per
+ * process while anything waits on a projection held elsewhere, never by a query per waiting write.
  */
 export class ProjectionWatch implements ReadYourWrites {
   private readonly stored = new Map<string, LogPosition | null>();
@@ -60,11 +60,11 @@ export class ProjectionWatch implements ReadYourWrites {
     return this.heldHere(name) ? this.runner!.positionOf(name) : (this.stored.get(name) ?? null);
   }
 
-  /** Reads every stored checkpoint once (health uses it; waits poll by themselves). */
+  /** Reads every stored checkpoint once, in one query (health uses it; waits poll by themselves). */
   async refresh(): Promise<void> {
     const names = this.all.filter((name) => !this.heldHere(name));
-    const positions = await Promise.all(names.map((name) => this.readModels.getCheckpoint(name)));
-    names.forEach((name, i) => this.stored.set(name, positions[i]));
+    const positions = names.length ? await this.readModels.getCheckpoints(names) : new Map<string, LogPosition>();
+    for (const name of names) this.stored.set(name, positions.get(name) ?? null);
     this.settle();
   }
 

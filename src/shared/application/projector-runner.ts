@@ -436,9 +436,10 @@ export class ProjectorRunner {
     const after = held.map(checkpointName);
     if (after.join(',') !== before) this.options.onLeasesChanged?.(after);
     this.slots = [];
+    const checkpoints = await this.readModels.getCheckpoints(this.definitions.map(checkpointName));
     for (const definition of this.definitions) {
       const name = checkpointName(definition);
-      this.positions.set(name, await this.readModels.getCheckpoint(name));
+      this.positions.set(name, checkpoints.get(name) ?? null);
     }
     this.startedEmpty.clear();
     this.writtenIds = new WrittenIds();

@@ -75,6 +75,10 @@ export class VersionedReadModels implements ReadModelStore {
     return this.inner.getCheckpoint(projection);
   }
 
+  getCheckpoints(projections: readonly string[]): Promise<Map<string, LogPosition>> {
+    return this.inner.getCheckpoints(projections);
+  }
+
   reset(collections: readonly string[], projections: readonly string[]): Promise<void> {
     return this.inner.reset(collections, projections);
   }

@@ -68,7 +68,8 @@ export interface ReadModelStore {
    *   (an older or equal one is skipped, not an error: redelivery is normal);
    * - a checkpoint only moves forward (an older position leaves it as it is);
    * - with `fences`, the whole batch is written only while each named lease is held by its
-   *   owner and not expired; otherwise it rejects with LeaseLostError and writes nothing.
+   *   owner and not expired; otherwise it rejects with LeaseLostError naming a lost lease and
+   *   writes nothing. All of a batch's fences are checked in one statement.
    */
   applyBatch(
     changes: readonly DocumentChange[],
@@ -76,6 +77,8 @@ export interface ReadModelStore {
     fences?: readonly LeaseFence[],
   ): Promise<void>;
   getCheckpoint(projection: string): Promise<LogPosition | null>;
+  /** The checkpoints of these projections in one query; one never moved (or reset) is absent. */
+  getCheckpoints(projections: readonly string[]): Promise<Map<string, LogPosition>>;
   /** Removes collections and the named checkpoints (a rebuild starts from nothing). */
   reset(collections: readonly string[], projections: readonly string[]): Promise<void>;
   /**

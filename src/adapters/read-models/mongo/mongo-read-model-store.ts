@@ -1,5 +1,6 @@
 import { AnyBulkWriteOperation, Collection, Db, Filter, MongoClient, MongoServerError, SortDirection } from 'mongodb';
 import { acquireMongoClient } from '../../shared/shared-mongo-client';
+import { namesByOwner } from '../../shared/leases';
 import { LogPosition } from '../../../shared/domain/event';
 import {
   CollectionSpec,
@@ -257,16 +258,22 @@ export class MongoReadModelStore implements ReadModelStore {
       await session.withTransaction(
         async () => {
           const now = Date.now();
-          for (const { name, owner } of fences) {
-            // A write rather than a read: a takeover of the lease (acquireLease, outside any
+          for (const [owner, names] of namesByOwner(fences)) {
+            // A write rather than a read: a takeover of a lease (acquireLease, outside any
             // transaction) then conflicts with this transaction instead of slipping past a
             // snapshot read. Whichever commits first wins; a retried callback sees the new owner.
-            const fenced = await this.leaseRows.updateOne(
-              { _id: name, owner, expiresAt: { $gte: now } },
+            const fenced = await this.leaseRows.updateMany(
+              { _id: { $in: names }, owner, expiresAt: { $gte: now } },
               { $inc: { fencedBatches: 1 } },
               { session },
             );
-            if (fenced.matchedCount === 0) throw new LeaseLostError(name, owner);
+            if (fenced.matchedCount !== names.length) {
+              const held = await this.leaseRows
+                .find({ _id: { $in: names }, owner, expiresAt: { $gte: now } }, { session, projection: { _id: 1 } })
+                .toArray();
+              const lost = names.find((name) => !held.some((row) => row._id === name)) ?? names[0];
+              throw new LeaseLostError(lost, owner);
+            }
           }
           for (const [collection, ops] of byCollection) {
             await this.rows(collection).bulkWrite(ops, { session, ordered: true });
@@ -290,6 +297,12 @@ export class MongoReadModelStore implements ReadModelStore {
 
   async getCheckpoint(projection: string): Promise<LogPosition | null> {
     return (await this.checkpoints.findOne({ _id: projection }))?.position ?? null;
+  }
+
+  async getCheckpoints(projections: readonly string[]): Promise<Map<string, LogPosition>> {
+    if (!projections.length) return new Map();
+    const rows = await this.checkpoints.find({ _id: { $in: [...projections] } }).toArray();
+    return new Map(rows.map((r) => [r._id, r.position]));
   }
 
   /**

@@ -15,6 +15,7 @@ import {
   StoredDocument,
 } from '../../../shared/ports/read-model-store.port';
 import { WRITER_CHECKPOINT_PAGES, WalCheckpointer } from '../../shared/sqlite-wal-checkpointer';
+import { namesByOwner } from '../../shared/leases';
 
 const NAME = /^[a-z][a-z0-9_]{0,62}$/;
 const table = (collection: string): string => {
@@ -268,10 +269,12 @@ export class SqliteReadModelStore implements ReadModelStore {
       // the same lock, so no lease can change hands between the check and the commit.
       this.write(() => {
         const now = Date.now();
-        for (const { name, owner } of fences) {
-          if (!this.prepared('SELECT 1 FROM leases WHERE name = ? AND owner = ? AND expires_at >= ?').get(name, owner, now)) {
-            throw new LeaseLostError(name, owner);
-          }
+        for (const [owner, names] of namesByOwner(fences)) {
+          const held = this.prepared(
+            'SELECT name FROM leases WHERE owner = ? AND expires_at >= ? AND name IN (SELECT value FROM json_each(?))',
+          ).pluck().all(owner, now, JSON.stringify(names)) as string[];
+          const lost = names.find((name) => !held.includes(name));
+          if (lost !== undefined) throw new LeaseLostError(lost, owner);
         }
         for (const change of changes) {
           const writer = this.writer(change.collection);
@@ -297,6 +300,15 @@ export class SqliteReadModelStore implements ReadModelStore {
       | { position: string }
       | undefined;
     return row?.position ?? null;
+  }
+
+  async getCheckpoints(projections: readonly string[]): Promise<Map<string, LogPosition>> {
+    if (!projections.length) return new Map();
+    this.recover();
+    const rows = this.prepared('SELECT name, position FROM checkpoints WHERE name IN (SELECT value FROM json_each(?))').all(
+      JSON.stringify(projections),
+    ) as { name: string; position: string }[];
+    return new Map(rows.map((r) => [r.name, r.position]));
   }
 
   async reset(collections: readonly string[], projections: readonly string[]): Promise<void> {
