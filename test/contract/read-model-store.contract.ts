@@ -17,7 +17,8 @@ import {
  */
 export function readModelStoreContract(
   name: string,
-  make: () => Promise<{ store: ReadModelStore; cleanup(): Promise<void> }>,
+  /** `clock`: what the store takes and fences leases by (ms since the epoch); the system clock when absent. */
+  make: (options?: { clock?: () => number }) => Promise<{ store: ReadModelStore; cleanup(): Promise<void> }>,
 ): void {
   describe(`ReadModelStore contract: ${name}`, () => {
     let store: ReadModelStore;
@@ -627,6 +628,27 @@ export function readModelStoreContract(
         expect(found.get(lapsed)!.owner).toBe('w2');
         expect(found.get(lapsed)!.expiresAtMs).toBeLessThan(Date.now());
         expect((await store.leases([])).size).toBe(0);
+      });
+
+      it('a renewal whose write returns after the expiry it wrote (it waited behind a transaction) is written again from then', async () => {
+        // A clock that runs a whole lease time during every step: each write returns after the expiry it wrote.
+        const ttl = 10_000;
+        let now = Date.now();
+        const started = now;
+        const clock = () => (now += ttl);
+        const other = await make({ clock });
+        try {
+          const l = lease('late', ['w1']);
+          expect(await other.store.acquireLease(l, 'w1', ttl)).toBe(true);
+          const stored = (await other.store.leases([l])).get(l)!;
+          expect(stored.owner).toBe('w1');
+          // Written from the first step's time, the lease would have expired by the second step.
+          expect(stored.expiresAtMs).toBeGreaterThan(started + 2 * ttl);
+          expect(stored.expiresAtMs).toBeGreaterThan(now);
+        } finally {
+          await other.store.releaseLease(`ct-${tag}-lease-late`, 'w1');
+          await other.cleanup();
+        }
       });
 
       it('concurrent acquisitions of a free lease: exactly one owner wins', async () => {

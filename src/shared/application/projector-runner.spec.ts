@@ -10,6 +10,7 @@ import { MEMBERSHIPS } from '../../../projections/rooms/memberships.projection';
 import { MESSAGES } from '../../../projections/messages/messages.projection';
 import type { ProjectionDefinition } from '../../../projections/projection';
 import { usersProjection } from '../../../projections/users/users.projection';
+import { BatchTooLargeError, DocumentChange, LeaseFence } from '../ports/read-model-store.port';
 import { ProjectorRunner } from './projector-runner';
 import { ProjectionWatch } from './projection-watch';
 
@@ -169,6 +170,80 @@ describe('ProjectorRunner over SQLite', () => {
       expect((paged[physicalCollection(MEMBERSHIPS, 1)] as unknown[]).length).toBe(1); // ann in r2
     } finally {
       await byEvent.close();
+    }
+  });
+
+  /** Folds the whole log into `store` by pages of 1,000 events, noting every drop. */
+  const foldAll = async (store: SqliteReadModelStore, errors: unknown[]) => {
+    const runner = new ProjectorRunner(events, store, ALL_PROJECTIONS, { catchUpPage: 1_000, onError: (error) => errors.push(error) });
+    try {
+      await runner.start();
+      await runner.caughtUp();
+    } finally {
+      await runner.stop();
+    }
+  };
+
+  /** The real store, noting what each write carried. */
+  class NotingStore extends SqliteReadModelStore {
+    readonly writes: { changes: number; bytes: number; checkpoints: number }[] = [];
+    /** Like MongoDB refusing a transaction too large for its cache: writes of more changes are refused whole. */
+    refuseOver = Infinity;
+    refused = 0;
+    override async applyBatch(changes: readonly DocumentChange[], checkpoints: Readonly<Record<string, string>>, fences?: readonly LeaseFence[]) {
+      if (changes.length > this.refuseOver) {
+        this.refused++;
+        throw new BatchTooLargeError(`${changes.length} changes are too many`);
+      }
+      await super.applyBatch(changes, checkpoints, fences);
+      const bytes = changes.reduce((sum, c) => sum + (c.kind === 'put' ? JSON.stringify(c.document).length : 0), 0);
+      this.writes.push({ changes: changes.length, bytes, checkpoints: Object.keys(checkpoints).length });
+    }
+  }
+
+  it("splits its writes at the store's bound, within an event if need be, into the same documents and checkpoints", async () => {
+    await seedVaried();
+    const errors: unknown[] = [];
+    const byCount = new NotingStore(join(dir, 'by-count.sqlite'), { batchLimit: { changes: 2, bytes: 1_000_000 } });
+    const byBytes = new NotingStore(join(dir, 'by-bytes.sqlite'), { batchLimit: { changes: 1_000, bytes: 600 } });
+    const whole = new NotingStore(join(dir, 'whole.sqlite'));
+    try {
+      for (const store of [byCount, byBytes, whole]) await foldAll(store, errors);
+      expect(errors).toEqual([]);
+      const expected = await everything(whole);
+      expect(await everything(byCount)).toEqual(expected);
+      expect(await everything(byBytes)).toEqual(expected);
+      // Unbounded, the page is written whole between selections; bounded, in many writes, each
+      // within the bound (deleting room r1 selects its four messages: one event, two writes).
+      const unbounded = whole.writes.filter((w) => w.changes > 0);
+      expect(Math.max(...unbounded.map((w) => w.changes))).toBeGreaterThan(10);
+      expect(Math.max(...byCount.writes.map((w) => w.changes))).toBe(2);
+      expect(byCount.writes.filter((w) => w.changes > 0).length).toBeGreaterThan(unbounded.length + 10);
+      const largest = Math.max(...(await Promise.all(ALL_PROJECTIONS.flatMap((p) => p.collections.map((c) => whole.find(physicalCollection(c.name, p.version))))))
+        .flat()
+        .map((d) => JSON.stringify(d).length));
+      expect(byBytes.writes.filter((w) => w.changes > 0).length).toBeGreaterThan(2);
+      for (const w of byBytes.writes) expect(w.bytes).toBeLessThan(600 + largest);
+    } finally {
+      for (const store of [byCount, byBytes, whole]) await store.close();
+    }
+  });
+
+  it('halves its writes when the store refuses one as too large, without dropping, into the same documents', async () => {
+    await seedVaried();
+    const errors: unknown[] = [];
+    const refusing = new NotingStore(join(dir, 'refusing.sqlite'));
+    refusing.refuseOver = 3;
+    const whole = new NotingStore(join(dir, 'whole.sqlite'));
+    try {
+      for (const store of [refusing, whole]) await foldAll(store, errors);
+      expect(errors).toEqual([]);
+      expect(refusing.refused).toBeGreaterThan(0);
+      expect(Math.max(...refusing.writes.map((w) => w.changes))).toBeLessThanOrEqual(3);
+      expect(await everything(refusing)).toEqual(await everything(whole));
+    } finally {
+      await refusing.close();
+      await whole.close();
     }
   });
 

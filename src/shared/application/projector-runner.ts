@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { LogPosition, RecordedEvent, positionAfter } from '../domain/event';
 import { EventStore, LogSubscription } from '../ports/event-store.port';
-import { DocumentChange, LeaseFence, LeaseLostError, ReadModelStore, StoredDocument } from '../ports/read-model-store.port';
+import { BatchTooLargeError, DocumentChange, LeaseFence, LeaseLostError, ReadModelStore, StoredDocument } from '../ports/read-model-store.port';
 import { checkpointName, isRef, physicalCollection, physicalCollectionSpecs, ProjectionDefinition, Target } from '../../../projections/projection';
 import { Backoff } from './backoff';
 import { recordProjectorBatch } from '../observability/metrics';
@@ -150,7 +150,8 @@ export const PROJECTOR_STATUS = 'projector_status';
  * catch-up-then-live subscription feeds the whole group; each batch of document changes is
  * written together with every projection's checkpoint and fenced by the leases, so a crash
  * never leaves a half-applied batch, a redelivered event is skipped by the position each
- * document records, and a worker whose lease lapsed cannot write.
+ * document records, and a worker whose lease lapsed cannot write. A batch larger than the
+ * store's bound (`batchLimit`) is written in several; checkpoints move only with what is written.
  *
  * It never stops by itself while it runs (Eventuous's model): any error of the store or the
  * subscription drops it; it stops renewing its leases, reports, waits with backoff and
@@ -176,6 +177,8 @@ export class ProjectorRunner {
   private readonly positions = new Map<string, LogPosition | null>();
   private readonly parked = new Map<string, { error: string; event: RecordedEvent }>();
   private readonly failures = new Map<string, number>();
+  /** Changes per store write: the store's bound, halved whenever the store finds a write too large. */
+  private changesPerWrite: number;
   private subscription: LogSubscription | null = null;
   private supervisor: Promise<void> | null = null;
   private leaseTimer: NodeJS.Timeout | null = null;
@@ -210,6 +213,7 @@ export class ProjectorRunner {
     this.leaseTtlMs = options.leaseTtlMs ?? 15_000;
     this.maxEventAttempts = options.maxEventAttempts ?? 3;
     this.backoff = new Backoff(options.backoff?.initialMs ?? 100, options.backoff?.maxMs ?? 5_000);
+    this.changesPerWrite = readModels.batchLimit?.changes ?? Infinity;
   }
 
   /** Names of the projections this runner holds and folds. */
@@ -436,6 +440,7 @@ export class ProjectorRunner {
     const after = held.map(checkpointName);
     if (after.join(',') !== before) this.options.onLeasesChanged?.(after);
     this.slots = [];
+    this.changesPerWrite = this.readModels.batchLimit?.changes ?? Infinity;
     const checkpoints = await this.readModels.getCheckpoints(this.definitions.map(checkpointName));
     for (const definition of this.definitions) {
       const name = checkpointName(definition);
@@ -531,6 +536,7 @@ export class ProjectorRunner {
     const started = performance.now();
     const slots = this.slots.filter((s) => !this.parked.has(s.checkpoint));
     const fences: LeaseFence[] = this.slots.map((s) => ({ name: s.checkpoint, owner: this.owner }));
+    const limit = this.readModels.batchLimit;
     // The batch's documents by physical collection and id: read once, folded in memory, written together.
     const cache = new Map<string, Map<string, Cached>>();
     const documentsOf = (collection: string): Map<string, Cached> => {
@@ -539,9 +545,17 @@ export class ProjectorRunner {
       return documents;
     };
     let applied = 0;
-    let done = 0; // events of the batch already written (before a selection forced a flush)
+    let done = 0; // events of the batch already written (before a selection or the store's bound forced a flush)
     const documentsBy = new Map<string, number>();
+    /** The changes folded since the last flush, against the store's bound. */
+    const pending = { changes: 0, bytes: 0 };
 
+    /**
+     * Writes what is folded so far, with checkpoints at the last event folded whole (`upTo`,
+     * exclusive). Documents may already reflect a later event than their projection's
+     * checkpoint (a flush within an event): redone, that event skips them by the position
+     * each records.
+     */
     const flush = async (upTo: number) => {
       const changes: DocumentChange[] = [];
       for (const [collection, documents] of cache) {
@@ -553,15 +567,20 @@ export class ProjectorRunner {
           c.dirty = false;
         }
       }
-      const last = batch[upTo - 1].position;
+      pending.changes = 0;
+      pending.bytes = 0;
       const checkpoints: Record<string, LogPosition> = {};
-      for (const slot of slots) if (positionAfter(last, slot.position)) checkpoints[slot.checkpoint] = last;
-      if (changes.length || Object.keys(checkpoints).length) await this.readModels.applyBatch(changes, checkpoints, fences);
+      const last = upTo > 0 ? batch[upTo - 1].position : null;
+      for (const slot of slots) if (last !== null && positionAfter(last, slot.position)) checkpoints[slot.checkpoint] = last;
+      if (changes.length || Object.keys(checkpoints).length) await this.write(changes, checkpoints, fences);
       for (const slot of slots) if (checkpoints[slot.checkpoint]) slot.position = last;
       for (const [checkpoint, n] of documentsBy) this.count(checkpoint).documents += n;
       documentsBy.clear();
       done = upTo;
+      if (upTo < batch.length) this.notifyProgress();
     };
+    /** Whether the changes folded since the last flush reach the store's bound: then they are written, within an event if need be. */
+    const full = () => limit !== undefined && (pending.changes >= limit.changes || pending.bytes >= limit.bytes);
 
     // What each projection targets is pure, so it is known before anything is folded: the
     // documents named by key are then read with one query per collection, not one each.
@@ -612,7 +631,12 @@ export class ProjectorRunner {
       if (next === entry.document) return;
       entry.document = next === null || next._id === id ? next : { ...next, _id: id };
       entry.position = event.position;
-      if (!entry.dirty) documentsBy.set(slot.checkpoint, (documentsBy.get(slot.checkpoint) ?? 0) + 1);
+      if (!entry.dirty) {
+        documentsBy.set(slot.checkpoint, (documentsBy.get(slot.checkpoint) ?? 0) + 1);
+        pending.changes++;
+        // Sized once per write, as it first changes: a document rarely grows much within a batch.
+        if (limit) pending.bytes += entry.document ? JSON.stringify(entry.document).length : 64;
+      }
       entry.dirty = true;
       applied++;
     };
@@ -629,6 +653,7 @@ export class ProjectorRunner {
           let entry = documents.get(target.id);
           if (!entry) documents.set(target.id, (entry = { document: null, position: null, dirty: false }));
           fold(slot, event, target.collection, entry, target.id);
+          if (full()) await flush(index);
           continue;
         }
         // A selection reads the store, so everything folded so far must be in it first.
@@ -640,7 +665,10 @@ export class ProjectorRunner {
           if (!cached || !cached.dirty) documents.set(id, { document: stored.document, position: stored.position, dirty: false });
           if (documents.get(id)!.document) refs.push(id);
         }
-        for (const id of refs) fold(slot, event, target.collection, documents.get(id)!, id);
+        for (const id of refs) {
+          fold(slot, event, target.collection, documents.get(id)!, id);
+          if (full()) await flush(index);
+        }
       }
     }
     await flush(batch.length);
@@ -655,6 +683,29 @@ export class ProjectorRunner {
     recordProjectorBatch(batch.length, (performance.now() - started) / 1000);
     this.options.onProgress?.(batch[batch.length - 1].position, applied);
     this.notifyProgress();
+  }
+
+  /**
+   * Writes a flush's changes, with its checkpoints in the last write: in parts of at most
+   * `changesPerWrite` changes, halved whenever the store finds a part too large for one
+   * transaction. Parts before the last move no checkpoint: a crash between them redoes the
+   * events, and the position each document records skips what was written.
+   */
+  private async write(changes: readonly DocumentChange[], checkpoints: Readonly<Record<string, LogPosition>>, fences: readonly LeaseFence[]): Promise<void> {
+    let start = 0;
+    for (;;) {
+      const end = Math.min(changes.length, start + this.changesPerWrite);
+      const last = end === changes.length;
+      try {
+        await this.readModels.applyBatch(start === 0 && last ? changes : changes.slice(start, end), last ? checkpoints : {}, fences);
+      } catch (error) {
+        if (!(error instanceof BatchTooLargeError) || end - start <= 1) throw error;
+        this.changesPerWrite = Math.max(1, Math.floor((end - start) / 2));
+        continue;
+      }
+      if (last) return;
+      start = end;
+    }
   }
 
   private count(checkpoint: string): { events: number; documents: number } {

@@ -1,5 +1,6 @@
 import { LogPosition } from '../domain/event';
 import {
+  BatchLimit,
   CollectionSpec,
   Document,
   DocumentChange,
@@ -22,6 +23,10 @@ export class VersionedReadModels implements ReadModelStore {
     private readonly inner: ReadModelStore,
     private readonly versions: ProjectionVersions,
   ) {}
+
+  get batchLimit(): BatchLimit | undefined {
+    return this.inner.batchLimit;
+  }
 
   private physical(collection: string): string {
     return this.versions.collection(collection);

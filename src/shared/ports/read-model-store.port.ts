@@ -39,7 +39,20 @@ export interface StoredDocument<D extends Document = Document> {
   readonly position: LogPosition;
 }
 
+/**
+ * The most one `applyBatch` should carry (MongoDB: what one transaction holds well within its
+ * time limit and the server's cache). A projector flushes a larger batch in several writes.
+ */
+export interface BatchLimit {
+  /** Document changes. */
+  readonly changes: number;
+  /** About this many bytes of documents (their JSON length). */
+  readonly bytes: number;
+}
+
 export interface ReadModelStore {
+  /** How much one `applyBatch` should carry; absent: any batch fits in one write (SQLite). */
+  readonly batchLimit?: BatchLimit;
   /**
    * Creates collections and their indexes if absent; idempotent. A store may defer the
    * secondary indexes of a collection it creates empty until `buildDeferredIndexes` (a
@@ -70,6 +83,9 @@ export interface ReadModelStore {
    * - with `fences`, the whole batch is written only while each named lease is held by its
    *   owner and not expired; otherwise it rejects with LeaseLostError naming a lost lease and
    *   writes nothing. All of a batch's fences are checked in one statement.
+   *
+   * A batch the store cannot hold in one transaction rejects with BatchTooLargeError: nothing
+   * is written, and the same changes split in smaller batches will do.
    */
   applyBatch(
     changes: readonly DocumentChange[],
@@ -83,7 +99,9 @@ export interface ReadModelStore {
   reset(collections: readonly string[], projections: readonly string[]): Promise<void>;
   /**
    * Takes or renews a lease so that one worker runs a projection; true when `owner` holds it
-   * until now + ttl. A lease that ran out may be taken by anyone.
+   * until now + ttl. A lease that ran out may be taken by anyone. A write that returns only
+   * after the expiry it wrote (it waited behind a long transaction) is written again, so a
+   * renewal never leaves the lease already expired.
    */
   acquireLease(name: string, owner: string, ttlMs: number): Promise<boolean>;
   releaseLease(name: string, owner: string): Promise<void>;
@@ -120,6 +138,14 @@ export class ReadModelWriteError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'ReadModelWriteError';
+  }
+}
+
+/** The store cannot hold the batch in one transaction: nothing was written; split it and write the parts. */
+export class BatchTooLargeError extends ReadModelWriteError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'BatchTooLargeError';
   }
 }
 

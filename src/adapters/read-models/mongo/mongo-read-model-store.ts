@@ -1,8 +1,10 @@
 import { AnyBulkWriteOperation, Collection, Db, Filter, MongoClient, MongoServerError, SortDirection } from 'mongodb';
 import { acquireMongoClient } from '../../shared/shared-mongo-client';
-import { namesByOwner } from '../../shared/leases';
+import { namesByOwner, takeOrRenewLease } from '../../shared/leases';
 import { LogPosition } from '../../../shared/domain/event';
 import {
+  BatchLimit,
+  BatchTooLargeError,
   CollectionSpec,
   Condition,
   Document,
@@ -52,6 +54,22 @@ const path = (field: string): string => {
 const DUPLICATE_KEY = 11000;
 const NAMESPACE_EXISTS = 48;
 const COMMAND_NOT_FOUND = 59;
+
+/**
+ * What one batch transaction carries at most: well within the 60 s transaction lifetime and a
+ * small WiredTiger cache, and short enough that a lease renewal waiting behind it (a write to the
+ * lease document the transaction fenced) does not wait long.
+ */
+export const MONGO_BATCH_LIMIT: BatchLimit = { changes: 1_000, bytes: 8 * 1024 * 1024 };
+
+/** The server's refusals of a transaction that is too large, whatever its content: smaller ones will do. */
+const TOO_LARGE = new Set(['TransactionTooLargeForCache', 'TransactionExceededLifetimeLimitSeconds']);
+
+export interface MongoReadModelStoreOptions {
+  readonly batchLimit?: BatchLimit;
+  /** The clock leases are taken and fenced by (ms since the epoch); tests move it. */
+  readonly clock?: () => number;
+}
 
 /**
  * A whole-document replacement that happens only when `position` is later than the stored
@@ -108,8 +126,10 @@ export class MongoReadModelStore implements ReadModelStore {
 
   /** Closes (or gives back) the client when the store closes. */
   private readonly releaseClient: () => Promise<void>;
+  readonly batchLimit: BatchLimit;
+  private readonly clock: () => number;
 
-  static async connect(uri: string, dbName = 'parley'): Promise<MongoReadModelStore> {
+  static async connect(uri: string, dbName = 'parley', options: MongoReadModelStoreOptions = {}): Promise<MongoReadModelStore> {
     const shared = await acquireMongoClient(uri);
     try {
       await requireReplicaSet(shared.client);
@@ -117,11 +137,13 @@ export class MongoReadModelStore implements ReadModelStore {
       await shared.release().catch(() => undefined);
       throw error;
     }
-    return new MongoReadModelStore(shared.client, dbName, shared.release);
+    return new MongoReadModelStore(shared.client, dbName, shared.release, options);
   }
 
   /** A client handed in is closed with the store unless `release` says otherwise. */
-  constructor(clientOrUri: MongoClient | string, dbName = 'parley', release?: () => Promise<void>) {
+  constructor(clientOrUri: MongoClient | string, dbName = 'parley', release?: () => Promise<void>, options: MongoReadModelStoreOptions = {}) {
+    this.batchLimit = options.batchLimit ?? MONGO_BATCH_LIMIT;
+    this.clock = options.clock ?? Date.now;
     this.client = typeof clientOrUri === 'string' ? new MongoClient(clientOrUri) : clientOrUri;
     this.releaseClient = release ?? (() => this.client.close());
     this.db = this.client.db(dbName);
@@ -225,6 +247,10 @@ export class MongoReadModelStore implements ReadModelStore {
       await this.applyInTransaction(changes, marks, fences);
     } catch (error) {
       if (error instanceof ReadModelWriteError || error instanceof LeaseLostError) throw error;
+      // Since MongoDB 6.2 these are not transient: a retry of the same transaction fails the same way.
+      if (error instanceof MongoServerError && TOO_LARGE.has(error.codeName ?? '')) {
+        throw new BatchTooLargeError(`The batch of ${changes.length} changes is too large for one transaction: ${error.message}`, { cause: error });
+      }
       throw new ReadModelWriteError(`The batch was not applied: ${(error as Error).message}`, { cause: error });
     }
   }
@@ -257,7 +283,7 @@ export class MongoReadModelStore implements ReadModelStore {
     try {
       await session.withTransaction(
         async () => {
-          const now = Date.now();
+          const now = this.clock();
           for (const [owner, names] of namesByOwner(fences)) {
             // A write rather than a read: a takeover of a lease (acquireLease, outside any
             // transaction) then conflicts with this transaction instead of slipping past a
@@ -318,20 +344,21 @@ export class MongoReadModelStore implements ReadModelStore {
   }
 
   async acquireLease(name: string, owner: string, ttlMs: number): Promise<boolean> {
-    const now = Date.now();
-    try {
-      // Matches only a lease we hold or one that ran out; when none matches, the upsert tries
-      // to insert a second row with the same _id and fails: someone else holds it.
-      const row = await this.leaseRows.findOneAndUpdate(
-        { _id: name, $or: [{ owner }, { expiresAt: { $lt: now } }] },
-        { $set: { owner, expiresAt: now + ttlMs } },
-        { upsert: true, returnDocument: 'after' },
-      );
-      return row?.owner === owner;
-    } catch (error) {
-      if (error instanceof MongoServerError && error.code === DUPLICATE_KEY) return false;
-      throw error;
-    }
+    return takeOrRenewLease(ttlMs, this.clock, async (now) => {
+      try {
+        // Matches only a lease we hold or one that ran out; when none matches, the upsert tries
+        // to insert a second row with the same _id and fails: someone else holds it.
+        const row = await this.leaseRows.findOneAndUpdate(
+          { _id: name, $or: [{ owner }, { expiresAt: { $lt: now } }] },
+          { $set: { owner, expiresAt: now + ttlMs } },
+          { upsert: true, returnDocument: 'after' },
+        );
+        return row?.owner === owner;
+      } catch (error) {
+        if (error instanceof MongoServerError && error.code === DUPLICATE_KEY) return false;
+        throw error;
+      }
+    });
   }
 
   async releaseLease(name: string, owner: string): Promise<void> {
