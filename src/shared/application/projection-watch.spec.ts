@@ -6,6 +6,8 @@ import { ALL_PROJECTIONS } from '../../../projections';
 import { checkpointName } from '../../../projections/projection';
 import { LogPosition } from '../domain/event';
 import { DomainError } from '../domain/errors';
+import { PROJECTOR_STATUS } from './projector-runner';
+import { ProjectionVersions } from './projection-versions';
 import { ProjectionWatch } from './projection-watch';
 
 const pos = (i: number): LogPosition => String(i).padStart(20, '0');
@@ -44,16 +46,23 @@ describe('ProjectionWatch in a process that folds nothing itself (an API process
   let dir: string;
   let store: CountingCheckpoints;
   const watches: ProjectionWatch[] = [];
-  const watch = (timeoutMs = 600_000) => {
-    const w = new ProjectionWatch(store, ALL, null, timeoutMs, 10);
+  const watch = (timeoutMs = 600_000, versions?: ProjectionVersions) => {
+    const w = new ProjectionWatch(store, ALL, null, timeoutMs, 10, versions);
     watches.push(w);
     return w;
   };
-  const moveAll = (to: LogPosition) => store.applyBatch([], Object.fromEntries(ALL.map((n) => [n, to])));
+  const moveAll = (to: LogPosition, except: readonly string[] = []) =>
+    store.applyBatch([], Object.fromEntries(ALL.filter((n) => !except.includes(n)).map((n) => [n, to])));
+  const park = (checkpoint: string) =>
+    store.applyBatch(
+      [{ collection: PROJECTOR_STATUS, kind: 'put', document: { _id: checkpoint, state: 'parked', error: 'malformed', event_position: pos(4) }, position: pos(4) }],
+      {},
+    );
 
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'parley-watch-'));
     store = new CountingCheckpoints(join(dir, 'read-models.sqlite'));
+    await store.ensureCollections([{ name: PROJECTOR_STATUS }]);
   });
   afterEach(async () => {
     for (const w of watches.splice(0)) w.close();
@@ -70,5 +79,35 @@ describe('ProjectionWatch in a process that folds nothing itself (an API process
     expect(await Promise.all(waits.map(outcome))).toEqual(['resolved', 'resolved', 'resolved']);
     expect(store.single).toBe(0);
     for (const names of store.batched) expect(names.sort()).toEqual([...ALL].sort());
+  });
+
+  it('ends a wait on a projection another process parked at once, saying the change is saved; waits again once the note is gone', async () => {
+    await moveAll(pos(3));
+    await park('users_v1');
+    const w = watch();
+    expect(await outcome(w.waitFor(pos(5), ['users_v1', 'rooms_v1']))).toMatch(
+      /^projection_lag: The change was saved, but it is not yet readable: projection users_v1 stopped on an event it cannot fold \(see \/health\)/,
+    );
+    // Repaired (its worker took it on again): the next wait reads the notes afresh and waits.
+    await store.applyBatch([{ collection: PROJECTOR_STATUS, kind: 'delete', id: 'users_v1' }], {});
+    const wait = outcome(w.waitFor(pos(5), ['users_v1']));
+    await eventually(() => store.batched.length >= 3, 'the wait polls');
+    await moveAll(pos(5));
+    expect(await wait).toBe('resolved');
+  });
+
+  it('a write waits for the projections that fold what it appended: not for a parked one that does not, nor for the audit index', async () => {
+    await moveAll(pos(3));
+    await park('users_v1');
+    const versions = new ProjectionVersions(ALL_PROJECTIONS, (name) => w.positionOf(name));
+    const w = watch(600_000, versions);
+    await w.refresh();
+    const roomCreated = outcome(w.waitFor(pos(5), { folding: ['RoomCreated', 'RoomMembersAdded'] }));
+    await eventually(() => store.batched.length >= 3, 'the wait polls');
+    // Everything but the users projection and the audit index reaches the write.
+    await moveAll(pos(5), ['users_v1', 'audit_index_v2']);
+    expect(await roomCreated).toBe('resolved');
+    expect(await outcome(w.waitFor(pos(5), { folding: ['UserCreated'] }))).toMatch(/^projection_lag: The change was saved, but it is not yet readable: projection users_v1/);
+    expect(versions.foldingCheckpoints(['RoomCreated', 'RoomMembersAdded']).slice().sort()).toEqual(['room_memberships_v1', 'rooms_v1']);
   });
 });

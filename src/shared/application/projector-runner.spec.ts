@@ -305,3 +305,115 @@ describe('ProjectorRunner over SQLite', () => {
     await runner.stop();
   });
 });
+
+describe('ProjectorRunner: a failing projection stops alone (real SQLite)', () => {
+  let dir: string;
+  let events: SqliteEventStore;
+  let readModels: SqliteReadModelStore;
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'parley-runner-failing-'));
+    events = new SqliteEventStore(join(dir, 'events.sqlite'));
+    readModels = new SqliteReadModelStore(join(dir, 'read-models.sqlite'));
+  });
+  afterEach(async () => {
+    await events.close();
+    await readModels.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Counts `Boom` events per stream; one with `bad` data fails its evolve every time. */
+  const fragile: ProjectionDefinition = {
+    name: 'fragile',
+    version: 1,
+    collections: [{ name: 'fragile' }],
+    handles: ['Boom'],
+    targets: (event) => [{ collection: 'fragile', id: event.streamName }],
+    evolve: (document, event) => {
+      if ((event.data as { bad?: boolean }).bad) throw new Error('malformed Boom');
+      return { _id: '', n: ((document?.n as number | undefined) ?? 0) + 1 };
+    },
+  };
+  const boom = (stream: string, bad = false) => events.append(stream, [{ type: 'Boom', data: { bad }, metadata: meta }], 'any');
+  const user = (id: string) =>
+    events.append(`user-acme.${id}`, [{ type: 'UserCreated', data: { id, name: id, created_at: 't' }, metadata: meta }], 'no_stream');
+  const eventually = async (check: () => Promise<boolean> | boolean, what: string) => {
+    const deadline = Date.now() + 10_000;
+    while (!(await check())) {
+      if (Date.now() > deadline) throw new Error(`not within 10 s: ${what}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+  const userFolded = async (id: string) => (await readModels.get(PHYSICAL_USERS, userDocumentId('acme', id))) !== null;
+
+  it('while it waits to retry, the others fold the same batch and everything after it, and none is dropped', async () => {
+    await boom('boom-acme.a');
+    await user('ann');
+    const { position: failing } = await boom('boom-acme.b', true);
+    await user('bob');
+    const errors: { projection?: string; parked?: boolean }[] = [];
+    // The retry is a minute away: whatever folds during this test folds beside a failing projection.
+    const runner = new ProjectorRunner(events, readModels, [fragile, usersProjection], {
+      maxEventAttempts: 3,
+      backoff: { initialMs: 60_000, maxMs: 60_000 },
+      onError: (_error, context) => errors.push(context),
+    });
+    await runner.start();
+    try {
+      await eventually(() => userFolded('bob'), 'the users projection folds the batch the failing event is in');
+      const { position: later } = await user('carol');
+      const watch = new ProjectionWatch(readModels, ['fragile_v1', 'users_v1'], runner, 10_000);
+      await watch.waitFor(later, ['users_v1']);
+      expect(await userFolded('carol')).toBe(true);
+
+      const status = Object.fromEntries(runner.status().map((s) => [s.name, s]));
+      expect(status.users_v1.state).toBe('running');
+      expect(status.fragile_v1).toMatchObject({
+        state: 'retrying',
+        failedEvent: { position: failing, type: 'Boom', stream: 'boom-acme.b' },
+        attempts: { made: 1, max: 3 },
+      });
+      expect(status.fragile_v1.error).toContain('malformed Boom');
+      expect(errors).toEqual([{ projection: 'fragile_v1' }]);
+      // It kept what it folded before the failing event, and stands just before it.
+      expect(await readModels.get(physicalCollection('fragile', 1), 'boom-acme.a')).toEqual({ _id: 'boom-acme.a', n: 1 });
+      const checkpoint = await readModels.getCheckpoint('fragile_v1');
+      expect(checkpoint !== null && checkpoint < failing).toBe(true);
+      watch.close();
+    } finally {
+      await runner.stop();
+    }
+  });
+
+  it('retries alone, parks after its attempts keeping what it folded before the event, and writes waiting for it end at once', async () => {
+    await boom('boom-acme.a');
+    const { position: failing } = await boom('boom-acme.b', true);
+    await boom('boom-acme.c');
+    await user('ann');
+    const errors: { projection?: string; parked?: boolean }[] = [];
+    const runner = new ProjectorRunner(events, readModels, [fragile, usersProjection], {
+      maxEventAttempts: 3,
+      backoff: { initialMs: 10, maxMs: 20 },
+      onError: (_error, context) => errors.push(context),
+    });
+    await runner.start();
+    try {
+      await runner.caughtUp(); // the failing projection counts once it is parked
+      expect(runner.status().find((s) => s.name === 'fragile_v1')).toMatchObject({ state: 'parked', failedEvent: { position: failing } });
+      expect(errors).toEqual([{ projection: 'fragile_v1' }, { projection: 'fragile_v1' }, { projection: 'fragile_v1', parked: true }]);
+      expect(await readModels.find(physicalCollection('fragile', 1))).toEqual([{ _id: 'boom-acme.a', n: 1 }]);
+      expect(await userFolded('ann')).toBe(true);
+
+      const { position } = await user('bob');
+      const watch = new ProjectionWatch(readModels, ['fragile_v1', 'users_v1'], runner, 600_000);
+      await watch.waitFor(position, ['users_v1']);
+      await expect(watch.waitFor(position, ['users_v1', 'fragile_v1'])).rejects.toMatchObject({
+        reason: 'projection_lag',
+        description: expect.stringMatching(/^The change was saved, but it is not yet readable: projection fragile_v1 stopped on an event/),
+      });
+      watch.close();
+    } finally {
+      await runner.stop();
+    }
+  });
+});

@@ -16,7 +16,10 @@ export interface ProjectorRunnerOptions {
   readonly leaseTtlMs?: number;
   /** First and longest wait before resubscribing after a drop. */
   readonly backoff?: { readonly initialMs: number; readonly maxMs: number };
-  /** How many times the same event may fail a projection's `evolve` before that projection is parked. */
+  /**
+   * How many times the same event may fail a projection's `evolve` before that projection is
+   * parked. Between attempts the projection waits alone (backoff as after a drop); the others fold on.
+   */
   readonly maxEventAttempts?: number;
   /** Every drop (the runner resubscribes by itself) and every parked projection. */
   readonly onError?: (error: unknown, context: { readonly projection?: string; readonly parked?: boolean }) => void;
@@ -31,15 +34,18 @@ export interface ProjectionStatus {
   readonly name: string;
   /**
    * `running`: this runner folds it; `waiting_for_lease`: another process holds it;
-   * `dropped`: the runner failed and will resubscribe; `parked`: one event keeps failing its
-   * `evolve` and the projection stopped alone.
+   * `dropped`: the runner failed and will resubscribe; `retrying`: an event failed its
+   * `evolve`, and the projection alone waits to try it again; `parked`: one event keeps failing
+   * it, and the projection stopped alone.
    */
-  readonly state: 'running' | 'waiting_for_lease' | 'dropped' | 'parked';
+  readonly state: 'running' | 'waiting_for_lease' | 'dropped' | 'retrying' | 'parked';
   /** The last position folded (its checkpoint), null before the first event. */
   readonly position: LogPosition | null;
   readonly error?: string;
-  /** The event a parked projection stopped at. */
+  /** The event a parked or retrying projection stopped at. */
   readonly failedEvent?: { readonly position: LogPosition; readonly type: string; readonly stream: string };
+  /** `retrying` only: the attempts made at the event, and how many park the projection. */
+  readonly attempts?: { readonly made: number; readonly max: number };
 }
 
 /** `evolve` or `targets` of one projection threw on one event. */
@@ -155,8 +161,10 @@ export const PROJECTOR_STATUS = 'projector_status';
  *
  * It never stops by itself while it runs (Eventuous's model): any error of the store or the
  * subscription drops it; it stops renewing its leases, reports, waits with backoff and
- * resubscribes from the stored checkpoints. An event that keeps failing one projection's
- * `evolve` parks that projection alone; the others go on.
+ * resubscribes from the stored checkpoints. An event that fails one projection's `evolve`
+ * stops that projection alone, just before the event, while the others fold the rest of the
+ * batch and go on; it tries the event again after a backoff, and is parked when the event
+ * keeps failing it.
  */
 export class ProjectorRunner {
   private readonly owner: string;
@@ -176,6 +184,11 @@ export class ProjectorRunner {
   /** Last known positions of every projection, held or not (checkpoints read at claim time). */
   private readonly positions = new Map<string, LogPosition | null>();
   private readonly parked = new Map<string, { error: string; event: RecordedEvent }>();
+  /** Projections that failed on an event and wait, alone, to try it again. */
+  private readonly retrying = new Map<string, { error: string; event: RecordedEvent; attempts: number; at: number }>();
+  private retryTimer: NodeJS.Timeout | null = null;
+  /** Set when retrying projections are due: the fold restarts from the least advanced one, without a drop. */
+  private refollow = false;
   private readonly failures = new Map<string, number>();
   /** Changes per store write: the store's bound, halved whenever the store finds a write too large. */
   private changesPerWrite: number;
@@ -214,6 +227,15 @@ export class ProjectorRunner {
     this.maxEventAttempts = options.maxEventAttempts ?? 3;
     this.backoff = new Backoff(options.backoff?.initialMs ?? 100, options.backoff?.maxMs ?? 5_000);
     this.changesPerWrite = readModels.batchLimit?.changes ?? Infinity;
+    const owners = new Map<string, string>();
+    for (const definition of definitions) {
+      for (const spec of physicalCollectionSpecs(definition)) {
+        // A failing projection stops alone only if no other one writes its documents.
+        const other = owners.get(spec.name);
+        if (other) throw new Error(`Projections ${other} and ${checkpointName(definition)} both write the collection ${spec.name}`);
+        owners.set(spec.name, checkpointName(definition));
+      }
+    }
   }
 
   /** Names of the projections this runner holds and folds. */
@@ -245,8 +267,25 @@ export class ProjectorRunner {
         };
       }
       if (this.dropped) return { name, state: 'dropped', position, error: this.dropped.error };
+      const retrying = this.retrying.get(name);
+      if (retrying && held.has(name)) {
+        const { event } = retrying;
+        return {
+          name,
+          state: 'retrying',
+          position,
+          error: retrying.error,
+          failedEvent: { position: event.position, type: event.type, stream: event.streamName },
+          attempts: { made: retrying.attempts, max: this.maxEventAttempts },
+        };
+      }
       return { name, state: held.has(name) ? 'running' : 'waiting_for_lease', position };
     });
+  }
+
+  /** Where a projection parked by this runner stopped: it will not fold past it (null: not parked here). */
+  parkedAt(checkpoint: string): LogPosition | null {
+    return this.parked.get(checkpoint)?.event.position ?? null;
   }
 
   /** The newest position this runner knows a projection folded (held ones are exact). */
@@ -286,6 +325,7 @@ export class ProjectorRunner {
   async stop(): Promise<void> {
     this.stopped = true;
     this.stopRenewing();
+    if (this.retryTimer) clearTimeout(this.retryTimer);
     this.wakeSupervisor?.();
     await this.subscription?.close().catch(() => undefined);
     await this.supervisor?.catch(() => undefined);
@@ -328,22 +368,51 @@ export class ProjectorRunner {
   }
 
   private noteFailure(error: unknown): void {
-    const message = messageOf(error);
-    if (error instanceof ProjectionEventError) {
-      const key = `${error.projection}@${error.event.position}`;
-      const attempts = (this.failures.get(key) ?? 0) + 1;
-      this.failures.set(key, attempts);
-      if (attempts >= this.maxEventAttempts) {
-        this.parked.set(error.projection, { error: message, event: error.event });
-        this.options.onError?.(error, { projection: error.projection, parked: true });
-        void this.recordParked(error.projection).catch(() => undefined);
-        return;
-      }
-      this.options.onError?.(error, { projection: error.projection });
-    } else {
-      this.options.onError?.(error, {});
+    this.options.onError?.(error, {});
+    this.dropped = { error: messageOf(error), since: Date.now() };
+  }
+
+  /**
+   * One projection failed on an event (its `targets` or `evolve` threw): it stops there alone,
+   * while the others fold on, and tries the event again after a backoff; after
+   * `maxEventAttempts` failures on the same event it is parked.
+   */
+  private projectionFailed(error: ProjectionEventError): void {
+    const { projection, event } = error;
+    const key = `${projection}@${event.position}`;
+    const attempts = (this.failures.get(key) ?? 0) + 1;
+    this.failures.set(key, attempts);
+    this.retrying.delete(projection);
+    if (attempts >= this.maxEventAttempts) {
+      this.parked.set(projection, { error: messageOf(error), event });
+      this.options.onError?.(error, { projection, parked: true });
+      void this.recordParked(projection).catch(() => undefined);
+      // Writes waiting for it learn now that it will not get there.
+      this.notifyProgress();
+      this.markCaughtUpIfDone();
+      return;
     }
-    this.dropped = { error: message, since: Date.now() };
+    this.options.onError?.(error, { projection });
+    const { initialMs, maxMs } = this.options.backoff ?? { initialMs: 100, maxMs: 5_000 };
+    this.retrying.set(projection, { error: messageOf(error), event, attempts, at: Date.now() + Math.min(maxMs, initialMs * 2 ** (attempts - 1)) });
+    this.scheduleRetry();
+  }
+
+  /** Wakes the fold when the earliest retrying projection is due. */
+  private scheduleRetry(): void {
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    if (this.retrying.size === 0 || this.stopped) return;
+    const at = Math.min(...[...this.retrying.values()].map((r) => r.at));
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      const now = Date.now();
+      for (const [name, r] of this.retrying) if (r.at <= now) this.retrying.delete(name);
+      this.scheduleRetry();
+      // The fold restarts from where the due ones stand; the others skip what they folded.
+      this.refollow = true;
+      void this.subscription?.close();
+    }, Math.max(0, at - Date.now()));
   }
 
   /** Parked projections are written down so that API processes report them in /health. */
@@ -445,6 +514,7 @@ export class ProjectorRunner {
     for (const definition of this.definitions) {
       const name = checkpointName(definition);
       this.positions.set(name, checkpoints.get(name) ?? null);
+      if (!after.includes(name)) this.retrying.delete(name);
     }
     this.startedEmpty.clear();
     this.writtenIds = new WrittenIds();
@@ -475,13 +545,28 @@ export class ProjectorRunner {
    * nothing event by event), then follows it live, until the subscription ends or fails.
    */
   private async follow(): Promise<void> {
-    // Each slot skips what it already folded.
-    let from = this.slots.some((s) => s.position === null)
-      ? null
-      : this.slots.map((s) => s.position!).reduce((a, b) => (a < b ? a : b));
+    do {
+      this.refollow = false;
+      await this.followOnce();
+    } while (this.refollow && !this.stopped && !this.leaseSetChanged);
+  }
+
+  /** Whether a held projection folds now (not parked, not waiting for a retry). */
+  private folds(slot: Slot): boolean {
+    return !this.parked.has(slot.checkpoint) && !this.retrying.has(slot.checkpoint);
+  }
+
+  private async followOnce(): Promise<void> {
+    // From the least advanced projection that folds (each skips what it already folded); with
+    // none folding, from the most advanced one: nothing is folded until a retry is due.
+    const folding = this.slots.filter((s) => this.folds(s));
+    const positions = (folding.length ? folding : this.slots).map((s) => s.position);
+    const earlier = (a: LogPosition, b: LogPosition) => (a < b ? a : b);
+    const later = (a: LogPosition, b: LogPosition) => (a < b ? b : a);
+    let from = positions.includes(null) ? null : (positions as LogPosition[]).reduce(folding.length ? earlier : later);
     this.failure = null;
     for (;;) {
-      if (this.leaseSetChanged || this.stopped) return;
+      if (this.leaseSetChanged || this.stopped || this.refollow) return;
       if (this.failure) throw this.failure;
       const page = await this.events.readAll({ after: from, maxCount: this.caughtUpOnce ? this.catchUpPage : this.firstCatchUpPage });
       if (page.length === 0) break;
@@ -498,7 +583,7 @@ export class ProjectorRunner {
     this.markCaughtUpIfDone();
     const subscription = this.events.subscribeToAll({ after: from });
     this.subscription = subscription;
-    if (this.leaseSetChanged || this.stopped) await subscription.close();
+    if (this.leaseSetChanged || this.stopped || this.refollow) await subscription.close();
     const iterator = subscription[Symbol.asyncIterator]();
     let pending: Promise<IteratorResult<RecordedEvent>> | null = null;
     let batch: RecordedEvent[] = [];
@@ -534,7 +619,7 @@ export class ProjectorRunner {
 
   private async applyBatch(batch: readonly RecordedEvent[]): Promise<void> {
     const started = performance.now();
-    const slots = this.slots.filter((s) => !this.parked.has(s.checkpoint));
+    const slots = this.slots.filter((s) => this.folds(s));
     const fences: LeaseFence[] = this.slots.map((s) => ({ name: s.checkpoint, owner: this.owner }));
     const limit = this.readModels.batchLimit;
     // The batch's documents by physical collection and id: read once, folded in memory, written together.
@@ -549,12 +634,14 @@ export class ProjectorRunner {
     const documentsBy = new Map<string, number>();
     /** The changes folded since the last flush, against the store's bound. */
     const pending = { changes: 0, bytes: 0 };
+    /** Projections that failed in this batch: the index of the event they stopped at. */
+    const stoppedAt = new Map<Slot, number>();
 
     /**
-     * Writes what is folded so far, with checkpoints at the last event folded whole (`upTo`,
-     * exclusive). Documents may already reflect a later event than their projection's
-     * checkpoint (a flush within an event): redone, that event skips them by the position
-     * each records.
+     * Writes what is folded so far. Checkpoints move to the last event every projection folded
+     * whole: `upTo` (exclusive), or the event a failing projection stopped at. Documents may
+     * already reflect a later event than their projection's checkpoint (a flush within an
+     * event): redone, that event skips them by the position each records.
      */
     const flush = async (upTo: number) => {
       const changes: DocumentChange[] = [];
@@ -570,10 +657,12 @@ export class ProjectorRunner {
       pending.changes = 0;
       pending.bytes = 0;
       const checkpoints: Record<string, LogPosition> = {};
-      const last = upTo > 0 ? batch[upTo - 1].position : null;
-      for (const slot of slots) if (last !== null && positionAfter(last, slot.position)) checkpoints[slot.checkpoint] = last;
+      for (const slot of slots) {
+        const end = Math.min(upTo, stoppedAt.get(slot) ?? upTo);
+        if (end > 0 && positionAfter(batch[end - 1].position, slot.position)) checkpoints[slot.checkpoint] = batch[end - 1].position;
+      }
       if (changes.length || Object.keys(checkpoints).length) await this.write(changes, checkpoints, fences);
-      for (const slot of slots) if (checkpoints[slot.checkpoint]) slot.position = last;
+      for (const slot of slots) if (checkpoints[slot.checkpoint]) slot.position = checkpoints[slot.checkpoint];
       for (const [checkpoint, n] of documentsBy) this.count(checkpoint).documents += n;
       documentsBy.clear();
       done = upTo;
@@ -642,33 +731,41 @@ export class ProjectorRunner {
     };
 
     for (const { index, slot, targets, failure } of steps) {
+      if (stoppedAt.has(slot)) continue;
       const event = batch[index];
       slot.stats.events++;
-      if (failure) throw new ProjectionEventError(slot.checkpoint, event, failure.error);
-      for (const target of targets) {
-        const documents = documentsOf(slot.collection(target.collection));
-        if (isRef(target)) {
-          // Not cached: it was not in the store when the batch began (read above, or known
-          // never written), and nothing in the batch has made it since.
-          let entry = documents.get(target.id);
-          if (!entry) documents.set(target.id, (entry = { document: null, position: null, dirty: false }));
-          fold(slot, event, target.collection, entry, target.id);
-          if (full()) await flush(index);
-          continue;
+      try {
+        if (failure) throw new ProjectionEventError(slot.checkpoint, event, failure.error);
+        for (const target of targets) {
+          const documents = documentsOf(slot.collection(target.collection));
+          if (isRef(target)) {
+            // Not cached: it was not in the store when the batch began (read above, or known
+            // never written), and nothing in the batch has made it since.
+            let entry = documents.get(target.id);
+            if (!entry) documents.set(target.id, (entry = { document: null, position: null, dirty: false }));
+            fold(slot, event, target.collection, entry, target.id);
+            if (full()) await flush(index);
+            continue;
+          }
+          // A selection reads the store, so everything folded so far must be in it first.
+          if (index > done) await flush(index);
+          const refs: string[] = [];
+          for (const stored of await this.readModels.findStored(slot.collection(target.collection), { where: target.where })) {
+            const id = stored.document._id;
+            const cached = documents.get(id);
+            if (!cached || !cached.dirty) documents.set(id, { document: stored.document, position: stored.position, dirty: false });
+            if (documents.get(id)!.document) refs.push(id);
+          }
+          for (const id of refs) {
+            fold(slot, event, target.collection, documents.get(id)!, id);
+            if (full()) await flush(index);
+          }
         }
-        // A selection reads the store, so everything folded so far must be in it first.
-        if (index > done) await flush(index);
-        const refs: string[] = [];
-        for (const stored of await this.readModels.findStored(slot.collection(target.collection), { where: target.where })) {
-          const id = stored.document._id;
-          const cached = documents.get(id);
-          if (!cached || !cached.dirty) documents.set(id, { document: stored.document, position: stored.position, dirty: false });
-          if (documents.get(id)!.document) refs.push(id);
-        }
-        for (const id of refs) {
-          fold(slot, event, target.collection, documents.get(id)!, id);
-          if (full()) await flush(index);
-        }
+      } catch (error) {
+        if (!(error instanceof ProjectionEventError)) throw error;
+        // This projection stops at the event, keeping what it folded before; the others go on.
+        stoppedAt.set(slot, index);
+        this.projectionFailed(error);
       }
     }
     await flush(batch.length);
@@ -728,6 +825,7 @@ export class ProjectorRunner {
 
   private reachedHeadAtStart(): boolean {
     const head = this.headAtStart;
+    // A retrying projection counts: it is caught up once it recovers, or is parked.
     const active = this.slots.filter((s) => !this.parked.has(s.checkpoint));
     return !(head !== null && active.some((s) => positionAfter(head, s.position)));
   }
