@@ -32,6 +32,11 @@ export interface ProjectionDefinition {
   readonly version: number;
   readonly collections: readonly CollectionSpec[];
   readonly handles: readonly string[];
+  /**
+   * Every reader of it waits for it to reach the log's head first (the audit index): a write
+   * then never waits for it, so its lag or its failure holds no write's answer up.
+   */
+  readonly awaitedByReaders?: true;
   targets(event: RecordedEvent): readonly Target[];
   /** The new document, or null to remove it. Must not mutate `document`. */
   evolve(document: Document | null, event: RecordedEvent, target: DocumentRef): Document | null;

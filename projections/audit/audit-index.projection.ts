@@ -130,6 +130,8 @@ export const auditIndexProjection: ProjectionDefinition = {
   version: 2,
   collections: [{ name: AUDIT_INDEX, indexes: [{ fields: ['instance_id', 'key', 'position'] }] }],
   handles: Object.keys(EVERY_TYPE),
+  // The audit routes wait for the log's head before reading it (src/modules/audit/audit-trail.ts).
+  awaitedByReaders: true,
 
   targets(event: RecordedEvent): Target[] {
     const stream = parseStreamName(event.streamName);

@@ -69,7 +69,9 @@ export async function openRuntime(config: ParleyConfig, mode: ProjectorMode, hoo
       onError: (error, { projection, parked }) =>
         parked
           ? logger.error({ err: error, projection }, 'projection parked: one event keeps failing it; the others go on')
-          : logger.error({ err: error, projection }, 'projector dropped; resubscribing from its checkpoints'),
+          : projection
+            ? logger.error({ err: error, projection }, 'projection failed on an event; it alone tries it again shortly, the others go on')
+            : logger.error({ err: error }, 'projector dropped; resubscribing from its checkpoints'),
     });
   }
   // Positions come from the watch, which needs the versions to resolve waits: tie the knot lazily.

@@ -17,7 +17,8 @@ import {
  */
 export function readModelStoreContract(
   name: string,
-  make: () => Promise<{ store: ReadModelStore; cleanup(): Promise<void> }>,
+  /** `clock`: what the store takes and fences leases by (ms since the epoch); the system clock when absent. */
+  make: (options?: { clock?: () => number }) => Promise<{ store: ReadModelStore; cleanup(): Promise<void> }>,
 ): void {
   describe(`ReadModelStore contract: ${name}`, () => {
     let store: ReadModelStore;
@@ -383,6 +384,18 @@ export function readModelStoreContract(
         expect(await store.getCheckpoint(checkpoint('never'))).toBeNull();
       });
 
+      it('getCheckpoints answers many checkpoints in one call; one never moved, or reset, is absent', async () => {
+        const c = collection('cps');
+        const names = Array.from({ length: 13 }, (_, i) => checkpoint(`many-${i}`));
+        await store.ensureCollections([{ name: c }]);
+        await store.applyBatch([put(c, { _id: 'x' }, pos(3))], Object.fromEntries(names.slice(0, 12).map((n, i) => [n, pos(i + 1)])));
+        await store.reset([], [names[11]]);
+        const found = await store.getCheckpoints([...names, checkpoint('never')]);
+        expect(Object.fromEntries(found)).toEqual(Object.fromEntries(names.slice(0, 11).map((n, i) => [n, pos(i + 1)])));
+        for (const n of names) expect(found.get(n) ?? null).toBe(await store.getCheckpoint(n));
+        expect((await store.getCheckpoints([])).size).toBe(0);
+      });
+
       it('a batch with a failing change (undeclared collection) leaves neither documents nor checkpoints', async () => {
         const c = collection('atomic');
         const undeclared = collection('undeclared');
@@ -542,6 +555,27 @@ export function readModelStoreContract(
         await store.applyBatch([], {}, [fences[0]]);
         await unchanged();
       });
+
+      it("a runner's thirteen fences are checked together: all held writes; the one lost among them, wherever it is, is named", async () => {
+        const { c, cp, batch, unchanged } = await fixture('thirteen');
+        const names = Array.from({ length: 13 }, (_, i) => lease(`thirteen-${i}`, ['w1', 'w2']));
+        for (const l of names) expect(await store.acquireLease(l, 'w1', 10_000)).toBe(true);
+        const fences = names.map((l) => ({ name: l, owner: 'w1' }));
+        for (const lost of [names[0], names[6], names[12]]) {
+          await store.releaseLease(lost, 'w1');
+          expect(await store.acquireLease(lost, 'w2', 10_000)).toBe(true);
+          await expectLeaseLost(store.applyBatch(...batch(2), fences), { name: lost, owner: 'w1' });
+          await unchanged();
+          await store.releaseLease(lost, 'w2');
+          expect(await store.acquireLease(lost, 'w1', 10_000)).toBe(true);
+        }
+        // Fences of two owners in one batch: each owner's leases are checked.
+        await expectLeaseLost(store.applyBatch(...batch(2), [...fences, { name: names[3], owner: 'w2' }]), { name: names[3], owner: 'w2' });
+        await unchanged();
+        await store.applyBatch(...batch(2), fences);
+        expect(await store.getStored(c, 'd')).toEqual({ document: { _id: 'd', v: 2 }, position: pos(2) });
+        expect(await store.getCheckpoint(cp)).toBe(pos(2));
+      });
     });
 
     describe('reset', () => {
@@ -615,6 +649,27 @@ export function readModelStoreContract(
         expect(found.get(lapsed)!.owner).toBe('w2');
         expect(found.get(lapsed)!.expiresAtMs).toBeLessThan(Date.now());
         expect((await store.leases([])).size).toBe(0);
+      });
+
+      it('a renewal whose write returns after the expiry it wrote (it waited behind a transaction) is written again from then', async () => {
+        // A clock that runs a whole lease time during every step: each write returns after the expiry it wrote.
+        const ttl = 10_000;
+        let now = Date.now();
+        const started = now;
+        const clock = () => (now += ttl);
+        const other = await make({ clock });
+        try {
+          const l = lease('late', ['w1']);
+          expect(await other.store.acquireLease(l, 'w1', ttl)).toBe(true);
+          const stored = (await other.store.leases([l])).get(l)!;
+          expect(stored.owner).toBe('w1');
+          // Written from the first step's time, the lease would have expired by the second step.
+          expect(stored.expiresAtMs).toBeGreaterThan(started + 2 * ttl);
+          expect(stored.expiresAtMs).toBeGreaterThan(now);
+        } finally {
+          await other.store.releaseLease(`ct-${tag}-lease-late`, 'w1');
+          await other.cleanup();
+        }
       });
 
       it('concurrent acquisitions of a free lease: exactly one owner wins', async () => {

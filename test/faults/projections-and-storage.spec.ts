@@ -53,6 +53,77 @@ describe('failing projections and storage (real processes, real files)', () => {
     expect((await fetch(`http://127.0.0.1:${server.port}/health/live`)).status).toBe(200);
   }, 60_000);
 
+  /** Appends an event the users projection cannot fold (as a bug in an older release could have written it). */
+  const appendPoison = async (dir: string) => {
+    const log = new SqliteEventStore(join(dir, 'events.sqlite'));
+    try {
+      return await log.append('user-faults.broken', [{ type: 'UserCreated', data: null, metadata: { occurred_at: new Date().toISOString() } }], 'no_stream');
+    } finally {
+      await log.close();
+    }
+  };
+  const parkedIn = async (port: number, projection: string) =>
+    eventually(async () => (await health(port)).body?.projections?.[projection]?.state === 'parked', 15_000);
+
+  /**
+   * What users see while users_v1 is parked: writes whose answers do not read it answer as
+   * usual; those that do answer at once that the change is saved but not yet readable. The
+   * read-your-writes timeout is long, so an answer that waited for it would say so.
+   */
+  const writesBesideParkedUsers = async (port: number) => {
+    const room = await chat(port, 'POST', '/rooms', { id: 'after-park', name: 'after', user_ids: ['ann'] });
+    expect(room.status).toBe(201);
+    expect(room.body).toMatchObject({ id: 'after-park', member_user_ids: ['ann'] });
+    expect((await chat(port, 'GET', '/rooms/after-park', undefined, { sub: 'ann' })).status).toBe(200);
+    expect((await chat(port, 'POST', '/rooms/after-park/messages', { text: 'hello' }, { sub: 'ann', version: 'v2' })).status).toBe(201);
+    expect((await chat(port, 'PUT', '/rooms/after-park', { name: 'renamed' })).status).toBe(204);
+
+    for (const write of [
+      () => chat(port, 'POST', '/users', { id: 'bob', name: 'Bob' }),
+      () => chat(port, 'PUT', '/users/ann', { name: 'Ann B' }),
+    ]) {
+      const answer = await write();
+      expect(answer.status).toBe(503);
+      expect(answer.body.error).toBe('services/chatkit/unavailable/projection_lag');
+      expect(answer.body.error_description).toMatch(/^The change was saved, but it is not yet readable: projection users_v1 stopped on an event it cannot fold/);
+      expect(answer.body.error_description).toMatch(/do not send it again/);
+    }
+  };
+  /** "Saved" is true: the refused-as-unreadable writes are in the log. */
+  const savedInLog = async (dir: string) => {
+    const log = new SqliteEventStore(join(dir, 'events.sqlite'));
+    try {
+      expect((await log.readStream('user-faults.bob')).map((e) => e.type)).toEqual(['UserCreated']);
+      expect((await log.readStream('user-faults.ann')).map((e) => e.type)).toEqual(['UserCreated', 'UserUpdated']);
+    } finally {
+      await log.close();
+    }
+  };
+
+  it('with users_v1 parked, the embedded server answers writes that do not read it at once, and those that do with a prompt truthful 503', async () => {
+    const dir = lab.dataDir();
+    const server = await lab.start('dist/src/main.js', processEnv(dir, { READ_YOUR_WRITES_TIMEOUT_MS: '20000' }));
+    expect((await chat(server.port, 'POST', '/users', { id: 'ann', name: 'Ann' })).status).toBe(201);
+    await appendPoison(dir);
+    expect(await parkedIn(server.port, 'users_v1')).toBe(true);
+    await writesBesideParkedUsers(server.port);
+    await savedInLog(dir);
+    const report = (await health(server.port)).body;
+    expect(report.projections.rooms_v1).toMatchObject({ state: 'running', lag_events: 0 });
+    expect(report.projections.users_v1.state).toBe('parked');
+  }, 90_000);
+
+  it('with users_v1 parked by a projector worker, an API process beside it answers the same', async () => {
+    const env = processEnv(lab.dataDir(), { READ_YOUR_WRITES_TIMEOUT_MS: '20000' });
+    await lab.startWorker(env);
+    const api = await lab.start('dist/src/main.api.js', env);
+    expect((await chat(api.port, 'POST', '/users', { id: 'ann', name: 'Ann' })).status).toBe(201);
+    await appendPoison(env.DATA_DIR);
+    expect(await parkedIn(api.port, 'users_v1')).toBe(true);
+    await writesBesideParkedUsers(api.port);
+    await savedInLog(env.DATA_DIR);
+  }, 90_000);
+
   itAsRoot('answers writes on a full disk with a JSON 503 that says nothing was saved, reports it in /health, and recovers by itself once space is freed', async () => {
     const dir = join(lab.dataDir(), 'small-volume');
     mkdirSync(dir);

@@ -192,6 +192,7 @@ function projectionProblems(name: string, health: ProjectionHealth, maxLagMs: nu
   const { state, error, failed_event: failed } = health;
   if (state === 'parked') return [`projection ${name} is parked at position ${failed?.position} (event ${failed?.type}): ${error}`];
   if (state === 'dropped') return [`projection ${name} dropped and is resubscribing: ${error}`];
+  if (state === 'retrying') return [`projection ${name} failed on event ${failed?.type} at position ${failed?.position} and tries it again: ${error}`];
   const problems: string[] = [];
   if (state === 'unheld') {
     const expired = health.lease_expired_seconds_ago;

@@ -8,7 +8,7 @@ import { conflict, DomainError } from '../domain/errors';
 import { DomainEvent } from '../domain/event';
 import { AppendOutcomeUnknownError, EventStore, EventStoreUnavailableError } from '../ports/event-store.port';
 import { CommandPipeline } from './command-pipeline';
-import { ReadYourWrites } from './read-your-writes';
+import { AwaitedProjections, ReadYourWrites } from './read-your-writes';
 import { refusingAppendsOver, withOverrides } from '../../../test/support/event-store-overrides';
 
 type Counted = DomainEvent<'Counted', { n: number }>;
@@ -113,14 +113,14 @@ describe('CommandPipeline answers truthfully about the log', () => {
     expect(await store.readStream('count-c')).toHaveLength(1);
   });
 
-  it('waits for the projections the command names, and for none when it names none', async () => {
-    const waits: (readonly string[] | undefined)[] = [];
+  it('waits for the projections the command names, for none when it names none, and else for those folding what it appended', async () => {
+    const waits: (AwaitedProjections | undefined)[] = [];
     const recording: ReadYourWrites = { waitFor: async (_position, projections) => void waits.push(projections) };
     const pipeline = new CommandPipeline(store, recording);
     await pipeline.run('count-d', counter, { type: 'Count' }, meta, { awaitProjections: ['messages_v1'] });
     await pipeline.run('count-d', counter, { type: 'Count' }, meta, { awaitProjections: [] });
     await pipeline.run('count-d', counter, { type: 'Count' }, meta);
-    expect(waits).toEqual([['messages_v1'], undefined]);
+    expect(waits).toEqual([['messages_v1'], { folding: ['Counted'] }]);
   });
 
   it('a log that cannot be read says nothing was changed', async () => {

@@ -18,7 +18,7 @@ import {
   newEventId,
 } from '../ports/event-store.port';
 import { INSTANCE_EPOCHS, InstanceEpochs } from './instance-epochs';
-import { READ_YOUR_WRITES, ReadYourWrites } from './read-your-writes';
+import { AwaitedProjections, READ_YOUR_WRITES, ReadYourWrites } from './read-your-writes';
 import { newestFirst } from './stream-position-search';
 import { requestIdOf } from '../observability/request-context';
 import { recordAppend } from '../observability/metrics';
@@ -44,8 +44,10 @@ export interface RunOptions {
   /**
    * Checkpoint names (`checkpointName(definition)`, e.g. `messages_v1`) of the projections
    * that reads of the written entity need: the command answers once those reflect it.
-   * Omitted: every projection. Empty: as soon as the append is durable, for internal writes
-   * no read depends on (id reservations).
+   * Omitted: the projections that fold the events the command appended (the read models it
+   * changed), so a projection that is behind or parked holds up only the writes it shows.
+   * Empty: as soon as the append is durable, for internal writes no read depends on (id
+   * reservations).
    */
   readonly awaitProjections?: readonly string[];
 }
@@ -402,16 +404,18 @@ export class CommandPipeline {
 
   /** Commands that wait for the same projections share one wait. */
   private answerOnceProjected(decided: Decided[], position: LogPosition): void {
-    const byProjections = new Map<string, Decided[]>();
+    const byProjections = new Map<string, { awaited: AwaitedProjections; group: Decided[] }>();
     for (const d of decided) {
-      const key = d.item.awaitProjections ? JSON.stringify(d.item.awaitProjections) : '*';
-      const group = byProjections.get(key);
-      if (group) group.push(d);
-      else byProjections.set(key, [d]);
+      const awaited: AwaitedProjections = d.item.awaitProjections ?? { folding: [...new Set(d.events.map((e) => e.type))].sort() };
+      const key = JSON.stringify(awaited);
+      const same = byProjections.get(key);
+      if (same) same.group.push(d);
+      else byProjections.set(key, { awaited, group: [d] });
     }
-    for (const group of byProjections.values()) {
-      const projections = group[0].item.awaitProjections;
-      const projected = projections?.length === 0 ? Promise.resolve() : this.readYourWrites.waitFor(position, projections);
+    for (const { awaited, group } of byProjections.values()) {
+      // A command that appended nothing (it changed nothing) waits for nothing either.
+      const none = Array.isArray(awaited) ? awaited.length === 0 : (awaited as { folding: readonly string[] }).folding.length === 0;
+      const projected = none ? Promise.resolve() : this.readYourWrites.waitFor(position, awaited);
       projected.then(
         () => {
           for (const d of group) d.item.resolve({ state: d.state, events: d.events, position: d.events.length ? position : null });

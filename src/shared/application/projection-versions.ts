@@ -16,6 +16,8 @@ export class ProjectionVersions {
   /** True while no projection is listed in more than one version: then nothing ever switches. */
   private readonly singleVersions: boolean;
   private readonly physicalOf = new Map<string, string>();
+  /** Projection names by an event type they fold (found once per type). */
+  private readonly foldingType = new Map<string, string[]>();
 
   constructor(
     definitions: readonly ProjectionDefinition[],
@@ -41,6 +43,23 @@ export class ProjectionVersions {
   servingCheckpoints(requested?: readonly string[]): readonly string[] {
     if (this.singleVersions) return requested ?? this.checkpoints;
     return [...new Set((requested ?? this.activeCheckpoints()).map((name) => this.activeCheckpoint(name)))];
+  }
+
+  /**
+   * The serving checkpoints of the projections that fold any of these event types (the read
+   * models a write of them changes), except those whose readers wait for them themselves.
+   */
+  foldingCheckpoints(types: readonly string[]): readonly string[] {
+    const names = new Set<string>();
+    for (const type of types) {
+      let folding = this.foldingType.get(type);
+      if (!folding) {
+        folding = [...this.byName.values()].filter((versions) => versions.some((d) => d.handles.includes(type) && !d.awaitedByReaders)).map((versions) => versions[0].name);
+        this.foldingType.set(type, folding);
+      }
+      for (const name of folding) names.add(name);
+    }
+    return [...names].map((name) => checkpointName(this.active(name)));
   }
 
   /** The definition serving reads of a projection now. */

@@ -1,16 +1,21 @@
 import { LogPosition, positionAfter } from '../domain/event';
 import { ReadModelStore } from '../ports/read-model-store.port';
-import type { ProjectorRunner } from './projector-runner';
+import { PROJECTOR_STATUS, type ProjectorRunner } from './projector-runner';
 import type { ProjectionVersions } from './projection-versions';
-import { projectionLagError, ReadYourWrites, stoppedBeforeProjectedError } from './read-your-writes';
+import { AwaitedProjections, projectionLagError, projectionParkedError, ReadYourWrites, stoppedBeforeProjectedError } from './read-your-writes';
 
 interface Waiter {
   readonly position: LogPosition;
+  /** Reads of the parked notes begun before the wait: only a later one may end it. */
+  readonly notesReadBefore: number;
   readonly projections: readonly string[];
   readonly resolve: () => void;
   readonly reject: (error: unknown) => void;
   readonly timer: NodeJS.Timeout;
 }
+
+/** How often a poll also reads which projections other processes parked (checkpoints are read every poll). */
+const PARKED_POLL_MS = 250;
 
 /**
  * Knows how far each projection has folded the log — exactly, from this process's runner, for
@@ -18,11 +23,19 @@ interface Waiter {
  * subscriptions wait until the projections they read have reached a position.
  *
  * Waits are bounded in every deployment (past the timeout: `projectionLagError`, which says
- * the change was saved). The stored checkpoints are read by one poll per process while
- * anything waits on a projection held elsewhere, never by a query per waiting write.
+ * the change was saved). A wait on a projection parked short of its position ends at once
+ * (`projectionParkedError`): it would not get there by itself. The stored checkpoints are read
+ * in one query per poll, one poll per process while anything waits on a projection held
+ * elsewhere, never by a query per waiting write.
  */
 export class ProjectionWatch implements ReadYourWrites {
   private readonly stored = new Map<string, LogPosition | null>();
+  /** Projections parked by other processes (their notes in the store), as last polled. */
+  private parkedElsewhere = new Set<string>();
+  private parkedPolledAt = 0;
+  /** Reads of the notes begun, and which one `parkedElsewhere` comes from. */
+  private notesReads = 0;
+  private parkedElsewhereRead = 0;
   private waiters: Waiter[] = [];
   private polling = false;
   private closed = false;
@@ -41,15 +54,18 @@ export class ProjectionWatch implements ReadYourWrites {
     this.offProgress = runner ? runner.onProgress(() => this.settle()) : () => undefined;
   }
 
-  waitFor(position: LogPosition, requested?: readonly string[]): Promise<void> {
-    const projections = this.versions ? this.versions.servingCheckpoints(requested) : (requested ?? this.all);
-    if (projections.every((name) => this.reached(name, position))) return Promise.resolve();
+  waitFor(position: LogPosition, awaited?: AwaitedProjections): Promise<void> {
+    const projections = this.awaitedCheckpoints(awaited);
+    const behind = projections.filter((name) => !this.reached(name, position));
+    if (behind.length === 0) return Promise.resolve();
+    const parked = behind.filter((name) => this.parkedHere(name));
+    if (parked.length) return Promise.reject(projectionParkedError(parked));
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waiters = this.waiters.filter((w) => w !== waiter);
         reject(projectionLagError(this.timeoutMs));
       }, this.timeoutMs);
-      const waiter: Waiter = { position, projections, resolve, reject, timer };
+      const waiter: Waiter = { position, notesReadBefore: this.notesReads, projections, resolve, reject, timer };
       this.waiters.push(waiter);
       if (projections.some((name) => !this.heldHere(name))) this.poll();
     });
@@ -60,11 +76,11 @@ export class ProjectionWatch implements ReadYourWrites {
     return this.heldHere(name) ? this.runner!.positionOf(name) : (this.stored.get(name) ?? null);
   }
 
-  /** Reads every stored checkpoint once (health uses it; waits poll by themselves). */
+  /** Reads every stored checkpoint once, in one query (health uses it; waits poll by themselves). */
   async refresh(): Promise<void> {
     const names = this.all.filter((name) => !this.heldHere(name));
-    const positions = await Promise.all(names.map((name) => this.readModels.getCheckpoint(name)));
-    names.forEach((name, i) => this.stored.set(name, positions[i]));
+    const positions = names.length ? await this.readModels.getCheckpoints(names) : new Map<string, LogPosition>();
+    for (const name of names) this.stored.set(name, positions.get(name) ?? null);
     this.settle();
   }
 
@@ -77,8 +93,28 @@ export class ProjectionWatch implements ReadYourWrites {
     }
   }
 
+  private awaitedCheckpoints(awaited: AwaitedProjections | undefined): readonly string[] {
+    if (awaited && !Array.isArray(awaited)) {
+      const { folding } = awaited as { readonly folding: readonly string[] };
+      // Without the definitions (tests of the watch alone), every projection might fold them.
+      return this.versions ? this.versions.foldingCheckpoints(folding) : this.all;
+    }
+    const named = awaited as readonly string[] | undefined;
+    return this.versions ? this.versions.servingCheckpoints(named) : (named ?? this.all);
+  }
+
   private heldHere(name: string): boolean {
     return this.runner !== null && this.runner.holds(name);
+  }
+
+  /** Parked by this process's runner: known exactly. */
+  private parkedHere(name: string): boolean {
+    return this.runner !== null && this.runner.parkedAt(name) !== null;
+  }
+
+  /** Parked here, or by another process according to notes read since the wait began (a note read before may be gone). */
+  private parkedFor(waiter: Waiter, name: string): boolean {
+    return this.parkedHere(name) || (this.parkedElsewhereRead > waiter.notesReadBefore && this.parkedElsewhere.has(name));
   }
 
   private reached(name: string, position: LogPosition): boolean {
@@ -89,11 +125,24 @@ export class ProjectionWatch implements ReadYourWrites {
   private settle(): void {
     if (this.waiters.length === 0) return;
     this.waiters = this.waiters.filter((waiter) => {
-      if (!waiter.projections.every((name) => this.reached(name, waiter.position))) return true;
+      const behind = waiter.projections.filter((name) => !this.reached(name, waiter.position));
+      const parked = behind.filter((name) => this.parkedFor(waiter, name));
+      if (behind.length && !parked.length) return true;
       clearTimeout(waiter.timer);
-      waiter.resolve();
+      if (parked.length) waiter.reject(projectionParkedError(parked));
+      else waiter.resolve();
       return false;
     });
+  }
+
+  /** Which projections other processes parked: their notes, read at most every PARKED_POLL_MS. */
+  private async pollParked(): Promise<void> {
+    if (Date.now() - this.parkedPolledAt < PARKED_POLL_MS) return;
+    this.parkedPolledAt = Date.now();
+    const read = ++this.notesReads;
+    const notes = await this.readModels.find(PROJECTOR_STATUS, { where: { state: 'parked' } });
+    this.parkedElsewhere = new Set(notes.map((note) => note._id));
+    this.parkedElsewhereRead = read;
   }
 
   /** One loop per process, running only while a wait needs a projection held elsewhere. */
@@ -104,6 +153,7 @@ export class ProjectionWatch implements ReadYourWrites {
       try {
         while (!this.closed && this.waiters.some((w) => w.projections.some((name) => !this.heldHere(name)))) {
           try {
+            await this.pollParked();
             await this.refresh();
           } catch {
             // The store failed this poll; the waits stay bounded by their timeout.

@@ -10,6 +10,7 @@ import { MEMBERSHIPS } from '../../../projections/rooms/memberships.projection';
 import { MESSAGES } from '../../../projections/messages/messages.projection';
 import type { ProjectionDefinition } from '../../../projections/projection';
 import { usersProjection } from '../../../projections/users/users.projection';
+import { BatchTooLargeError, DocumentChange, LeaseFence } from '../ports/read-model-store.port';
 import { ProjectorRunner } from './projector-runner';
 import { ProjectionWatch } from './projection-watch';
 
@@ -172,6 +173,80 @@ describe('ProjectorRunner over SQLite', () => {
     }
   });
 
+  /** Folds the whole log into `store` by pages of 1,000 events, noting every drop. */
+  const foldAll = async (store: SqliteReadModelStore, errors: unknown[]) => {
+    const runner = new ProjectorRunner(events, store, ALL_PROJECTIONS, { catchUpPage: 1_000, onError: (error) => errors.push(error) });
+    try {
+      await runner.start();
+      await runner.caughtUp();
+    } finally {
+      await runner.stop();
+    }
+  };
+
+  /** The real store, noting what each write carried. */
+  class NotingStore extends SqliteReadModelStore {
+    readonly writes: { changes: number; bytes: number; checkpoints: number }[] = [];
+    /** Like MongoDB refusing a transaction too large for its cache: writes of more changes are refused whole. */
+    refuseOver = Infinity;
+    refused = 0;
+    override async applyBatch(changes: readonly DocumentChange[], checkpoints: Readonly<Record<string, string>>, fences?: readonly LeaseFence[]) {
+      if (changes.length > this.refuseOver) {
+        this.refused++;
+        throw new BatchTooLargeError(`${changes.length} changes are too many`);
+      }
+      await super.applyBatch(changes, checkpoints, fences);
+      const bytes = changes.reduce((sum, c) => sum + (c.kind === 'put' ? JSON.stringify(c.document).length : 0), 0);
+      this.writes.push({ changes: changes.length, bytes, checkpoints: Object.keys(checkpoints).length });
+    }
+  }
+
+  it("splits its writes at the store's bound, within an event if need be, into the same documents and checkpoints", async () => {
+    await seedVaried();
+    const errors: unknown[] = [];
+    const byCount = new NotingStore(join(dir, 'by-count.sqlite'), { batchLimit: { changes: 2, bytes: 1_000_000 } });
+    const byBytes = new NotingStore(join(dir, 'by-bytes.sqlite'), { batchLimit: { changes: 1_000, bytes: 600 } });
+    const whole = new NotingStore(join(dir, 'whole.sqlite'));
+    try {
+      for (const store of [byCount, byBytes, whole]) await foldAll(store, errors);
+      expect(errors).toEqual([]);
+      const expected = await everything(whole);
+      expect(await everything(byCount)).toEqual(expected);
+      expect(await everything(byBytes)).toEqual(expected);
+      // Unbounded, the page is written whole between selections; bounded, in many writes, each
+      // within the bound (deleting room r1 selects its four messages: one event, two writes).
+      const unbounded = whole.writes.filter((w) => w.changes > 0);
+      expect(Math.max(...unbounded.map((w) => w.changes))).toBeGreaterThan(10);
+      expect(Math.max(...byCount.writes.map((w) => w.changes))).toBe(2);
+      expect(byCount.writes.filter((w) => w.changes > 0).length).toBeGreaterThan(unbounded.length + 10);
+      const largest = Math.max(...(await Promise.all(ALL_PROJECTIONS.flatMap((p) => p.collections.map((c) => whole.find(physicalCollection(c.name, p.version))))))
+        .flat()
+        .map((d) => JSON.stringify(d).length));
+      expect(byBytes.writes.filter((w) => w.changes > 0).length).toBeGreaterThan(2);
+      for (const w of byBytes.writes) expect(w.bytes).toBeLessThan(600 + largest);
+    } finally {
+      for (const store of [byCount, byBytes, whole]) await store.close();
+    }
+  });
+
+  it('halves its writes when the store refuses one as too large, without dropping, into the same documents', async () => {
+    await seedVaried();
+    const errors: unknown[] = [];
+    const refusing = new NotingStore(join(dir, 'refusing.sqlite'));
+    refusing.refuseOver = 3;
+    const whole = new NotingStore(join(dir, 'whole.sqlite'));
+    try {
+      for (const store of [refusing, whole]) await foldAll(store, errors);
+      expect(errors).toEqual([]);
+      expect(refusing.refused).toBeGreaterThan(0);
+      expect(Math.max(...refusing.writes.map((w) => w.changes))).toBeLessThanOrEqual(3);
+      expect(await everything(refusing)).toEqual(await everything(whole));
+    } finally {
+      await refusing.close();
+      await whole.close();
+    }
+  });
+
   it('keeps its lease through a catch-up that lasts several lease times (the event loop turns between pages)', async () => {
     const slow: ProjectionDefinition = {
       name: 'slow',
@@ -230,5 +305,117 @@ describe('ProjectorRunner over SQLite', () => {
     expect(status).toMatchObject({ state: 'parked', failedEvent: { position: first, type: 'Boom', stream: 'boom-acme.a' } });
     expect(String(errors[0])).toContain('evolve failed');
     await runner.stop();
+  });
+});
+
+describe('ProjectorRunner: a failing projection stops alone (real SQLite)', () => {
+  let dir: string;
+  let events: SqliteEventStore;
+  let readModels: SqliteReadModelStore;
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'parley-runner-failing-'));
+    events = new SqliteEventStore(join(dir, 'events.sqlite'));
+    readModels = new SqliteReadModelStore(join(dir, 'read-models.sqlite'));
+  });
+  afterEach(async () => {
+    await events.close();
+    await readModels.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Counts `Boom` events per stream; one with `bad` data fails its evolve every time. */
+  const fragile: ProjectionDefinition = {
+    name: 'fragile',
+    version: 1,
+    collections: [{ name: 'fragile' }],
+    handles: ['Boom'],
+    targets: (event) => [{ collection: 'fragile', id: event.streamName }],
+    evolve: (document, event) => {
+      if ((event.data as { bad?: boolean }).bad) throw new Error('malformed Boom');
+      return { _id: '', n: ((document?.n as number | undefined) ?? 0) + 1 };
+    },
+  };
+  const boom = (stream: string, bad = false) => events.append(stream, [{ type: 'Boom', data: { bad }, metadata: meta }], 'any');
+  const user = (id: string) =>
+    events.append(`user-acme.${id}`, [{ type: 'UserCreated', data: { id, name: id, created_at: 't' }, metadata: meta }], 'no_stream');
+  const eventually = async (check: () => Promise<boolean> | boolean, what: string) => {
+    const deadline = Date.now() + 10_000;
+    while (!(await check())) {
+      if (Date.now() > deadline) throw new Error(`not within 10 s: ${what}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+  const userFolded = async (id: string) => (await readModels.get(PHYSICAL_USERS, userDocumentId('acme', id))) !== null;
+
+  it('while it waits to retry, the others fold the same batch and everything after it, and none is dropped', async () => {
+    await boom('boom-acme.a');
+    await user('ann');
+    const { position: failing } = await boom('boom-acme.b', true);
+    await user('bob');
+    const errors: { projection?: string; parked?: boolean }[] = [];
+    // The retry is a minute away: whatever folds during this test folds beside a failing projection.
+    const runner = new ProjectorRunner(events, readModels, [fragile, usersProjection], {
+      maxEventAttempts: 3,
+      backoff: { initialMs: 60_000, maxMs: 60_000 },
+      onError: (_error, context) => errors.push(context),
+    });
+    await runner.start();
+    try {
+      await eventually(() => userFolded('bob'), 'the users projection folds the batch the failing event is in');
+      const { position: later } = await user('carol');
+      const watch = new ProjectionWatch(readModels, ['fragile_v1', 'users_v1'], runner, 10_000);
+      await watch.waitFor(later, ['users_v1']);
+      expect(await userFolded('carol')).toBe(true);
+
+      const status = Object.fromEntries(runner.status().map((s) => [s.name, s]));
+      expect(status.users_v1.state).toBe('running');
+      expect(status.fragile_v1).toMatchObject({
+        state: 'retrying',
+        failedEvent: { position: failing, type: 'Boom', stream: 'boom-acme.b' },
+        attempts: { made: 1, max: 3 },
+      });
+      expect(status.fragile_v1.error).toContain('malformed Boom');
+      expect(errors).toEqual([{ projection: 'fragile_v1' }]);
+      // It kept what it folded before the failing event, and stands just before it.
+      expect(await readModels.get(physicalCollection('fragile', 1), 'boom-acme.a')).toEqual({ _id: 'boom-acme.a', n: 1 });
+      const checkpoint = await readModels.getCheckpoint('fragile_v1');
+      expect(checkpoint !== null && checkpoint < failing).toBe(true);
+      watch.close();
+    } finally {
+      await runner.stop();
+    }
+  });
+
+  it('retries alone, parks after its attempts keeping what it folded before the event, and writes waiting for it end at once', async () => {
+    await boom('boom-acme.a');
+    const { position: failing } = await boom('boom-acme.b', true);
+    await boom('boom-acme.c');
+    await user('ann');
+    const errors: { projection?: string; parked?: boolean }[] = [];
+    const runner = new ProjectorRunner(events, readModels, [fragile, usersProjection], {
+      maxEventAttempts: 3,
+      backoff: { initialMs: 10, maxMs: 20 },
+      onError: (_error, context) => errors.push(context),
+    });
+    await runner.start();
+    try {
+      await runner.caughtUp(); // the failing projection counts once it is parked
+      expect(runner.status().find((s) => s.name === 'fragile_v1')).toMatchObject({ state: 'parked', failedEvent: { position: failing } });
+      expect(errors).toEqual([{ projection: 'fragile_v1' }, { projection: 'fragile_v1' }, { projection: 'fragile_v1', parked: true }]);
+      expect(await readModels.find(physicalCollection('fragile', 1))).toEqual([{ _id: 'boom-acme.a', n: 1 }]);
+      expect(await userFolded('ann')).toBe(true);
+
+      const { position } = await user('bob');
+      const watch = new ProjectionWatch(readModels, ['fragile_v1', 'users_v1'], runner, 600_000);
+      await watch.waitFor(position, ['users_v1']);
+      await expect(watch.waitFor(position, ['users_v1', 'fragile_v1'])).rejects.toMatchObject({
+        reason: 'projection_lag',
+        description: expect.stringMatching(/^The change was saved, but it is not yet readable: projection fragile_v1 stopped on an event/),
+      });
+      watch.close();
+    } finally {
+      await runner.stop();
+    }
   });
 });

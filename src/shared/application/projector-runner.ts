@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { LogPosition, RecordedEvent, positionAfter } from '../domain/event';
 import { EventStore, LogSubscription } from '../ports/event-store.port';
-import { DocumentChange, LeaseFence, LeaseLostError, ReadModelStore, StoredDocument } from '../ports/read-model-store.port';
+import { BatchTooLargeError, DocumentChange, LeaseFence, LeaseLostError, ReadModelStore, StoredDocument } from '../ports/read-model-store.port';
 import { checkpointName, isRef, physicalCollection, physicalCollectionSpecs, ProjectionDefinition, Target } from '../../../projections/projection';
 import { Backoff } from './backoff';
 import { recordProjectorBatch } from '../observability/metrics';
@@ -16,7 +16,10 @@ export interface ProjectorRunnerOptions {
   readonly leaseTtlMs?: number;
   /** First and longest wait before resubscribing after a drop. */
   readonly backoff?: { readonly initialMs: number; readonly maxMs: number };
-  /** How many times the same event may fail a projection's `evolve` before that projection is parked. */
+  /**
+   * How many times the same event may fail a projection's `evolve` before that projection is
+   * parked. Between attempts the projection waits alone (backoff as after a drop); the others fold on.
+   */
   readonly maxEventAttempts?: number;
   /** Every drop (the runner resubscribes by itself) and every parked projection. */
   readonly onError?: (error: unknown, context: { readonly projection?: string; readonly parked?: boolean }) => void;
@@ -31,15 +34,18 @@ export interface ProjectionStatus {
   readonly name: string;
   /**
    * `running`: this runner folds it; `waiting_for_lease`: another process holds it;
-   * `dropped`: the runner failed and will resubscribe; `parked`: one event keeps failing its
-   * `evolve` and the projection stopped alone.
+   * `dropped`: the runner failed and will resubscribe; `retrying`: an event failed its
+   * `evolve`, and the projection alone waits to try it again; `parked`: one event keeps failing
+   * it, and the projection stopped alone.
    */
-  readonly state: 'running' | 'waiting_for_lease' | 'dropped' | 'parked';
+  readonly state: 'running' | 'waiting_for_lease' | 'dropped' | 'retrying' | 'parked';
   /** The last position folded (its checkpoint), null before the first event. */
   readonly position: LogPosition | null;
   readonly error?: string;
-  /** The event a parked projection stopped at. */
+  /** The event a parked or retrying projection stopped at. */
   readonly failedEvent?: { readonly position: LogPosition; readonly type: string; readonly stream: string };
+  /** `retrying` only: the attempts made at the event, and how many park the projection. */
+  readonly attempts?: { readonly made: number; readonly max: number };
 }
 
 /** `evolve` or `targets` of one projection threw on one event. */
@@ -150,12 +156,15 @@ export const PROJECTOR_STATUS = 'projector_status';
  * catch-up-then-live subscription feeds the whole group; each batch of document changes is
  * written together with every projection's checkpoint and fenced by the leases, so a crash
  * never leaves a half-applied batch, a redelivered event is skipped by the position each
- * document records, and a worker whose lease lapsed cannot write.
+ * document records, and a worker whose lease lapsed cannot write. A batch larger than the
+ * store's bound (`batchLimit`) is written in several; checkpoints move only with what is written.
  *
  * It never stops by itself while it runs (Eventuous's model): any error of the store or the
  * subscription drops it; it stops renewing its leases, reports, waits with backoff and
- * resubscribes from the stored checkpoints. An event that keeps failing one projection's
- * `evolve` parks that projection alone; the others go on.
+ * resubscribes from the stored checkpoints. An event that fails one projection's `evolve`
+ * stops that projection alone, just before the event, while the others fold the rest of the
+ * batch and go on; it tries the event again after a backoff, and is parked when the event
+ * keeps failing it.
  */
 export class ProjectorRunner {
   private readonly owner: string;
@@ -175,7 +184,14 @@ export class ProjectorRunner {
   /** Last known positions of every projection, held or not (checkpoints read at claim time). */
   private readonly positions = new Map<string, LogPosition | null>();
   private readonly parked = new Map<string, { error: string; event: RecordedEvent }>();
+  /** Projections that failed on an event and wait, alone, to try it again. */
+  private readonly retrying = new Map<string, { error: string; event: RecordedEvent; attempts: number; at: number }>();
+  private retryTimer: NodeJS.Timeout | null = null;
+  /** Set when retrying projections are due: the fold restarts from the least advanced one, without a drop. */
+  private refollow = false;
   private readonly failures = new Map<string, number>();
+  /** Changes per store write: the store's bound, halved whenever the store finds a write too large. */
+  private changesPerWrite: number;
   private subscription: LogSubscription | null = null;
   private supervisor: Promise<void> | null = null;
   private leaseTimer: NodeJS.Timeout | null = null;
@@ -210,6 +226,16 @@ export class ProjectorRunner {
     this.leaseTtlMs = options.leaseTtlMs ?? 15_000;
     this.maxEventAttempts = options.maxEventAttempts ?? 3;
     this.backoff = new Backoff(options.backoff?.initialMs ?? 100, options.backoff?.maxMs ?? 5_000);
+    this.changesPerWrite = readModels.batchLimit?.changes ?? Infinity;
+    const owners = new Map<string, string>();
+    for (const definition of definitions) {
+      for (const spec of physicalCollectionSpecs(definition)) {
+        // A failing projection stops alone only if no other one writes its documents.
+        const other = owners.get(spec.name);
+        if (other) throw new Error(`Projections ${other} and ${checkpointName(definition)} both write the collection ${spec.name}`);
+        owners.set(spec.name, checkpointName(definition));
+      }
+    }
   }
 
   /** Names of the projections this runner holds and folds. */
@@ -241,8 +267,25 @@ export class ProjectorRunner {
         };
       }
       if (this.dropped) return { name, state: 'dropped', position, error: this.dropped.error };
+      const retrying = this.retrying.get(name);
+      if (retrying && held.has(name)) {
+        const { event } = retrying;
+        return {
+          name,
+          state: 'retrying',
+          position,
+          error: retrying.error,
+          failedEvent: { position: event.position, type: event.type, stream: event.streamName },
+          attempts: { made: retrying.attempts, max: this.maxEventAttempts },
+        };
+      }
       return { name, state: held.has(name) ? 'running' : 'waiting_for_lease', position };
     });
+  }
+
+  /** Where a projection parked by this runner stopped: it will not fold past it (null: not parked here). */
+  parkedAt(checkpoint: string): LogPosition | null {
+    return this.parked.get(checkpoint)?.event.position ?? null;
   }
 
   /** The newest position this runner knows a projection folded (held ones are exact). */
@@ -282,6 +325,7 @@ export class ProjectorRunner {
   async stop(): Promise<void> {
     this.stopped = true;
     this.stopRenewing();
+    if (this.retryTimer) clearTimeout(this.retryTimer);
     this.wakeSupervisor?.();
     await this.subscription?.close().catch(() => undefined);
     await this.supervisor?.catch(() => undefined);
@@ -324,22 +368,51 @@ export class ProjectorRunner {
   }
 
   private noteFailure(error: unknown): void {
-    const message = messageOf(error);
-    if (error instanceof ProjectionEventError) {
-      const key = `${error.projection}@${error.event.position}`;
-      const attempts = (this.failures.get(key) ?? 0) + 1;
-      this.failures.set(key, attempts);
-      if (attempts >= this.maxEventAttempts) {
-        this.parked.set(error.projection, { error: message, event: error.event });
-        this.options.onError?.(error, { projection: error.projection, parked: true });
-        void this.recordParked(error.projection).catch(() => undefined);
-        return;
-      }
-      this.options.onError?.(error, { projection: error.projection });
-    } else {
-      this.options.onError?.(error, {});
+    this.options.onError?.(error, {});
+    this.dropped = { error: messageOf(error), since: Date.now() };
+  }
+
+  /**
+   * One projection failed on an event (its `targets` or `evolve` threw): it stops there alone,
+   * while the others fold on, and tries the event again after a backoff; after
+   * `maxEventAttempts` failures on the same event it is parked.
+   */
+  private projectionFailed(error: ProjectionEventError): void {
+    const { projection, event } = error;
+    const key = `${projection}@${event.position}`;
+    const attempts = (this.failures.get(key) ?? 0) + 1;
+    this.failures.set(key, attempts);
+    this.retrying.delete(projection);
+    if (attempts >= this.maxEventAttempts) {
+      this.parked.set(projection, { error: messageOf(error), event });
+      this.options.onError?.(error, { projection, parked: true });
+      void this.recordParked(projection).catch(() => undefined);
+      // Writes waiting for it learn now that it will not get there.
+      this.notifyProgress();
+      this.markCaughtUpIfDone();
+      return;
     }
-    this.dropped = { error: message, since: Date.now() };
+    this.options.onError?.(error, { projection });
+    const { initialMs, maxMs } = this.options.backoff ?? { initialMs: 100, maxMs: 5_000 };
+    this.retrying.set(projection, { error: messageOf(error), event, attempts, at: Date.now() + Math.min(maxMs, initialMs * 2 ** (attempts - 1)) });
+    this.scheduleRetry();
+  }
+
+  /** Wakes the fold when the earliest retrying projection is due. */
+  private scheduleRetry(): void {
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    if (this.retrying.size === 0 || this.stopped) return;
+    const at = Math.min(...[...this.retrying.values()].map((r) => r.at));
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      const now = Date.now();
+      for (const [name, r] of this.retrying) if (r.at <= now) this.retrying.delete(name);
+      this.scheduleRetry();
+      // The fold restarts from where the due ones stand; the others skip what they folded.
+      this.refollow = true;
+      void this.subscription?.close();
+    }, Math.max(0, at - Date.now()));
   }
 
   /** Parked projections are written down so that API processes report them in /health. */
@@ -436,9 +509,12 @@ export class ProjectorRunner {
     const after = held.map(checkpointName);
     if (after.join(',') !== before) this.options.onLeasesChanged?.(after);
     this.slots = [];
+    this.changesPerWrite = this.readModels.batchLimit?.changes ?? Infinity;
+    const checkpoints = await this.readModels.getCheckpoints(this.definitions.map(checkpointName));
     for (const definition of this.definitions) {
       const name = checkpointName(definition);
-      this.positions.set(name, await this.readModels.getCheckpoint(name));
+      this.positions.set(name, checkpoints.get(name) ?? null);
+      if (!after.includes(name)) this.retrying.delete(name);
     }
     this.startedEmpty.clear();
     this.writtenIds = new WrittenIds();
@@ -469,13 +545,28 @@ export class ProjectorRunner {
    * nothing event by event), then follows it live, until the subscription ends or fails.
    */
   private async follow(): Promise<void> {
-    // Each slot skips what it already folded.
-    let from = this.slots.some((s) => s.position === null)
-      ? null
-      : this.slots.map((s) => s.position!).reduce((a, b) => (a < b ? a : b));
+    do {
+      this.refollow = false;
+      await this.followOnce();
+    } while (this.refollow && !this.stopped && !this.leaseSetChanged);
+  }
+
+  /** Whether a held projection folds now (not parked, not waiting for a retry). */
+  private folds(slot: Slot): boolean {
+    return !this.parked.has(slot.checkpoint) && !this.retrying.has(slot.checkpoint);
+  }
+
+  private async followOnce(): Promise<void> {
+    // From the least advanced projection that folds (each skips what it already folded); with
+    // none folding, from the most advanced one: nothing is folded until a retry is due.
+    const folding = this.slots.filter((s) => this.folds(s));
+    const positions = (folding.length ? folding : this.slots).map((s) => s.position);
+    const earlier = (a: LogPosition, b: LogPosition) => (a < b ? a : b);
+    const later = (a: LogPosition, b: LogPosition) => (a < b ? b : a);
+    let from = positions.includes(null) ? null : (positions as LogPosition[]).reduce(folding.length ? earlier : later);
     this.failure = null;
     for (;;) {
-      if (this.leaseSetChanged || this.stopped) return;
+      if (this.leaseSetChanged || this.stopped || this.refollow) return;
       if (this.failure) throw this.failure;
       const page = await this.events.readAll({ after: from, maxCount: this.caughtUpOnce ? this.catchUpPage : this.firstCatchUpPage });
       if (page.length === 0) break;
@@ -492,7 +583,7 @@ export class ProjectorRunner {
     this.markCaughtUpIfDone();
     const subscription = this.events.subscribeToAll({ after: from });
     this.subscription = subscription;
-    if (this.leaseSetChanged || this.stopped) await subscription.close();
+    if (this.leaseSetChanged || this.stopped || this.refollow) await subscription.close();
     const iterator = subscription[Symbol.asyncIterator]();
     let pending: Promise<IteratorResult<RecordedEvent>> | null = null;
     let batch: RecordedEvent[] = [];
@@ -528,8 +619,9 @@ export class ProjectorRunner {
 
   private async applyBatch(batch: readonly RecordedEvent[]): Promise<void> {
     const started = performance.now();
-    const slots = this.slots.filter((s) => !this.parked.has(s.checkpoint));
+    const slots = this.slots.filter((s) => this.folds(s));
     const fences: LeaseFence[] = this.slots.map((s) => ({ name: s.checkpoint, owner: this.owner }));
+    const limit = this.readModels.batchLimit;
     // The batch's documents by physical collection and id: read once, folded in memory, written together.
     const cache = new Map<string, Map<string, Cached>>();
     const documentsOf = (collection: string): Map<string, Cached> => {
@@ -538,9 +630,19 @@ export class ProjectorRunner {
       return documents;
     };
     let applied = 0;
-    let done = 0; // events of the batch already written (before a selection forced a flush)
+    let done = 0; // events of the batch already written (before a selection or the store's bound forced a flush)
     const documentsBy = new Map<string, number>();
+    /** The changes folded since the last flush, against the store's bound. */
+    const pending = { changes: 0, bytes: 0 };
+    /** Projections that failed in this batch: the index of the event they stopped at. */
+    const stoppedAt = new Map<Slot, number>();
 
+    /**
+     * Writes what is folded so far. Checkpoints move to the last event every projection folded
+     * whole: `upTo` (exclusive), or the event a failing projection stopped at. Documents may
+     * already reflect a later event than their projection's checkpoint (a flush within an
+     * event): redone, that event skips them by the position each records.
+     */
     const flush = async (upTo: number) => {
       const changes: DocumentChange[] = [];
       for (const [collection, documents] of cache) {
@@ -552,15 +654,22 @@ export class ProjectorRunner {
           c.dirty = false;
         }
       }
-      const last = batch[upTo - 1].position;
+      pending.changes = 0;
+      pending.bytes = 0;
       const checkpoints: Record<string, LogPosition> = {};
-      for (const slot of slots) if (positionAfter(last, slot.position)) checkpoints[slot.checkpoint] = last;
-      if (changes.length || Object.keys(checkpoints).length) await this.readModels.applyBatch(changes, checkpoints, fences);
-      for (const slot of slots) if (checkpoints[slot.checkpoint]) slot.position = last;
+      for (const slot of slots) {
+        const end = Math.min(upTo, stoppedAt.get(slot) ?? upTo);
+        if (end > 0 && positionAfter(batch[end - 1].position, slot.position)) checkpoints[slot.checkpoint] = batch[end - 1].position;
+      }
+      if (changes.length || Object.keys(checkpoints).length) await this.write(changes, checkpoints, fences);
+      for (const slot of slots) if (checkpoints[slot.checkpoint]) slot.position = checkpoints[slot.checkpoint];
       for (const [checkpoint, n] of documentsBy) this.count(checkpoint).documents += n;
       documentsBy.clear();
       done = upTo;
+      if (upTo < batch.length) this.notifyProgress();
     };
+    /** Whether the changes folded since the last flush reach the store's bound: then they are written, within an event if need be. */
+    const full = () => limit !== undefined && (pending.changes >= limit.changes || pending.bytes >= limit.bytes);
 
     // What each projection targets is pure, so it is known before anything is folded: the
     // documents named by key are then read with one query per collection, not one each.
@@ -611,35 +720,52 @@ export class ProjectorRunner {
       if (next === entry.document) return;
       entry.document = next === null || next._id === id ? next : { ...next, _id: id };
       entry.position = event.position;
-      if (!entry.dirty) documentsBy.set(slot.checkpoint, (documentsBy.get(slot.checkpoint) ?? 0) + 1);
+      if (!entry.dirty) {
+        documentsBy.set(slot.checkpoint, (documentsBy.get(slot.checkpoint) ?? 0) + 1);
+        pending.changes++;
+        // Sized once per write, as it first changes: a document rarely grows much within a batch.
+        if (limit) pending.bytes += entry.document ? JSON.stringify(entry.document).length : 64;
+      }
       entry.dirty = true;
       applied++;
     };
 
     for (const { index, slot, targets, failure } of steps) {
+      if (stoppedAt.has(slot)) continue;
       const event = batch[index];
       slot.stats.events++;
-      if (failure) throw new ProjectionEventError(slot.checkpoint, event, failure.error);
-      for (const target of targets) {
-        const documents = documentsOf(slot.collection(target.collection));
-        if (isRef(target)) {
-          // Not cached: it was not in the store when the batch began (read above, or known
-          // never written), and nothing in the batch has made it since.
-          let entry = documents.get(target.id);
-          if (!entry) documents.set(target.id, (entry = { document: null, position: null, dirty: false }));
-          fold(slot, event, target.collection, entry, target.id);
-          continue;
+      try {
+        if (failure) throw new ProjectionEventError(slot.checkpoint, event, failure.error);
+        for (const target of targets) {
+          const documents = documentsOf(slot.collection(target.collection));
+          if (isRef(target)) {
+            // Not cached: it was not in the store when the batch began (read above, or known
+            // never written), and nothing in the batch has made it since.
+            let entry = documents.get(target.id);
+            if (!entry) documents.set(target.id, (entry = { document: null, position: null, dirty: false }));
+            fold(slot, event, target.collection, entry, target.id);
+            if (full()) await flush(index);
+            continue;
+          }
+          // A selection reads the store, so everything folded so far must be in it first.
+          if (index > done) await flush(index);
+          const refs: string[] = [];
+          for (const stored of await this.readModels.findStored(slot.collection(target.collection), { where: target.where })) {
+            const id = stored.document._id;
+            const cached = documents.get(id);
+            if (!cached || !cached.dirty) documents.set(id, { document: stored.document, position: stored.position, dirty: false });
+            if (documents.get(id)!.document) refs.push(id);
+          }
+          for (const id of refs) {
+            fold(slot, event, target.collection, documents.get(id)!, id);
+            if (full()) await flush(index);
+          }
         }
-        // A selection reads the store, so everything folded so far must be in it first.
-        if (index > done) await flush(index);
-        const refs: string[] = [];
-        for (const stored of await this.readModels.findStored(slot.collection(target.collection), { where: target.where })) {
-          const id = stored.document._id;
-          const cached = documents.get(id);
-          if (!cached || !cached.dirty) documents.set(id, { document: stored.document, position: stored.position, dirty: false });
-          if (documents.get(id)!.document) refs.push(id);
-        }
-        for (const id of refs) fold(slot, event, target.collection, documents.get(id)!, id);
+      } catch (error) {
+        if (!(error instanceof ProjectionEventError)) throw error;
+        // This projection stops at the event, keeping what it folded before; the others go on.
+        stoppedAt.set(slot, index);
+        this.projectionFailed(error);
       }
     }
     await flush(batch.length);
@@ -654,6 +780,29 @@ export class ProjectorRunner {
     recordProjectorBatch(batch.length, (performance.now() - started) / 1000);
     this.options.onProgress?.(batch[batch.length - 1].position, applied);
     this.notifyProgress();
+  }
+
+  /**
+   * Writes a flush's changes, with its checkpoints in the last write: in parts of at most
+   * `changesPerWrite` changes, halved whenever the store finds a part too large for one
+   * transaction. Parts before the last move no checkpoint: a crash between them redoes the
+   * events, and the position each document records skips what was written.
+   */
+  private async write(changes: readonly DocumentChange[], checkpoints: Readonly<Record<string, LogPosition>>, fences: readonly LeaseFence[]): Promise<void> {
+    let start = 0;
+    for (;;) {
+      const end = Math.min(changes.length, start + this.changesPerWrite);
+      const last = end === changes.length;
+      try {
+        await this.readModels.applyBatch(start === 0 && last ? changes : changes.slice(start, end), last ? checkpoints : {}, fences);
+      } catch (error) {
+        if (!(error instanceof BatchTooLargeError) || end - start <= 1) throw error;
+        this.changesPerWrite = Math.max(1, Math.floor((end - start) / 2));
+        continue;
+      }
+      if (last) return;
+      start = end;
+    }
   }
 
   private count(checkpoint: string): { events: number; documents: number } {
@@ -676,6 +825,7 @@ export class ProjectorRunner {
 
   private reachedHeadAtStart(): boolean {
     const head = this.headAtStart;
+    // A retrying projection counts: it is caught up once it recovers, or is parked.
     const active = this.slots.filter((s) => !this.parked.has(s.checkpoint));
     return !(head !== null && active.some((s) => positionAfter(head, s.position)));
   }

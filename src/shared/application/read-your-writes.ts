@@ -1,14 +1,21 @@
 import { LogPosition } from '../domain/event';
 import { DomainError } from '../domain/errors';
 
+/**
+ * The projections a wait is for: named by checkpoint (`<name>_v<version>`), or those that
+ * fold any of the event types a write appended (`folding`: the read models it changed).
+ */
+export type AwaitedProjections = readonly string[] | { readonly folding: readonly string[] };
+
 /** Lets a write answer only once the read models reflect it. */
 export interface ReadYourWrites {
   /**
-   * Resolves once the named projections (checkpoint names `<name>_v<version>`; every
-   * projection when omitted) have folded the log up to `position`. Bounded in every
-   * deployment: past READ_YOUR_WRITES_TIMEOUT_MS it rejects with `projectionLagError`.
+   * Resolves once the projections awaited (every projection when omitted) have folded the log
+   * up to `position`. Bounded in every deployment: past READ_YOUR_WRITES_TIMEOUT_MS it rejects
+   * with `projectionLagError`; at once with `projectionParkedError` when one of them is parked
+   * short of `position` (it will not get there by itself).
    */
-  waitFor(position: LogPosition, projections?: readonly string[]): Promise<void>;
+  waitFor(position: LogPosition, projections?: AwaitedProjections): Promise<void>;
 }
 
 export const READ_YOUR_WRITES = Symbol('ReadYourWrites');
@@ -26,4 +33,18 @@ export const stoppedBeforeProjectedError = () =>
     'unavailable',
     'projection_lag',
     'The change was saved, but the server stopped before the read models reflected it; do not send it again, read it back shortly',
+  );
+
+/**
+ * A projection the answer reads stopped on an event it cannot fold (parked, see /health): the
+ * change is saved, and shows once an operator has repaired the projection; waiting longer would
+ * not change the answer.
+ */
+export const projectionParkedError = (projections: readonly string[]) =>
+  new DomainError(
+    'unavailable',
+    'projection_lag',
+    `The change was saved, but it is not yet readable: ${projections.length === 1 ? 'projection' : 'projections'} ${projections.join(', ')} ` +
+      `stopped on an event ${projections.length === 1 ? 'it' : 'they'} cannot fold (see /health) and ${projections.length === 1 ? 'shows' : 'show'} ` +
+      'nothing newer until repaired; do not send it again',
   );

@@ -1,5 +1,6 @@
 import { LogPosition } from '../domain/event';
 import {
+  BatchLimit,
   CollectionSpec,
   Document,
   DocumentChange,
@@ -22,6 +23,10 @@ export class VersionedReadModels implements ReadModelStore {
     private readonly inner: ReadModelStore,
     private readonly versions: ProjectionVersions,
   ) {}
+
+  get batchLimit(): BatchLimit | undefined {
+    return this.inner.batchLimit;
+  }
 
   private physical(collection: string): string {
     return this.versions.collection(collection);
@@ -73,6 +78,10 @@ export class VersionedReadModels implements ReadModelStore {
 
   getCheckpoint(projection: string): Promise<LogPosition | null> {
     return this.inner.getCheckpoint(projection);
+  }
+
+  getCheckpoints(projections: readonly string[]): Promise<Map<string, LogPosition>> {
+    return this.inner.getCheckpoints(projections);
   }
 
   reset(collections: readonly string[], projections: readonly string[]): Promise<void> {

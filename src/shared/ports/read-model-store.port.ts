@@ -39,7 +39,20 @@ export interface StoredDocument<D extends Document = Document> {
   readonly position: LogPosition;
 }
 
+/**
+ * The most one `applyBatch` should carry (MongoDB: what one transaction holds well within its
+ * time limit and the server's cache). A projector flushes a larger batch in several writes.
+ */
+export interface BatchLimit {
+  /** Document changes. */
+  readonly changes: number;
+  /** About this many bytes of documents (their JSON length). */
+  readonly bytes: number;
+}
+
 export interface ReadModelStore {
+  /** How much one `applyBatch` should carry; absent: any batch fits in one write (SQLite). */
+  readonly batchLimit?: BatchLimit;
   /**
    * Creates collections and their indexes if absent; idempotent. A store may defer the
    * secondary indexes of a collection it creates empty until `buildDeferredIndexes` (a
@@ -68,7 +81,11 @@ export interface ReadModelStore {
    *   (an older or equal one is skipped, not an error: redelivery is normal);
    * - a checkpoint only moves forward (an older position leaves it as it is);
    * - with `fences`, the whole batch is written only while each named lease is held by its
-   *   owner and not expired; otherwise it rejects with LeaseLostError and writes nothing.
+   *   owner and not expired; otherwise it rejects with LeaseLostError naming a lost lease and
+   *   writes nothing. All of a batch's fences are checked in one statement.
+   *
+   * A batch the store cannot hold in one transaction rejects with BatchTooLargeError: nothing
+   * is written, and the same changes split in smaller batches will do.
    */
   applyBatch(
     changes: readonly DocumentChange[],
@@ -76,11 +93,15 @@ export interface ReadModelStore {
     fences?: readonly LeaseFence[],
   ): Promise<void>;
   getCheckpoint(projection: string): Promise<LogPosition | null>;
+  /** The checkpoints of these projections in one query; one never moved (or reset) is absent. */
+  getCheckpoints(projections: readonly string[]): Promise<Map<string, LogPosition>>;
   /** Removes collections and the named checkpoints (a rebuild starts from nothing). */
   reset(collections: readonly string[], projections: readonly string[]): Promise<void>;
   /**
    * Takes or renews a lease so that one worker runs a projection; true when `owner` holds it
-   * until now + ttl. A lease that ran out may be taken by anyone.
+   * until now + ttl. A lease that ran out may be taken by anyone. A write that returns only
+   * after the expiry it wrote (it waited behind a long transaction) is written again, so a
+   * renewal never leaves the lease already expired.
    */
   acquireLease(name: string, owner: string, ttlMs: number): Promise<boolean>;
   releaseLease(name: string, owner: string): Promise<void>;
@@ -117,6 +138,14 @@ export class ReadModelWriteError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'ReadModelWriteError';
+  }
+}
+
+/** The store cannot hold the batch in one transaction: nothing was written; split it and write the parts. */
+export class BatchTooLargeError extends ReadModelWriteError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'BatchTooLargeError';
   }
 }
 

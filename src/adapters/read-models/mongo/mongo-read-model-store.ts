@@ -1,7 +1,10 @@
 import { AnyBulkWriteOperation, Collection, CreateIndexesOptions, Db, Filter, MongoClient, MongoServerError, SortDirection } from 'mongodb';
 import { acquireMongoClient } from '../../shared/shared-mongo-client';
+import { namesByOwner, takeOrRenewLease } from '../../shared/leases';
 import { LogPosition } from '../../../shared/domain/event';
 import {
+  BatchLimit,
+  BatchTooLargeError,
   CollectionSpec,
   Condition,
   Document,
@@ -67,6 +70,22 @@ const holdingValues = (paths: readonly string[]): Record<string, unknown> =>
   Object.fromEntries(paths.map((p) => [p, { $type: ['string', 'number', 'bool', 'object', 'array'] }]));
 
 /**
+ * What one batch transaction carries at most: well within the 60 s transaction lifetime and a
+ * small WiredTiger cache, and short enough that a lease renewal waiting behind it (a write to the
+ * lease document the transaction fenced) does not wait long.
+ */
+export const MONGO_BATCH_LIMIT: BatchLimit = { changes: 1_000, bytes: 8 * 1024 * 1024 };
+
+/** The server's refusals of a transaction that is too large, whatever its content: smaller ones will do. */
+const TOO_LARGE = new Set(['TransactionTooLargeForCache', 'TransactionExceededLifetimeLimitSeconds']);
+
+export interface MongoReadModelStoreOptions {
+  readonly batchLimit?: BatchLimit;
+  /** The clock leases are taken and fenced by (ms since the epoch); tests move it. */
+  readonly clock?: () => number;
+}
+
+/**
  * A whole-document replacement that happens only when `position` is later than the stored
  * one (or nothing is stored: the upsert then starts from `{_id}`), decided by the server in
  * the update itself. An upsert filtered on the position would instead fail with a duplicate
@@ -121,8 +140,10 @@ export class MongoReadModelStore implements ReadModelStore {
 
   /** Closes (or gives back) the client when the store closes. */
   private readonly releaseClient: () => Promise<void>;
+  readonly batchLimit: BatchLimit;
+  private readonly clock: () => number;
 
-  static async connect(uri: string, dbName = 'parley'): Promise<MongoReadModelStore> {
+  static async connect(uri: string, dbName = 'parley', options: MongoReadModelStoreOptions = {}): Promise<MongoReadModelStore> {
     const shared = await acquireMongoClient(uri);
     try {
       await requireReplicaSet(shared.client);
@@ -130,11 +151,13 @@ export class MongoReadModelStore implements ReadModelStore {
       await shared.release().catch(() => undefined);
       throw error;
     }
-    return new MongoReadModelStore(shared.client, dbName, shared.release);
+    return new MongoReadModelStore(shared.client, dbName, shared.release, options);
   }
 
   /** A client handed in is closed with the store unless `release` says otherwise. */
-  constructor(clientOrUri: MongoClient | string, dbName = 'parley', release?: () => Promise<void>) {
+  constructor(clientOrUri: MongoClient | string, dbName = 'parley', release?: () => Promise<void>, options: MongoReadModelStoreOptions = {}) {
+    this.batchLimit = options.batchLimit ?? MONGO_BATCH_LIMIT;
+    this.clock = options.clock ?? Date.now;
     this.client = typeof clientOrUri === 'string' ? new MongoClient(clientOrUri) : clientOrUri;
     this.releaseClient = release ?? (() => this.client.close());
     this.db = this.client.db(dbName);
@@ -249,6 +272,10 @@ export class MongoReadModelStore implements ReadModelStore {
       await this.applyInTransaction(changes, marks, fences);
     } catch (error) {
       if (error instanceof ReadModelWriteError || error instanceof LeaseLostError) throw error;
+      // Since MongoDB 6.2 these are not transient: a retry of the same transaction fails the same way.
+      if (error instanceof MongoServerError && TOO_LARGE.has(error.codeName ?? '')) {
+        throw new BatchTooLargeError(`The batch of ${changes.length} changes is too large for one transaction: ${error.message}`, { cause: error });
+      }
       throw new ReadModelWriteError(`The batch was not applied: ${(error as Error).message}`, { cause: error });
     }
   }
@@ -281,17 +308,23 @@ export class MongoReadModelStore implements ReadModelStore {
     try {
       await session.withTransaction(
         async () => {
-          const now = Date.now();
-          for (const { name, owner } of fences) {
-            // A write rather than a read: a takeover of the lease (acquireLease, outside any
+          const now = this.clock();
+          for (const [owner, names] of namesByOwner(fences)) {
+            // A write rather than a read: a takeover of a lease (acquireLease, outside any
             // transaction) then conflicts with this transaction instead of slipping past a
             // snapshot read. Whichever commits first wins; a retried callback sees the new owner.
-            const fenced = await this.leaseRows.updateOne(
-              { _id: name, owner, expiresAt: { $gte: now } },
+            const fenced = await this.leaseRows.updateMany(
+              { _id: { $in: names }, owner, expiresAt: { $gte: now } },
               { $inc: { fencedBatches: 1 } },
               { session },
             );
-            if (fenced.matchedCount === 0) throw new LeaseLostError(name, owner);
+            if (fenced.matchedCount !== names.length) {
+              const held = await this.leaseRows
+                .find({ _id: { $in: names }, owner, expiresAt: { $gte: now } }, { session, projection: { _id: 1 } })
+                .toArray();
+              const lost = names.find((name) => !held.some((row) => row._id === name)) ?? names[0];
+              throw new LeaseLostError(lost, owner);
+            }
           }
           for (const [collection, ops] of byCollection) {
             await this.rows(collection).bulkWrite(ops, { session, ordered: true });
@@ -317,6 +350,12 @@ export class MongoReadModelStore implements ReadModelStore {
     return (await this.checkpoints.findOne({ _id: projection }))?.position ?? null;
   }
 
+  async getCheckpoints(projections: readonly string[]): Promise<Map<string, LogPosition>> {
+    if (!projections.length) return new Map();
+    const rows = await this.checkpoints.find({ _id: { $in: [...projections] } }).toArray();
+    return new Map(rows.map((r) => [r._id, r.position]));
+  }
+
   /**
    * Drops cannot run in a transaction, so checkpoints go first: a crash half-way leaves old
    * documents with no checkpoint (a rebuild resets again), never a checkpoint over missing data.
@@ -336,20 +375,21 @@ export class MongoReadModelStore implements ReadModelStore {
   }
 
   async acquireLease(name: string, owner: string, ttlMs: number): Promise<boolean> {
-    const now = Date.now();
-    try {
-      // Matches only a lease we hold or one that ran out; when none matches, the upsert tries
-      // to insert a second row with the same _id and fails: someone else holds it.
-      const row = await this.leaseRows.findOneAndUpdate(
-        { _id: name, $or: [{ owner }, { expiresAt: { $lt: now } }] },
-        { $set: { owner, expiresAt: now + ttlMs } },
-        { upsert: true, returnDocument: 'after' },
-      );
-      return row?.owner === owner;
-    } catch (error) {
-      if (error instanceof MongoServerError && error.code === DUPLICATE_KEY) return false;
-      throw error;
-    }
+    return takeOrRenewLease(ttlMs, this.clock, async (now) => {
+      try {
+        // Matches only a lease we hold or one that ran out; when none matches, the upsert tries
+        // to insert a second row with the same _id and fails: someone else holds it.
+        const row = await this.leaseRows.findOneAndUpdate(
+          { _id: name, $or: [{ owner }, { expiresAt: { $lt: now } }] },
+          { $set: { owner, expiresAt: now + ttlMs } },
+          { upsert: true, returnDocument: 'after' },
+        );
+        return row?.owner === owner;
+      } catch (error) {
+        if (error instanceof MongoServerError && error.code === DUPLICATE_KEY) return false;
+        throw error;
+      }
+    });
   }
 
   async releaseLease(name: string, owner: string): Promise<void> {

@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { LogPosition } from '../../../shared/domain/event';
 import {
+  BatchLimit,
   CollectionSpec,
   Condition,
   Document,
@@ -15,6 +16,7 @@ import {
   StoredDocument,
 } from '../../../shared/ports/read-model-store.port';
 import { WRITER_CHECKPOINT_PAGES, WalCheckpointer } from '../../shared/sqlite-wal-checkpointer';
+import { namesByOwner, takeOrRenewLease } from '../../shared/leases';
 
 const NAME = /^[a-z][a-z0-9_]{0,62}$/;
 const table = (collection: string): string => {
@@ -36,6 +38,13 @@ export interface SqliteReadModelStoreOptions {
    * disk. A size bound for operators, and how fault tests fill the "disk" without a mount.
    */
   readonly maxPageCount?: number;
+  /**
+   * SQLite holds a batch of any size in one transaction, so none is set by default; a bound
+   * makes projectors split their batches as they do on MongoDB (tests exercise that here).
+   */
+  readonly batchLimit?: BatchLimit;
+  /** The clock leases are taken and fenced by (ms since the epoch); tests move it. */
+  readonly clock?: () => number;
 }
 
 /**
@@ -58,8 +67,12 @@ export class SqliteReadModelStore implements ReadModelStore {
    */
   private readonly deferred = new Set<string>();
   private readonly checkpointer: WalCheckpointer;
+  readonly batchLimit?: BatchLimit;
+  private readonly clock: () => number;
 
   constructor(file: string, options: SqliteReadModelStoreOptions = {}) {
+    this.batchLimit = options.batchLimit;
+    this.clock = options.clock ?? Date.now;
     this.db = new Database(file);
     // Larger pages make the index B-trees shallower: a rebuild's inserts cost about a sixth
     // less. It only takes effect on a new file (before WAL is set); older files keep theirs.
@@ -267,11 +280,13 @@ export class SqliteReadModelStore implements ReadModelStore {
       // The fences are read under the write lock (IMMEDIATE), and acquireLease writes under
       // the same lock, so no lease can change hands between the check and the commit.
       this.write(() => {
-        const now = Date.now();
-        for (const { name, owner } of fences) {
-          if (!this.prepared('SELECT 1 FROM leases WHERE name = ? AND owner = ? AND expires_at >= ?').get(name, owner, now)) {
-            throw new LeaseLostError(name, owner);
-          }
+        const now = this.clock();
+        for (const [owner, names] of namesByOwner(fences)) {
+          const held = this.prepared(
+            'SELECT name FROM leases WHERE owner = ? AND expires_at >= ? AND name IN (SELECT value FROM json_each(?))',
+          ).pluck().all(owner, now, JSON.stringify(names)) as string[];
+          const lost = names.find((name) => !held.includes(name));
+          if (lost !== undefined) throw new LeaseLostError(lost, owner);
         }
         for (const change of changes) {
           const writer = this.writer(change.collection);
@@ -299,6 +314,15 @@ export class SqliteReadModelStore implements ReadModelStore {
     return row?.position ?? null;
   }
 
+  async getCheckpoints(projections: readonly string[]): Promise<Map<string, LogPosition>> {
+    if (!projections.length) return new Map();
+    this.recover();
+    const rows = this.prepared('SELECT name, position FROM checkpoints WHERE name IN (SELECT value FROM json_each(?))').all(
+      JSON.stringify(projections),
+    ) as { name: string; position: string }[];
+    return new Map(rows.map((r) => [r.name, r.position]));
+  }
+
   async reset(collections: readonly string[], projections: readonly string[]): Promise<void> {
     this.write(() => {
       for (const c of collections) {
@@ -312,14 +336,15 @@ export class SqliteReadModelStore implements ReadModelStore {
   }
 
   async acquireLease(name: string, owner: string, ttlMs: number): Promise<boolean> {
-    this.recover();
-    const now = Date.now();
-    const info = this.prepared(
-      `INSERT INTO leases (name, owner, expires_at) VALUES (?, ?, ?)
-       ON CONFLICT(name) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
-       WHERE leases.owner = excluded.owner OR leases.expires_at < ?`,
-    ).run(name, owner, now + ttlMs, now);
-    return info.changes > 0;
+    return takeOrRenewLease(ttlMs, this.clock, async (now) => {
+      this.recover();
+      const info = this.prepared(
+        `INSERT INTO leases (name, owner, expires_at) VALUES (?, ?, ?)
+         ON CONFLICT(name) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
+         WHERE leases.owner = excluded.owner OR leases.expires_at < ?`,
+      ).run(name, owner, now + ttlMs, now);
+      return info.changes > 0;
+    });
   }
 
   async releaseLease(name: string, owner: string): Promise<void> {

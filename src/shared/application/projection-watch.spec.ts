@@ -1,0 +1,113 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SqliteReadModelStore } from '../../adapters/read-models/sqlite/sqlite-read-model-store';
+import { ALL_PROJECTIONS } from '../../../projections';
+import { checkpointName } from '../../../projections/projection';
+import { LogPosition } from '../domain/event';
+import { DomainError } from '../domain/errors';
+import { PROJECTOR_STATUS } from './projector-runner';
+import { ProjectionVersions } from './projection-versions';
+import { ProjectionWatch } from './projection-watch';
+
+const pos = (i: number): LogPosition => String(i).padStart(20, '0');
+const ALL = ALL_PROJECTIONS.map(checkpointName);
+
+/** The real store, counting how stored checkpoints are read (to show the cost of a poll, not to mock). */
+class CountingCheckpoints extends SqliteReadModelStore {
+  single = 0;
+  batched: string[][] = [];
+  override async getCheckpoint(projection: string) {
+    this.single++;
+    return super.getCheckpoint(projection);
+  }
+  override async getCheckpoints(projections: readonly string[]) {
+    this.batched.push([...projections]);
+    return super.getCheckpoints(projections);
+  }
+}
+
+const eventually = async (check: () => boolean, what: string) => {
+  const deadline = Date.now() + 10_000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`not within 10 s: ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+};
+
+/** How a wait ended: `resolved`, or the error's reason and description. */
+const outcome = (wait: Promise<void>) =>
+  wait.then(
+    () => 'resolved',
+    (error: unknown) => (error instanceof DomainError ? `${error.reason}: ${error.description}` : String(error)),
+  );
+
+describe('ProjectionWatch in a process that folds nothing itself (an API process beside workers)', () => {
+  let dir: string;
+  let store: CountingCheckpoints;
+  const watches: ProjectionWatch[] = [];
+  const watch = (timeoutMs = 600_000, versions?: ProjectionVersions) => {
+    const w = new ProjectionWatch(store, ALL, null, timeoutMs, 10, versions);
+    watches.push(w);
+    return w;
+  };
+  const moveAll = (to: LogPosition, except: readonly string[] = []) =>
+    store.applyBatch([], Object.fromEntries(ALL.filter((n) => !except.includes(n)).map((n) => [n, to])));
+  const park = (checkpoint: string) =>
+    store.applyBatch(
+      [{ collection: PROJECTOR_STATUS, kind: 'put', document: { _id: checkpoint, state: 'parked', error: 'malformed', event_position: pos(4) }, position: pos(4) }],
+      {},
+    );
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'parley-watch-'));
+    store = new CountingCheckpoints(join(dir, 'read-models.sqlite'));
+    await store.ensureCollections([{ name: PROJECTOR_STATUS }]);
+  });
+  afterEach(async () => {
+    for (const w of watches.splice(0)) w.close();
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('reads every stored checkpoint in one query per poll, however many projections and waits', async () => {
+    await moveAll(pos(1));
+    const w = watch();
+    const waits = [w.waitFor(pos(5)), w.waitFor(pos(5)), w.waitFor(pos(3), ['users_v1'])];
+    await eventually(() => store.batched.length + store.single >= 5, 'a few polls');
+    await moveAll(pos(5));
+    expect(await Promise.all(waits.map(outcome))).toEqual(['resolved', 'resolved', 'resolved']);
+    expect(store.single).toBe(0);
+    for (const names of store.batched) expect(names.sort()).toEqual([...ALL].sort());
+  });
+
+  it('ends a wait on a projection another process parked at once, saying the change is saved; waits again once the note is gone', async () => {
+    await moveAll(pos(3));
+    await park('users_v1');
+    const w = watch();
+    expect(await outcome(w.waitFor(pos(5), ['users_v1', 'rooms_v1']))).toMatch(
+      /^projection_lag: The change was saved, but it is not yet readable: projection users_v1 stopped on an event it cannot fold \(see \/health\)/,
+    );
+    // Repaired (its worker took it on again): the next wait reads the notes afresh and waits.
+    await store.applyBatch([{ collection: PROJECTOR_STATUS, kind: 'delete', id: 'users_v1' }], {});
+    const wait = outcome(w.waitFor(pos(5), ['users_v1']));
+    await eventually(() => store.batched.length >= 3, 'the wait polls');
+    await moveAll(pos(5));
+    expect(await wait).toBe('resolved');
+  });
+
+  it('a write waits for the projections that fold what it appended: not for a parked one that does not, nor for the audit index', async () => {
+    await moveAll(pos(3));
+    await park('users_v1');
+    const versions = new ProjectionVersions(ALL_PROJECTIONS, (name) => w.positionOf(name));
+    const w = watch(600_000, versions);
+    await w.refresh();
+    const roomCreated = outcome(w.waitFor(pos(5), { folding: ['RoomCreated', 'RoomMembersAdded'] }));
+    await eventually(() => store.batched.length >= 3, 'the wait polls');
+    // Everything but the users projection and the audit index reaches the write.
+    await moveAll(pos(5), ['users_v1', 'audit_index_v2']);
+    expect(await roomCreated).toBe('resolved');
+    expect(await outcome(w.waitFor(pos(5), { folding: ['UserCreated'] }))).toMatch(/^projection_lag: The change was saved, but it is not yet readable: projection users_v1/);
+    expect(versions.foldingCheckpoints(['RoomCreated', 'RoomMembersAdded']).slice().sort()).toEqual(['room_memberships_v1', 'rooms_v1']);
+  });
+});
