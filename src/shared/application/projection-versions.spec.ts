@@ -1,6 +1,3 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { SqliteEventStore } from '../../adapters/event-store/sqlite/sqlite-event-store';
 import { SqliteReadModelStore } from '../../adapters/read-models/sqlite/sqlite-read-model-store';
 import { ProjectionDefinition } from '../../../projections/projection';
@@ -9,6 +6,7 @@ import { ProjectorRunner } from './projector-runner';
 import { ProjectionVersions } from './projection-versions';
 import { ProjectionWatch } from './projection-watch';
 import { VersionedReadModels } from './versioned-read-models';
+import { openSqliteStores, SqliteStores } from '../../../test/support/sqlite-stores';
 
 const meta = { occurred_at: '2026-01-01T00:00:00.000Z' };
 
@@ -31,19 +29,11 @@ const eventually = async (check: () => Promise<boolean>) => {
 };
 
 describe('projection versions: a bumped version builds beside the serving one, then reads switch', () => {
-  let dir: string;
+  let stores: SqliteStores;
   let events: SqliteEventStore;
   let store: SqliteReadModelStore;
-  beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'parley-versions-'));
-    events = new SqliteEventStore(join(dir, 'events.sqlite'));
-    store = new SqliteReadModelStore(join(dir, 'read-models.sqlite'));
-  });
-  afterEach(async () => {
-    await events.close();
-    await store.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  beforeEach(() => ({ events, readModels: store } = stores = openSqliteStores('parley-versions-')));
+  afterEach(() => stores.close());
 
   it('serves the old version while the new one cannot build, and the new one once it has caught up', async () => {
     for (let i = 0; i < 50; i++) {

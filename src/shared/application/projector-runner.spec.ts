@@ -1,5 +1,3 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteEventStore } from '../../adapters/event-store/sqlite/sqlite-event-store';
 import { SqliteReadModelStore } from '../../adapters/read-models/sqlite/sqlite-read-model-store';
@@ -13,26 +11,18 @@ import { usersProjection } from '../../../projections/users/users.projection';
 import { BatchTooLargeError, DocumentChange, LeaseFence } from '../ports/read-model-store.port';
 import { ProjectorRunner } from './projector-runner';
 import { ProjectionWatch } from './projection-watch';
+import { openSqliteStores, SqliteStores } from '../../../test/support/sqlite-stores';
 
 /** The runner writes to versioned collections; this spec reads the store underneath. */
 const PHYSICAL_USERS = physicalCollection(USERS, 1);
 const meta = { occurred_at: '2026-01-01T00:00:00.000Z' };
 
 describe('ProjectorRunner over SQLite', () => {
-  let dir: string;
+  let stores: SqliteStores;
   let events: SqliteEventStore;
   let readModels: SqliteReadModelStore;
-
-  beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'parley-runner-'));
-    events = new SqliteEventStore(join(dir, 'events.sqlite'));
-    readModels = new SqliteReadModelStore(join(dir, 'read-models.sqlite'));
-  });
-  afterEach(async () => {
-    await events.close();
-    await readModels.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  beforeEach(() => ({ events, readModels } = stores = openSqliteStores('parley-runner-')));
+  afterEach(() => stores.close());
 
   const seed = async () => {
     await events.append('user-acme.ann', [{ type: 'UserCreated', data: { id: 'ann', name: 'A', created_at: 't1' }, metadata: meta }], 'no_stream');
@@ -149,7 +139,7 @@ describe('ProjectorRunner over SQLite', () => {
 
   it('folds a whole page into the same documents and checkpoints as one event at a time', async () => {
     await seedVaried();
-    const byEvent = new SqliteReadModelStore(join(dir, 'by-event.sqlite'));
+    const byEvent = new SqliteReadModelStore(join(stores.dir, 'by-event.sqlite'));
     try {
       for (const [store, catchUpPage] of [[readModels, 1_000], [byEvent, 1]] as const) {
         const runner = new ProjectorRunner(events, store, ALL_PROJECTIONS, { catchUpPage });
@@ -204,9 +194,9 @@ describe('ProjectorRunner over SQLite', () => {
   it("splits its writes at the store's bound, within an event if need be, into the same documents and checkpoints", async () => {
     await seedVaried();
     const errors: unknown[] = [];
-    const byCount = new NotingStore(join(dir, 'by-count.sqlite'), { batchLimit: { changes: 2, bytes: 1_000_000 } });
-    const byBytes = new NotingStore(join(dir, 'by-bytes.sqlite'), { batchLimit: { changes: 1_000, bytes: 600 } });
-    const whole = new NotingStore(join(dir, 'whole.sqlite'));
+    const byCount = new NotingStore(join(stores.dir, 'by-count.sqlite'), { batchLimit: { changes: 2, bytes: 1_000_000 } });
+    const byBytes = new NotingStore(join(stores.dir, 'by-bytes.sqlite'), { batchLimit: { changes: 1_000, bytes: 600 } });
+    const whole = new NotingStore(join(stores.dir, 'whole.sqlite'));
     try {
       for (const store of [byCount, byBytes, whole]) await foldAll(store, errors);
       expect(errors).toEqual([]);
@@ -232,9 +222,9 @@ describe('ProjectorRunner over SQLite', () => {
   it('halves its writes when the store refuses one as too large, without dropping, into the same documents', async () => {
     await seedVaried();
     const errors: unknown[] = [];
-    const refusing = new NotingStore(join(dir, 'refusing.sqlite'));
+    const refusing = new NotingStore(join(stores.dir, 'refusing.sqlite'));
     refusing.refuseOver = 3;
-    const whole = new NotingStore(join(dir, 'whole.sqlite'));
+    const whole = new NotingStore(join(stores.dir, 'whole.sqlite'));
     try {
       for (const store of [refusing, whole]) await foldAll(store, errors);
       expect(errors).toEqual([]);
@@ -309,20 +299,11 @@ describe('ProjectorRunner over SQLite', () => {
 });
 
 describe('ProjectorRunner: a failing projection stops alone (real SQLite)', () => {
-  let dir: string;
+  let stores: SqliteStores;
   let events: SqliteEventStore;
   let readModels: SqliteReadModelStore;
-
-  beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'parley-runner-failing-'));
-    events = new SqliteEventStore(join(dir, 'events.sqlite'));
-    readModels = new SqliteReadModelStore(join(dir, 'read-models.sqlite'));
-  });
-  afterEach(async () => {
-    await events.close();
-    await readModels.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  beforeEach(() => ({ events, readModels } = stores = openSqliteStores('parley-runner-failing-')));
+  afterEach(() => stores.close());
 
   /** Counts `Boom` events per stream; one with `bad` data fails its evolve every time. */
   const fragile: ProjectionDefinition = {
