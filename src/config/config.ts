@@ -218,7 +218,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ParleyConfig {
     metricsPort: integerVariable(env, 'METRICS_PORT', PORT),
     rateLimits: {
       perUser: integerVariable(env, 'RATE_LIMIT_PER_USER', REQUESTS, 500),
-      perInstance: integerVariable(env, 'RATE_LIMIT_PER_INSTANCE', REQUESTS, 20_000),
+      // Off by default: one instance's traffic is the deployment's own to size (a multi-tenant knob).
+      perInstance: integerVariable(env, 'RATE_LIMIT_PER_INSTANCE', REQUESTS, 0),
       windowMs: integerVariable(env, 'RATE_LIMIT_WINDOW_MS', MILLISECONDS(100, 3_600_000), 10_000),
       su: booleanVariable(env, 'RATE_LIMIT_SU', false),
     },

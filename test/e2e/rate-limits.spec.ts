@@ -131,9 +131,25 @@ describe('rate limits set to 0', () => {
   });
 });
 
+describe('the per-instance limit by default', () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    // Only the per-user limit switched off: whatever still limits comes from the defaults.
+    s = await startTestServer({ env: { RATE_LIMIT_PER_USER: '0' } });
+    await s.request('POST', s.chat('/users'), { body: { id: 'ann', name: 'Ann' } });
+  });
+  afterAll(() => s.close());
+
+  it('is off: a busy instance is limited by nothing but its users\' own allowances', async () => {
+    const res = await s.request('GET', s.chat('/users/ann'), { token: s.token({ sub: 'ann' }) });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-ratelimit-limit')).toBeNull();
+  });
+});
+
 describe('rate limit settings', () => {
-  it('default to 500 per user and 20,000 per instance in 10 s windows, su exempt', () => {
-    expect(loadConfig({}).rateLimits).toEqual({ perUser: 500, perInstance: 20_000, windowMs: 10_000, su: false });
+  it('default to 500 per user in 10 s windows, no per-instance limit, su exempt', () => {
+    expect(loadConfig({}).rateLimits).toEqual({ perUser: 500, perInstance: 0, windowMs: 10_000, su: false });
     expect(loadConfig({ RATE_LIMIT_SU: 'true' }).rateLimits.su).toBe(true);
   });
 
