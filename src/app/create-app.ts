@@ -18,6 +18,7 @@ import { AccessTokenVerifier } from '../modules/instances/authentication/access-
 import { PinoNestLogger } from '../infrastructure/logger';
 import { registerRequestId, requestIdOptions } from '../shared/http/request-id';
 import { registerAccessLog } from '../shared/http/access-log';
+import { registerUnreadBodyDrain, UnreadBodies } from '../shared/http/unread-body-drain';
 import { Readiness } from '../modules/health/readiness';
 import { beamsErrorFor } from '../modules/beams/beams-routes';
 import { PresenceTracker } from '../modules/presence/presence-tracker';
@@ -97,6 +98,8 @@ class RequestDrain {
 interface BuiltApp {
   readonly app: NestFastifyApplication;
   readonly requests: RequestDrain;
+  /** Bodies of refused requests still being read so that their clients can read the answer. */
+  readonly unreadBodies: UnreadBodies;
   readonly streams: OpenStreams;
 }
 
@@ -120,6 +123,7 @@ async function createApp(runtime: Runtime): Promise<BuiltApp> {
   const fastify = adapter.getInstance();
   registerRequestId(fastify);
   registerAccessLog(fastify, runtime.logger);
+  const unreadBodies = registerUnreadBodyDrain(fastify);
   const requests = new RequestDrain(fastify);
   // The Pusher SDKs and feeds clients open streams with the custom verb SUBSCRIBE.
   fastify.addHttpMethod('SUBSCRIBE');
@@ -140,7 +144,7 @@ async function createApp(runtime: Runtime): Promise<BuiltApp> {
   app.get(OpenApiDocument).build(app);
   // No app.enableShutdownHooks(): Nest would close the modules on SIGTERM under the requests
   // still in flight. The process's signal handler calls RunningServer.close, which drains first.
-  return { app, requests, streams };
+  return { app, requests, unreadBodies, streams };
 }
 
 /**
@@ -177,7 +181,7 @@ export async function bootstrapInstance(app: NestFastifyApplication, runtime: Ru
 
 /** Starts the HTTP listener and, when configured, an HTTPS listener serving the same app. */
 export async function startServer(runtime: Runtime, hooks: { beforeListen?: () => Promise<void> } = {}): Promise<RunningServer> {
-  const { app, requests, streams } = await createApp(runtime);
+  const { app, requests, unreadBodies, streams } = await createApp(runtime);
   await app.init();
   await bootstrapInstance(app, runtime);
   const { config } = runtime;
@@ -213,6 +217,8 @@ export async function startServer(runtime: Runtime, hooks: { beforeListen?: () =
     readiness.state = 'stopping';
     runtime.logger.info('draining: refusing new requests, ending open streams, answering the requests in flight');
     const answered = requests.begin();
+    // A refused request waiting for the rest of its body is answered now, not when the body has come.
+    unreadBodies.stopWaiting();
     // Before the streams end: their users reconnect at once, so watchers here hear no "offline" for them.
     const presenceStopped = app.get(PresenceTracker).stop();
     streams.endAll(ENDED_BY_DRAIN);
