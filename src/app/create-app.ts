@@ -17,7 +17,7 @@ import { registerRateLimits } from '../shared/http/rate-limit';
 import { AccessTokenVerifier } from '../modules/instances/authentication/access-token';
 import { PinoNestLogger } from '../infrastructure/logger';
 import { registerRequestId, requestIdOptions } from '../shared/http/request-id';
-import { registerAccessLog } from '../shared/http/access-log';
+import { registerAccessLog, WebSocketAccessLog } from '../shared/http/access-log';
 import { registerUnreadBodyDrain, UnreadBodies } from '../shared/http/unread-body-drain';
 import { Readiness } from '../modules/health/readiness';
 import { beamsErrorFor } from '../modules/beams/beams-routes';
@@ -185,7 +185,7 @@ export async function startServer(runtime: Runtime, hooks: { beforeListen?: () =
   await app.init();
   await bootstrapInstance(app, runtime);
   const { config } = runtime;
-  const bridge = new WebSocketBridge(app.get(SubscriptionRoutes));
+  const bridge = new WebSocketBridge(app.get(SubscriptionRoutes), new WebSocketAccessLog(runtime.logger));
   // A page on an origin CORS_ORIGINS does not allow may not open /ws either.
   const originAllowed = (request: IncomingMessage) => upgradeOriginAllowed(config.corsOrigins, request);
   bridge.attach(app.getHttpServer(), originAllowed);

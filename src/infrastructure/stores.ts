@@ -1,6 +1,6 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ParleyConfig } from '../config/config';
+import { makePrivateDir } from '../shared/files/private-files';
 import { EventStore } from '../shared/ports/event-store.port';
 import { ReadModelStore } from '../shared/ports/read-model-store.port';
 import { EphemeralBus } from '../shared/ports/ephemeral-bus.port';
@@ -25,7 +25,7 @@ export interface Stores {
 /** EventStoreDB and MongoDB when their addresses are set, each independently; SQLite files otherwise. */
 export async function openStores(config: ParleyConfig): Promise<Stores> {
   const needsDir = !config.eventStoreConnectionString || !config.mongodbUri;
-  if (needsDir) mkdirSync(config.dataDir, { recursive: true });
+  if (needsDir) makePrivateDir(config.dataDir, { tightenExisting: true });
   // The production drivers load only when chosen: the embedded default starts without them.
   const events: EventStore = config.eventStoreConnectionString
     ? new (await import('../adapters/event-store/esdb/esdb-event-store')).EsdbEventStore(config.eventStoreConnectionString)

@@ -74,6 +74,13 @@ export class SubscriptionRoutes {
     return this.routes.map((route) => route.pattern);
   }
 
+  /** The pattern serving a subscription path, for logs ('unmatched' when none does): never the path itself. */
+  routeOf(url: string): string {
+    const path = url.split('?', 1)[0];
+    const found = isPercentDecodable(path) ? this.router.find('SUBSCRIBE', path) : null;
+    return found ? this.routes[(found.store as { index: number }).index].pattern : 'unmatched';
+  }
+
   /** The roles module checks every authenticated subscription through this. */
   authorizeWith(authorizer: SubscriptionAuthorizer): void {
     this.authorizer = authorizer;

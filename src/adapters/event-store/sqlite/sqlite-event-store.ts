@@ -21,6 +21,7 @@ import { PollingFeed } from '../../shared/closeable-feed';
 import { WRITER_CHECKPOINT_PAGES, WalCheckpointer } from '../../shared/sqlite-wal-checkpointer';
 import { sqliteRoomFor } from '../../shared/sqlite-room';
 import { messageOf } from '../../../shared/domain/errors';
+import { makePrivateDatabaseFile } from '../../../shared/files/private-files';
 
 export interface SqliteEventStoreOptions {
   /**
@@ -138,6 +139,7 @@ export class SqliteEventStore implements EventStore {
     private readonly file: string,
     options: SqliteEventStoreOptions = {},
   ) {
+    makePrivateDatabaseFile(file);
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
     // The commit's own fsync is ours, off the event loop (see the class comment); NORMAL still
