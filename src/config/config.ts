@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import type { CorsOrigins } from '../shared/http/cors';
+import { parseWebhookAllowedHosts } from '../shared/webhooks/webhook-targets';
 
 /** Every setting Parley reads, from the environment (see the README's configuration table). */
 export interface ParleyConfig {
@@ -51,6 +52,8 @@ export interface ParleyConfig {
   readonly beamsWebPushHosts: readonly string[];
   /** Chat, roles, cursors and files API requests allowed per window (0: no limit), and whether su tokens count. */
   readonly rateLimits: { readonly perUser: number; readonly perInstance: number; readonly windowMs: number; readonly su: boolean };
+  /** WEBHOOK_ALLOWED_HOSTS: the non-public webhook targets allowed (host names, `host:port`, IP addresses, CIDR ranges). */
+  readonly webhookAllowedHosts: readonly string[];
   /** METRICS_TOKEN: the Bearer token GET /metrics requires; unset, /metrics answers 404. */
   readonly metricsToken?: string;
   /** METRICS_PORT (projector workers only): serve GET /metrics on this port; unset, a worker listens on nothing. */
@@ -213,6 +216,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ParleyConfig {
       : undefined,
     beamsVapidSubject,
     beamsWebPushHosts: webPushHostsVariable(env),
+    webhookAllowedHosts: webhookAllowedHostsVariable(env),
     ...beamsProviderVariables(env),
     metricsToken: env.METRICS_TOKEN || undefined,
     metricsPort: integerVariable(env, 'METRICS_PORT', PORT),
@@ -246,6 +250,17 @@ function webPushHostsVariable(env: NodeJS.ProcessEnv): readonly string[] {
     throw new ConfigError(`BEAMS_WEB_PUSH_HOSTS must be a comma-separated list of host names, each optionally starting with "*.", got "${bad}"`);
   }
   return hosts;
+}
+
+/** Outgoing webhooks may reach non-public addresses only where the operator says so. */
+function webhookAllowedHostsVariable(env: NodeJS.ProcessEnv): readonly string[] {
+  try {
+    return parseWebhookAllowedHosts(env.WEBHOOK_ALLOWED_HOSTS);
+  } catch (error) {
+    throw new ConfigError(
+      `WEBHOOK_ALLOWED_HOSTS must be a comma-separated list of host names, IP addresses and CIDR ranges, each with an optional :port (e.g. hooks.internal, 10.0.0.0/8, [::1]:9000), got "${(error as Error).message}"`,
+    );
+  }
 }
 
 /** The APNs and FCM settings: each provider is off unless its key file is set, and then needs all its settings. */
