@@ -3,12 +3,15 @@ import FindMyWay from 'find-my-way';
 import { badRequest, DomainError, notFound } from '../../shared/domain/errors';
 import { EventChannel } from '../../shared/subscriptions/event-channel';
 import { AccessTokenVerifier, RequestActor } from '../instances/authentication/access-token';
+import { SubscriptionCaps, SubscriptionOrigin } from './subscription-caps';
 
 export interface SubscriptionRequest {
   /** Path and query, e.g. `/services/chatkit/v6/acme/rooms/r1?message_limit=10`. */
   readonly url: string;
   /** Request headers (HTTP) or the headers of a WebSocket SUBSCRIBE frame, in any letter case. */
   readonly headers: Readonly<Record<string, unknown>>;
+  /** Its connection and client address, which the caps on open subscriptions count. */
+  readonly origin: SubscriptionOrigin;
 }
 
 export interface SubscriptionContext {
@@ -61,7 +64,10 @@ export class SubscriptionRoutes {
   private readonly routes: Route[] = [];
   private authorizer: SubscriptionAuthorizer | null = null;
 
-  constructor(private readonly verifier: AccessTokenVerifier) {}
+  constructor(
+    private readonly verifier: AccessTokenVerifier,
+    private readonly caps: SubscriptionCaps,
+  ) {}
 
   /** `pattern` uses `:param` segments and must contain `:instanceId` when `authenticate` is true. */
   register(pattern: string, handler: SubscriptionHandler, options: { authenticate?: boolean } = {}): void {
@@ -101,7 +107,10 @@ export class SubscriptionRoutes {
     const actor = route.authenticate
       ? await this.verifier.verify(headers.authorization, params.instanceId)
       : ({ instanceId: params.instanceId, keyId: '', su: false } as RequestActor);
+    // Refused (429) before anything is opened; its place is given back when the channel closes.
+    const release = this.caps.take(request.origin, route.authenticate ? actor : 'anonymous');
     const channel = new EventChannel();
+    channel.onClose(release);
     const context = { params, query: new URLSearchParams(search), headers, lastEventId: headers['last-event-id'], actor };
     try {
       if (route.authenticate && this.authorizer) await this.authorizer(route.pattern, context, channel);

@@ -5,6 +5,8 @@ import { EventChannel, WireEvent, writeAllQueued } from '../../shared/subscripti
 import type { AccessTokenVerifier } from '../instances/authentication/access-token';
 import { SubscriptionRoutes } from './subscription-routes';
 import { WebSocketBridge } from './websocket-bridge.transport';
+import { SubscriptionCaps } from './subscription-caps';
+import { loadConfig } from '../../config/config';
 
 /**
  * The bridge writes event frames itself (built once per event and subscription id, straight
@@ -22,7 +24,7 @@ describe('WebSocketBridge event frames, read by a real ws client', () => {
 
   beforeAll(async () => {
     // Only routes without authentication are served here: the verifier is never asked.
-    const routes = new SubscriptionRoutes(undefined as unknown as AccessTokenVerifier);
+    const routes = new SubscriptionRoutes(undefined as unknown as AccessTokenVerifier, new SubscriptionCaps(loadConfig({}).subscriptionCaps));
     routes.register(
       '/test/:name',
       async (context, channel) => {

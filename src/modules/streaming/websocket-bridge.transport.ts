@@ -17,6 +17,7 @@ import {
 import type { DomainError } from '../../shared/domain/errors';
 import { endWithError, OpenStreams } from './http-subscribe.transport';
 import { SubscriptionRoutes } from './subscription-routes';
+import type { SubscriptionOrigin } from './subscription-caps';
 import { countOpenStreams } from '../../shared/observability/metrics';
 
 const SUBSCRIBE = 100;
@@ -129,6 +130,8 @@ class SocketOutbox implements QueuedFrames {
 /** One /ws connection, as its access-log lines name it. */
 interface Connection {
   readonly requestId: string;
+  /** The socket and client address, which the caps on open subscriptions count. */
+  readonly origin: SubscriptionOrigin;
   /** Subscriptions opened on it so far. */
   opened: number;
   /** Why each of its subscriptions is ending, set just before its channel closes. */
@@ -150,13 +153,24 @@ export class WebSocketBridge implements OpenStreams {
   /** Each upgrade request's id: echoed on the 101 answer and named by every access-log line of its connection. */
   private readonly requestIds = new WeakMap<IncomingMessage, string>();
 
+  private readonly accessLog: WebSocketAccessLog | null;
+  private readonly clientAddress: (request: IncomingMessage) => string;
+
   constructor(
     private readonly routes: SubscriptionRoutes,
-    private readonly accessLog: WebSocketAccessLog | null = null,
-    heartbeatMs = 30_000,
+    options: {
+      /** Where connections and their subscriptions are logged. */
+      readonly accessLog?: WebSocketAccessLog;
+      /** The client address of an upgrade request (TRUST_PROXY), which caps on anonymous subscriptions count. */
+      readonly clientAddress?: (request: IncomingMessage) => string;
+      readonly heartbeatMs?: number;
+    } = {},
   ) {
+    this.accessLog = options.accessLog ?? null;
+    this.clientAddress = options.clientAddress ?? ((request) => request.socket.remoteAddress ?? '');
+    const heartbeatMs = options.heartbeatMs ?? 30_000;
     this.wss.on('headers', (headers, request) => headers.push(`${REQUEST_ID_HEADER}: ${this.requestIdOf(request)}`));
-    this.wss.on('connection', (socket, request) => this.serve(socket, this.requestIdOf(request)));
+    this.wss.on('connection', (socket, request) => this.serve(socket, this.requestIdOf(request), this.clientAddress(request)));
     // A socket that stops answering protocol pings is dead: end its subscriptions.
     this.heartbeat = setInterval(() => {
       for (const socket of this.wss.clients) {
@@ -237,9 +251,9 @@ export class WebSocketBridge implements OpenStreams {
     await new Promise((resolve) => this.wss.close(() => resolve(undefined)));
   }
 
-  private serve(socket: WebSocket & { alive?: boolean }, requestId: string): void {
+  private serve(socket: WebSocket & { alive?: boolean }, requestId: string, address: string): void {
     const connectedAt = performance.now();
-    const connection: Connection = { requestId, opened: 0, ending: new WeakMap() };
+    const connection: Connection = { requestId, origin: { connection: socket, address }, opened: 0, ending: new WeakMap() };
     const subscriptions = new Map<number, EventChannel | 'opening'>();
     const outbox = new SocketOutbox(socket);
     /** A control frame as an array, or an event's whole WebSocket frame, queued for the socket's next turn. */
@@ -331,6 +345,7 @@ export class WebSocketBridge implements OpenStreams {
       channel = await this.routes.open({
         url: path,
         headers: headers && typeof headers === 'object' ? (headers as Record<string, unknown>) : {},
+        origin: connection.origin,
       });
     } catch (error) {
       if (subscriptions.get(id) === 'opening') {
