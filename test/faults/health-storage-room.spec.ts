@@ -24,7 +24,8 @@ describeAsRoot(SUITE, () => {
     mkdirSync(dir);
     mountTmpfs(dir, '24m');
     try {
-      const server = await lab.start('dist/src/main.js', processEnv(dir));
+      // A user's custom data may take most of a request's 1 MiB here: the largest append there is.
+      const server = await lab.start('dist/src/main.js', processEnv(dir, { CUSTOM_DATA_MAX_BYTES: String(1024 * 1024) }));
       const acknowledged: string[] = [];
       const send = async (text: string) => {
         const answer = await chat(server.port, 'POST', '/rooms/nearly-full/messages', { text }, { sub: 'dora', version: 'v2' });
