@@ -12,6 +12,8 @@ import { READ_MODEL_STORE } from '../shared/ports/read-model-store.port';
 import { EPHEMERAL_BUS } from '../shared/ports/ephemeral-bus.port';
 import { BLOB_STORE } from '../shared/ports/blob-store.port';
 import { RATE_COUNTERS } from '../shared/ports/rate-counter.port';
+import { OutgoingWebhooks } from '../shared/webhooks/outgoing-webhooks';
+import { WebhookTargets } from '../shared/webhooks/webhook-targets';
 import { HEALTH_SOURCES } from '../modules/health/health-sources';
 import { VersionedReadModels } from '../shared/application/versioned-read-models';
 import { Runtime } from './runtime';
@@ -36,6 +38,7 @@ export class CoreModule {
       { provide: LEASE_OWNER, useValue: runtime.leaseOwner },
       { provide: INSTANCE_EPOCHS, useValue: new InstanceEpochs(runtime.stores.events) },
       { provide: HEALTH_SOURCES, useValue: healthSources(runtime) },
+      { provide: OutgoingWebhooks, useValue: new OutgoingWebhooks(new WebhookTargets(runtime.config.webhookAllowedHosts)) },
       CommandPipeline,
     ];
     return {

@@ -17,7 +17,9 @@ import { registerRateLimits } from '../shared/http/rate-limit';
 import { AccessTokenVerifier } from '../modules/instances/authentication/access-token';
 import { PinoNestLogger } from '../infrastructure/logger';
 import { registerRequestId, requestIdOptions } from '../shared/http/request-id';
-import { registerAccessLog } from '../shared/http/access-log';
+import { registerAccessLog, WebSocketAccessLog } from '../shared/http/access-log';
+import { registerUnreadBodyDrain, UnreadBodies } from '../shared/http/unread-body-drain';
+import { clientAddressOf, trustedProxies } from '../shared/http/client-address';
 import { Readiness } from '../modules/health/readiness';
 import { beamsErrorFor } from '../modules/beams/beams-routes';
 import { PresenceTracker } from '../modules/presence/presence-tracker';
@@ -57,6 +59,9 @@ const ENDED_BY_DRAIN = new DomainError('unavailable', 'shutting_down', 'This ser
 
 const isHealthRoute = (url: string) => url === '/health' || /^\/health[/?]/.test(url);
 
+/** An error raised outside a route's own handling, answered in its service's shape (Beams' on the Beams APIs). */
+const answerInServiceShape = (url: string, error: DomainError) => beamsErrorFor(url, error) ?? toErrorResponse(error, url);
+
 /**
  * The HTTP side of a drain. Once `begin()` runs, a request that arrives is refused with 503
  * (health checks still answer, and say 503 'stopping'), every response asks its client to
@@ -79,7 +84,7 @@ class RequestDrain {
       }
       void reply.header('connection', 'close');
       if (isHealthRoute(request.url)) return done();
-      const { status, body } = beamsErrorFor(request.url, REFUSED_WHILE_DRAINING) ?? toErrorResponse(REFUSED_WHILE_DRAINING, request.url);
+      const { status, body } = answerInServiceShape(request.url, REFUSED_WHILE_DRAINING);
       void reply.status(status).send(body);
     });
     fastify.addHook('onSend', (_request, reply, payload, done) => {
@@ -98,6 +103,8 @@ class RequestDrain {
 interface BuiltApp {
   readonly app: NestFastifyApplication;
   readonly requests: RequestDrain;
+  /** Bodies of refused requests still being read so that their clients can read the answer. */
+  readonly unreadBodies: UnreadBodies;
   readonly streams: OpenStreams;
 }
 
@@ -115,12 +122,15 @@ async function createApp(runtime: Runtime): Promise<BuiltApp> {
   const adapter = new FastifyAdapter({
     bodyLimit: JSON_BODY_LIMIT_BYTES,
     ...requestTimeoutOptions(runtime.config.requestTimeoutMs),
+    // The client address the per-address limits and caps count (TRUST_PROXY: what these proxies forward).
+    trustProxy: trustedProxies(runtime.config.trustProxy),
     ...frameworkErrorOptions,
     ...requestIdOptions,
   });
   const fastify = adapter.getInstance();
   registerRequestId(fastify);
   registerAccessLog(fastify, runtime.logger);
+  const unreadBodies = registerUnreadBodyDrain(fastify);
   const requests = new RequestDrain(fastify);
   // The Pusher SDKs and feeds clients open streams with the custom verb SUBSCRIBE.
   fastify.addHttpMethod('SUBSCRIBE');
@@ -134,14 +144,14 @@ async function createApp(runtime: Runtime): Promise<BuiltApp> {
   // preflights and every answer (errors, the drain's 503) carry its headers.
   const cors = corsOptions(runtime.config.corsOrigins);
   if (cors) app.enableCors(cors);
-  registerRateLimits(fastify, runtime.config.rateLimits, runtime.stores.rateCounters, app.get(AccessTokenVerifier), runtime.logger);
+  registerRateLimits(fastify, runtime.config.rateLimits, runtime.stores.rateCounters, app.get(AccessTokenVerifier), runtime.logger, answerInServiceShape);
   const streams = registerHttpSubscribe(fastify, app.get(SubscriptionRoutes), runtime.config.keepAliveMs);
   app.useGlobalFilters(new ErrorFilter());
-  app.useGlobalPipes(new RequestValidationPipe());
+  app.useGlobalPipes(new RequestValidationPipe(runtime.config.customDataMaxBytes));
   app.get(OpenApiDocument).build(app);
   // No app.enableShutdownHooks(): Nest would close the modules on SIGTERM under the requests
   // still in flight. The process's signal handler calls RunningServer.close, which drains first.
-  return { app, requests, streams };
+  return { app, requests, unreadBodies, streams };
 }
 
 /**
@@ -178,12 +188,16 @@ export async function bootstrapInstance(app: NestFastifyApplication, runtime: Ru
 
 /** Starts the HTTP listener and, when configured, an HTTPS listener serving the same app. */
 export async function startServer(runtime: Runtime, hooks: { beforeListen?: () => Promise<void> } = {}): Promise<RunningServer> {
-  const { app, requests, streams } = await createApp(runtime);
+  const { app, requests, unreadBodies, streams } = await createApp(runtime);
   await app.init();
   await bootstrapInstance(app, runtime);
   for (const warning of await app.get(CredentialWarnings).atStart()) runtime.logger.warn(warning);
   const { config } = runtime;
-  const bridge = new WebSocketBridge(app.get(SubscriptionRoutes));
+  const trust = trustedProxies(config.trustProxy);
+  const bridge = new WebSocketBridge(app.get(SubscriptionRoutes), {
+    accessLog: new WebSocketAccessLog(runtime.logger),
+    clientAddress: (request) => clientAddressOf(request, trust),
+  });
   // A page on an origin CORS_ORIGINS does not allow may not open /ws either.
   const originAllowed = (request: IncomingMessage) => upgradeOriginAllowed(config.corsOrigins, request);
   bridge.attach(app.getHttpServer(), originAllowed);
@@ -215,6 +229,8 @@ export async function startServer(runtime: Runtime, hooks: { beforeListen?: () =
     readiness.state = 'stopping';
     runtime.logger.info('draining: refusing new requests, ending open streams, answering the requests in flight');
     const answered = requests.begin();
+    // A refused request waiting for the rest of its body is answered now, not when the body has come.
+    unreadBodies.stopWaiting();
     // Before the streams end: their users reconnect at once, so watchers here hear no "offline" for them.
     const presenceStopped = app.get(PresenceTracker).stop();
     streams.endAll(ENDED_BY_DRAIN);

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { ParleyConfig } from '../config/config';
 import { SecretBox } from '../shared/crypto/secret-box';
+import { makePrivateDir } from '../shared/files/private-files';
 import { openMasterKey } from '../shared/crypto/master-key';
 import { PROJECTOR_STATUS, ProjectorRunner } from '../shared/application/projector-runner';
 import { ProjectionWatch } from '../shared/application/projection-watch';
@@ -136,7 +136,7 @@ const needsDataDir = (config: ParleyConfig) => !config.eventStoreConnectionStrin
 
 function lockDataDir(dataDir: string): DataDirLock {
   try {
-    mkdirSync(dataDir, { recursive: true });
+    makePrivateDir(dataDir, { tightenExisting: true });
     return DataDirLock.acquire(dataDir);
   } catch (error) {
     throw explainDataDirFailure(dataDir, error);

@@ -59,6 +59,8 @@ describe('loadConfig', () => {
     ['CORS_ORIGINS', 'https://app.example.com/chat', /^CORS_ORIGINS must be/],
     ['CORS_ORIGINS', 'ftp://app.example.com', /^CORS_ORIGINS must be/],
     ['CORS_ORIGINS', 'https://a.example.com,*', /^CORS_ORIGINS must be/],
+    ['WEBHOOK_ALLOWED_HOSTS', 'hooks.internal,http://x.example', /^WEBHOOK_ALLOWED_HOSTS must be a comma-separated list of host names, IP addresses and CIDR ranges.*got "http:\/\/x.example"$/],
+    ['WEBHOOK_ALLOWED_HOSTS', '10.0.0.0/40', /^WEBHOOK_ALLOWED_HOSTS must be/],
   ])('%s=%s is refused', (name, value, message) => {
     const env = { [name]: value, ...(name === 'HTTPS_PORT' && { TLS_CERT_FILE: 'c', TLS_KEY_FILE: 'k' }) };
     expect(() => loadConfig(env)).toThrow(ConfigError);

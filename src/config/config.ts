@@ -1,6 +1,11 @@
+import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import type { CorsOrigins } from '../shared/http/cors';
 import { keySecretTooShort } from '../shared/crypto/key-secret';
+import { parseWebhookAllowedHosts } from '../shared/webhooks/webhook-targets';
+import { DEFAULT_CUSTOM_DATA_MAX_BYTES, JSON_BODY_LIMIT_BYTES } from '../shared/http/body-parser';
+import type { RateLimitSettings } from '../shared/http/rate-limit';
+import type { SubscriptionCapSettings } from '../modules/streaming/subscription-caps';
 
 /** Every setting Parley reads, from the environment (see the README's configuration table). */
 export interface ParleyConfig {
@@ -52,8 +57,20 @@ export interface ParleyConfig {
   readonly beamsVapidSubject: string;
   /** BEAMS_WEB_PUSH_HOSTS: the push-service hosts a Web Push endpoint may name (`*.` matches any subdomain). */
   readonly beamsWebPushHosts: readonly string[];
-  /** Chat, roles, cursors and files API requests allowed per window (0: no limit), and whether su tokens count. */
-  readonly rateLimits: { readonly perUser: number; readonly perInstance: number; readonly windowMs: number; readonly su: boolean };
+  /**
+   * Chat, roles, cursors and files API requests allowed per window (0: no limit), whether su
+   * tokens count, and requests to the APIs that take no credential (Beams device API, test
+   * token provider) per client address and per instance.
+   */
+  readonly rateLimits: RateLimitSettings;
+  /** SUBSCRIPTIONS_PER_* and ANONYMOUS_SUBSCRIPTIONS_PER_*: open subscriptions one caller may hold in this process (0: no cap). */
+  readonly subscriptionCaps: SubscriptionCapSettings;
+  /** TRUST_PROXY: the proxies (addresses, CIDR ranges) whose X-Forwarded-For names the client address; none when empty. */
+  readonly trustProxy: readonly string[];
+  /** CUSTOM_DATA_MAX_BYTES: the most a `custom_data` (users, rooms, attachments) may hold, as JSON bytes. */
+  readonly customDataMaxBytes: number;
+  /** WEBHOOK_ALLOWED_HOSTS: the non-public webhook targets allowed (host names, `host:port`, IP addresses, CIDR ranges). */
+  readonly webhookAllowedHosts: readonly string[];
   /** TOKEN_MAX_LIFETIME_SECONDS: tokens whose `exp` lies further than this past their `iat` (or now) are refused. */
   readonly tokenMaxLifetimeSeconds: number;
   /** METRICS_TOKEN: the Bearer token GET /metrics requires; unset, /metrics answers 404. */
@@ -108,6 +125,7 @@ const SECONDS = (min: number, max: number) => ({ min, max, what: 'a whole number
  * and above the week or month apps pass as `tokenExpiry`, but a stolen token still dies.
  */
 export const DEFAULT_TOKEN_MAX_LIFETIME_SECONDS = 30 * 86_400;
+const SUBSCRIPTIONS = { min: 0, max: 10_000_000, what: 'a whole number of subscriptions' };
 
 /** 32 bytes in canonical base64, as `openssl rand -base64 32` prints them. */
 function masterKeyVariable(env: NodeJS.ProcessEnv): string | undefined {
@@ -228,15 +246,27 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ParleyConfig {
       : undefined,
     beamsVapidSubject,
     beamsWebPushHosts: webPushHostsVariable(env),
+    webhookAllowedHosts: webhookAllowedHostsVariable(env),
+    customDataMaxBytes: integerVariable(env, 'CUSTOM_DATA_MAX_BYTES', { min: 2, max: JSON_BODY_LIMIT_BYTES, what: 'a whole number of bytes' }, DEFAULT_CUSTOM_DATA_MAX_BYTES),
     ...beamsProviderVariables(env),
     tokenMaxLifetimeSeconds: integerVariable(env, 'TOKEN_MAX_LIFETIME_SECONDS', SECONDS(60, 10 * 365 * 86_400), DEFAULT_TOKEN_MAX_LIFETIME_SECONDS),
     metricsToken: env.METRICS_TOKEN || undefined,
     metricsPort: integerVariable(env, 'METRICS_PORT', PORT),
     rateLimits: {
       perUser: integerVariable(env, 'RATE_LIMIT_PER_USER', REQUESTS, 500),
-      perInstance: integerVariable(env, 'RATE_LIMIT_PER_INSTANCE', REQUESTS, 20_000),
+      // Off by default: one instance's traffic is the deployment's own to size (a multi-tenant knob).
+      perInstance: integerVariable(env, 'RATE_LIMIT_PER_INSTANCE', REQUESTS, 0),
       windowMs: integerVariable(env, 'RATE_LIMIT_WINDOW_MS', MILLISECONDS(100, 3_600_000), 10_000),
       su: booleanVariable(env, 'RATE_LIMIT_SU', false),
+      anonymousPerAddress: integerVariable(env, 'RATE_LIMIT_ANONYMOUS_PER_ADDRESS', REQUESTS, 600),
+      anonymousPerInstance: integerVariable(env, 'RATE_LIMIT_ANONYMOUS_PER_INSTANCE', REQUESTS, 6_000),
+    },
+    trustProxy: trustProxyVariable(env),
+    subscriptionCaps: {
+      perConnection: integerVariable(env, 'SUBSCRIPTIONS_PER_CONNECTION', SUBSCRIPTIONS, 2_000),
+      perUser: integerVariable(env, 'SUBSCRIPTIONS_PER_USER', SUBSCRIPTIONS, 4_000),
+      anonymousPerConnection: integerVariable(env, 'ANONYMOUS_SUBSCRIPTIONS_PER_CONNECTION', SUBSCRIPTIONS, 100),
+      anonymousPerAddress: integerVariable(env, 'ANONYMOUS_SUBSCRIPTIONS_PER_ADDRESS', SUBSCRIPTIONS, 1_000),
     },
   };
 }
@@ -261,6 +291,38 @@ function webPushHostsVariable(env: NodeJS.ProcessEnv): readonly string[] {
     throw new ConfigError(`BEAMS_WEB_PUSH_HOSTS must be a comma-separated list of host names, each optionally starting with "*.", got "${bad}"`);
   }
   return hosts;
+}
+
+/** Names proxy-addr (Fastify's trustProxy) knows for ranges of proxies. */
+const PROXY_PRESETS = ['loopback', 'linklocal', 'uniquelocal'];
+
+/**
+ * TRUST_PROXY: the reverse proxies in front of Parley, whose X-Forwarded-For then names the
+ * client address the per-address limits count: IP addresses, CIDR ranges or proxy-addr's
+ * presets (loopback, linklocal, uniquelocal). Unset: the connection's address is the client's.
+ */
+function trustProxyVariable(env: NodeJS.ProcessEnv): readonly string[] {
+  const entries = (env.TRUST_PROXY ?? '').split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  for (const entry of entries) {
+    const [address, prefix] = entry.split('/');
+    const family = isIP(address);
+    const fits = PROXY_PRESETS.includes(entry) || (family !== 0 && (prefix === undefined || (/^\d+$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128))));
+    if (!fits) {
+      throw new ConfigError(`TRUST_PROXY must be a comma-separated list of IP addresses, CIDR ranges, loopback, linklocal or uniquelocal, got "${entry}"`);
+    }
+  }
+  return entries;
+}
+
+/** Outgoing webhooks may reach non-public addresses only where the operator says so. */
+function webhookAllowedHostsVariable(env: NodeJS.ProcessEnv): readonly string[] {
+  try {
+    return parseWebhookAllowedHosts(env.WEBHOOK_ALLOWED_HOSTS);
+  } catch (error) {
+    throw new ConfigError(
+      `WEBHOOK_ALLOWED_HOSTS must be a comma-separated list of host names, IP addresses and CIDR ranges, each with an optional :port (e.g. hooks.internal, 10.0.0.0/8, [::1]:9000), got "${(error as Error).message}"`,
+    );
+  }
 }
 
 /** The APNs and FCM settings: each provider is off unless its key file is set, and then needs all its settings. */

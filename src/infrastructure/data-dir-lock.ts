@@ -1,6 +1,7 @@
 import { closeSync, openSync, readFileSync, rmSync, statSync, utimesSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { openPrivateFileSync } from '../shared/files/private-files';
 
 /** How often the holder touches the lock file, and after how long an untouched one is stale. */
 const HEARTBEAT_MS = 5_000;
@@ -25,7 +26,7 @@ export class DataDirLock {
     const me = JSON.stringify({ pid: process.pid, host: hostname(), started_at: new Date().toISOString() });
     for (let attempt = 0; attempt < 3; attempt++) {
       try {
-        const fd = openSync(file, 'wx', 0o600);
+        const fd = openPrivateFileSync(file, 'wx');
         try {
           writeSync(fd, me + '\n');
         } catch (error) {

@@ -1,6 +1,6 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ParleyConfig } from '../config/config';
+import { makePrivateDir } from '../shared/files/private-files';
 import { EventStore } from '../shared/ports/event-store.port';
 import { ReadModelStore } from '../shared/ports/read-model-store.port';
 import { EphemeralBus } from '../shared/ports/ephemeral-bus.port';
@@ -29,7 +29,7 @@ export interface Stores {
  */
 export async function openStores(config: ParleyConfig): Promise<Stores> {
   const needsDir = !config.eventStoreConnectionString || !config.mongodbUri;
-  if (needsDir) mkdirSync(config.dataDir, { recursive: true });
+  if (needsDir) makePrivateDir(config.dataDir, { tightenExisting: true });
   const opened: { close(): Promise<void> }[] = [];
   const open = async <T extends { close(): Promise<void> }>(store: T | Promise<T>): Promise<T> => {
     const ready = await store;

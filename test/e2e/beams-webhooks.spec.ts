@@ -48,8 +48,10 @@ describe('Beams publish webhooks', () => {
     return { events: io.stdout.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l)), text: io.text() };
   };
 
+  /** The servers' settings: the receiver is on a loopback address, which webhooks reach only when allowed. */
+  const allowingTheReceiver = () => ({ env: { WEBHOOK_ALLOWED_HOSTS: `127.0.0.1:${endpointPort}` } });
+
   beforeAll(async () => {
-    s = await startTestServer();
     endpoint = createServer((request, response) => {
       const chunks: Buffer[] = [];
       request.on('data', (c: Buffer) => chunks.push(c));
@@ -63,6 +65,7 @@ describe('Beams publish webhooks', () => {
     });
     await new Promise<void>((resolve) => endpoint.listen(0, '127.0.0.1', resolve));
     endpointPort = (endpoint.address() as AddressInfo).port;
+    s = await startTestServer(allowingTheReceiver());
   });
   afterAll(async () => {
     await new Promise((resolve) => endpoint?.close(resolve));
@@ -129,7 +132,7 @@ describe('Beams publish webhooks', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'parley-webhooks-restart-'));
     const shared = s;
     try {
-      s = await startTestServer({ dataDir });
+      s = await startTestServer({ dataDir, ...allowingTheReceiver() });
       failing.set('/hooks/restart', 1);
       const webhookUrl = `http://127.0.0.1:${endpointPort}/hooks/restart`;
       const { publishId } = await beams(s).publishToInterests(['bagels'], { web: { notification: { title: 'Hi' } }, webhookUrl } as any);
@@ -138,7 +141,7 @@ describe('Beams publish webhooks', () => {
       const { instanceId, secret } = s;
       await s.close();
 
-      s = await startTestServer({ dataDir });
+      s = await startTestServer({ dataDir, ...allowingTheReceiver() });
       const delivered = await until(() => (accepted('/hooks/restart').length >= 2 ? accepted('/hooks/restart') : undefined));
       expect(delivered.map((h) => JSON.parse(h.body).metadata.event_type)).toEqual(['v1.PublishAccepted', 'v1.PublishToInterestsAttempt']);
       expect(delivered[0].headers['webhook-signature']).toBe(createHmac('sha1', secret).update(delivered[0].body).digest('hex'));
@@ -154,5 +157,62 @@ describe('Beams publish webhooks', () => {
       s = shared;
       rmSync(dataDir, { recursive: true, force: true });
     }
+  });
+  describe('to addresses that are not public', () => {
+    /** Attempts of a publish's webhooks, as the audit trail shows them once `count` are recorded. */
+    const attemptsOf = async (server: TestServer, publishId: string, count: number) =>
+      until(async () => {
+        const found = (await auditPublish(server, publishId)).events.filter((e) => e.type === 'BeamsPublishWebhookAttempted');
+        return found.length >= count ? found.map((e) => e.data) : undefined;
+      });
+
+    it('refuses a loopback webhookUrl unless WEBHOOK_ALLOWED_HOSTS allows it: nothing is sent, and the attempt is given up and recorded', async () => {
+      const strict = await startTestServer();
+      try {
+        for (const [path, host] of [['/hooks/loopback', `127.0.0.1:${endpointPort}`], ['/hooks/localhost', `localhost:${endpointPort}`]]) {
+          const webhookUrl = `http://${host}${path}`;
+          const { publishId } = await beams(strict).publishToInterests(['donuts'], { web: { notification: { title: 'Hi' } }, webhookUrl } as any);
+          // Both webhooks of the publish (accepted, then attempted) are settled at their first attempt.
+          const attempts = await attemptsOf(strict, publishId, 2);
+          expect(attempts).toEqual([
+            expect.objectContaining({ event_type: 'v1.PublishAccepted', attempt: 1, status: null, outcome: 'given_up', next_attempt_at: null }),
+            expect.objectContaining({ event_type: 'v1.PublishToInterestsAttempt', attempt: 1, status: null, outcome: 'given_up' }),
+          ]);
+          expect(attempts[0].error).toMatch(/127\.0\.0\.1,? (is )?a loopback address.*WEBHOOK_ALLOWED_HOSTS/);
+          expect(received.filter((r) => r.path === path)).toEqual([]);
+        }
+      } finally {
+        await strict.close();
+      }
+    });
+
+    it('delivers to a receiver the variable allows by host, host:port or CIDR range, and to no other port', async () => {
+      for (const allowed of ['127.0.0.1', `localhost:${endpointPort}`, '127.0.0.0/8', `[::ffff:127.0.0.1]:${endpointPort}`]) {
+        const server = await startTestServer({ env: { WEBHOOK_ALLOWED_HOSTS: `hooks.internal, ${allowed}` } });
+        try {
+          const host = allowed.startsWith('localhost') ? 'localhost' : '127.0.0.1';
+          const path = `/hooks/allowed-${allowed.replace(/[^a-z0-9]/gi, '_')}`;
+          const { publishId } = await beams(server).publishToInterests(['donuts'], {
+            web: { notification: { title: 'Hi' } },
+            webhookUrl: `http://${host}:${endpointPort}${path}`,
+          } as any);
+          expect((await until(() => (accepted(path).length >= 2 ? accepted(path) : undefined))).length).toBe(2);
+          expect((await attemptsOf(server, publishId, 2)).map((a) => a.outcome)).toEqual(['delivered', 'delivered']);
+        } finally {
+          await server.close();
+        }
+      }
+      const otherPort = await startTestServer({ env: { WEBHOOK_ALLOWED_HOSTS: `127.0.0.1:${endpointPort + 1}` } });
+      try {
+        const { publishId } = await beams(otherPort).publishToInterests(['donuts'], {
+          web: { notification: { title: 'Hi' } },
+          webhookUrl: `http://127.0.0.1:${endpointPort}/hooks/other-port`,
+        } as any);
+        expect((await attemptsOf(otherPort, publishId, 2)).map((a) => a.outcome)).toEqual(['given_up', 'given_up']);
+        expect(received.filter((r) => r.path === '/hooks/other-port')).toEqual([]);
+      } finally {
+        await otherPort.close();
+      }
+    });
   });
 });

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { startProcess, ServerProcess } from '../support/server-process';
-import { openHttpSubscription, openWsSubscription } from '../support/subscribe-client';
+import { openHttpSubscription, openWsSubscription, WsBridgeClient } from '../support/subscribe-client';
 
 const instance = 'observed';
 const secret = 'observed-key-secret';
@@ -186,6 +186,40 @@ describe('/metrics, the access log and request ids (a real server process)', () 
     expect(everything).not.toContain('hunter2');
     expect(everything).not.toContain('Bearer');
     expect(everything).not.toContain(secret);
+  });
+
+  it('logs a /ws connection and each subscription opened, refused and closed on it, without tokens or paths', async () => {
+    expect((await call('POST', '/users', { body: { id: 'ws-watcher', name: 'Watcher' } })).status).toBe(201);
+    const client = await WsBridgeClient.connect(`${base.replace(/^http/, 'ws')}/ws`, { 'x-request-id': 'e2e-ws-1' });
+    const userToken = token({ sub: 'ws-watcher' });
+    const opened = client.subscribe(1, `/services/chatkit/v6/${instance}/users`, { Authorization: `Bearer ${userToken}` });
+    expect((await opened.next())[0]).toBe(101);
+    const refused = client.subscribe(2, `/services/chatkit/v6/${instance}/rooms/secret-room-name?message_limit=5`, { Authorization: 'Bearer not-a-token' });
+    expect(await refused.next()).toEqual([199, 2, 401, {}, expect.any(Object)]);
+    client.unsubscribe(1);
+    const subscriptionLines = async (count: number) => {
+      for (let i = 0; i < 250; i++) {
+        const lines = logLines.filter((l) => l.msg === 'subscription' && l.req_id === 'e2e-ws-1');
+        if (lines.length >= count) return lines;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      throw new Error(`fewer than ${count} subscription lines:\n${rawStdout.join('')}`);
+    };
+    const lines = await subscriptionLines(3);
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ event: 'opened', sub_id: 1, route: '/services/chatkit/:version/:instanceId/users', status: 200, instance, duration_ms: expect.any(Number) }),
+        expect.objectContaining({ event: 'refused', sub_id: 2, route: '/services/chatkit/:version/:instanceId/rooms/:roomId', status: 401, instance }),
+        expect.objectContaining({ event: 'closed', sub_id: 1, closed_by: 'client', duration_ms: expect.any(Number) }),
+      ]),
+    );
+    await client.close();
+    const connection = await accessLine('e2e-ws-1');
+    expect(connection).toMatchObject({ method: 'GET', route: '/ws', status: 101, subscriptions: 1, close_code: 1005, duration_ms: expect.any(Number) });
+    const everything = rawStdout.join('');
+    expect(everything).not.toContain(userToken);
+    expect(everything).not.toContain('not-a-token');
+    expect(everything).not.toContain('secret-room-name');
   });
 
   it('serves /metrics only with the METRICS_TOKEN, as Prometheus text', async () => {

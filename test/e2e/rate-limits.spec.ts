@@ -131,9 +131,25 @@ describe('rate limits set to 0', () => {
   });
 });
 
+describe('the per-instance limit by default', () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    // Only the per-user limit switched off: whatever still limits comes from the defaults.
+    s = await startTestServer({ env: { RATE_LIMIT_PER_USER: '0' } });
+    await s.request('POST', s.chat('/users'), { body: { id: 'ann', name: 'Ann' } });
+  });
+  afterAll(() => s.close());
+
+  it('is off: a busy instance is limited by nothing but its users\' own allowances', async () => {
+    const res = await s.request('GET', s.chat('/users/ann'), { token: s.token({ sub: 'ann' }) });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-ratelimit-limit')).toBeNull();
+  });
+});
+
 describe('rate limit settings', () => {
-  it('default to 500 per user and 20,000 per instance in 10 s windows, su exempt', () => {
-    expect(loadConfig({}).rateLimits).toEqual({ perUser: 500, perInstance: 20_000, windowMs: 10_000, su: false });
+  it('default to 500 per user in 10 s windows, no per-instance limit, su exempt', () => {
+    expect(loadConfig({}).rateLimits).toMatchObject({ perUser: 500, perInstance: 0, windowMs: 10_000, su: false });
     expect(loadConfig({ RATE_LIMIT_SU: 'true' }).rateLimits.su).toBe(true);
   });
 
@@ -144,5 +160,91 @@ describe('rate limit settings', () => {
     ['RATE_LIMIT_SU', 'yes', /^RATE_LIMIT_SU must be true or false, got "yes"$/],
   ])('refuse %s=%s with what it accepts', (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(message);
+  });
+});
+
+describe('the APIs that take no credential: the Beams device API and the test token provider', () => {
+  /** One window an hour long: a test's requests all land in one, and the limits never reset under it. */
+  const HOUR = 3_600_000;
+  /** Waits, if need be, until the current window has at least 30 s left (it almost always has). */
+  const awayFromWindowEdge = async () => {
+    while (HOUR - (Date.now() % HOUR) < 30_000) await new Promise((r) => setTimeout(r, 1_000));
+  };
+  const limits = (extra: Record<string, string> = {}) => ({
+    env: { RATE_LIMIT_ANONYMOUS_PER_ADDRESS: '3', RATE_LIMIT_ANONYMOUS_PER_INSTANCE: '5', RATE_LIMIT_WINDOW_MS: String(HOUR), ...extra },
+  });
+  const vapidKey = (s: TestServer, headers: Record<string, string> = {}) =>
+    s.request('GET', `/device_api/v1/instances/${s.instanceId}/web-vapid-public-key`, { token: null, headers });
+  const testToken = (s: TestServer, user: string) =>
+    s.request('POST', `/services/chatkit_token_provider/v1/${s.instanceId}/token?user_id=${user}`, { token: null });
+
+  beforeEach(awayFromWindowEdge);
+
+  it('limit the device API per client address: 429 in Beams\' {error, description} shape with Retry-After', async () => {
+    const s = await startTestServer(limits());
+    try {
+      const first = await vapidKey(s);
+      expect(first.status).toBe(200);
+      expect(limitHeaders(first)).toMatchObject({ limit: '3', remaining: '2' });
+      const registered = await s.request('POST', `/device_api/v1/instances/${s.instanceId}/devices/web`, { body: {}, token: null });
+      expect(registered.status).toBe(400); // counted all the same: a refusal costs the caller too
+      expect((await vapidKey(s)).status).toBe(200);
+      const refused = await vapidKey(s);
+      expect(refused.status).toBe(429);
+      expect(refused.body).toEqual({ error: 'too_many_requests/rate_limited', description: expect.stringMatching(/^More than 3 requests in 3600 s for this address; nothing was done/) });
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+      // The authenticated APIs do not draw on it.
+      expect((await s.request('GET', s.chat('/users'))).status).toBe(200);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('limit the test token provider per client address, answered in the Chatkit shape', async () => {
+    const s = await startTestServer(limits());
+    try {
+      for (const user of ['a', 'b', 'c']) expect((await testToken(s, user)).status).toBe(200);
+      const refused = await testToken(s, 'd');
+      expect(refused.status).toBe(429);
+      expect(refused.body).toEqual({
+        error: 'services/chatkit_token_provider/too_many_requests/rate_limited',
+        error_description: expect.stringContaining('for this address'),
+      });
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('limit them per instance across addresses, and count the address a proxy named in TRUST_PROXY forwards', async () => {
+    const s = await startTestServer(limits({ TRUST_PROXY: '127.0.0.1' }));
+    try {
+      const from = (address: string) => vapidKey(s, { 'x-forwarded-for': address });
+      for (let i = 0; i < 3; i++) expect((await from('198.51.100.1')).status).toBe(200);
+      expect((await from('198.51.100.1')).status).toBe(429);
+      // Another client behind the proxy has its own allowance, until the instance's is spent (5).
+      expect((await from('198.51.100.2')).status).toBe(200);
+      expect((await from('198.51.100.2')).status).toBe(200);
+      const instanceSpent = await from('198.51.100.3');
+      expect(instanceSpent.status).toBe(429);
+      expect(instanceSpent.body.description).toContain('for this instance');
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('ignore X-Forwarded-For from a client that is no trusted proxy', async () => {
+    const s = await startTestServer(limits());
+    try {
+      for (const address of ['198.51.100.1', '198.51.100.2', '198.51.100.3']) expect((await vapidKey(s, { 'x-forwarded-for': address })).status).toBe(200);
+      expect((await vapidKey(s, { 'x-forwarded-for': '198.51.100.4' })).status).toBe(429);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('default to 600 per address and 6,000 per instance per window; TRUST_PROXY takes addresses, ranges and presets only', () => {
+    expect(loadConfig({}).rateLimits).toMatchObject({ anonymousPerAddress: 600, anonymousPerInstance: 6_000 });
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, loopback,::1' }).trustProxy).toEqual(['10.0.0.0/8', 'loopback', '::1']);
+    expect(() => loadConfig({ TRUST_PROXY: 'true' })).toThrow(/^TRUST_PROXY must be a comma-separated list of IP addresses, CIDR ranges, loopback, linklocal or uniquelocal, got "true"$/);
   });
 });

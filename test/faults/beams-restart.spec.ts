@@ -72,7 +72,12 @@ describe('Beams delivery and webhooks across a kill -9 of the embedded server', 
   it('resumes the push and the webhook left in flight, without waiting out the dead process’s leases', async () => {
     const [pushPort, hookPort] = await Promise.all([push.listen(), hooks.listen()]);
     const dir = lab.dataDir();
-    const env = processEnv(dir, { BEAMS_WEB_PUSH_HOSTS: 'localhost', NODE_EXTRA_CA_CERTS: join(CERTS, 'localhost.pem') });
+    const env = processEnv(dir, {
+      BEAMS_WEB_PUSH_HOSTS: 'localhost',
+      NODE_EXTRA_CA_CERTS: join(CERTS, 'localhost.pem'),
+      // The test's receiver, on a loopback address webhooks may not reach otherwise.
+      WEBHOOK_ALLOWED_HOSTS: `127.0.0.1:${hookPort}`,
+    });
     let server = await lab.start('dist/src/main.js', env);
     const base = () => `http://127.0.0.1:${server.port}`;
     const json = { 'content-type': 'application/json' };

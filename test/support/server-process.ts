@@ -15,13 +15,24 @@ export interface ServerProcess {
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
+/** Node running `script`, under a shell that sets `umask` first when one is given (as an init script or a container might). */
+export const commandFor = (script: string, umask?: string, args: readonly string[] = []): [string, string[]] =>
+  umask === undefined
+    ? [process.execPath, [script, ...args]]
+    : ['/bin/sh', ['-c', `umask ${umask} && exec "$0" "$@"`, process.execPath, script, ...args]];
+
 /**
  * Runs one of Parley's built entry points (dist/src/main.js, main.api.js, main.projector.js:
  * what `npm start` and the production scripts run; `npm test` builds them first) as a real
  * child process, and resolves once it is ready.
  */
-export function startProcess(entry: string, env: Record<string, string>, ready: RegExp = /Parley is listening/): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [join(ROOT, entry)], {
+export function startProcess(
+  entry: string,
+  env: Record<string, string>,
+  ready: RegExp = /Parley is listening/,
+  options: { umask?: string } = {},
+): Promise<ServerProcess> {
+  const child = spawn(...commandFor(join(ROOT, entry), options.umask), {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: 'info', PORT: '0', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -182,9 +182,9 @@ export class WsBridgeClient {
     });
   }
 
-  static connect(url: string): Promise<WsBridgeClient> {
+  static connect(url: string, headers: Record<string, string> = {}): Promise<WsBridgeClient> {
     return new Promise((resolve, reject) => {
-      const socket = new WebSocket(url);
+      const socket = new WebSocket(url, { headers });
       socket.once('open', () => resolve(new WsBridgeClient(socket)));
       socket.once('error', reject);
     });

@@ -101,7 +101,8 @@ export function registerHttpSubscribe(fastify: FastifyInstance, routes: Subscrip
       raw.once('close', onGone);
       let channel: EventChannel;
       try {
-        channel = await routes.open({ url: request.url, headers: request.headers });
+        // One stream per request: the request is its connection, as far as the caps count.
+        channel = await routes.open({ url: request.url, headers: request.headers, origin: { connection: request.raw, address: request.ip } });
       } catch (error) {
         raw.off('close', onGone);
         const { status, body } = toErrorResponse(error, request.url);

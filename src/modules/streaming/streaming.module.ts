@@ -3,6 +3,8 @@ import { EVENT_STORE, EventStore } from '../../shared/ports/event-store.port';
 import { LiveLog } from '../../shared/subscriptions/live-log';
 import { InstancesModule } from '../instances/instances.module';
 import { SubscriptionRoutes } from './subscription-routes';
+import { SubscriptionCaps } from './subscription-caps';
+import { CONFIG, ParleyConfig } from '../../config/config';
 
 /**
  * Live subscriptions: the route table both transports serve, and the process's one log
@@ -13,6 +15,7 @@ import { SubscriptionRoutes } from './subscription-routes';
   imports: [InstancesModule],
   providers: [
     SubscriptionRoutes,
+    { provide: SubscriptionCaps, useFactory: (config: ParleyConfig) => new SubscriptionCaps(config.subscriptionCaps), inject: [CONFIG] },
     {
       provide: LiveLog,
       useFactory: (events: EventStore) => {

@@ -4,12 +4,15 @@ import { badRequest, DomainError, notFound } from '../../shared/domain/errors';
 import { EventChannel } from '../../shared/subscriptions/event-channel';
 import { AccessTokenVerifier, RequestActor } from '../instances/authentication/access-token';
 import { AccessRule, describeAccess, isAccessRule, needsAccessToken } from '../roles/access-rules';
+import { SubscriptionCaps, SubscriptionOrigin } from './subscription-caps';
 
 export interface SubscriptionRequest {
   /** Path and query, e.g. `/services/chatkit/v6/acme/rooms/r1?message_limit=10`. */
   readonly url: string;
   /** Request headers (HTTP) or the headers of a WebSocket SUBSCRIBE frame, in any letter case. */
   readonly headers: Readonly<Record<string, unknown>>;
+  /** Its connection and client address, which the caps on open subscriptions count. */
+  readonly origin: SubscriptionOrigin;
 }
 
 export interface SubscriptionContext {
@@ -63,7 +66,10 @@ export class SubscriptionRoutes {
   private readonly table: SubscriptionRoute[] = [];
   private authorizer: SubscriptionAuthorizer | null = null;
 
-  constructor(private readonly verifier: AccessTokenVerifier) {}
+  constructor(
+    private readonly verifier: AccessTokenVerifier,
+    private readonly caps: SubscriptionCaps,
+  ) {}
 
   /**
    * `pattern` uses `:param` segments (`:instanceId` among them when the rule needs a token);
@@ -90,6 +96,13 @@ export class SubscriptionRoutes {
     return this.table.map((route) => route.pattern);
   }
 
+  /** The pattern serving a subscription path, for logs ('unmatched' when none does): never the path itself. */
+  routeOf(url: string): string {
+    const path = url.split('?', 1)[0];
+    const found = isPercentDecodable(path) ? this.router.find('SUBSCRIBE', path) : null;
+    return found ? this.routes[(found.store as { index: number }).index].pattern : 'unmatched';
+  }
+
   /** The roles module checks every subscription that needs a token through this. */
   authorizeWith(authorizer: SubscriptionAuthorizer): void {
     this.authorizer = authorizer;
@@ -111,7 +124,10 @@ export class SubscriptionRoutes {
     const actor = tokenNeeded
       ? await this.verifier.verify(headers.authorization, params.instanceId)
       : ({ instanceId: params.instanceId, keyId: '', su: false } as RequestActor);
+    // Refused (429) before anything is opened; its place is given back when the channel closes.
+    const release = this.caps.take(request.origin, tokenNeeded ? actor : 'anonymous');
     const channel = new EventChannel();
+    channel.onClose(release);
     const context = { params, query: new URLSearchParams(search), headers, lastEventId: headers['last-event-id'], actor };
     try {
       if (tokenNeeded) {

@@ -6,6 +6,8 @@ import type { AccessTokenVerifier } from '../instances/authentication/access-tok
 import { SubscriptionRoutes } from './subscription-routes';
 import { Access } from '../roles/access-rules';
 import { WebSocketBridge } from './websocket-bridge.transport';
+import { SubscriptionCaps } from './subscription-caps';
+import { loadConfig } from '../../config/config';
 
 /**
  * The bridge writes event frames itself (built once per event and subscription id, straight
@@ -23,7 +25,7 @@ describe('WebSocketBridge event frames, read by a real ws client', () => {
 
   beforeAll(async () => {
     // Only public routes are served here: the verifier is never asked.
-    const routes = new SubscriptionRoutes(undefined as unknown as AccessTokenVerifier);
+    const routes = new SubscriptionRoutes(undefined as unknown as AccessTokenVerifier, new SubscriptionCaps(loadConfig({}).subscriptionCaps));
     routes.register('/test/:name', Access.public, async (context, channel) => {
       const list = opened.get(context.params.name) ?? [];
       list.push(channel);

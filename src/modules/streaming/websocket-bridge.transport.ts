@@ -2,6 +2,8 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
 import { toErrorResponse } from '../../shared/http/error.filter';
+import { SubscriptionEnd, WebSocketAccessLog } from '../../shared/http/access-log';
+import { REQUEST_ID_HEADER, requestIdOf } from '../../shared/http/request-id';
 import {
   encodeSharedOnce,
   EventChannel,
@@ -15,6 +17,7 @@ import {
 import type { DomainError } from '../../shared/domain/errors';
 import { endWithError, OpenStreams } from './http-subscribe.transport';
 import { SubscriptionRoutes } from './subscription-routes';
+import type { SubscriptionOrigin } from './subscription-caps';
 import { countOpenStreams } from '../../shared/observability/metrics';
 
 const SUBSCRIBE = 100;
@@ -124,6 +127,17 @@ class SocketOutbox implements QueuedFrames {
   }
 }
 
+/** One /ws connection, as its access-log lines name it. */
+interface Connection {
+  readonly requestId: string;
+  /** The socket and client address, which the caps on open subscriptions count. */
+  readonly origin: SubscriptionOrigin;
+  /** Subscriptions opened on it so far. */
+  opened: number;
+  /** Why each of its subscriptions is ending, set just before its channel closes. */
+  readonly ending: WeakMap<EventChannel, SubscriptionEnd>;
+}
+
 /**
  * The multiplexing WebSocket of @pusher/platform (wire study §3.2) on `/ws`: one socket
  * carries many subscriptions, each opened by `[100, subID, path, headers]` with the token in
@@ -136,12 +150,27 @@ export class WebSocketBridge implements OpenStreams {
   private readonly open = new Map<EventChannel, string>();
   private endingAll: DomainError | null = null;
   private readonly uncount = countOpenStreams('ws', () => ({ sockets: this.wss.clients.size, subscriptions: this.open.size }));
+  /** Each upgrade request's id: echoed on the 101 answer and named by every access-log line of its connection. */
+  private readonly requestIds = new WeakMap<IncomingMessage, string>();
+
+  private readonly accessLog: WebSocketAccessLog | null;
+  private readonly clientAddress: (request: IncomingMessage) => string;
 
   constructor(
     private readonly routes: SubscriptionRoutes,
-    heartbeatMs = 30_000,
+    options: {
+      /** Where connections and their subscriptions are logged. */
+      readonly accessLog?: WebSocketAccessLog;
+      /** The client address of an upgrade request (TRUST_PROXY), which caps on anonymous subscriptions count. */
+      readonly clientAddress?: (request: IncomingMessage) => string;
+      readonly heartbeatMs?: number;
+    } = {},
   ) {
-    this.wss.on('connection', (socket) => this.serve(socket));
+    this.accessLog = options.accessLog ?? null;
+    this.clientAddress = options.clientAddress ?? ((request) => request.socket.remoteAddress ?? '');
+    const heartbeatMs = options.heartbeatMs ?? 30_000;
+    this.wss.on('headers', (headers, request) => headers.push(`${REQUEST_ID_HEADER}: ${this.requestIdOf(request)}`));
+    this.wss.on('connection', (socket, request) => this.serve(socket, this.requestIdOf(request), this.clientAddress(request)));
     // A socket that stops answering protocol pings is dead: end its subscriptions.
     this.heartbeat = setInterval(() => {
       for (const socket of this.wss.clients) {
@@ -157,6 +186,13 @@ export class WebSocketBridge implements OpenStreams {
     this.heartbeat.unref();
   }
 
+  /** The id of an upgrade request: the client's X-Request-Id when acceptable, as for HTTP requests. */
+  private requestIdOf(request: IncomingMessage): string {
+    let id = this.requestIds.get(request);
+    if (id === undefined) this.requestIds.set(request, (id = requestIdOf(request)));
+    return id;
+  }
+
   /** Takes over upgrade requests for /ws on an HTTP or HTTPS server; `originAllowed` refuses other pages' (403). */
   attach(server: Server, originAllowed: (request: IncomingMessage) => boolean = () => true): void {
     server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -166,13 +202,17 @@ export class WebSocketBridge implements OpenStreams {
         socket.destroy();
         return;
       }
+      const refuse = (status: number, answer: string) => {
+        this.accessLog?.connection({ req_id: this.requestIdOf(request), status, duration_ms: 0, subscriptions: 0 });
+        socket.end(answer);
+      };
       if (!originAllowed(request)) {
         const body = JSON.stringify({ error: 'forbidden/origin_not_allowed', error_description: `The origin ${request.headers.origin} may not open /ws (CORS_ORIGINS)` });
-        socket.end(`HTTP/1.1 403 Forbidden\r\nconnection: close\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+        refuse(403, `HTTP/1.1 403 Forbidden\r\nconnection: close\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
         return;
       }
       if (this.endingAll) {
-        socket.end('HTTP/1.1 503 Service Unavailable\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+        refuse(503, 'HTTP/1.1 503 Service Unavailable\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
         return;
       }
       this.wss.handleUpgrade(request, socket, head, (ws) => this.wss.emit('connection', ws, request));
@@ -211,7 +251,9 @@ export class WebSocketBridge implements OpenStreams {
     await new Promise((resolve) => this.wss.close(() => resolve(undefined)));
   }
 
-  private serve(socket: WebSocket & { alive?: boolean }): void {
+  private serve(socket: WebSocket & { alive?: boolean }, requestId: string, address: string): void {
+    const connectedAt = performance.now();
+    const connection: Connection = { requestId, origin: { connection: socket, address }, opened: 0, ending: new WeakMap() };
     const subscriptions = new Map<number, EventChannel | 'opening'>();
     const outbox = new SocketOutbox(socket);
     /** A control frame as an array, or an event's whole WebSocket frame, queued for the socket's next turn. */
@@ -223,9 +265,14 @@ export class WebSocketBridge implements OpenStreams {
     // sending the close code itself; unheard, that error would end the process.
     socket.on('error', () => undefined);
     socket.on('pong', () => (socket.alive = true));
-    socket.on('close', () => {
-      for (const channel of subscriptions.values()) if (channel !== 'opening') channel.close();
+    socket.on('close', (code) => {
+      for (const channel of subscriptions.values()) {
+        if (channel === 'opening') continue;
+        connection.ending.set(channel, { by: 'socket' });
+        channel.close();
+      }
       subscriptions.clear();
+      this.accessLog?.connection({ req_id: requestId, status: 101, duration_ms: performance.now() - connectedAt, subscriptions: connection.opened, close_code: code });
     });
     socket.on('message', (data) => {
       socket.alive = true;
@@ -251,11 +298,14 @@ export class WebSocketBridge implements OpenStreams {
         case UNSUBSCRIBE: {
           const channel = subscriptions.get(id as number);
           subscriptions.delete(id as number);
-          if (channel && channel !== 'opening') channel.close();
+          if (channel && channel !== 'opening') {
+            connection.ending.set(channel, { by: 'client' });
+            channel.close();
+          }
           return;
         }
         case SUBSCRIBE:
-          void this.subscribe(id as number, frame[2], frame[3], subscriptions, send);
+          void this.subscribe(id as number, frame[2], frame[3], subscriptions, send, connection);
           return;
         default:
           return; // unknown frame types are ignored, as the client ignores unknown ids
@@ -269,15 +319,24 @@ export class WebSocketBridge implements OpenStreams {
     headers: unknown,
     subscriptions: Map<number, EventChannel | 'opening'>,
     send: (frame: unknown[] | Buffer) => void,
+    connection: Connection,
   ): Promise<void> {
     if (typeof id !== 'number' || subscriptions.has(id)) return;
+    const requestedAt = performance.now();
+    const route = typeof path === 'string' ? this.routes.routeOf(path) : 'unmatched';
+    const line = { req_id: connection.requestId, sub_id: id, route, path: typeof path === 'string' ? path : '' };
+    /** Ends the subscription before it opened, with the status its end-of-stream frame carries. */
+    const refuse = (status: number, body: unknown) => {
+      send([EOS, id, status, {}, body]);
+      this.accessLog?.subscriptionOpened({ ...line, status, duration_ms: performance.now() - requestedAt });
+    };
     if (typeof path !== 'string') {
-      send([EOS, id, 400, {}, { error: 'bad_request/invalid_path', error_description: 'The path must be a string' }]);
+      refuse(400, { error: 'bad_request/invalid_path', error_description: 'The path must be a string' });
       return;
     }
     if (this.endingAll) {
       const { status, body } = toErrorResponse(this.endingAll, path);
-      send([EOS, id, status, {}, body]);
+      refuse(status, body);
       return;
     }
     subscriptions.set(id, 'opening');
@@ -286,12 +345,13 @@ export class WebSocketBridge implements OpenStreams {
       channel = await this.routes.open({
         url: path,
         headers: headers && typeof headers === 'object' ? (headers as Record<string, unknown>) : {},
+        origin: connection.origin,
       });
     } catch (error) {
       if (subscriptions.get(id) === 'opening') {
         subscriptions.delete(id);
         const { status, body } = toErrorResponse(error, path);
-        send([EOS, id, status, {}, body]);
+        refuse(status, body);
       }
       return;
     }
@@ -301,12 +361,19 @@ export class WebSocketBridge implements OpenStreams {
     }
     subscriptions.set(id, channel);
     send([OPEN, id, 200, {}]);
+    connection.opened++;
+    const openedAt = performance.now();
+    this.accessLog?.subscriptionOpened({ ...line, status: 200, duration_ms: openedAt - requestedAt });
+    channel.onClose(() =>
+      this.accessLog?.subscriptionClosed({ ...line, duration_ms: performance.now() - openedAt, end: connection.ending.get(channel) ?? { by: 'socket' } }),
+    );
     channel.drainTo(
       (event) => send(eventFrame(event, id)),
       (eos) => {
         if (subscriptions.get(id) !== channel) return;
         subscriptions.delete(id);
         send([EOS, id, eos.status, {}, eos.body]);
+        connection.ending.set(channel, { by: 'server', status: eos.status });
         channel.close();
       },
     );

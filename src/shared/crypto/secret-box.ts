@@ -1,6 +1,7 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, fsyncSync, linkSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { makePrivateDir, openPrivateFileSync } from '../files/private-files';
 
 /** A key secret as it is stored in the log: AES-256-GCM under the master key, never plain. */
 export interface SealedSecret {
@@ -32,12 +33,12 @@ export class SecretBox {
 
   /** Creates a master key file (mode 0600); a process that started alongside and created it first wins. */
   static createFile(file: string): SecretBox {
-    mkdirSync(dirname(file), { recursive: true });
+    makePrivateDir(dirname(file));
     // Written whole and flushed to the disk (file, then its directory entry) before any secret
     // is sealed with it: a crash or a volume gone read-only must not leave the log's secrets
     // under a lost or empty key. The link fails if another process created the file first.
     const written = `${file}.${process.pid}.tmp`;
-    const fd = openSync(written, 'w', 0o600);
+    const fd = openPrivateFileSync(written, 'w');
     try {
       writeSync(fd, randomBytes(32).toString('base64') + '\n');
       fsyncSync(fd);

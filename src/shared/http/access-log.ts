@@ -45,3 +45,54 @@ export function registerAccessLog(fastify: FastifyInstance, logger: Logger): voi
     done();
   });
 }
+
+/** How a /ws subscription ended: the client unsubscribed, the server ended it (its status), or its socket closed. */
+export type SubscriptionEnd = { readonly by: 'client' | 'socket' } | { readonly by: 'server'; readonly status: number };
+
+/**
+ * The access log of the `/ws` bridge, in the shape of the HTTP lines: one `request` line per
+ * connection when it closes (route `/ws`, status 101, how long it was open, how many
+ * subscriptions it opened), or when its upgrade is refused; and `subscription` lines as each
+ * subscription on it opens (or is refused, with the status its end-of-stream frame carried)
+ * and closes. Subscription lines carry the connection's request id and the client's
+ * subscription id, the route pattern and instance (never the path, whose ids and query may be
+ * private, and never the frame's headers, which carry the token).
+ */
+export class WebSocketAccessLog {
+  constructor(private readonly logger: Logger) {}
+
+  connection(line: { req_id: string; status: number; duration_ms: number; subscriptions: number; close_code?: number }): void {
+    if (!this.logger.isLevelEnabled('info')) return;
+    this.logger.info({ ...line, method: 'GET', route: '/ws', duration_ms: tenths(line.duration_ms) }, 'request');
+  }
+
+  subscriptionOpened(line: { req_id: string; sub_id: unknown; route: string; path: string; status: number; duration_ms: number }): void {
+    if (!this.logger.isLevelEnabled('info')) return;
+    const { path, ...rest } = line;
+    this.logger.info(
+      { ...rest, sub_id: subscriptionId(line.sub_id), event: line.status === 200 ? 'opened' : 'refused', instance: instanceInPath(path), duration_ms: tenths(line.duration_ms) },
+      'subscription',
+    );
+  }
+
+  subscriptionClosed(line: { req_id: string; sub_id: unknown; route: string; path: string; duration_ms: number; end: SubscriptionEnd }): void {
+    if (!this.logger.isLevelEnabled('info')) return;
+    const { path, end, ...rest } = line;
+    this.logger.info(
+      {
+        ...rest,
+        sub_id: subscriptionId(line.sub_id),
+        event: 'closed',
+        instance: instanceInPath(path),
+        closed_by: end.by,
+        ...(end.by === 'server' && { status: end.status }),
+        duration_ms: tenths(line.duration_ms),
+      },
+      'subscription',
+    );
+  }
+}
+
+const tenths = (ms: number) => Math.round(ms * 10) / 10;
+/** The client's subscription id as it sent it, if it is a number (anything else is not logged). */
+const subscriptionId = (id: unknown) => (typeof id === 'number' && Number.isFinite(id) ? id : null);

@@ -5,6 +5,14 @@ import { badRequest } from '../domain/errors';
 export const JSON_BODY_LIMIT_BYTES = 1024 * 1024;
 
 /**
+ * The most `custom_data` (users, rooms, attachments) may hold, as JSON bytes, unless
+ * CUSTOM_DATA_MAX_BYTES says otherwise. Chatkit documented 5 KB for a user's; 32 KiB leaves apps
+ * written against it more than six times that, while a caller can no longer write most of a
+ * megabyte into the log (which keeps it forever) with every call.
+ */
+export const DEFAULT_CUSTOM_DATA_MAX_BYTES = 32 * 1024;
+
+/**
  * chatkit-server sends JSON bodies with no Content-Type until some call sets it, then sends
  * `Content-Type: application/json` on every later request, bodiless ones included
  * (wire study §2.2 quirks). So every body is read as JSON whatever its Content-Type, and an

@@ -1,6 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, ErrorCategory } from '../domain/errors';
+import { JSON_BODY_LIMIT_BYTES } from './body-parser';
 
 export interface ErrorBody {
   readonly error: string;
@@ -21,10 +22,17 @@ const CATEGORY_OF_STATUS: Record<number, ErrorCategory> = {
   503: 'unavailable',
 };
 
-/** Fastify's errors whose own text would repeat what the client sent (a whole 10 KB path). */
+/** A body over the JSON APIs' limit, whichever way the framework reports it (Nest keeps only its status). */
+const BODY_TOO_LARGE: [reason: string, description: string] = [
+  'body_too_large',
+  `The request body is larger than ${JSON_BODY_LIMIT_BYTES} bytes (1 MiB), the most this API takes; nothing was done`,
+];
+
+/** Fastify's errors whose own text would repeat what the client sent (a whole 10 KB path), or say too little. */
 const FRAMEWORK_REASONS: Record<string, [reason: string, description: string]> = {
   FST_ERR_MAX_PARAM_LENGTH: ['path_segment_too_long', 'A path segment is longer than any id can be'],
   FST_ERR_BAD_URL: ['invalid_path', 'The path is not valid percent-encoded text'],
+  FST_ERR_CTP_BODY_TOO_LARGE: BODY_TOO_LARGE,
 };
 
 /** `services/<service>/` for requests under /services, so clients see the strings the SDKs test for. */
@@ -42,6 +50,7 @@ export function toErrorResponse(error: unknown, url: string): { status: number; 
   if (error instanceof HttpException) {
     const status = error.getStatus();
     const category = CATEGORY_OF_STATUS[status] ?? (status >= 500 ? 'internal_error' : 'bad_request');
+    if (status === 413) return { status, body: { error: `${prefix}${category}/${BODY_TOO_LARGE[0]}`, error_description: BODY_TOO_LARGE[1] } };
     const reason = status === 404 ? 'route_not_found' : status === 405 ? 'method_not_allowed' : 'request_rejected';
     const response = error.getResponse();
     const message =

@@ -23,7 +23,7 @@ describe('rate limits when the counters stall', () => {
     app = Fastify();
     registerRateLimits(
       app,
-      { perUser: 500, perInstance: 20_000, windowMs: 10_000, su: false },
+      { perUser: 500, perInstance: 20_000, windowMs: 10_000, su: false, anonymousPerAddress: 0, anonymousPerInstance: 0 },
       counters,
       { verify: async () => ({ userId: 'alice', su: false }) },
       { warn: (_details, message) => warnings.push(message) },

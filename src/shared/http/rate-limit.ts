@@ -10,6 +10,10 @@ export interface RateLimitSettings {
   readonly perInstance: number;
   readonly windowMs: number;
   readonly su: boolean;
+  /** The APIs anyone may call without a credential (Beams device API, test token provider): per client address… */
+  readonly anonymousPerAddress: number;
+  /** …and per instance, all addresses together. */
+  readonly anonymousPerInstance: number;
 }
 
 /** Who a request's token says it is, as the access-token verifier answers (it caches what it verified). */
@@ -26,8 +30,19 @@ interface Logger {
   warn(details: object, message: string): void;
 }
 
-/** The chat (v2, v6), roles, cursors and files APIs; health, metrics, Beams and the token providers are not limited. */
+/** How a refusal is answered on a path: the service's error shape (Beams' `{error, description}` on its APIs). */
+export type ErrorAnswer = (url: string, error: DomainError) => { status: number; body: unknown };
+
+/** The chat (v2, v6), roles, cursors and files APIs, limited per user and per instance (valid tokens only). */
 const LIMITED = /^\/services\/(chatkit|chatkit_authorizer|chatkit_cursors|chatkit_files)\//;
+
+/**
+ * The APIs that take no credential, limited per client address and per instance: the Beams
+ * device API (a device registers itself) and the test token provider (which signs a token for
+ * any user id asked). Health, metrics, the Beams publish API (its own 100/s bucket) and the
+ * Beams token provider (a valid token) are not limited.
+ */
+const ANONYMOUS = /^\/(?:device_api\/v1\/instances|services\/chatkit_token_provider\/v1)\/([^/?]+)/;
 
 /** What `fastify.createRateLimit` answers (the plugin's own arithmetic on the counters' window). */
 interface LimitResult {
@@ -70,16 +85,22 @@ const storeOn = (counters: RateCounters) =>
     }
   };
 
+/** The limits one request counts against, each with the key it counts under and whose allowance it is. */
+type Counted = readonly (readonly [limit: Limiter | null, key: string | undefined, whose: string])[];
+
 /**
- * Limits the chat, roles, cursors and files APIs per user (the token's `sub`) and per instance
- * with @fastify/rate-limit, counting in the deployment's RateCounters. Only requests with a
- * valid token count: the token is verified here through the verifier's cache, so the route's
- * guard then answers from the same cache (one verification per request), and a request without
- * a valid token is left to the guard to refuse, never spending an instance's allowance. su
- * tokens are not limited unless RATE_LIMIT_SU=true. SUBSCRIBE streams (long-lived), /ws,
- * health and metrics are not limited. Every limited answer carries X-RateLimit-Limit,
- * -Remaining and -Reset (seconds) of the tighter limit; a refusal is a 429 in the Chatkit error
- * shape with Retry-After, and nothing was done.
+ * Limits the chat, roles, cursors and files APIs per user (the token's `sub`) and per instance,
+ * and the anonymous APIs (Beams device API, test token provider) per client address and per
+ * instance, with @fastify/rate-limit, counting in the deployment's RateCounters. On the chat
+ * APIs only requests with a valid token count: the token is verified here through the
+ * verifier's cache, so the route's guard then answers from the same cache (one verification
+ * per request), and a request without a valid token is left to the guard to refuse, never
+ * spending an instance's allowance. su tokens are not limited unless RATE_LIMIT_SU=true. The
+ * client address is the connection's, or what a proxy TRUST_PROXY names says it is.
+ * SUBSCRIBE streams (long-lived; capped per connection and user instead), /ws, health and
+ * metrics are not limited. Every limited answer carries X-RateLimit-Limit, -Remaining and
+ * -Reset (seconds) of the tighter limit; a refusal is a 429 in the service's error shape
+ * (`answer`) with Retry-After, and nothing was done.
  */
 export function registerRateLimits(
   fastify: FastifyInstance,
@@ -87,32 +108,59 @@ export function registerRateLimits(
   counters: RateCounters,
   tokens: TokenIdentifier,
   logger: Logger,
+  answer: ErrorAnswer = (url, error) => toErrorResponse(error, url),
 ): void {
-  if (settings.perUser === 0 && settings.perInstance === 0) return;
-  const actors = new WeakMap<FastifyRequest, { instanceId: string; userId?: string }>();
-  // Limits are applied by the hook below, not per route: one request passes both limits.
+  if ([settings.perUser, settings.perInstance, settings.anonymousPerAddress, settings.anonymousPerInstance].every((max) => max === 0)) return;
+  /** The key each request counts under, by limit. */
+  const keys = new WeakMap<FastifyRequest, Map<Limiter, string>>();
+  // Limits are applied by the hook below, not per route: one request passes both of its limits.
   void fastify.register(fastifyRateLimit, { global: false, store: storeOn(counters), timeWindow: settings.windowMs });
   fastify.after(() => {
-    const limiter = (max: number, key: (actor: { instanceId: string; userId?: string }) => string | undefined): Limiter | null => {
+    const limiter = (max: number): Limiter | null => {
       if (max === 0) return null;
-      const limit = fastify.createRateLimit({ max, timeWindow: settings.windowMs, keyGenerator: (request) => key(actors.get(request)!) ?? '' });
-      return (request) => limit(request) as Promise<LimitResult>;
+      let self: Limiter;
+      const limit = fastify.createRateLimit({ max, timeWindow: settings.windowMs, keyGenerator: (request) => keys.get(request)?.get(self) ?? '' });
+      self = (request) => limit(request) as Promise<LimitResult>;
+      return self;
     };
-    const perUser = limiter(settings.perUser, ({ instanceId, userId }) => userId && `chat-user:${instanceId}:${userId}`);
-    const perInstance = limiter(settings.perInstance, ({ instanceId }) => `chat-instance:${instanceId}`);
+    const perUser = limiter(settings.perUser);
+    const perInstance = limiter(settings.perInstance);
+    const anonymousPerAddress = limiter(settings.anonymousPerAddress);
+    const anonymousPerInstance = limiter(settings.anonymousPerInstance);
     const seconds = Math.ceil(settings.windowMs / 1000);
 
-    fastify.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
-      if (request.method === 'SUBSCRIBE' || request.method === 'OPTIONS' || !LIMITED.test(request.url)) return;
+    /** What `request` counts against, or null when it is not limited. */
+    const countedAs = async (request: FastifyRequest): Promise<Counted | null> => {
+      const anonymous = ANONYMOUS.exec(request.url);
+      if (anonymous) {
+        const instanceId = decodeSafely(anonymous[1]);
+        return [
+          [anonymousPerAddress, `anonymous-address:${request.ip}`, 'this address'],
+          [anonymousPerInstance, `anonymous-instance:${instanceId}`, 'this instance'],
+        ];
+      }
+      if (!LIMITED.test(request.url)) return null;
       const instanceId = (request.params as Record<string, string> | undefined)?.instanceId;
-      if (!instanceId) return;
+      if (!instanceId) return null;
       const identity = await tokens.verify(request.headers.authorization, instanceId).catch(() => null);
-      if (!identity || (identity.su && !settings.su)) return;
-      actors.set(request, { instanceId, userId: identity.userId });
+      if (!identity || (identity.su && !settings.su)) return null;
+      return [
+        [perUser, identity.userId && `chat-user:${instanceId}:${identity.userId}`, 'this user'],
+        [perInstance, `chat-instance:${instanceId}`, 'this instance'],
+      ];
+    };
+
+    fastify.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+      if (request.method === 'SUBSCRIBE' || request.method === 'OPTIONS') return;
+      const counted = await countedAs(request);
+      if (!counted) return;
+      const byLimit = new Map<Limiter, string>();
+      for (const [limit, key] of counted) if (limit && key) byLimit.set(limit, key);
+      keys.set(request, byLimit);
       let tightest: LimitResult | undefined;
       try {
-        for (const [limit, whose] of [[identity.userId ? perUser : null, 'this user'], [perInstance, 'this instance']] as const) {
-          if (!limit) continue;
+        for (const [limit, key, whose] of counted) {
+          if (!limit || !key) continue;
           const result = await limit(request);
           if (!tightest || result.remaining < tightest.remaining) tightest = result;
           if (result.isExceeded) {
@@ -121,7 +169,7 @@ export function registerRateLimits(
               'rate_limited',
               `More than ${result.max} requests in ${seconds} s for ${whose}; nothing was done, retry after ${result.ttlInSeconds} s`,
             );
-            const { status, body } = toErrorResponse(refused, request.url);
+            const { status, body } = answer(request.url, refused);
             headers(reply, result).header('retry-after', result.ttlInSeconds);
             return reply.status(status).header('content-type', 'application/json; charset=utf-8').send(body);
           }
@@ -135,6 +183,15 @@ export function registerRateLimits(
     });
   });
 }
+
+/** A path segment as text, or as sent when it is not valid percent-encoding (the route refuses it then). */
+const decodeSafely = (segment: string): string => {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+};
 
 const headers = (reply: FastifyReply, result: LimitResult): FastifyReply =>
   reply

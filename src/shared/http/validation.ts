@@ -1,7 +1,37 @@
 import { ArgumentMetadata, Injectable, ValidationError, ValidationPipe } from '@nestjs/common';
 import type { MetadataStorage as TransformerMetadataStorage } from 'class-transformer/types/MetadataStorage';
 import { getMetadataStorage, ValidationArguments, ValidationTypes } from 'class-validator';
-import { badRequest, unprocessable } from '../domain/errors';
+import { badRequest, DomainError, unprocessable } from '../domain/errors';
+import { DEFAULT_CUSTOM_DATA_MAX_BYTES } from './body-parser';
+
+
+/** The bytes `custom_data` takes as JSON, as it is stored in the log. */
+const jsonBytes = (value: unknown): number => Buffer.byteLength(JSON.stringify(value) ?? '');
+
+/**
+ * 413 when a `custom_data` of a validated body, at any depth of its DTOs (each user of a
+ * batch), holds more than `maxBytes` of JSON. Only DTO fields are looked at, never the insides
+ * of callers' own data.
+ */
+function requireCustomDataWithin(value: unknown, maxBytes: number): void {
+  if (typeof value !== 'object' || value === null) return;
+  if (Array.isArray(value)) {
+    for (const item of value) requireCustomDataWithin(item, maxBytes);
+    return;
+  }
+  // A plain object is the caller's data (custom_data itself, a message part): not a DTO.
+  if (Object.getPrototypeOf(value) === Object.prototype) return;
+  for (const [name, field] of Object.entries(value)) {
+    if (name === 'custom_data' && field !== undefined && field !== null) {
+      const bytes = jsonBytes(field);
+      if (bytes > maxBytes) {
+        throw new DomainError('payload_too_large', 'custom_data_too_large', `custom_data is ${bytes} bytes of JSON; at most ${maxBytes} are accepted`);
+      }
+    } else {
+      requireCustomDataWithin(field, maxBytes);
+    }
+  }
+}
 
 /** class-transformer's decorator records (@Type, @Transform, @Expose, @Exclude); its index does not export them. */
 const transformerMetadata = (require('class-transformer/cjs/storage') as { defaultMetadataStorage: TransformerMetadataStorage }).defaultMetadataStorage;
@@ -21,7 +51,8 @@ const flatten = (errors: ValidationError[]): string[] =>
  */
 @Injectable()
 export class RequestValidationPipe extends ValidationPipe {
-  constructor() {
+  /** `customDataMaxBytes`: CUSTOM_DATA_MAX_BYTES, the most any `custom_data` field of a body may hold as JSON. */
+  constructor(private readonly customDataMaxBytes = DEFAULT_CUSTOM_DATA_MAX_BYTES) {
     super({
       whitelist: true,
       transform: true,
@@ -39,7 +70,11 @@ export class RequestValidationPipe extends ValidationPipe {
       throw badRequest('invalid_body', 'The request body must be a JSON object');
     }
     const accepted = metadata.metatype ? acceptedBody(metadata.metatype, value) : undefined;
-    return accepted ? Promise.resolve(accepted) : super.transform(value, metadata);
+    const validated = accepted ? Promise.resolve(accepted) : super.transform(value, metadata);
+    return validated.then((dto: unknown) => {
+      requireCustomDataWithin(dto, this.customDataMaxBytes);
+      return dto;
+    });
   }
 }
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, open, opendir, readdir, rename, rm, rmdir, stat, type FileHandle } from 'node:fs/promises';
+import { open, opendir, readdir, rename, rm, rmdir, stat, type FileHandle } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import { Readable } from 'node:stream';
 import {
@@ -10,6 +10,7 @@ import {
   ListedBlob,
   StoredBlob,
 } from '../../../shared/ports/blob-store.port';
+import { makePrivateDirAsync, openPrivateFile } from '../../../shared/files/private-files';
 
 /**
  * Each blob is one file: a header line `PARLEYBLOB1 <json metadata>\n`, then the bytes. One
@@ -46,7 +47,7 @@ export class FsBlobStore implements BlobStore {
   }
 
   static async open(root: string): Promise<FsBlobStore> {
-    await mkdir(join(root, TEMP_DIR), { recursive: true });
+    await makePrivateDirAsync(join(root, TEMP_DIR));
     const store = new FsBlobStore(root);
     await store.removeAbandonedWrites(new Date(Date.now() - STALE_TEMP_MS));
     return store;
@@ -63,7 +64,7 @@ export class FsBlobStore implements BlobStore {
     const temp = join(this.root, TEMP_DIR, `${randomUUID()}.part`);
     let file: FileHandle | undefined;
     try {
-      file = await open(temp, 'wx', 0o600);
+      file = await openPrivateFile(temp, 'wx');
       const header = Buffer.from(`${MAGIC}${JSON.stringify({ contentType: options.contentType })}\n`, 'utf8');
       await file.write(header);
       let size = 0;
@@ -197,7 +198,7 @@ export class FsBlobStore implements BlobStore {
  */
 async function moveInto(temp: string, final: string): Promise<void> {
   for (let attempt = 1; ; attempt++) {
-    await mkdir(dirname(final), { recursive: true });
+    await makePrivateDirAsync(dirname(final));
     try {
       await rename(temp, final);
       break;

@@ -22,6 +22,7 @@ import { PollingFeed } from '../../shared/closeable-feed';
 import { WRITER_CHECKPOINT_PAGES, WalCheckpointer } from '../../shared/sqlite-wal-checkpointer';
 import { sqliteSpaceLeft } from '../../shared/sqlite-space-left';
 import { messageOf } from '../../../shared/domain/errors';
+import { makePrivateDatabaseFile } from '../../../shared/files/private-files';
 
 export interface SqliteEventStoreOptions {
   /**
@@ -139,6 +140,7 @@ export class SqliteEventStore implements EventStore {
     private readonly file: string,
     options: SqliteEventStoreOptions = {},
   ) {
+    makePrivateDatabaseFile(file);
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
     // The commit's own fsync is ours, off the event loop (see the class comment); NORMAL still

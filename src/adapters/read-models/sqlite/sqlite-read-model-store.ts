@@ -17,6 +17,7 @@ import {
 } from '../../../shared/ports/read-model-store.port';
 import { WRITER_CHECKPOINT_PAGES, WalCheckpointer } from '../../shared/sqlite-wal-checkpointer';
 import { namesByOwner, takeOrRenewLease } from '../../shared/leases';
+import { makePrivateDatabaseFile } from '../../../shared/files/private-files';
 
 const NAME = /^[a-z][a-z0-9_]{0,62}$/;
 const table = (collection: string): string => {
@@ -73,6 +74,7 @@ export class SqliteReadModelStore implements ReadModelStore {
   constructor(file: string, options: SqliteReadModelStoreOptions = {}) {
     this.batchLimit = options.batchLimit;
     this.clock = options.clock ?? Date.now;
+    makePrivateDatabaseFile(file);
     this.db = new Database(file);
     // Larger pages make the index B-trees shallower: a rebuild's inserts cost about a sixth
     // less. It only takes effect on a new file (before WAL is set); older files keep theirs.

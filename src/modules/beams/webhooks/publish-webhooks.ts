@@ -17,6 +17,7 @@ import { BeamsPublishWebhookAttempted } from '../domain/beams.events';
 import { beamsPublishDecider, beamsPublishStream } from '../domain/beams.deciders';
 import { WEBHOOK_SIGNATURE_HEADER, webhookSignature } from './webhook-signature';
 import { messageOf } from '../../../shared/domain/errors';
+import { OutgoingWebhooks, WebhookTargetRefused } from '../../../shared/webhooks/outgoing-webhooks';
 
 /** How often every API process looks for webhooks due (its own, others', those a crash left). */
 export const WEBHOOK_SWEEP_INTERVAL_MS = 1_000;
@@ -43,8 +44,9 @@ export const webhookBody = (webhook: PendingWebhook): string =>
  * the delivery counts when it is delivered, in that order. The work list is the
  * pending-webhooks read model, so the publish call never waits and a webhook pending at a
  * crash is resumed after the restart. Each POST is signed (`Webhook-Signature`, hex
- * HMAC-SHA1 of the body keyed by the secret of the key the publish was made with) and
- * recorded as a `BeamsPublishWebhookAttempted` event on the publish's stream.
+ * HMAC-SHA1 of the body keyed by the secret of the key the publish was made with), sent
+ * through OutgoingWebhooks (public addresses only, unless WEBHOOK_ALLOWED_HOSTS allows more)
+ * and recorded as a `BeamsPublishWebhookAttempted` event on the publish's stream.
  */
 @Injectable()
 export class PublishWebhooks implements OnApplicationBootstrap, OnModuleDestroy {
@@ -63,6 +65,7 @@ export class PublishWebhooks implements OnApplicationBootstrap, OnModuleDestroy 
     @Inject(READ_MODEL_STORE) private readonly readModels: ReadModelStore,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(LEASE_OWNER) leaseOwner: string,
+    private readonly webhooks: OutgoingWebhooks,
   ) {
     this.owner = `beams-webhooks@${leaseOwner}`;
   }
@@ -104,14 +107,16 @@ export class PublishWebhooks implements OnApplicationBootstrap, OnModuleDestroy 
     const secret = publish.key_id === null ? undefined : (await this.keyRing.instance(publish.instance_id))?.keys.get(publish.key_id);
     let status: number | null = null;
     let error: string | null = null;
+    /** A webhook that can never be sent: settled as given up at once rather than retried. */
+    let hopeless = false;
     if (secret === undefined) {
-      // Without the key the receiver checks against, a webhook cannot be signed: settled as given up.
+      // Without the key the receiver checks against, a webhook cannot be signed.
       error = `the key "${publish.key_id}" the publish was made with is no longer enabled`;
+      hopeless = true;
     } else {
       const body = webhookBody(webhook);
       try {
-        const response = await fetch(publish.webhook_url, {
-          method: 'POST',
+        status = await this.webhooks.post(publish.webhook_url, {
           headers: {
             'content-type': 'application/json',
             'user-agent': 'pusher-webhooks',
@@ -120,18 +125,17 @@ export class PublishWebhooks implements OnApplicationBootstrap, OnModuleDestroy 
             [WEBHOOK_SIGNATURE_HEADER]: webhookSignature(body, secret),
           },
           body,
-          redirect: 'manual',
           signal: AbortSignal.any([AbortSignal.timeout(POST_TIMEOUT_MS), this.stop.signal]),
         });
-        status = response.status;
-        await response.body?.cancel();
       } catch (e) {
         if (this.stop.signal.aborted) return; // stopping: the attempt is made again after the restart
         error = messageOf(e);
+        // Refused by WEBHOOK_ALLOWED_HOSTS: the same URL is refused the same way on every retry.
+        hopeless = e instanceof WebhookTargetRefused;
       }
     }
     const ok = status !== null && status >= 200 && status < 300;
-    const last = secret === undefined || attempt >= WEBHOOK_ATTEMPTS;
+    const last = hopeless || attempt >= WEBHOOK_ATTEMPTS;
     const now = this.clock.now();
     const data: BeamsPublishWebhookAttempted['data'] = {
       event_type: webhook.event_type,

@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
-import { closeSync, createWriteStream, fsyncSync, mkdirSync, openSync, renameSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, createWriteStream, fsyncSync, renameSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { LogPosition, RecordedEvent } from '../../domain/event';
 import { BlobStore, assertBlobKey } from '../../ports/blob-store.port';
 import { EventStore } from '../../ports/event-store.port';
+import { makePrivateDir, openPrivateFileSync } from '../../files/private-files';
 import {
   BLOB_REMOVED,
   BLOB_UPLOADED,
@@ -66,10 +67,10 @@ export class InstanceExporter {
   /** Creates the directory and its files; refuses a directory that already holds an export. */
   open(): void {
     try {
-      mkdirSync(this.dir, { recursive: true });
-      const eventsFd = openSync(join(this.dir, EVENTS_FILE), 'wx');
+      makePrivateDir(this.dir);
+      const eventsFd = openPrivateFileSync(join(this.dir, EVENTS_FILE), 'wx');
       try {
-        this.blobsFd = openSync(join(this.dir, BLOBS_FILE), 'wx');
+        this.blobsFd = openPrivateFileSync(join(this.dir, BLOBS_FILE), 'wx');
       } catch (error) {
         closeSync(eventsFd);
         throw error;
@@ -186,7 +187,7 @@ export class InstanceExporter {
       return;
     }
     const file = blobFile(this.dir, key);
-    mkdirSync(dirname(file), { recursive: true });
+    makePrivateDir(dirname(file));
     const hash = createHash('sha256');
     let size = 0;
     const measure = new Transform({
@@ -196,7 +197,7 @@ export class InstanceExporter {
         done(null, chunk);
       },
     });
-    await pipeline(blob.stream, measure, createWriteStream(file));
+    await pipeline(blob.stream, measure, createWriteStream(file, { fd: openPrivateFileSync(file, 'w') }));
     const sha256 = hash.digest('hex');
     if (recordedSha256 && sha256 !== recordedSha256) {
       this.warn(`the bytes of attachment ${attachmentId} (blob ${key}) do not match the SHA-256 its upload recorded: exported as stored`);
@@ -225,7 +226,12 @@ export class InstanceExporter {
       last_position: this.lastPosition,
     };
     const file = join(this.dir, MANIFEST_FILE);
-    writeFileSync(`${file}.tmp`, JSON.stringify(manifest, null, 2) + '\n');
+    const fd = openPrivateFileSync(`${file}.tmp`, 'w');
+    try {
+      writeSync(fd, JSON.stringify(manifest, null, 2) + '\n');
+    } finally {
+      closeSync(fd);
+    }
     renameSync(`${file}.tmp`, file);
   }
 }
