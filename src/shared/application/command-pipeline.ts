@@ -305,7 +305,8 @@ export class CommandPipeline {
         continue;
       }
       const toAppend = events.map((e) => ({ id: newEventId(), type: e.type, data: e.data, metadata: item.metadata }));
-      const size = appendSize(toAppend);
+      // Sized only where a store has a limit: serializing every send to count it costs SQLite for nothing.
+      const size = maxBytes === Infinity ? 0 : appendSize(toAppend);
       if (decided.some((d) => d.toAppend.length) && bytes + size > maxBytes) {
         // Decided again, first, on the state this append leaves.
         queue.unshift(...batch.slice(index));
