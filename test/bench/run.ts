@@ -601,9 +601,17 @@ const parleyEnv = (dataDir: string): Record<string, string> => ({
   INSTANCE_LOCATOR: `v1:bench:${INSTANCE_ID}`,
   INSTANCE_KEY: `${KEY_ID}:${KEY_SECRET}`,
   LOG_LEVEL: 'warn',
-  // The bench measures throughput, which one sender's token would otherwise be refused beyond.
+  // The bench measures capacity, which the caps on one caller would otherwise refuse beyond: one
+  // sender's token, 10,000 idle subscriptions of few users, 1,000 feed subscribers and devices
+  // registered from one address.
   RATE_LIMIT_PER_USER: '0',
   RATE_LIMIT_PER_INSTANCE: '0',
+  RATE_LIMIT_ANONYMOUS_PER_ADDRESS: '0',
+  RATE_LIMIT_ANONYMOUS_PER_INSTANCE: '0',
+  SUBSCRIPTIONS_PER_CONNECTION: '0',
+  SUBSCRIPTIONS_PER_USER: '0',
+  ANONYMOUS_SUBSCRIPTIONS_PER_CONNECTION: '0',
+  ANONYMOUS_SUBSCRIPTIONS_PER_ADDRESS: '0',
 });
 
 const mintToken = (claims: { sub?: string; su?: boolean }) =>
