@@ -10,6 +10,12 @@ describe('health with no projector worker alive (real processes, kill -9)', () =
   afterEach(() => lab.stopAll());
   afterAll(() => lab.cleanUp());
 
+  /** The projections /health reports unheld. */
+  const unheldOf = (body: { projections: Record<string, { state: string }> }) =>
+    Object.entries(body.projections)
+      .filter(([, p]) => p.state === 'unheld')
+      .map(([name]) => name);
+
   /** One worker and one API process on a fresh data directory (leases of 1 s), the API healthy. */
   const workerAndHealthyApi = async () => {
     const env = processEnv(lab.dataDir(), { PROJECTION_LEASE_TTL_MS: '1000' });
@@ -23,14 +29,17 @@ describe('health with no projector worker alive (real processes, kill -9)', () =
     const { env, worker, api } = await workerAndHealthyApi();
 
     await worker.stop('SIGKILL');
-    // No writes: lag cannot show it; the lapsed leases must (lease time plus grace, polled generously).
+    // No writes: lag cannot show it; the lapsed leases must (lease time plus grace, polled
+    // generously). The worker renewed its leases one by one, so they lapse one by one: wait for all.
     let answer = await health(api.port);
-    expect(await eventually(async () => (answer = await health(api.port)).status === 503, 10_000)).toBe(true);
-    const unheld = Object.entries(answer.body.projections as Record<string, { state: string; lease_expired_seconds_ago?: number }>)
-      .filter(([, p]) => p.state === 'unheld')
-      .map(([name]) => name);
+    expect(
+      await eventually(async () => {
+        answer = await health(api.port);
+        return answer.status === 503 && unheldOf(answer.body).length === Object.keys(answer.body.projections).length;
+      }, 15_000),
+    ).toBe(true);
+    const unheld = unheldOf(answer.body);
     expect(unheld.length).toBeGreaterThan(0);
-    expect(unheld.length).toBe(Object.keys(answer.body.projections).length);
     for (const name of unheld) {
       expect(answer.body.problems).toContainEqual(expect.stringMatching(new RegExp(`^no projector worker holds ${name} \\(lease expired \\d+ s ago\\)$`)));
     }
@@ -46,7 +55,12 @@ describe('health with no projector worker alive (real processes, kill -9)', () =
 
     await worker.stop('SIGTERM');
     let answer = await health(api.port);
-    expect(await eventually(async () => (answer = await health(api.port)).status === 503, 10_000)).toBe(true);
+    expect(
+      await eventually(async () => {
+        answer = await health(api.port);
+        return answer.status === 503 && unheldOf(answer.body).length === Object.keys(answer.body.projections).length;
+      }, 15_000),
+    ).toBe(true);
     const names = Object.keys(answer.body.projections);
     for (const name of names) {
       expect(answer.body.projections[name].state).toBe('unheld');
