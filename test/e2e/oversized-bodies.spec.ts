@@ -10,6 +10,17 @@ import { UNREAD_BODY_DRAIN_LIMIT_BYTES } from '../../src/shared/http/unread-body
 
 const TWELVE_MB = 12 * 1000 * 1000;
 
+/** Writes raw HTTP/1.1 on one connection and answers everything the server sent until it closed it. */
+const exchange = (port: number, ...writes: string[]): Promise<string> =>
+  new Promise<string>((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    let text = '';
+    socket.on('data', (chunk) => (text += chunk));
+    socket.on('close', () => resolve(text));
+    socket.on('error', reject);
+    for (const write of writes) socket.write(write);
+  });
+
 describe('bodies over a route\'s limit are answered, and the answer can be read', () => {
   let s: TestServer;
   let port: number;
@@ -113,18 +124,12 @@ describe('bodies over a route\'s limit are answered, and the answer can be read'
   });
 
   it('a body announced past the drain limit is answered at once, without waiting for it, and its connection closed', async () => {
-    const answer = await new Promise<string>((resolve, reject) => {
-      const socket = connect(port, '127.0.0.1');
-      let text = '';
-      socket.on('data', (chunk) => (text += chunk));
-      socket.on('close', () => resolve(text));
-      socket.on('error', reject);
-      // Headers only: the body never comes, and nothing waits for it.
-      socket.write(
-        `POST ${s.chat('/rooms/r1/messages', 'v2')} HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n` +
-          `authorization: Bearer ${as('ann')}\r\ncontent-length: ${UNREAD_BODY_DRAIN_LIMIT_BYTES + 1}\r\n\r\n`,
-      );
-    });
+    // Headers only: the body never comes, and nothing waits for it.
+    const answer = await exchange(
+      port,
+      `POST ${s.chat('/rooms/r1/messages', 'v2')} HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n` +
+        `authorization: Bearer ${as('ann')}\r\ncontent-length: ${UNREAD_BODY_DRAIN_LIMIT_BYTES + 1}\r\n\r\n`,
+    );
     expect(answer).toMatch(/^HTTP\/1\.1 413 /);
     expect(answer.toLowerCase()).toContain('connection: close');
     expect(answer).toContain('payload_too_large/body_too_large');
@@ -132,19 +137,13 @@ describe('bodies over a route\'s limit are answered, and the answer can be read'
 
   it('serves the next request on the same connection after a body refused before it was read, once it has all arrived', async () => {
     const body = 'x'.repeat(2 * 1024 * 1024);
-    const answers = await new Promise<string>((resolve, reject) => {
-      const socket = connect(port, '127.0.0.1');
-      let text = '';
-      socket.on('data', (chunk) => (text += chunk));
-      socket.on('close', () => resolve(text));
-      socket.on('error', reject);
-      // Refused on its headers (the publish API wants application/json), then a second request behind it.
-      socket.write(
-        `POST /publish_api/v1/instances/${s.instanceId}/publishes/interests HTTP/1.1\r\nhost: x\r\n` +
-          `content-type: text/plain\r\ncontent-length: ${body.length}\r\n\r\n${body}`,
-      );
-      socket.write('GET /health/live HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n');
-    });
+    // Refused on its headers (the publish API wants application/json), then a second request behind it.
+    const answers = await exchange(
+      port,
+      `POST /publish_api/v1/instances/${s.instanceId}/publishes/interests HTTP/1.1\r\nhost: x\r\n` +
+        `content-type: text/plain\r\ncontent-length: ${body.length}\r\n\r\n${body}`,
+      'GET /health/live HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n',
+    );
     expect(answers).toMatch(/^HTTP\/1\.1 400 [^]*"bad_request\/invalid_content_type"/);
     expect(answers).toMatch(/HTTP\/1\.1 200 [^]*\{"status":"alive"\}$/);
   });

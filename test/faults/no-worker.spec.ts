@@ -1,4 +1,4 @@
-import { eventually, FaultLab, health, processEnv } from './process-client';
+import { Answer, eventually, FaultLab, health, processEnv } from './process-client';
 
 /**
  * An API process judges projections it does not fold by their leases: once the only projector
@@ -16,6 +16,17 @@ describe('health with no projector worker alive (real processes, kill -9)', () =
       .filter(([, p]) => p.state === 'unheld')
       .map(([name]) => name);
 
+  /** /health once it answers 503 with every projection unheld (failing the test past 15 s). */
+  const everyProjectionUnheld = async (port: number): Promise<Answer> => {
+    let answer = await health(port);
+    const allUnheld = async () => {
+      answer = await health(port);
+      return answer.status === 503 && unheldOf(answer.body).length === Object.keys(answer.body.projections).length;
+    };
+    expect(await eventually(allUnheld, 15_000)).toBe(true);
+    return answer;
+  };
+
   /** One worker and one API process on a fresh data directory (leases of 1 s), the API healthy. */
   const workerAndHealthyApi = async () => {
     const env = processEnv(lab.dataDir(), { PROJECTION_LEASE_TTL_MS: '1000' });
@@ -31,13 +42,7 @@ describe('health with no projector worker alive (real processes, kill -9)', () =
     await worker.stop('SIGKILL');
     // No writes: lag cannot show it; the lapsed leases must (lease time plus grace, polled
     // generously). The worker renewed its leases one by one, so they lapse one by one: wait for all.
-    let answer = await health(api.port);
-    expect(
-      await eventually(async () => {
-        answer = await health(api.port);
-        return answer.status === 503 && unheldOf(answer.body).length === Object.keys(answer.body.projections).length;
-      }, 15_000),
-    ).toBe(true);
+    let answer = await everyProjectionUnheld(api.port);
     const unheld = unheldOf(answer.body);
     expect(unheld.length).toBeGreaterThan(0);
     for (const name of unheld) {
@@ -54,13 +59,7 @@ describe('health with no projector worker alive (real processes, kill -9)', () =
     const { worker, api } = await workerAndHealthyApi();
 
     await worker.stop('SIGTERM');
-    let answer = await health(api.port);
-    expect(
-      await eventually(async () => {
-        answer = await health(api.port);
-        return answer.status === 503 && unheldOf(answer.body).length === Object.keys(answer.body.projections).length;
-      }, 15_000),
-    ).toBe(true);
+    const answer = await everyProjectionUnheld(api.port);
     const names = Object.keys(answer.body.projections);
     for (const name of names) {
       expect(answer.body.projections[name].state).toBe('unheld');
