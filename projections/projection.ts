@@ -1,6 +1,6 @@
 /**
  * A projection is pure: it names the events it folds, the documents each event touches and
- * how a document changes. The runner (src/shared/application/projector-runner.ts) owns all I/O:
+ * how a document changes. The runner (src/shared/application/projection-runtime/projector-runner.ts) owns all I/O:
  * batching, the position guard on every document, checkpoints and the lease.
  *
  * Only type imports from src/shared: no framework, driver or store reaches this folder.

@@ -1,9 +1,9 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { CqrsModule } from '@nestjs/cqrs';
 import { CONFIG } from '../config/config';
-import { CommandPipeline } from '../shared/application/command-pipeline';
-import { INSTANCE_EPOCHS, InstanceEpochs } from '../shared/application/instance-epochs';
-import { READ_YOUR_WRITES } from '../shared/application/read-your-writes';
+import { CommandPipeline } from '../shared/application/write-path/command-pipeline';
+import { INSTANCE_EPOCHS, InstanceEpochs } from '../shared/application/write-path/instance-epochs';
+import { READ_YOUR_WRITES } from '../shared/application/write-path/read-your-writes';
 import { CLOCK, LEASE_OWNER } from '../shared/application/tokens';
 import { SECRET_BOX } from '../shared/crypto/secret-box';
 import { systemClock } from '../shared/domain/clock';
@@ -15,7 +15,7 @@ import { RATE_COUNTERS } from '../shared/ports/rate-counter.port';
 import { OutgoingWebhooks } from '../shared/webhooks/outgoing-webhooks';
 import { WebhookTargets } from '../shared/webhooks/webhook-targets';
 import { HEALTH_SOURCES } from '../modules/health/health-sources';
-import { VersionedReadModels } from '../shared/application/versioned-read-models';
+import { VersionedReadModels } from '../shared/application/projection-runtime/versioned-read-models';
 import { Runtime } from './runtime';
 import { healthSources } from './health-sources';
 

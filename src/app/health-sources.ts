@@ -1,5 +1,5 @@
 import { HealthSources } from '../modules/health/health-sources';
-import { PROJECTOR_STATUS } from '../shared/application/projector-runner';
+import { PROJECTOR_STATUS } from '../shared/application/projection-runtime/projector-runner';
 import { Runtime } from './runtime';
 
 /** What /health and /metrics read of this process's runtime (API processes and workers). */

@@ -1,6 +1,6 @@
 import { openRuntime, Runtime } from '../app/runtime';
 import { Actor, RecordedEvent } from '../shared/domain/event';
-import { VersionedReadModels } from '../shared/application/versioned-read-models';
+import { VersionedReadModels } from '../shared/application/projection-runtime/versioned-read-models';
 import { AUDIT_INDEX_CHECKPOINT, AuditPageRequest, AuditSubject, EntityHistory } from '../modules/audit/entity-history';
 import { AUDIT_PAGE_DEFAULT, AUDIT_PAGE_MAX, parseAuditPage, presentAuditEvent } from '../modules/audit/audit-trail';
 import { DomainError } from '../shared/domain/errors';

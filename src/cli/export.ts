@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { openRuntime, Runtime } from '../app/runtime';
-import { ExportProgress, ExportTargetError, InstanceExporter } from '../shared/application/instance-transfer/export-instance';
+import { ExportProgress, ExportTargetError, InstanceExporter } from '../shared/application/operations/instance-transfer/export-instance';
 import { INSTANCE_ID_PATTERN } from '../shared/domain/streams';
 import { instanceStream } from '../modules/instances/domain/instance.decider';
 import { CliIo, cliConfig, EXIT_FAILED, EXIT_OK, parseCommandLine, reportFailure, runAsMain, UsageError } from './cli-io';

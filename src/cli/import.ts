@@ -7,7 +7,7 @@ import {
   importInstance,
   ImportResult,
   ImportSourceError,
-} from '../shared/application/instance-transfer/import-instance';
+} from '../shared/application/operations/instance-transfer/import-instance';
 import { CliIo, cliConfig, EXIT_FAILED, EXIT_OK, parseCommandLine, reportFailure, runAsMain, UsageError } from './cli-io';
 
 export const IMPORT_USAGE = `Usage: npm run import -- <DIR> [--instance <id>]

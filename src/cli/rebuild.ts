@@ -2,7 +2,7 @@ import { SingleBar } from 'cli-progress';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { openRuntime, Runtime } from '../app/runtime';
-import { ProjectorRunner } from '../shared/application/projector-runner';
+import { ProjectorRunner } from '../shared/application/projection-runtime/projector-runner';
 import { LogPosition, positionMagnitude } from '../shared/domain/event';
 import { ALL_PROJECTIONS } from '../../projections';
 import { checkpointName, physicalCollection, ProjectionDefinition } from '../../projections/projection';

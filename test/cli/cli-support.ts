@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config/config';
 import { openRuntime } from '../../src/app/runtime';
-import { ProjectorRunner } from '../../src/shared/application/projector-runner';
+import { ProjectorRunner } from '../../src/shared/application/projection-runtime/projector-runner';
 import { RunningServer, startServer } from '../../src/app/create-app';
 import { CliIo } from '../../src/cli/cli-io';
 

@@ -3,7 +3,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { SqliteEventStore } from '../../src/adapters/event-store/sqlite/sqlite-event-store';
 import { FsBlobStore } from '../../src/adapters/blobs/fs/fs-blob-store';
-import { checkExport, importInstance } from '../../src/shared/application/instance-transfer/import-instance';
+import { checkExport, importInstance } from '../../src/shared/application/operations/instance-transfer/import-instance';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { rawRequest } from '../support/raw-request';

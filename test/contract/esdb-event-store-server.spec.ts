@@ -2,7 +2,7 @@ import { EventStoreDBClient, jsonEvent, START } from '@eventstore/db-client';
 import { randomUUID } from 'node:crypto';
 import { EsdbEphemeralBus, EPHEMERAL_STREAM_PREFIX } from '../../src/adapters/ephemeral/esdb-ephemeral-bus';
 import { esdbPosition, EsdbEventStore } from '../../src/adapters/event-store/esdb/esdb-event-store';
-import { CommandPipeline } from '../../src/shared/application/command-pipeline';
+import { CommandPipeline } from '../../src/shared/application/write-path/command-pipeline';
 import { Decider } from '../../src/shared/domain/decider';
 import { DomainError } from '../../src/shared/domain/errors';
 import { DomainEvent, RecordedEvent } from '../../src/shared/domain/event';

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { CommandPipeline } from '../../shared/application/command-pipeline';
+import { CommandPipeline } from '../../shared/application/write-path/command-pipeline';
 import { CLOCK } from '../../shared/application/tokens';
 import { Clock } from '../../shared/domain/clock';
 import { Actor } from '../../shared/domain/event';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { CommandPipeline } from '../../shared/application/command-pipeline';
+import { CommandPipeline } from '../../shared/application/write-path/command-pipeline';
 import { unprocessable } from '../../shared/domain/errors';
 import { MessagePart } from '../messages/domain/message-parts';
 import { AttachmentResolver, RenderedAttachment } from '../messages/presentation/attachments.port';

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { CONFIG, ParleyConfig } from '../../config/config';
-import { PeriodicSweep } from '../../shared/application/periodic-sweep';
-import { READ_YOUR_WRITES, ReadYourWrites } from '../../shared/application/read-your-writes';
+import { PeriodicSweep } from '../../shared/application/operations/periodic-sweep';
+import { READ_YOUR_WRITES, ReadYourWrites } from '../../shared/application/write-path/read-your-writes';
 import { CLOCK } from '../../shared/application/tokens';
 import { Clock } from '../../shared/domain/clock';
 import { BLOB_STORE, BlobStore } from '../../shared/ports/blob-store.port';

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DomainError, notFound, unprocessable } from '../../shared/domain/errors';
 import { RecordedEvent } from '../../shared/domain/event';
-import { READ_YOUR_WRITES, ReadYourWrites } from '../../shared/application/read-your-writes';
+import { READ_YOUR_WRITES, ReadYourWrites } from '../../shared/application/write-path/read-your-writes';
 import { EVENT_STORE, EventStore } from '../../shared/ports/event-store.port';
 import { READ_MODEL_STORE, ReadModelStore } from '../../shared/ports/read-model-store.port';
 import { parseLimit } from '../../shared/http/query-params';

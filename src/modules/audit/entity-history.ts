@@ -2,7 +2,7 @@ import { LogPosition, RecordedEvent } from '../../shared/domain/event';
 import { streamName } from '../../shared/domain/streams';
 import { EventStore } from '../../shared/ports/event-store.port';
 import { Condition, ReadModelStore } from '../../shared/ports/read-model-store.port';
-import { firstEventAfterPosition, StreamReader } from '../../shared/application/stream-position-search';
+import { firstEventAfterPosition, StreamReader } from '../../shared/application/write-path/stream-position-search';
 import { actorKey, AUDIT_INDEX, AuditIndexDocument, auditIndexProjection, roomKey } from '../../../projections/audit/audit-index.projection';
 import { checkpointName } from '../../../projections/projection';
 import { instanceStream } from '../instances/domain/instance.decider';

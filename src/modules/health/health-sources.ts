@@ -1,4 +1,4 @@
-import type { ProjectionStatus } from '../../shared/application/projector-runner';
+import type { ProjectionStatus } from '../../shared/application/projection-runtime/projector-runner';
 import type { LogPosition, RecordedEvent } from '../../shared/domain/event';
 import type { Document, StoredLease } from '../../shared/ports/read-model-store.port';
 import type { SpaceLeft } from '../../shared/ports/event-store.port';

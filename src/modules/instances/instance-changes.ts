@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { CommandOutcome, CommandPipeline } from '../../shared/application/command-pipeline';
+import { CommandOutcome, CommandPipeline } from '../../shared/application/write-path/command-pipeline';
 import { CLOCK } from '../../shared/application/tokens';
 import { Clock } from '../../shared/domain/clock';
 import { Actor } from '../../shared/domain/event';

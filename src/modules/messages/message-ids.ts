@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { CommandPipeline } from '../../shared/application/command-pipeline';
+import { CommandPipeline } from '../../shared/application/write-path/command-pipeline';
 import { idBlockDecider, messageIdsStream } from './domain/message.decider';
 import { MessageId } from './domain/message.events';
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { CommandPipeline } from '../../shared/application/command-pipeline';
-import { firstEventReaching } from '../../shared/application/stream-position-search';
+import { CommandPipeline } from '../../shared/application/write-path/command-pipeline';
+import { firstEventReaching } from '../../shared/application/write-path/stream-position-search';
 import { RecordedEvent } from '../../shared/domain/event';
 import { messagesStream, SentMessage, timelineDecider } from './domain/message.decider';
 import { MessageId, MessageSent } from './domain/message.events';

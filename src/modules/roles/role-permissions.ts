@@ -1,6 +1,6 @@
 import { Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
-import { CommandPipeline } from '../../shared/application/command-pipeline';
+import { CommandPipeline } from '../../shared/application/write-path/command-pipeline';
 import { forbidden } from '../../shared/domain/errors';
 import { INSTANCE_WIPED } from '../../shared/domain/instance-wipe';
 import { parseStreamName } from '../../shared/domain/streams';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { CommandPipeline } from '../../shared/application/command-pipeline';
+import { CommandPipeline } from '../../shared/application/write-path/command-pipeline';
 import { forbidden } from '../../shared/domain/errors';
 import { Actor } from '../../shared/domain/event';
 import { RolePermissions } from '../roles/role-permissions';

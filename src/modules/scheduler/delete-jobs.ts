@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { CommandPipeline } from '../../shared/application/command-pipeline';
-import { PeriodicSweep } from '../../shared/application/periodic-sweep';
+import { CommandPipeline } from '../../shared/application/write-path/command-pipeline';
+import { PeriodicSweep } from '../../shared/application/operations/periodic-sweep';
 import { CLOCK } from '../../shared/application/tokens';
 import { Clock } from '../../shared/domain/clock';
 import { DomainError, messageOf } from '../../shared/domain/errors';

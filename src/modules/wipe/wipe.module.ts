@@ -1,5 +1,5 @@
 import { Inject, Module, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import { INSTANCE_EPOCHS, InstanceEpochs } from '../../shared/application/instance-epochs';
+import { INSTANCE_EPOCHS, InstanceEpochs } from '../../shared/application/write-path/instance-epochs';
 import { INSTANCE_WIPED } from '../../shared/domain/instance-wipe';
 import { LiveLog } from '../../shared/subscriptions/live-log';
 import { InstancesModule } from '../instances/instances.module';

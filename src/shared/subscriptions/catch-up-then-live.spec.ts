@@ -5,8 +5,8 @@ import { SqliteEventStore } from '../../adapters/event-store/sqlite/sqlite-event
 import { SqliteReadModelStore } from '../../adapters/read-models/sqlite/sqlite-read-model-store';
 import { checkpointName, physicalCollection } from '../../../projections/projection';
 import { USERS, UserDocument, usersProjection } from '../../../projections/users/users.projection';
-import { ProjectionWatch } from '../application/projection-watch';
-import { ProjectorRunner } from '../application/projector-runner';
+import { ProjectionWatch } from '../application/projection-runtime/projection-watch';
+import { ProjectorRunner } from '../application/projection-runtime/projector-runner';
 import { DomainError } from '../domain/errors';
 import { LogPosition, positionAfter, RecordedEvent } from '../domain/event';
 import { parseStreamName } from '../domain/streams';

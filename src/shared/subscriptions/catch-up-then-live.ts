@@ -1,4 +1,4 @@
-import { ReadYourWrites } from '../application/read-your-writes';
+import { ReadYourWrites } from '../application/write-path/read-your-writes';
 import { DomainError } from '../domain/errors';
 import { RecordedEvent } from '../domain/event';
 import { INSTANCE_WIPED, instanceWipesStream } from '../domain/instance-wipe';

@@ -1,4 +1,4 @@
-import { Backoff } from '../application/backoff';
+import { Backoff } from '../application/operations/backoff';
 import { LogPosition, RecordedEvent } from '../domain/event';
 import { EventStore, LogSubscription } from '../ports/event-store.port';
 import { recordFanOutDelivery } from '../observability/metrics';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { CommandPipeline } from '../../../shared/application/command-pipeline';
+import { CommandPipeline } from '../../../shared/application/write-path/command-pipeline';
 import { Actor } from '../../../shared/domain/event';
 import { checkpointName } from '../../../../projections/projection';
 import { beamsDevicesProjection } from '../../../../projections/beams/beams-devices.projection';

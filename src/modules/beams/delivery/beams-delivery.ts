@@ -1,9 +1,9 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Backoff } from '../../../shared/application/backoff';
-import { PeriodicSweep } from '../../../shared/application/periodic-sweep';
-import { underLease } from '../../../shared/application/under-lease';
-import { CommandPipeline } from '../../../shared/application/command-pipeline';
+import { Backoff } from '../../../shared/application/operations/backoff';
+import { PeriodicSweep } from '../../../shared/application/operations/periodic-sweep';
+import { underLease } from '../../../shared/application/operations/under-lease';
+import { CommandPipeline } from '../../../shared/application/write-path/command-pipeline';
 import { CLOCK, LEASE_OWNER } from '../../../shared/application/tokens';
 import { Clock } from '../../../shared/domain/clock';
 import { SECRET_BOX, SecretBox, SealedSecret } from '../../../shared/crypto/secret-box';

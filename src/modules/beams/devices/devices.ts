@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { CONFIG, ParleyConfig } from '../../../config/config';
-import { CommandPipeline } from '../../../shared/application/command-pipeline';
+import { CommandPipeline } from '../../../shared/application/write-path/command-pipeline';
 import { SECRET_BOX, SecretBox } from '../../../shared/crypto/secret-box';
 import { Actor } from '../../../shared/domain/event';
 import { actingInRequest } from '../../../shared/observability/request-context';

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { CommandPipeline } from '../../../shared/application/command-pipeline';
+import { CommandPipeline } from '../../../shared/application/write-path/command-pipeline';
 import { Actor } from '../../../shared/domain/event';
 import { DomainError } from '../../../shared/domain/errors';
 import { BeamsDelivery } from '../delivery/beams-delivery';

@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import { CommandPipeline } from '../../../shared/application/command-pipeline';
-import { PeriodicSweep } from '../../../shared/application/periodic-sweep';
+import { CommandPipeline } from '../../../shared/application/write-path/command-pipeline';
+import { PeriodicSweep } from '../../../shared/application/operations/periodic-sweep';
 import { CLOCK, LEASE_OWNER } from '../../../shared/application/tokens';
-import { underLease } from '../../../shared/application/under-lease';
+import { underLease } from '../../../shared/application/operations/under-lease';
 import { Clock } from '../../../shared/domain/clock';
 import { READ_MODEL_STORE, ReadModelStore } from '../../../shared/ports/read-model-store.port';
 import { checkpointName } from '../../../../projections/projection';

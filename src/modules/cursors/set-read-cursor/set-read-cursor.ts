@@ -1,8 +1,8 @@
 import { Body, Controller, HttpCode, Inject, Param, Put } from '@nestjs/common';
 import { CommandBus, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { IsInt, Max, Min } from 'class-validator';
-import { CommandPipeline } from '../../../shared/application/command-pipeline';
-import { newestFirst, StreamReader } from '../../../shared/application/stream-position-search';
+import { CommandPipeline } from '../../../shared/application/write-path/command-pipeline';
+import { newestFirst, StreamReader } from '../../../shared/application/write-path/stream-position-search';
 import { CLOCK } from '../../../shared/application/tokens';
 import { Clock } from '../../../shared/domain/clock';
 import { Actor } from '../../../shared/domain/event';

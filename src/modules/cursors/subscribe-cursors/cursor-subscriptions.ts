@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { READ_YOUR_WRITES, ReadYourWrites } from '../../../shared/application/read-your-writes';
+import { READ_YOUR_WRITES, ReadYourWrites } from '../../../shared/application/write-path/read-your-writes';
 import { CLOCK } from '../../../shared/application/tokens';
 import { Clock } from '../../../shared/domain/clock';
 import { LogPosition, positionAfter } from '../../../shared/domain/event';

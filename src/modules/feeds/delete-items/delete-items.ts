@@ -2,7 +2,7 @@ import { Controller, Delete, Headers, HttpCode, Inject, Param } from '@nestjs/co
 import { CommandBus, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { RequestId } from '../../../shared/http/request-id';
 import { actingInRequest } from '../../../shared/observability/request-context';
-import { CommandPipeline } from '../../../shared/application/command-pipeline';
+import { CommandPipeline } from '../../../shared/application/write-path/command-pipeline';
 import { CLOCK } from '../../../shared/application/tokens';
 import { Clock } from '../../../shared/domain/clock';
 import { Actor } from '../../../shared/domain/event';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { CommandPipeline } from '../../../shared/application/command-pipeline';
+import { CommandPipeline } from '../../../shared/application/write-path/command-pipeline';
 import { userDecider, userStream } from '../../users/domain/user.decider';
 import { RequestActor, unauthorized } from './access-token';
 

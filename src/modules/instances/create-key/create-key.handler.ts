@@ -1,7 +1,7 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { Inject } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
-import { CommandPipeline } from '../../../shared/application/command-pipeline';
+import { CommandPipeline } from '../../../shared/application/write-path/command-pipeline';
 import { SECRET_BOX, SecretBox, SealedSecret } from '../../../shared/crypto/secret-box';
 import { badRequest, DomainError } from '../../../shared/domain/errors';
 import { keySecretTooShort } from '../../../shared/crypto/key-secret';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { CommandPipeline } from '../../../shared/application/command-pipeline';
+import { CommandPipeline } from '../../../shared/application/write-path/command-pipeline';
 import { SubscriptionHandler } from '../../streaming/subscription-routes';
 import { userDecider, userNotFound, userStream } from '../../users/domain/user.decider';
 import { PRESENCE_ROUTE } from '../presence-route';

@@ -1,5 +1,5 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
-import { READ_YOUR_WRITES, ReadYourWrites } from '../../../shared/application/read-your-writes';
+import { READ_YOUR_WRITES, ReadYourWrites } from '../../../shared/application/write-path/read-your-writes';
 import { badRequest } from '../../../shared/domain/errors';
 import { RecordedEvent } from '../../../shared/domain/event';
 import { parseStreamName } from '../../../shared/domain/streams';

@@ -2,7 +2,7 @@ import { Body, Controller, HttpCode, Inject, Param, Post } from '@nestjs/common'
 import { CommandBus, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsObject, ValidateNested } from 'class-validator';
-import { CommandPipeline } from '../../../shared/application/command-pipeline';
+import { CommandPipeline } from '../../../shared/application/write-path/command-pipeline';
 import { CLOCK } from '../../../shared/application/tokens';
 import { Clock } from '../../../shared/domain/clock';
 import { badRequest } from '../../../shared/domain/errors';

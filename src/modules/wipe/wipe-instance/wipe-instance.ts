@@ -1,7 +1,7 @@
 import { Controller, Delete, HttpCode, Inject, Param } from '@nestjs/common';
-import { CommandPipeline } from '../../../shared/application/command-pipeline';
-import { INSTANCE_EPOCHS, InstanceEpochs } from '../../../shared/application/instance-epochs';
-import { READ_YOUR_WRITES, ReadYourWrites } from '../../../shared/application/read-your-writes';
+import { CommandPipeline } from '../../../shared/application/write-path/command-pipeline';
+import { INSTANCE_EPOCHS, InstanceEpochs } from '../../../shared/application/write-path/instance-epochs';
+import { READ_YOUR_WRITES, ReadYourWrites } from '../../../shared/application/write-path/read-your-writes';
 import { CLOCK } from '../../../shared/application/tokens';
 import { Clock } from '../../../shared/domain/clock';
 import { DomainError } from '../../../shared/domain/errors';

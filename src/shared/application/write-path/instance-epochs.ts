@@ -1,7 +1,7 @@
-import { LogPosition, RecordedEvent } from '../domain/event';
-import { INSTANCE_WIPED, instanceWipesStream } from '../domain/instance-wipe';
-import { parseStreamName } from '../domain/streams';
-import { EventStore } from '../ports/event-store.port';
+import { LogPosition, RecordedEvent } from '../../domain/event';
+import { INSTANCE_WIPED, instanceWipesStream } from '../../domain/instance-wipe';
+import { parseStreamName } from '../../domain/streams';
+import { EventStore } from '../../ports/event-store.port';
 
 /**
  * Where each instance was last wiped (the log position of its newest `InstanceWiped`).

@@ -1,4 +1,4 @@
-import type { ReadModelStore } from '../ports/read-model-store.port';
+import type { ReadModelStore } from '../../ports/read-model-store.port';
 
 /**
  * Runs `work` while holding the named lease, renewed every third of its duration, and

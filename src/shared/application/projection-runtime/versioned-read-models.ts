@@ -1,4 +1,4 @@
-import { LogPosition } from '../domain/event';
+import { LogPosition } from '../../domain/event';
 import {
   BatchLimit,
   CollectionSpec,
@@ -9,7 +9,7 @@ import {
   Query,
   ReadModelStore,
   StoredDocument,
-} from '../ports/read-model-store.port';
+} from '../../ports/read-model-store.port';
 import { ProjectionVersions } from './projection-versions';
 
 /**

@@ -1,8 +1,8 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
-import { Decider } from '../domain/decider';
-import { conflict, DomainError } from '../domain/errors';
-import { DomainEvent, EventMetadata, LogPosition, RecordedEvent } from '../domain/event';
+import { Decider } from '../../domain/decider';
+import { conflict, DomainError } from '../../domain/errors';
+import { DomainEvent, EventMetadata, LogPosition, RecordedEvent } from '../../domain/event';
 import {
   AppendResult,
   EVENT_STORE,
@@ -16,12 +16,12 @@ import {
   WrongExpectedRevisionError,
   appendSize,
   newEventId,
-} from '../ports/event-store.port';
+} from '../../ports/event-store.port';
 import { INSTANCE_EPOCHS, InstanceEpochs } from './instance-epochs';
 import { AwaitedProjections, READ_YOUR_WRITES, ReadYourWrites } from './read-your-writes';
 import { newestFirst } from './stream-position-search';
-import { requestIdOf } from '../observability/request-context';
-import { recordAppend } from '../observability/metrics';
+import { requestIdOf } from '../../observability/request-context';
+import { recordAppend } from '../../observability/metrics';
 
 interface Folded<S> {
   readonly state: S;

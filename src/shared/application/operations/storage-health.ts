@@ -11,9 +11,9 @@ import {
   SubscribeToAllOptions,
   SubscribeToStreamOptions,
   WrongExpectedRevisionError,
-} from '../ports/event-store.port';
-import { RecordedEvent } from '../domain/event';
-import { DomainError, messageOf } from '../domain/errors';
+} from '../../ports/event-store.port';
+import { RecordedEvent } from '../../domain/event';
+import { DomainError, messageOf } from '../../domain/errors';
 
 /**
  * How long an append's storage failure keeps storage reported failing, whatever succeeds

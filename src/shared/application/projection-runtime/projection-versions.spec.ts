@@ -1,12 +1,12 @@
-import { SqliteEventStore } from '../../adapters/event-store/sqlite/sqlite-event-store';
-import { SqliteReadModelStore } from '../../adapters/read-models/sqlite/sqlite-read-model-store';
-import { ProjectionDefinition } from '../../../projections/projection';
-import { USERS, userDocumentId, usersProjection } from '../../../projections/users/users.projection';
+import { SqliteEventStore } from '../../../adapters/event-store/sqlite/sqlite-event-store';
+import { SqliteReadModelStore } from '../../../adapters/read-models/sqlite/sqlite-read-model-store';
+import { ProjectionDefinition } from '../../../../projections/projection';
+import { USERS, userDocumentId, usersProjection } from '../../../../projections/users/users.projection';
 import { ProjectorRunner } from './projector-runner';
 import { ProjectionVersions } from './projection-versions';
 import { ProjectionWatch } from './projection-watch';
 import { VersionedReadModels } from './versioned-read-models';
-import { openSqliteStores, SqliteStores } from '../../../test/support/sqlite-stores';
+import { openSqliteStores, SqliteStores } from '../../../../test/support/sqlite-stores';
 
 const meta = { occurred_at: '2026-01-01T00:00:00.000Z' };
 

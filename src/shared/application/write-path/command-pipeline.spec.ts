@@ -2,14 +2,14 @@ import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SqliteEventStore } from '../../adapters/event-store/sqlite/sqlite-event-store';
-import { Decider } from '../domain/decider';
-import { conflict, DomainError } from '../domain/errors';
-import { DomainEvent } from '../domain/event';
-import { AppendOutcomeUnknownError, EventStore, EventStoreUnavailableError } from '../ports/event-store.port';
+import { SqliteEventStore } from '../../../adapters/event-store/sqlite/sqlite-event-store';
+import { Decider } from '../../domain/decider';
+import { conflict, DomainError } from '../../domain/errors';
+import { DomainEvent } from '../../domain/event';
+import { AppendOutcomeUnknownError, EventStore, EventStoreUnavailableError } from '../../ports/event-store.port';
 import { CommandPipeline } from './command-pipeline';
 import { AwaitedProjections, ReadYourWrites } from './read-your-writes';
-import { refusingAppendsOver, withOverrides } from '../../../test/support/event-store-overrides';
+import { refusingAppendsOver, withOverrides } from '../../../../test/support/event-store-overrides';
 
 type Counted = DomainEvent<'Counted', { n: number }>;
 const counter: Decider<{ n: number }, { type: 'Count' }, Counted> = {

@@ -1,8 +1,8 @@
-import { LogPosition, positionAfter } from '../domain/event';
-import { ReadModelStore } from '../ports/read-model-store.port';
+import { LogPosition, positionAfter } from '../../domain/event';
+import { ReadModelStore } from '../../ports/read-model-store.port';
 import { PROJECTOR_STATUS, type ProjectorRunner } from './projector-runner';
 import type { ProjectionVersions } from './projection-versions';
-import { AwaitedProjections, projectionLagError, projectionParkedError, ReadYourWrites, stoppedBeforeProjectedError } from './read-your-writes';
+import { AwaitedProjections, projectionLagError, projectionParkedError, ReadYourWrites, stoppedBeforeProjectedError } from '../write-path/read-your-writes';
 
 interface Waiter {
   readonly position: LogPosition;

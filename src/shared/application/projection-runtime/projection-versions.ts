@@ -1,5 +1,5 @@
-import { LogPosition, positionAfter } from '../domain/event';
-import { checkpointName, physicalCollection, ProjectionDefinition } from '../../../projections/projection';
+import { LogPosition, positionAfter } from '../../domain/event';
+import { checkpointName, physicalCollection, ProjectionDefinition } from '../../../../projections/projection';
 
 /**
  * Which version of each projection serves reads. A projection may be listed in several

@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SqliteReadModelStore } from '../../adapters/read-models/sqlite/sqlite-read-model-store';
-import { ALL_PROJECTIONS } from '../../../projections';
-import { checkpointName } from '../../../projections/projection';
-import { LogPosition } from '../domain/event';
-import { DomainError } from '../domain/errors';
+import { SqliteReadModelStore } from '../../../adapters/read-models/sqlite/sqlite-read-model-store';
+import { ALL_PROJECTIONS } from '../../../../projections';
+import { checkpointName } from '../../../../projections/projection';
+import { LogPosition } from '../../domain/event';
+import { DomainError } from '../../domain/errors';
 import { PROJECTOR_STATUS } from './projector-runner';
 import { ProjectionVersions } from './projection-versions';
 import { ProjectionWatch } from './projection-watch';

@@ -1,17 +1,17 @@
 import { join } from 'node:path';
-import { SqliteEventStore } from '../../adapters/event-store/sqlite/sqlite-event-store';
-import { SqliteReadModelStore } from '../../adapters/read-models/sqlite/sqlite-read-model-store';
-import { ALL_PROJECTIONS } from '../../../projections';
-import { checkpointName, physicalCollection } from '../../../projections/projection';
-import { USERS, userDocumentId } from '../../../projections/users/users.projection';
-import { MEMBERSHIPS } from '../../../projections/rooms/memberships.projection';
-import { MESSAGES } from '../../../projections/messages/messages.projection';
-import type { ProjectionDefinition } from '../../../projections/projection';
-import { usersProjection } from '../../../projections/users/users.projection';
-import { BatchTooLargeError, DocumentChange, LeaseFence } from '../ports/read-model-store.port';
+import { SqliteEventStore } from '../../../adapters/event-store/sqlite/sqlite-event-store';
+import { SqliteReadModelStore } from '../../../adapters/read-models/sqlite/sqlite-read-model-store';
+import { ALL_PROJECTIONS } from '../../../../projections';
+import { checkpointName, physicalCollection } from '../../../../projections/projection';
+import { USERS, userDocumentId } from '../../../../projections/users/users.projection';
+import { MEMBERSHIPS } from '../../../../projections/rooms/memberships.projection';
+import { MESSAGES } from '../../../../projections/messages/messages.projection';
+import type { ProjectionDefinition } from '../../../../projections/projection';
+import { usersProjection } from '../../../../projections/users/users.projection';
+import { BatchTooLargeError, DocumentChange, LeaseFence } from '../../ports/read-model-store.port';
 import { ProjectorRunner } from './projector-runner';
 import { ProjectionWatch } from './projection-watch';
-import { openSqliteStores, SqliteStores } from '../../../test/support/sqlite-stores';
+import { openSqliteStores, SqliteStores } from '../../../../test/support/sqlite-stores';
 
 /** The runner writes to versioned collections; this spec reads the store underneath. */
 const PHYSICAL_USERS = physicalCollection(USERS, 1);

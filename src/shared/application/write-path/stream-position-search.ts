@@ -1,5 +1,5 @@
-import { LogPosition, positionAfter, RecordedEvent } from '../domain/event';
-import { ReadStreamOptions } from '../ports/event-store.port';
+import { LogPosition, positionAfter, RecordedEvent } from '../../domain/event';
+import { ReadStreamOptions } from '../../ports/event-store.port';
 
 /** A read of one stream (the event store's, or the command pipeline's). */
 export type StreamReader = (stream: string, options: ReadStreamOptions) => Promise<RecordedEvent[]>;

@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SqliteEventStore } from '../../adapters/event-store/sqlite/sqlite-event-store';
-import { RecordedEvent } from '../domain/event';
-import { ReadStreamOptions } from '../ports/event-store.port';
+import { SqliteEventStore } from '../../../adapters/event-store/sqlite/sqlite-event-store';
+import { RecordedEvent } from '../../domain/event';
+import { ReadStreamOptions } from '../../ports/event-store.port';
 import { firstEventAfterPosition, firstEventReaching, StreamReader } from './stream-position-search';
 
 const meta = { occurred_at: '2026-01-01T00:00:00.000Z' };

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
-import type { SealedSecret } from '../../crypto/secret-box';
-import { EventMetadata, RecordedEvent } from '../../domain/event';
-import { parseStreamName } from '../../domain/streams';
+import type { SealedSecret } from '../../../crypto/secret-box';
+import { EventMetadata, RecordedEvent } from '../../../domain/event';
+import { parseStreamName } from '../../../domain/streams';
 
 /**
  * An instance export is a directory:

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SqliteEventStore } from '../../adapters/event-store/sqlite/sqlite-event-store';
-import { EventToAppend } from '../ports/event-store.port';
+import { SqliteEventStore } from '../../../adapters/event-store/sqlite/sqlite-event-store';
+import { EventToAppend } from '../../ports/event-store.port';
 import { ObservedEventStore, StorageHealth } from './storage-health';
 
 const event = (bytes: number): EventToAppend => ({

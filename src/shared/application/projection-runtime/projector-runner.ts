@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { LogPosition, RecordedEvent, positionAfter } from '../domain/event';
-import { EventStore, LogSubscription } from '../ports/event-store.port';
-import { BatchTooLargeError, DocumentChange, LeaseFence, LeaseLostError, ReadModelStore, StoredDocument } from '../ports/read-model-store.port';
-import { checkpointName, isRef, physicalCollection, physicalCollectionSpecs, ProjectionDefinition, Target } from '../../../projections/projection';
-import { Backoff } from './backoff';
-import { recordProjectorBatch } from '../observability/metrics';
-import { messageOf } from '../domain/errors';
+import { LogPosition, RecordedEvent, positionAfter } from '../../domain/event';
+import { EventStore, LogSubscription } from '../../ports/event-store.port';
+import { BatchTooLargeError, DocumentChange, LeaseFence, LeaseLostError, ReadModelStore, StoredDocument } from '../../ports/read-model-store.port';
+import { checkpointName, isRef, physicalCollection, physicalCollectionSpecs, ProjectionDefinition, Target } from '../../../../projections/projection';
+import { Backoff } from '../operations/backoff';
+import { recordProjectorBatch } from '../../observability/metrics';
+import { messageOf } from '../../domain/errors';
 
 export interface ProjectorRunnerOptions {
   /** Who holds the leases, for operators reading the lease table. */

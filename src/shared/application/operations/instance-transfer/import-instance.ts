@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { LRUCache } from 'lru-cache';
 import { pipeline, Transform } from 'node:stream';
-import type { SealedSecret } from '../../crypto/secret-box';
-import { BlobStore, assertBlobKey, assertContentType } from '../../ports/blob-store.port';
-import { AppendTooLargeError, EventStore, EventToAppend, WrongExpectedRevisionError, appendSize } from '../../ports/event-store.port';
+import type { SealedSecret } from '../../../crypto/secret-box';
+import { BlobStore, assertBlobKey, assertContentType } from '../../../ports/blob-store.port';
+import { AppendTooLargeError, EventStore, EventToAppend, WrongExpectedRevisionError, appendSize } from '../../../ports/event-store.port';
 import {
   BLOBS_FILE,
   belongsTo,

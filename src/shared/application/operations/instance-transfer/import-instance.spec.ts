@@ -1,9 +1,9 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FsBlobStore } from '../../../adapters/blobs/fs/fs-blob-store';
-import { SqliteEventStore } from '../../../adapters/event-store/sqlite/sqlite-event-store';
-import { refusingAppendsOver } from '../../../../test/support/event-store-overrides';
+import { FsBlobStore } from '../../../../adapters/blobs/fs/fs-blob-store';
+import { SqliteEventStore } from '../../../../adapters/event-store/sqlite/sqlite-event-store';
+import { refusingAppendsOver } from '../../../../../test/support/event-store-overrides';
 import { checkExport, importInstance, ImportSourceError } from './import-instance';
 import { EVENTS_FILE, EXPORT_FORMAT, EXPORT_VERSION, ExportedEvent, MANIFEST_FILE } from './transfer-format';
 

@@ -3,10 +3,10 @@ import { closeSync, createWriteStream, fsyncSync, renameSync, writeSync } from '
 import { dirname, join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { LogPosition, RecordedEvent } from '../../domain/event';
-import { BlobStore, assertBlobKey } from '../../ports/blob-store.port';
-import { EventStore } from '../../ports/event-store.port';
-import { makePrivateDir, openPrivateFileSync } from '../../files/private-files';
+import { LogPosition, RecordedEvent } from '../../../domain/event';
+import { BlobStore, assertBlobKey } from '../../../ports/blob-store.port';
+import { EventStore } from '../../../ports/event-store.port';
+import { makePrivateDir, openPrivateFileSync } from '../../../files/private-files';
 import {
   BLOB_REMOVED,
   BLOB_UPLOADED,

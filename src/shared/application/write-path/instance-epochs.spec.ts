@@ -1,10 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SqliteEventStore } from '../../adapters/event-store/sqlite/sqlite-event-store';
-import { Decider } from '../domain/decider';
-import { DomainEvent } from '../domain/event';
-import { INSTANCE_WIPED, instanceWipesStream } from '../domain/instance-wipe';
+import { SqliteEventStore } from '../../../adapters/event-store/sqlite/sqlite-event-store';
+import { Decider } from '../../domain/decider';
+import { DomainEvent } from '../../domain/event';
+import { INSTANCE_WIPED, instanceWipesStream } from '../../domain/instance-wipe';
 import { CommandPipeline } from './command-pipeline';
 import { InstanceEpochs } from './instance-epochs';
 import { ReadYourWrites } from './read-your-writes';

@@ -1,5 +1,5 @@
-import { LogPosition } from '../domain/event';
-import { DomainError } from '../domain/errors';
+import { LogPosition } from '../../domain/event';
+import { DomainError } from '../../domain/errors';
 
 /**
  * The projections a wait is for: named by checkpoint (`<name>_v<version>`), or those that
