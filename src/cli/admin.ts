@@ -181,7 +181,7 @@ interface Invocation {
 }
 
 /** Checks the command line before anything is opened; null asks for the help text. */
-function parseInvocation(argv: readonly string[]): Invocation | null {
+export function parseInvocation(argv: readonly string[]): Invocation | null {
   const [name, ...rest] = argv;
   if (name === undefined) throw new UsageError('a command is required');
   if (name === 'help' || name === '--help' || name === '-h') return null;

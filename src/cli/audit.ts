@@ -43,7 +43,7 @@ function parsePage(from: string | undefined, limit: string | undefined): AuditPa
   }
 }
 
-function parseTarget(argv: readonly string[]): Parsed | null {
+export function parseTarget(argv: readonly string[]): Parsed | null {
   const parsed = parseCommandLine({
     args: [...argv],
     options: {

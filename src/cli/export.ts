@@ -24,7 +24,7 @@ interface ExportArgs {
   readonly follow: boolean;
 }
 
-function parse(argv: readonly string[]): ExportArgs | null {
+export function parse(argv: readonly string[]): ExportArgs | null {
   const parsed = parseCommandLine({
     args: [...argv],
     options: { out: { type: 'string', short: 'o' }, follow: { type: 'boolean', short: 'f' }, help: { type: 'boolean', short: 'h' } },

@@ -26,7 +26,7 @@ The export's key secrets are sealed with the source's master key and are importe
 are: the target must use the same master key (MASTER_KEY, or the source's master.key copied
 into DATA_DIR). Otherwise the import stops before writing anything.`;
 
-function parse(argv: readonly string[]): { dir: string; instanceId?: string } | null {
+export function parse(argv: readonly string[]): { dir: string; instanceId?: string } | null {
   const parsed = parseCommandLine({
     args: [...argv],
     options: { instance: { type: 'string' }, help: { type: 'boolean', short: 'h' } },

@@ -24,7 +24,7 @@ and MONGODB_URI, as for the server.`;
 /** How long the rebuild's leases last without renewal (the runner renews them meanwhile). */
 const LEASE_TTL_MS = 15_000;
 
-function chooseProjections(argv: readonly string[]): readonly ProjectionDefinition[] | null {
+export function chooseProjections(argv: readonly string[]): readonly ProjectionDefinition[] | null {
   const parsed = parseCommandLine({ args: [...argv], options: { help: { type: 'boolean', short: 'h' } }, allowPositionals: true });
   if (parsed.values.help || parsed.positionals[0] === 'help') return null;
   const unknown = parsed.positionals.filter((n) => !names.includes(n));

@@ -215,13 +215,13 @@ describe('docker-compose.yml: the stores and their health checks', () => {
     }
   });
 
-  it("publishes the API's ports where its health check and the README look for them", () => {
+  it("publishes the API's ports where its health check and the operations guide look for them", () => {
     expect(api.ports).toEqual([`${api.environment.HTTPS_PORT}:${api.environment.HTTPS_PORT}`, `127.0.0.1:${api.environment.PORT}:${api.environment.PORT}`]);
     expect(read('deploy/healthcheck.js')).toMatch(/process\.env\.PORT \|\| 8080/);
     expect(api.environment.PORT).toBe(8080);
-    const readme = read('README.md');
-    expect(readme).toContain('HTTPS on port 8443');
-    expect(readme).toMatch(/plain HTTP on 8080 is published on the\s+host's loopback only/);
+    const operations = read('docs/operations.md');
+    expect(operations).toContain('HTTPS on port 8443');
+    expect(operations).toMatch(/plain HTTP on 8080 is published on the\s+host's loopback only/);
   });
 });
 

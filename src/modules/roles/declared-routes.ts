@@ -65,7 +65,7 @@ export class UndeclaredAccessError extends Error {
     super(
       `These routes declare no access requirement: ${routes.join('; ')}. Declare one with @Requires(Access.…) on the ` +
         'controller method, config: { access: Access.… } on a Fastify route, or the rule argument of SubscriptionRoutes.register ' +
-        "(README, 'Declaring what a route requires')",
+        "(docs/architecture.md, 'Declaring what a route requires')",
     );
     this.name = 'UndeclaredAccessError';
   }

@@ -1,6 +1,6 @@
 /**
  * Events are plain records, never classes: `type` is a permanent, explicit name and
- * `data` only ever gains optional fields (see README "Versioned events").
+ * `data` only ever gains optional fields (see docs/architecture.md "Versioned events").
  */
 export interface DomainEvent<Type extends string = string, Data = unknown> {
   readonly type: Type;

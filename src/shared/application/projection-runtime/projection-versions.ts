@@ -3,9 +3,10 @@ import { checkpointName, physicalCollection, ProjectionDefinition } from '../../
 
 /**
  * Which version of each projection serves reads. A projection may be listed in several
- * versions at once (the old one kept while a bumped one builds, see README "Changing a
- * projection"): the oldest serves until a newer one has folded at least as far, then reads
- * switch to the newer one for good. A fresh store (nothing folded anywhere) serves the newest.
+ * versions at once (the old one kept while a bumped one builds, see docs/architecture.md
+ * "Versioned projections"): the oldest serves until a newer one has folded at least as far,
+ * then reads switch to the newer one for good. A fresh store (nothing folded anywhere) serves
+ * the newest.
  */
 export class ProjectionVersions {
   private readonly byName = new Map<string, ProjectionDefinition[]>();
