@@ -1,8 +1,18 @@
-/** Waits until `check` holds, polling every 20 ms; past the deadline, fails naming `what`. */
-export async function eventually(check: () => Promise<boolean> | boolean, what: string, timeoutMs = 10_000): Promise<void> {
+/** How long to keep looking, how often, and what for (named in the error when time is up). */
+export interface Patience {
+  /** Default 10 s. */
+  readonly timeoutMs?: number;
+  /** Default 20 ms. */
+  readonly everyMs?: number;
+  readonly what?: string;
+}
+
+/** Waits until `condition` holds, looking every `everyMs`; rejects once `timeoutMs` has passed without it. */
+export async function eventually(condition: () => boolean | Promise<boolean>, patience: Patience = {}): Promise<void> {
+  const { timeoutMs = 10_000, everyMs = 20, what = 'the awaited condition' } = patience;
   const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs / 1000} s: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
 }

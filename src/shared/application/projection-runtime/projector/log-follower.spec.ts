@@ -42,9 +42,9 @@ describe('LogFollower over a real SQLite event log', () => {
     const follower = new LogFollower(events, 500);
     const { seen, written, handlers, live } = noting(2);
     const following = follower.follow(null, handlers);
-    await eventually(live, 'the follower caught up');
+    await eventually(live, { what: 'the follower caught up' });
     await append(3);
-    await eventually(() => written.length === 8, 'the live events are written');
+    await eventually(() => written.length === 8, { what: 'the live events are written' });
     await follower.close();
     await following;
 
@@ -59,9 +59,9 @@ describe('LogFollower over a real SQLite event log', () => {
     const follower = new LogFollower(events, 2);
     const { seen, written, handlers, live } = noting();
     const following = follower.follow(from, handlers);
-    await eventually(live, 'the follower caught up');
+    await eventually(live, { what: 'the follower caught up' });
     await append(5);
-    await eventually(() => written.length === 6, 'the live events are written');
+    await eventually(() => written.length === 6, { what: 'the live events are written' });
     await follower.close();
     await following;
 
@@ -80,7 +80,7 @@ describe('LogFollower over a real SQLite event log', () => {
     const follower = new LogFollower(events, 500);
     const { handlers, live } = noting();
     const following = follower.follow(null, handlers);
-    await eventually(live, 'the follower caught up');
+    await eventually(live, { what: 'the follower caught up' });
     follower.fail(new Error('lease renewal failed'));
     await expect(following).rejects.toThrow('lease renewal failed');
   });

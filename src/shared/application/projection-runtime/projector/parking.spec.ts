@@ -80,7 +80,7 @@ describe('ProjectionParking over a real SQLite store', () => {
     expect(parking.folds('fragile_v1')).toBe(false);
     expect(parking.retryingOne('fragile_v1')).toBeUndefined();
     expect(parking.parkedOne('fragile_v1')).toEqual({ error: expect.stringContaining('malformed Boom'), event: boom(5) });
-    await eventually(async () => (await store.count(PROJECTOR_STATUS)) === 1, 'the parked note is written');
+    await eventually(async () => (await store.count(PROJECTOR_STATUS)) === 1, { what: 'the parked note is written' });
     expect(await store.find(PROJECTOR_STATUS)).toEqual([
       {
         _id: 'fragile_v1',
@@ -118,7 +118,7 @@ describe('ProjectionParking over a real SQLite store', () => {
     parking.failed(failure(5, 'c_v1'));
     const note = (name: string) => ({ collection: PROJECTOR_STATUS, kind: 'put' as const, document: { _id: name, state: 'parked' }, position: at(1) });
     await store.applyBatch([note('a_v1'), note('b_v1')], {});
-    await eventually(async () => (await store.count(PROJECTOR_STATUS)) === 3, 'the parked notes are written');
+    await eventually(async () => (await store.count(PROJECTOR_STATUS)) === 3, { what: 'the parked notes are written' });
 
     await parking.clearStaleNotes(['a_v1', 'c_v1']);
     expect((await store.find(PROJECTOR_STATUS)).map((d) => d._id).sort()).toEqual(['b_v1', 'c_v1']);
