@@ -1,14 +1,15 @@
 import { ALL_PROJECTIONS } from './index';
 import { ATTACHMENTS } from './attachments/attachments.projection';
-import { project, recorded } from './testing';
+import { project } from '../test/support/projection-fold';
+import { recorded } from './testing';
 
 const at = '2026-01-01T00:00:00.000Z';
 const byName = (name: string) => ALL_PROJECTIONS.find((p) => p.name === name)!;
 
 describe('projections on an instance wipe', () => {
-  it('drop the wiped instance documents only, and build afresh from later events', () => {
+  it('drop the wiped instance documents only, and build afresh from later events', async () => {
     const users = byName('users');
-    const docs = project(users, [
+    const docs = await project(users, [
       recorded('user-acme.a', 'UserCreated', { id: 'a', name: 'old', created_at: at }),
       recorded('user-other.a', 'UserCreated', { id: 'a', name: 'other', created_at: at }),
       recorded('wipes-acme.log', 'InstanceWiped', { wiped_at: at }),
@@ -20,8 +21,8 @@ describe('projections on an instance wipe', () => {
     ]);
   });
 
-  it('leave a stored attachment as a tombstone, so the blob janitor removes its bytes', () => {
-    const docs = project(byName('attachments'), [
+  it('leave a stored attachment as a tombstone, so the blob janitor removes its bytes', async () => {
+    const docs = await project(byName('attachments'), [
       recorded('attachment-acme.f1', 'AttachmentCreated', { room_id: 'r', user_id: 'u', content_type: 'text/plain', content_length: 1, name: 'f', created_at: at }),
       recorded('attachment-acme.f1', 'AttachmentUploaded', { size: 1, sha256: 'x', blob_key: 'k', uploaded_at: at }),
       recorded('attachment-acme.f2', 'AttachmentCreated', { room_id: 'r', user_id: 'u', content_type: 'text/plain', content_length: 1, name: 'g', created_at: at }),

@@ -1,6 +1,4 @@
 import type { RecordedEvent } from '../src/shared/domain/event';
-import type { Document, DocumentRef, ProjectionDefinition } from './projection';
-import { isRef } from './projection';
 
 let position = 0;
 
@@ -15,30 +13,3 @@ export const recorded = (streamName: string, type: string, data: unknown): Recor
   metadata: { occurred_at: '2026-01-01T00:00:00.000Z' },
   recordedAt: '2026-01-01T00:00:00.000Z',
 });
-
-/**
- * Folds events the way the runner does, over an in-memory map: by-key targets start from
- * null, selections match existing documents on equal fields.
- */
-export function project(definition: ProjectionDefinition, events: RecordedEvent[]): Map<string, Document> {
-  const docs = new Map<string, Document>();
-  const key = (r: DocumentRef) => `${r.collection}|${r.id}`;
-  for (const event of events) {
-    for (const target of definition.targets(event)) {
-      const refs: DocumentRef[] = isRef(target)
-        ? [target]
-        : [...docs.entries()]
-            .filter(
-              ([k, d]) =>
-                k.startsWith(`${target.collection}|`) && Object.entries(target.where).every(([f, v]) => d[f] === v),
-            )
-            .map(([, d]) => ({ collection: target.collection, id: d._id }));
-      for (const ref of refs) {
-        const next = definition.evolve(docs.get(key(ref)) ?? null, event, ref);
-        if (next) docs.set(key(ref), { ...next, _id: ref.id });
-        else docs.delete(key(ref));
-      }
-    }
-  }
-  return docs;
-}

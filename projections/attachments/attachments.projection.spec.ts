@@ -1,4 +1,5 @@
-import { project, recorded } from '../testing';
+import { project } from '../../test/support/projection-fold';
+import { recorded } from '../testing';
 import { attachmentsProjection } from './attachments.projection';
 
 const at = (m: number) => `2026-01-01T00:0${m}:00.000Z`;
@@ -26,8 +27,8 @@ const ids = (docs: Map<string, { [k: string]: unknown }>) =>
   [...docs.values()].map((d) => `${d.instance_id}/${d.id}`).sort();
 
 describe('attachments projection', () => {
-  it('keeps an announced attachment, then its upload', () => {
-    const announced = project(attachmentsProjection, [created('acme', 'a1', 'r1', { custom_data: { k: 1 } })]);
+  it('keeps an announced attachment, then its upload', async () => {
+    const announced = await project(attachmentsProjection, [created('acme', 'a1', 'r1', { custom_data: { k: 1 } })]);
     expect([...announced.values()]).toEqual([
       {
         _id: JSON.stringify(['acme', 'a1']),
@@ -45,7 +46,7 @@ describe('attachments projection', () => {
         deleted: false,
       },
     ]);
-    const docs = project(attachmentsProjection, [created('acme', 'a1', 'r1'), uploaded('acme', 'a1')]);
+    const docs = await project(attachmentsProjection, [created('acme', 'a1', 'r1'), uploaded('acme', 'a1')]);
     expect([...docs.values()][0]).toMatchObject({
       uploaded: true,
       size: 5,
@@ -56,13 +57,13 @@ describe('attachments projection', () => {
     expect([...docs.values()][0]).not.toHaveProperty('custom_data');
   });
 
-  it('marks files API uploads by origin and file name', () => {
-    const docs = project(attachmentsProjection, [created('acme', 'f1', 'r1', { file_name: 'cat.png' }), uploaded('acme', 'f1')]);
+  it('marks files API uploads by origin and file name', async () => {
+    const docs = await project(attachmentsProjection, [created('acme', 'f1', 'r1', { file_name: 'cat.png' }), uploaded('acme', 'f1')]);
     expect([...docs.values()][0]).toMatchObject({ origin: 'files', file_name: 'cat.png', uploaded: true });
   });
 
-  it('removes a deleted file', () => {
-    const docs = project(attachmentsProjection, [
+  it('removes a deleted file', async () => {
+    const docs = await project(attachmentsProjection, [
       created('acme', 'f1', 'r1', { file_name: 'a.txt' }),
       created('acme', 'f2', 'r1', { file_name: 'b.txt' }),
       recorded('attachment-acme.f1', 'AttachmentDeleted', { id: 'f1', deleted_at: at(3) }),
@@ -70,8 +71,8 @@ describe('attachments projection', () => {
     expect(ids(docs)).toEqual(['acme/f2']);
   });
 
-  it("removes a deleted room's attachments, in that instance only, and keeps them gone on a late upload", () => {
-    const docs = project(attachmentsProjection, [
+  it("removes a deleted room's attachments, in that instance only, and keeps them gone on a late upload", async () => {
+    const docs = await project(attachmentsProjection, [
       created('acme', 'a1', 'r1'),
       created('acme', 'a2', 'r2'),
       created('other', 'a3', 'r1'),
@@ -81,7 +82,7 @@ describe('attachments projection', () => {
     expect(ids(docs)).toEqual(['acme/a2', 'other/a3']);
   });
 
-  it('keeps a tombstone of a gone upload until its blob is removed: deleted, its room deleted, or (files) its uploader deleted', () => {
+  it('keeps a tombstone of a gone upload until its blob is removed: deleted, its room deleted, or (files) its uploader deleted', async () => {
     const removed = (id: string) =>
       recorded(`attachment-acme.${id}`, 'AttachmentBlobRemoved', { id, blob_key: `acme/${id}/u1`, removed_at: at(5) });
     const events = [
@@ -97,7 +98,7 @@ describe('attachments projection', () => {
       recorded('room-acme.r2', 'RoomDeleted', { deleted_at: at(3) }),
       recorded('user-acme.ann', 'UserDeleted', { deleted_at: at(4) }),
     ];
-    const docs = project(attachmentsProjection, events);
+    const docs = await project(attachmentsProjection, events);
     const tombstones = [...docs.values()].filter((d) => d.deleted).map((d) => [d.id, d.deleted_at, d.blob_key]);
     expect(tombstones).toEqual([
       ['f1', at(3), 'acme/f1/u1'],
@@ -107,14 +108,14 @@ describe('attachments projection', () => {
     // A user's v6 attachments stay with the messages they are part of.
     expect([...docs.values()].find((d) => d.id === 'a4')).toMatchObject({ deleted: false });
     // Gone again (a room deleted after the file) keeps the first time.
-    const again = project(attachmentsProjection, [...events, recorded('room-acme.r1', 'RoomDeleted', { deleted_at: at(6) })]);
+    const again = await project(attachmentsProjection, [...events, recorded('room-acme.r1', 'RoomDeleted', { deleted_at: at(6) })]);
     expect([...again.values()].find((d) => d.id === 'f1')).toMatchObject({ deleted_at: at(3) });
-    const cleaned = project(attachmentsProjection, [...events, removed('f1'), removed('a2'), removed('f3')]);
+    const cleaned = await project(attachmentsProjection, [...events, removed('f1'), removed('a2'), removed('f3')]);
     expect(ids(cleaned)).toEqual(['acme/a4']);
   });
 
-  it('ignores events of its types on streams of other categories', () => {
-    const docs = project(attachmentsProjection, [
+  it('ignores events of its types on streams of other categories', async () => {
+    const docs = await project(attachmentsProjection, [
       created('acme', 'a1', 'r1'),
       recorded('user-acme.r1', 'RoomDeleted', { deleted_at: at(3) }),
       recorded('room-acme.a1', 'AttachmentDeleted', { id: 'a1', deleted_at: at(3) }),
@@ -122,8 +123,8 @@ describe('attachments projection', () => {
     expect(ids(docs)).toEqual(['acme/a1']);
   });
 
-  it('is idempotent: the same events twice give the same documents', () => {
+  it('is idempotent: the same events twice give the same documents', async () => {
     const events = [created('acme', 'a1', 'r1'), uploaded('acme', 'a1')];
-    expect(project(attachmentsProjection, [...events, ...events])).toEqual(project(attachmentsProjection, events));
+    expect(await project(attachmentsProjection, [...events, ...events])).toEqual(await project(attachmentsProjection, events));
   });
 });

@@ -1,5 +1,6 @@
 import type { RecordedEvent } from '../../src/shared/domain/event';
-import { project, recorded } from '../testing';
+import { project } from '../../test/support/projection-fold';
+import { recorded } from '../testing';
 import { AUDIT_INDEX, auditIndexProjection, auditKeys } from './audit-index.projection';
 
 const by = (event: RecordedEvent, actor: Record<string, unknown>): RecordedEvent => ({ ...event, metadata: { ...event.metadata, actor } });
@@ -21,8 +22,8 @@ describe('audit index projection', () => {
     expect(auditKeys(system)).toEqual([]);
   });
 
-  it('records where each event is (instance, key, position, stream, revision, type), and nothing of its data', () => {
-    const docs = [...project(auditIndexProjection, [sent, grant, attachment, system]).entries()];
+  it('records where each event is (instance, key, position, stream, revision, type), and nothing of its data', async () => {
+    const docs = [...(await project(auditIndexProjection, [sent, grant, attachment, system])).entries()];
     expect(docs).toHaveLength(7);
     const ofRoom = docs.filter(([, d]) => d.key === 'room:lobby').map(([k, d]) => [k.split('|')[0], d]);
     expect(ofRoom).toEqual([
@@ -31,9 +32,9 @@ describe('audit index projection', () => {
     ]);
   });
 
-  it('gives a replayed event the same document (at-least-once delivery)', () => {
-    const once = project(auditIndexProjection, [sent, grant]);
-    const twice = project(auditIndexProjection, [sent, grant, sent, grant]);
+  it('gives a replayed event the same document (at-least-once delivery)', async () => {
+    const once = await project(auditIndexProjection, [sent, grant]);
+    const twice = await project(auditIndexProjection, [sent, grant, sent, grant]);
     expect([...twice.entries()]).toEqual([...once.entries()]);
   });
 

@@ -1,4 +1,5 @@
-import { project, recorded } from '../testing';
+import { project } from '../../test/support/projection-fold';
+import { recorded } from '../testing';
 import { forgettingWipedInstances } from '../instance-wipe';
 import { BEAMS_DEVICE_INTERESTS, BEAMS_DEVICES, beamsDevicesProjection } from './beams-devices.projection';
 
@@ -13,8 +14,8 @@ const interestRows = (docs: Map<string, Record<string, unknown>>) =>
   [...docs.entries()].filter(([key]) => key.startsWith(`${BEAMS_DEVICE_INTERESTS}|`)).map(([, d]) => `${d.device_id}:${d.interest}`).sort();
 
 describe('beams devices projection', () => {
-  it('keeps a row per device and interest, following what each change added and removed', () => {
-    const docs = project(beamsDevicesProjection, [
+  it('keeps a row per device and interest, following what each change added and removed', async () => {
+    const docs = await project(beamsDevicesProjection, [
       registered('beamsdevice-acme.web-1'),
       registered('beamsdevice-acme.web-2'),
       changed('beamsdevice-acme.web-1', ['a', 'b'], ['a', 'b'], []),
@@ -25,9 +26,9 @@ describe('beams devices projection', () => {
     expect([...docs.values()].filter((d) => d.subscription).map((d) => d.device_id)).toEqual(['web-1', 'web-2']);
   });
 
-  it('keeps an APNs or FCM device’s platform, and its new sealed token after a refresh', () => {
+  it('keeps an APNs or FCM device’s platform, and its new sealed token after a refresh', async () => {
     const refreshed = { ...sealed, ciphertext: 'c2' };
-    const docs = project(beamsDevicesProjection, [
+    const docs = await project(beamsDevicesProjection, [
       recorded('beamsdevice-acme.fcm-1', 'BeamsDeviceRegistered', { device_id: 'fcm-1', platform: 'fcm', subscription: sealed, sdk_version: null, registered_at: at }),
       recorded('beamsdevice-acme.fcm-1', 'BeamsDeviceTokenChanged', { subscription: refreshed, changed_at: at }),
       recorded('beamsdevice-acme.apns-1', 'BeamsDeviceRegistered', { device_id: 'apns-1', platform: 'apns', subscription: sealed, sdk_version: null, registered_at: at }),
@@ -38,8 +39,8 @@ describe('beams devices projection', () => {
     ]);
   });
 
-  it('forgets a deleted device and all its interests', () => {
-    const docs = project(beamsDevicesProjection, [
+  it('forgets a deleted device and all its interests', async () => {
+    const docs = await project(beamsDevicesProjection, [
       registered('beamsdevice-acme.web-1'),
       changed('beamsdevice-acme.web-1', ['a', 'b'], ['a', 'b'], []),
       recorded('beamsdevice-acme.web-1', 'BeamsDeviceDeleted', { reason: 'push_service_gone', deleted_at: at }),
@@ -47,8 +48,8 @@ describe('beams devices projection', () => {
     expect(docs.size).toBe(0);
   });
 
-  it('records a device’s user, and forgets that user’s devices (only those) when the user is deleted', () => {
-    const docs = project(beamsDevicesProjection, [
+  it('records a device’s user, and forgets that user’s devices (only those) when the user is deleted', async () => {
+    const docs = await project(beamsDevicesProjection, [
       registered('beamsdevice-acme.web-1'),
       registered('beamsdevice-acme.web-2'),
       registered('beamsdevice-other.web-3'),
@@ -61,7 +62,7 @@ describe('beams devices projection', () => {
       'acme:web-2:bob',
       'other:web-3:alice',
     ]);
-    const after = project(beamsDevicesProjection, [
+    const after = await project(beamsDevicesProjection, [
       registered('beamsdevice-acme.web-1'),
       registered('beamsdevice-acme.web-2'),
       registered('beamsdevice-other.web-3'),
@@ -73,8 +74,8 @@ describe('beams devices projection', () => {
     expect([...after.values()].map((d) => `${d.instance_id}:${d.device_id}`).sort()).toEqual(['acme:web-2', 'other:web-3']);
   });
 
-  it('drops a wiped instance’s devices, and only those', () => {
-    const docs = project(forgettingWipedInstances(beamsDevicesProjection), [
+  it('drops a wiped instance’s devices, and only those', async () => {
+    const docs = await project(forgettingWipedInstances(beamsDevicesProjection), [
       registered('beamsdevice-acme.web-1'),
       changed('beamsdevice-acme.web-1', ['a'], ['a'], []),
       registered('beamsdevice-other.web-1'),

@@ -1,4 +1,5 @@
-import { project, recorded } from '../testing';
+import { project } from '../../test/support/projection-fold';
+import { recorded } from '../testing';
 import { cursorsProjection } from './cursors.projection';
 
 const at = (m: number) => `2026-01-01T00:0${m}:00.000Z`;
@@ -24,8 +25,8 @@ const cursors = (docs: Map<string, { [k: string]: unknown }>) =>
   [...docs.values()].map((d) => `${d.instance_id}/${d.room_id}:${d.user_id}=${d.position}@${d.updated_at}`).sort();
 
 describe('read cursors projection', () => {
-  it('keeps one cursor per user and room, in the wire shape', () => {
-    const docs = project(cursorsProjection, [set('acme', 'ann', 'r1', 3, 1), set('acme', 'ann', 'r1', 7, 2)]);
+  it('keeps one cursor per user and room, in the wire shape', async () => {
+    const docs = await project(cursorsProjection, [set('acme', 'ann', 'r1', 3, 1), set('acme', 'ann', 'r1', 7, 2)]);
     expect([...docs.values()]).toEqual([
       {
         _id: JSON.stringify(['acme', 'r1', 'ann']),
@@ -39,8 +40,8 @@ describe('read cursors projection', () => {
     ]);
   });
 
-  it('keeps users, rooms and instances apart, with user ids that hold dots', () => {
-    const docs = project(cursorsProjection, [
+  it('keeps users, rooms and instances apart, with user ids that hold dots', async () => {
+    const docs = await project(cursorsProjection, [
       set('acme', 'ann.b', 'r1', 1, 1),
       set('acme', 'ben', 'r1', 2, 1),
       set('acme', 'ann.b', 'r2', 3, 1),
@@ -54,8 +55,8 @@ describe('read cursors projection', () => {
     ]);
   });
 
-  it('folds the legacy per-user streams and the per-room streams into the same cursors', () => {
-    const docs = project(cursorsProjection, [
+  it('folds the legacy per-user streams and the per-room streams into the same cursors', async () => {
+    const docs = await project(cursorsProjection, [
       legacySet('acme', 'ann.b', 'r1', 3, 1),
       legacySet('acme', 'ann.b', 'r2', 4, 1),
       set('acme', 'ann.b', 'r1', 8, 2),
@@ -63,8 +64,8 @@ describe('read cursors projection', () => {
     expect(cursors(docs)).toEqual([`acme/r1:ann.b=8@${at(2)}`, `acme/r2:ann.b=4@${at(1)}`]);
   });
 
-  it('drops the cursors of a deleted room and of a deleted user, in that instance only', () => {
-    const docs = project(cursorsProjection, [
+  it('drops the cursors of a deleted room and of a deleted user, in that instance only', async () => {
+    const docs = await project(cursorsProjection, [
       set('acme', 'ann', 'r1', 1, 1),
       set('acme', 'ben', 'r1', 2, 1),
       legacySet('acme', 'ann', 'r2', 3, 1),
@@ -76,8 +77,8 @@ describe('read cursors projection', () => {
     expect(cursors(docs)).toEqual([`acme/r2:ben=4@${at(1)}`, `other/r1:ann=5@${at(1)}`]);
   });
 
-  it('ignores events of its types on streams of other categories', () => {
-    const docs = project(cursorsProjection, [
+  it('ignores events of its types on streams of other categories', async () => {
+    const docs = await project(cursorsProjection, [
       set('acme', 'ann', 'r1', 1, 1),
       recorded('user-acme.r1', 'RoomDeleted', { deleted_at: at(2) }),
       recorded('room-acme.ann', 'UserDeleted', { deleted_at: at(2) }),

@@ -1,13 +1,14 @@
-import { project, recorded } from '../testing';
+import { project } from '../../test/support/projection-fold';
+import { recorded } from '../testing';
 import { instancesProjection } from './instances.projection';
 
 const sealed = { alg: 'aes-256-gcm', iv: 'i', tag: 't', ciphertext: 'c' };
 const at = '2026-01-01T00:00:00.000Z';
 
 describe('instances projection', () => {
-  it('folds instance, key and token-provider events into one document', () => {
+  it('folds instance, key and token-provider events into one document', async () => {
     const stream = 'instance-acme';
-    const docs = project(instancesProjection, [
+    const docs = await project(instancesProjection, [
       recorded(stream, 'InstanceCreated', { id: 'acme', cluster: 'eu', created_at: at }),
       recorded(stream, 'KeyCreated', { key_id: 'k1', secret: sealed, created_at: at }),
       recorded(stream, 'KeyCreated', { key_id: 'k2', secret: sealed, created_at: at }),

@@ -1,4 +1,5 @@
-import { project, recorded } from '../testing';
+import { project } from '../../test/support/projection-fold';
+import { recorded } from '../testing';
 import { PENDING_DELETE_JOBS, pendingDeleteJobDocumentId, pendingDeleteJobsProjection } from './pending-delete-jobs.projection';
 
 const at = '2026-01-01T00:00:00.000Z';
@@ -6,14 +7,14 @@ const scheduled = (stream: string, target_id: string) =>
   recorded(stream, 'DeleteJobScheduled', { target: 'room', target_id, scheduled_at: at });
 
 describe('pending delete jobs projection', () => {
-  it('lists a job from its scheduling until it completes or fails', () => {
+  it('lists a job from its scheduling until it completes or fails', async () => {
     const a = scheduled('deletejob-acme.j1', 'r1');
     const b = scheduled('deletejob-acme.j2', 'r2');
-    expect([...project(pendingDeleteJobsProjection, [a, b]).keys()]).toEqual([
+    expect([...(await project(pendingDeleteJobsProjection, [a, b])).keys()]).toEqual([
       `${PENDING_DELETE_JOBS}|${pendingDeleteJobDocumentId('acme', 'j1')}`,
       `${PENDING_DELETE_JOBS}|${pendingDeleteJobDocumentId('acme', 'j2')}`,
     ]);
-    const docs = project(pendingDeleteJobsProjection, [
+    const docs = await project(pendingDeleteJobsProjection, [
       a,
       b,
       recorded('deletejob-acme.j1', 'DeleteJobCompleted', { completed_at: at }),
@@ -22,8 +23,8 @@ describe('pending delete jobs projection', () => {
     expect(docs.size).toBe(0);
   });
 
-  it('drops the pending jobs of a wiped instance, and only those', () => {
-    const docs = project(pendingDeleteJobsProjection, [
+  it('drops the pending jobs of a wiped instance, and only those', async () => {
+    const docs = await project(pendingDeleteJobsProjection, [
       scheduled('deletejob-acme.j1', 'r1'),
       scheduled('deletejob-other.j1', 'r1'),
       recorded('wipes-acme.instance', 'InstanceWiped', { wiped_at: at }),

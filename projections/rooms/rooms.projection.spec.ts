@@ -1,4 +1,5 @@
-import { project, recorded } from '../testing';
+import { project } from '../../test/support/projection-fold';
+import { recorded } from '../testing';
 import { ROOMS, roomDocumentId, roomsProjection } from './rooms.projection';
 
 const stream = 'room-acme.r1';
@@ -14,8 +15,8 @@ const created = () =>
   });
 
 describe('rooms projection', () => {
-  it('creates the room document and merges updates field by field', () => {
-    const docs = project(roomsProjection, [
+  it('creates the room document and merges updates field by field', async () => {
+    const docs = await project(roomsProjection, [
       created(),
       recorded(stream, 'RoomUpdated', { name: 'renamed', custom_data: { t: 1 }, updated_at: at(2) }),
     ]);
@@ -33,12 +34,12 @@ describe('rooms projection', () => {
     });
   });
 
-  it('clears the push title override on null and removes deleted rooms', () => {
-    const cleared = project(roomsProjection, [
+  it('clears the push title override on null and removes deleted rooms', async () => {
+    const cleared = await project(roomsProjection, [
       created(),
       recorded(stream, 'RoomUpdated', { push_notification_title_override: null, updated_at: at(2) }),
     ]);
     expect([...cleared.values()][0]).not.toHaveProperty('push_notification_title_override');
-    expect(project(roomsProjection, [created(), recorded(stream, 'RoomDeleted', { deleted_at: at(3) })]).size).toBe(0);
+    expect((await project(roomsProjection, [created(), recorded(stream, 'RoomDeleted', { deleted_at: at(3) })])).size).toBe(0);
   });
 });

@@ -1,11 +1,11 @@
 import Database from 'better-sqlite3';
 import { execFileSync } from 'node:child_process';
-import { closeSync, ftruncateSync, mkdtempSync, openSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, ftruncateSync, mkdtempSync, openSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LogPosition } from '../../../shared/domain/event';
 import { ReadModelWriteError } from '../../../shared/ports/read-model-store.port';
-import { SqliteReadModelStore } from './sqlite-read-model-store';
+import { IN_MEMORY, SqliteReadModelStore } from './sqlite-read-model-store';
 import { asRoot, mountTmpfs } from '../../../../test/support/volumes';
 
 /**
@@ -175,5 +175,21 @@ describe('SqliteReadModelStore deferred indexes', () => {
     await again.buildDeferredIndexes(['docs']);
     expect(indexesOf(file, 'rm_docs')).toEqual(['ix_docs_code', 'ix_docs_n']);
     await again.close();
+  });
+});
+
+describe('SqliteReadModelStore in memory', () => {
+  it('holds documents and checkpoints while open, in no file, and is gone once closed', async () => {
+    const store = new SqliteReadModelStore(IN_MEMORY);
+    await store.ensureCollections([{ name: 'docs', indexes: [{ fields: ['n'] }] }]);
+    await store.applyBatch([{ collection: 'docs', kind: 'put', document: { _id: 'a', n: 1 }, position: pos(1) }], { docs_v1: pos(1) });
+    expect(await store.find('docs', { where: { n: 1 } })).toEqual([{ _id: 'a', n: 1 }]);
+    expect(await store.getCheckpoint('docs_v1')).toBe(pos(1));
+    await store.close();
+    expect(existsSync(IN_MEMORY)).toBe(false);
+
+    const another = new SqliteReadModelStore(IN_MEMORY);
+    expect(await another.getCheckpoint('docs_v1')).toBeNull();
+    await another.close();
   });
 });

@@ -28,6 +28,10 @@ const field = (name: string): string => {
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new Error(`Invalid field name: ${name}`);
   return `json_extract(doc, '$.${name}')`;
 };
+
+/** SQLite's name for a database in memory, gone when it is closed (its pragmas for files are harmless there). */
+export const IN_MEMORY = ':memory:';
+
 /** SQLite's JSON functions read booleans as 1/0. */
 const bind = (v: Scalar): unknown => (typeof v === 'boolean' ? (v ? 1 : 0) : v);
 
@@ -67,14 +71,17 @@ export class SqliteReadModelStore implements ReadModelStore {
    * `deferred_indexes` table, so a crash mid-build leaves them listed and still deferred).
    */
   private readonly deferred = new Set<string>();
-  private readonly checkpointer: WalCheckpointer;
+  /** None in memory: there is no WAL to copy. */
+  private readonly checkpointer: WalCheckpointer | null;
   readonly batchLimit?: BatchLimit;
   private readonly clock: () => number;
 
+  /** `file` is the database file, or `IN_MEMORY` for read models held in memory while the store is open (projection specs fold into one). */
   constructor(file: string, options: SqliteReadModelStoreOptions = {}) {
     this.batchLimit = options.batchLimit;
     this.clock = options.clock ?? Date.now;
-    makePrivateDatabaseFile(file);
+    const inMemory = file === IN_MEMORY;
+    if (!inMemory) makePrivateDatabaseFile(file);
     this.db = new Database(file);
     // Larger pages make the index B-trees shallower: a rebuild's inserts cost about a sixth
     // less. It only takes effect on a new file (before WAL is set); older files keep theirs.
@@ -93,7 +100,7 @@ export class SqliteReadModelStore implements ReadModelStore {
     for (const row of this.db.prepare('SELECT DISTINCT collection FROM deferred_indexes').all() as { collection: string }[]) {
       this.deferred.add(row.collection);
     }
-    this.checkpointer = new WalCheckpointer(file);
+    this.checkpointer = inMemory ? null : new WalCheckpointer(file);
   }
 
   private prepared(sql: string): Database.Statement {
@@ -364,7 +371,7 @@ export class SqliteReadModelStore implements ReadModelStore {
   }
 
   async close(): Promise<void> {
-    await this.checkpointer.close();
+    await this.checkpointer?.close();
     if (this.db.open) this.db.close();
   }
 }

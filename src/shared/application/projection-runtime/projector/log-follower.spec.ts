@@ -1,0 +1,87 @@
+import { RecordedEvent } from '../../../domain/event';
+import { SqliteEventStore } from '../../../../adapters/event-store/sqlite/sqlite-event-store';
+import { openSqliteStores, SqliteStores } from '../../../../../test/support/sqlite-stores';
+import { eventually } from '../../../../../test/support/eventually';
+import { FollowHandlers, LogFollower } from './log-follower';
+
+const meta = { occurred_at: '2026-01-01T00:00:00.000Z' };
+
+describe('LogFollower over a real SQLite event log', () => {
+  let stores: SqliteStores;
+  let events: SqliteEventStore;
+  beforeEach(() => ({ events } = stores = openSqliteStores('parley-log-follower-')));
+  afterEach(() => stores.close());
+
+  /** Appends `n` events in one commit. */
+  const append = (n: number) => events.append('tick-acme.t', Array.from({ length: n }, () => ({ type: 'Tick', data: {}, metadata: meta })), 'any');
+
+  /** Handlers noting what the follower does, in order. */
+  const noting = (pageSize = 1_000) => {
+    const seen: string[] = [];
+    const written: RecordedEvent[] = [];
+    let live = false;
+    const handlers: FollowHandlers = {
+      pageSize: () => pageSize,
+      interrupted: () => false,
+      apply: async (batch) => {
+        written.push(...batch);
+        seen.push(`${live ? 'live' : 'page'} of ${batch.length}`);
+      },
+      afterPage: async () => void seen.push('after page'),
+      caughtUp: async () => {
+        live = true;
+        seen.push('caught up');
+      },
+      afterLive: () => void seen.push('after live'),
+    };
+    return { seen, written, handlers, live: () => live };
+  };
+
+  it('catches up by pages of the size asked, then follows live, writing the events buffered together as one batch', async () => {
+    await append(5);
+    const follower = new LogFollower(events, 500);
+    const { seen, written, handlers, live } = noting(2);
+    const following = follower.follow(null, handlers);
+    await eventually(live, { what: 'the follower caught up' });
+    await append(3);
+    await eventually(() => written.length === 8, { what: 'the live events are written' });
+    await follower.close();
+    await following;
+
+    // The last "after live" is the close's.
+    expect(seen).toEqual(['page of 2', 'after page', 'page of 2', 'after page', 'page of 1', 'after page', 'caught up', 'live of 3', 'after live', 'after live']);
+    expect(written.map((e) => e.position)).toEqual((await events.readAll()).map((e) => e.position));
+  });
+
+  it('writes at most maxBatch live events at once, and reads after the position it is given', async () => {
+    await append(3);
+    const from = (await events.readAll())[1].position;
+    const follower = new LogFollower(events, 2);
+    const { seen, written, handlers, live } = noting();
+    const following = follower.follow(from, handlers);
+    await eventually(live, { what: 'the follower caught up' });
+    await append(5);
+    await eventually(() => written.length === 6, { what: 'the live events are written' });
+    await follower.close();
+    await following;
+
+    expect(seen).toEqual(['page of 1', 'after page', 'caught up', 'live of 2', 'after live', 'live of 2', 'after live', 'live of 1', 'after live', 'after live']);
+    expect(written[0].position > from).toBe(true);
+  });
+
+  it('reads nothing once interrupted', async () => {
+    await append(2);
+    const { seen, handlers } = noting();
+    await new LogFollower(events, 500).follow(null, { ...handlers, interrupted: () => true });
+    expect(seen).toEqual([]);
+  });
+
+  it('rejects with the failure it is failed with', async () => {
+    const follower = new LogFollower(events, 500);
+    const { handlers, live } = noting();
+    const following = follower.follow(null, handlers);
+    await eventually(live, { what: 'the follower caught up' });
+    follower.fail(new Error('lease renewal failed'));
+    await expect(following).rejects.toThrow('lease renewal failed');
+  });
+});

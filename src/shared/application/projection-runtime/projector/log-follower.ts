@@ -1,0 +1,97 @@
+import { LogPosition, RecordedEvent } from '../../../domain/event';
+import { EventStore, LogSubscription } from '../../../ports/event-store.port';
+
+/** What a follower does with what it reads, and when it stops. */
+export interface FollowHandlers {
+  /** Events read per catch-up page, asked before each page. */
+  pageSize(): number;
+  /** Whether to stop: asked before each page and as the live subscription opens. */
+  interrupted(): boolean;
+  /** Folds and writes one batch. */
+  apply(batch: readonly RecordedEvent[]): Promise<void>;
+  /** After each catch-up page is written. */
+  afterPage(): Promise<void>;
+  /** The catch-up reached the end of the log: before following it live. */
+  caughtUp(): Promise<void>;
+  /** After each live batch is written, and whenever the live events buffered are all written. */
+  afterLive(): void;
+}
+
+/**
+ * Reads the log for a projector: catches up by whole pages (a rebuild reads nothing event by
+ * event), then follows it live, writing every event already buffered as one batch (at most
+ * `maxBatch`), until the subscription ends (`close`) or fails (`fail`).
+ */
+export class LogFollower {
+  private subscription: LogSubscription | null = null;
+  private failure: unknown = null;
+
+  constructor(
+    private readonly events: EventStore,
+    private readonly maxBatch: number,
+  ) {}
+
+  /** Follows the log after `from` until interrupted, closed or failed (then it rejects with the failure). */
+  async follow(from: LogPosition | null, handlers: FollowHandlers): Promise<void> {
+    this.failure = null;
+    for (;;) {
+      if (handlers.interrupted()) return;
+      if (this.failure) throw this.failure;
+      const page = await this.events.readAll({ after: from, maxCount: handlers.pageSize() });
+      if (page.length === 0) break;
+      await handlers.apply(page);
+      from = page[page.length - 1].position;
+      await handlers.afterPage();
+      // The stores may answer synchronously (SQLite): without a turn of the event loop between
+      // pages, a long catch-up would starve the lease renewal (the lease lapses mid-rebuild)
+      // and every request of the process.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await handlers.caughtUp();
+    const subscription = this.events.subscribeToAll({ after: from });
+    this.subscription = subscription;
+    if (handlers.interrupted()) await subscription.close();
+    const iterator = subscription[Symbol.asyncIterator]();
+    let pending: Promise<IteratorResult<RecordedEvent>> | null = null;
+    let batch: RecordedEvent[] = [];
+    const IDLE = Symbol('idle');
+    try {
+      for (;;) {
+        pending ??= iterator.next();
+        // Take every event that is already buffered, then write them as one batch.
+        const next =
+          batch.length === 0
+            ? await pending
+            : await Promise.race([pending, new Promise<typeof IDLE>((r) => setImmediate(() => r(IDLE)))]);
+        if (next === IDLE || (next as IteratorResult<RecordedEvent>).done) {
+          if (batch.length && !this.failure) await handlers.apply(batch);
+          batch = [];
+          handlers.afterLive();
+          if (next !== IDLE) break;
+          continue;
+        }
+        pending = null;
+        batch.push((next as IteratorResult<RecordedEvent>).value);
+        if (batch.length >= this.maxBatch) {
+          await handlers.apply(batch);
+          batch = [];
+          handlers.afterLive();
+        }
+      }
+    } finally {
+      await subscription.close().catch(() => undefined);
+    }
+    if (this.failure) throw this.failure;
+  }
+
+  /** Ends the live subscription: `follow` writes what it buffered and resolves. */
+  async close(): Promise<void> {
+    await this.subscription?.close();
+  }
+
+  /** Ends the subscription with an error: `follow` rejects with it. */
+  fail(error: unknown): void {
+    this.failure = error;
+    void this.subscription?.close();
+  }
+}
