@@ -29,7 +29,8 @@ import { SetTokenProviderCommand } from '../modules/instances/set-token-provider
 import { CredentialWarnings } from '../modules/instances/credential-warnings';
 import { AppModule } from './app.module';
 import { SubscriptionRoutes } from '../modules/streaming/subscription-routes';
-import { OpenStreams, registerHttpSubscribe } from '../modules/streaming/http-subscribe.transport';
+import { registerHttpSubscribe } from '../modules/streaming/http-subscribe.transport';
+import type { OpenStreams } from '../modules/streaming/open-streams';
 import { WebSocketBridge } from '../modules/streaming/websocket-bridge.transport';
 import { Runtime } from './runtime';
 import { OpenApiDocument } from '../modules/api-docs/openapi-document';

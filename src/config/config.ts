@@ -1,3 +1,4 @@
+// One file on purpose, whatever its length: every environment variable Parley reads is read here, where the tests that check them against the documentation look (test/e2e/deployment-files.spec.ts reads this file).
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import type { CorsOrigins } from '../shared/http/cors';

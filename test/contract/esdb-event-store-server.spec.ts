@@ -1,7 +1,8 @@
 import { EventStoreDBClient, jsonEvent, START } from '@eventstore/db-client';
 import { randomUUID } from 'node:crypto';
 import { EsdbEphemeralBus, EPHEMERAL_STREAM_PREFIX } from '../../src/adapters/ephemeral/esdb-ephemeral-bus';
-import { esdbPosition, EsdbEventStore } from '../../src/adapters/event-store/esdb/esdb-event-store';
+import { EsdbEventStore } from '../../src/adapters/event-store/esdb/esdb-event-store';
+import { esdbPosition } from '../../src/adapters/event-store/esdb/esdb-positions';
 import { CommandPipeline } from '../../src/shared/application/write-path/command-pipeline';
 import { Decider } from '../../src/shared/domain/decider';
 import { DomainError } from '../../src/shared/domain/errors';

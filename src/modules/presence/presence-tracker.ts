@@ -1,57 +1,9 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown, Optional } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
 import { EPHEMERAL_BUS, EphemeralBus, ephemeralChannel } from '../../shared/ports/ephemeral-bus.port';
+import { PRESENCE_OPTIONS, PresenceTrackerOptions, presenceSettings } from './presence-options';
+import { isPresenceSignal, OtherHolders, PresenceSignal } from './presence-signals';
 
 export type PresenceState = 'online' | 'offline';
-
-/**
- * What processes tell each other on a user's presence channel: the sender's latest word on
- * the user (`online`), or a question (`query`) that every process holding the user online
- * answers at once, so a process that starts watching need not wait for the next heartbeat.
- * `stopping` marks the "offline" of a process that drains: its users are about to reconnect
- * elsewhere, so the others keep them online for the reconnect grace rather than at once.
- */
-export interface PresenceSignal {
-  readonly process_id: string;
-  readonly user_id: string;
-  readonly online?: boolean;
-  readonly query?: true;
-  readonly stopping?: true;
-}
-
-/**
- * chatkit-client (@pusher/platform 0.18) resubscribes after 2 s, 4 s, then every 5 s
- * (`maxTimeoutMillis`), each client and subscription on its own schedule: once a server is
- * back, every client that was connected is back within about 5 s of the first one.
- */
-const SDK_LONGEST_RECONNECT_PAUSE_MS = 5_000;
-
-export interface PresenceTrackerOptions {
-  /** Identifies this process's announcements; random by default. */
-  readonly processId?: string;
-  /** How often this process re-announces the users it holds online. */
-  readonly heartbeatMs?: number;
-  /** How long another process's "online" counts without being repeated. */
-  readonly ttlMs?: number;
-  /** How often announcements that stopped coming are noticed. */
-  readonly sweepMs?: number;
-  /**
-   * How long after this process's first presence subscription a first "offline" is held
-   * back: the clients that were connected before a restart come back in that time, so
-   * their watchers are not told "offline" for users who never left. Just over the SDK's
-   * longest reconnect pause by default.
-   */
-  readonly restartGraceMs?: number;
-  /**
-   * At most how long a new watch waits for the other processes' answers to its query before
-   * it may say "offline" (it waits as long as its own query took to come back, up to this).
-   */
-  readonly answerWaitMs?: number;
-  readonly now?: () => number;
-  readonly onError?: (error: unknown) => void;
-}
-
-export const PRESENCE_OPTIONS = Symbol('PresenceTrackerOptions');
 
 export interface PresenceWatch {
   stop(): void;
@@ -74,8 +26,8 @@ interface Tracked {
   /** By when the other processes' answers to the query are in (local clock). */
   answersBy: number;
   settleTimer: NodeJS.Timeout | null;
-  /** Other processes that last said "online", with when that was heard (local clock). */
-  readonly remote: Map<string, number>;
+  /** Other processes that hold the user online. */
+  readonly remote: OtherHolders;
   state: PresenceState;
   unsubscribe: () => void;
 }
@@ -97,14 +49,7 @@ interface Tracked {
  */
 @Injectable()
 export class PresenceTracker implements OnApplicationShutdown {
-  private readonly processId: string;
-  private readonly heartbeatMs: number;
-  private readonly ttlMs: number;
-  private readonly sweepMs: number;
-  private readonly restartGraceMs: number;
-  private readonly answerWaitMs: number;
-  private readonly now: () => number;
-  private readonly onError: (error: unknown) => void;
+  private readonly settings: Required<PresenceTrackerOptions>;
   private readonly tracked = new Map<string, Tracked>();
   private heartbeat: NodeJS.Timeout | null = null;
   private sweep: NodeJS.Timeout | null = null;
@@ -117,14 +62,7 @@ export class PresenceTracker implements OnApplicationShutdown {
     @Optional() @Inject(PRESENCE_OPTIONS) options: PresenceTrackerOptions | null = null,
   ) {
     const logger = new Logger('presence');
-    this.processId = options?.processId ?? randomUUID();
-    this.heartbeatMs = options?.heartbeatMs ?? 10_000;
-    this.ttlMs = options?.ttlMs ?? 25_000;
-    this.sweepMs = options?.sweepMs ?? 2_500;
-    this.restartGraceMs = options?.restartGraceMs ?? SDK_LONGEST_RECONNECT_PAUSE_MS + 1_000;
-    this.answerWaitMs = options?.answerWaitMs ?? 2_000;
-    this.now = options?.now ?? Date.now;
-    this.onError = options?.onError ?? ((error) => logger.error('presence signal failed', (error as Error)?.stack));
+    this.settings = presenceSettings(options, (error) => logger.error('presence signal failed', (error as Error)?.stack));
   }
 
   /** The user is online while the returned release has not been called (it may be called twice). */
@@ -199,7 +137,7 @@ export class PresenceTracker implements OnApplicationShutdown {
     const channel = ephemeralChannel('presence', instanceId, userId);
     const existing = this.tracked.get(channel);
     if (existing) return existing;
-    const now = this.now();
+    const now = this.settings.now();
     this.firstFollowAt ??= now;
     const entry: Tracked = {
       userId,
@@ -208,9 +146,9 @@ export class PresenceTracker implements OnApplicationShutdown {
       watchers: new Set(),
       waiting: new Set(),
       queriedAt: now,
-      answersBy: now + this.answerWaitMs,
+      answersBy: now + this.settings.answerWaitMs,
       settleTimer: null,
-      remote: new Map(),
+      remote: new OtherHolders(this.settings.ttlMs, this.settings.restartGraceMs),
       state: 'offline',
       unsubscribe: () => undefined,
     };
@@ -219,7 +157,7 @@ export class PresenceTracker implements OnApplicationShutdown {
     // Learn at once what the other processes hold, rather than at their next heartbeat. If
     // the question is not sent, no answer will come: stop waiting for one.
     void this.publish(entry, { query: true }).then((sent) => {
-      if (!sent) this.answersIn(entry, this.now());
+      if (!sent) this.answersIn(entry, this.settings.now());
     });
     this.startTimers();
     return entry;
@@ -237,8 +175,8 @@ export class PresenceTracker implements OnApplicationShutdown {
   private receive(entry: Tracked, message: unknown): void {
     if (!isPresenceSignal(message)) return;
     if (this.tracked.get(entry.channel) !== entry) return;
-    const now = this.now();
-    if (message.process_id === this.processId) {
+    const now = this.settings.now();
+    if (message.process_id === this.settings.processId) {
       // Our query came back: the others heard it about now, and their answers take about as
       // long again to arrive.
       if (message.query) this.answersIn(entry, now + (now - entry.queriedAt));
@@ -248,17 +186,7 @@ export class PresenceTracker implements OnApplicationShutdown {
       if (entry.registrations > 0) this.announce(entry, true);
       return;
     }
-    if (message.online === true) {
-      entry.remote.set(message.process_id, now);
-    } else if (message.online === false && message.stopping) {
-      // A draining process's users reconnect elsewhere: its word holds for the reconnect grace.
-      entry.remote.set(message.process_id, now - this.ttlMs + Math.min(this.restartGraceMs, this.ttlMs));
-    } else if (message.online === false) {
-      entry.remote.delete(message.process_id);
-    } else {
-      return;
-    }
-    this.recompute(entry);
+    if (entry.remote.hear(message, now)) this.recompute(entry);
   }
 
   /** The other processes' answers to the entry's query are in by `at` (if that is sooner). */
@@ -276,8 +204,8 @@ export class PresenceTracker implements OnApplicationShutdown {
   private settle(entry: Tracked): void {
     if (entry.waiting.size === 0 || this.tracked.get(entry.channel) !== entry) return;
     this.clearSettleTimer(entry);
-    const heldUntil = Math.max(entry.answersBy, (this.firstFollowAt ?? 0) + this.restartGraceMs);
-    const wait = heldUntil - this.now();
+    const heldUntil = Math.max(entry.answersBy, (this.firstFollowAt ?? 0) + this.settings.restartGraceMs);
+    const wait = heldUntil - this.settings.now();
     if (entry.state === 'offline' && wait > 0) {
       entry.settleTimer = setTimeout(() => {
         entry.settleTimer = null;
@@ -302,7 +230,7 @@ export class PresenceTracker implements OnApplicationShutdown {
       try {
         listener(state);
       } catch (error) {
-        this.onError(error);
+        this.settings.onError(error);
       }
     }
   }
@@ -316,22 +244,18 @@ export class PresenceTracker implements OnApplicationShutdown {
     entry: Tracked,
     what: { online: true } | { online: false; stopping?: true } | { query: true },
   ): Promise<boolean> {
-    const signal: PresenceSignal = { process_id: this.processId, user_id: entry.userId, ...what };
+    const signal: PresenceSignal = { process_id: this.settings.processId, user_id: entry.userId, ...what };
     try {
       await this.bus.publish(entry.channel, signal);
       return true;
     } catch (error) {
-      this.onError(error);
+      this.settings.onError(error);
       return false;
     }
   }
 
   private recompute(entry: Tracked): void {
-    const now = this.now();
-    for (const [processId, heardAt] of entry.remote) {
-      if (now - heardAt >= this.ttlMs) entry.remote.delete(processId);
-    }
-    const state: PresenceState = entry.registrations > 0 || entry.remote.size > 0 ? 'online' : 'offline';
+    const state: PresenceState = entry.registrations > 0 || entry.remote.countAt(this.settings.now()) > 0 ? 'online' : 'offline';
     if (state === entry.state) return;
     entry.state = state;
     this.tell([...entry.watchers], state);
@@ -343,10 +267,10 @@ export class PresenceTracker implements OnApplicationShutdown {
     if (this.heartbeat) return;
     this.heartbeat = setInterval(() => {
       for (const entry of this.tracked.values()) if (entry.registrations > 0) this.announce(entry, true);
-    }, this.heartbeatMs);
+    }, this.settings.heartbeatMs);
     this.sweep = setInterval(() => {
-      for (const entry of [...this.tracked.values()]) if (entry.remote.size > 0) this.recompute(entry);
-    }, this.sweepMs);
+      for (const entry of [...this.tracked.values()]) if (!entry.remote.isEmpty) this.recompute(entry);
+    }, this.settings.sweepMs);
     this.heartbeat.unref();
     this.sweep.unref();
   }
@@ -357,9 +281,3 @@ export class PresenceTracker implements OnApplicationShutdown {
     this.heartbeat = this.sweep = null;
   }
 }
-
-const isPresenceSignal = (m: unknown): m is PresenceSignal =>
-  typeof m === 'object' &&
-  m !== null &&
-  typeof (m as PresenceSignal).process_id === 'string' &&
-  typeof (m as PresenceSignal).user_id === 'string';

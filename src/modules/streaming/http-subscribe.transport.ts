@@ -8,30 +8,14 @@ import {
   MAX_UNSENT_BYTES,
   QueuedFrames,
   queueTurn,
-  writeAllQueued,
 } from '../../shared/subscriptions/event-channel';
-import type { DomainError } from '../../shared/domain/errors';
+import { OpenStreams, OpenStreamSet } from './open-streams';
 import { SubscriptionRoutes } from './subscription-routes';
 import { Access } from '../roles/access-rules';
 import { countOpenStreams } from '../../shared/observability/metrics';
 
 /** The keep-alive frame of the SUBSCRIBE wire format (message type 0), as the Pusher platform sends it. */
 const KEEP_ALIVE_FRAME = '[0,"xxxxxxxxxxxxxxxx"]\n';
-
-/** The streams one server has open, so that a drain can end them. */
-export interface OpenStreams {
-  /**
-   * Ends every open stream with an end-of-stream frame carrying `reason` (a 503 makes the
-   * SDKs reconnect), and every stream that opens from now on as soon as it opens.
-   */
-  endAll(reason: DomainError): void;
-}
-
-/** Ends a stream with `reason` as its end-of-stream status and body, under the service of `url`. */
-export function endWithError(channel: EventChannel, reason: DomainError, url: string): void {
-  const { status, body } = toErrorResponse(reason, url);
-  channel.end(status, body);
-}
 
 /** The frames queued for one stream, written when its turn comes (see `queueTurn`), then its end. */
 class ResponseOutbox implements QueuedFrames {
@@ -81,8 +65,7 @@ export function registerHttpSubscribe(fastify: FastifyInstance, routes: Subscrip
   /** An event frame as bytes: a shared event is encoded once for all its subscribers. */
   const eventFrame = encodeSharedOnce((event) => Buffer.from(`[1,${eventFieldsJson(event)}]\n`));
   /** Each open stream and the URL it was opened at (the EOS error names its service). */
-  const open = new Map<EventChannel, string>();
-  let endingAll: DomainError | null = null;
+  const open = new OpenStreamSet();
   const uncount = countOpenStreams('http_subscribe', () => ({ sockets: open.size, subscriptions: open.size }));
   fastify.addHook('onClose', (_instance, done) => {
     uncount();
@@ -129,19 +112,8 @@ export function registerHttpSubscribe(fastify: FastifyInstance, routes: Subscrip
           channel.close();
         },
       );
-      open.set(channel, request.url);
-      channel.onClose(() => open.delete(channel));
-      if (endingAll) {
-        endWithError(channel, endingAll, request.url); // opened while the server drains
-        writeAllQueued();
-      }
+      open.add(channel, request.url); // ended at once if the server began to drain while it opened
     },
   });
-  return {
-    endAll(reason) {
-      endingAll = reason;
-      for (const [channel, url] of open) endWithError(channel, reason, url);
-      writeAllQueued(); // the connections may close right after: the end-of-stream frames go now
-    },
-  };
+  return open;
 }

@@ -15,7 +15,8 @@ import { AppendOutcomeUnknownError, AppendTooLargeError, EventStoreUnavailableEr
 import { FakeAppendOutcome, startFakeEventStoreDb } from '../../../../test/support/fake-eventstoredb';
 import { EsdbEphemeralBus } from '../../ephemeral/esdb-ephemeral-bus';
 import { connectEventStoreDb, EsdbUnsupportedServerError, supportedServerVersion } from '../../shared/esdb-client';
-import { appendFailure, EsdbEventStore, EsdbTimeoutError } from './esdb-event-store';
+import { EsdbEventStore, EsdbTimeoutError } from './esdb-event-store';
+import { appendFailure } from './esdb-append-errors';
 
 /**
  * The adapters against an endpoint that accepts TCP and never answers (a hung server, a

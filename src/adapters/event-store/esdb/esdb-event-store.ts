@@ -1,44 +1,22 @@
 import {
-  ANY,
-  AccessDeniedError,
-  AppendExpectedRevision,
   BACKWARDS,
-  DeadlineExceededError,
   END,
   EventStoreDBClient,
   FORWARDS,
-  Filter,
-  JSONType,
   MaxAppendSizeExceededError,
-  NO_STREAM,
-  NotLeaderError,
-  Position,
   ReadPosition,
-  ReadableSubscription,
-  RecordedEvent as EsdbRecordedEvent,
   START,
-  STREAM_EXISTS,
   StreamDeletedError,
   StreamNotFoundError,
   StreamingRead,
-  TimeoutError,
-  UnavailableError,
   WrongExpectedVersionError,
-  eventTypeFilter,
-  jsonEvent,
-  streamNameFilter,
 } from '@eventstore/db-client';
-import { conflict } from '../../../shared/domain/errors';
-import { EventMetadata, LogPosition, RecordedEvent } from '../../../shared/domain/event';
+import { LogPosition, RecordedEvent } from '../../../shared/domain/event';
 import {
-  AppendOutcomeUnknownError,
   AppendResult,
-  AppendTooLargeError,
   EventStore,
-  EventStoreUnavailableError,
   EventToAppend,
   ExpectedRevision,
-  LogFilter,
   LogSubscription,
   ReadAllOptions,
   ReadStreamOptions,
@@ -46,10 +24,12 @@ import {
   SubscribeToStreamOptions,
   WrongExpectedRevisionError,
   appendSize,
-  newEventId,
 } from '../../../shared/ports/event-store.port';
-import { EPHEMERAL_STREAM_PREFIX } from '../../ephemeral/esdb-ephemeral-bus';
-import { appendUnbatched, connectEventStoreDb, EsdbTimeoutError, withTimeout } from '../../shared/esdb-client';
+import { appendUnbatched, connectEventStoreDb, withTimeout } from '../../shared/esdb-client';
+import { appendFailure, toEsdbExpected } from './esdb-append-errors';
+import { EsdbFeed, EsdbSubscriptionEndedError } from './esdb-feed';
+import { esdbPosition, isEsdbPosition, knownPosition, parseEsdbPosition } from './esdb-positions';
+import { compileFilter, isApplicationEvent, serverFilter, toEventData, toRecorded } from './esdb-records';
 
 export { EsdbTimeoutError } from '../../shared/esdb-client';
 
@@ -72,58 +52,6 @@ export interface EsdbEventStoreOptions {
 
 /** EventStoreDB's default MaxAppendSize. */
 export const DEFAULT_MAX_APPEND_BYTES = 1024 * 1024;
-
-/**
- * The server ended a subscription that nobody closed (a restart, a leader change, a deleted
- * stream): thrown out of the `for await`, so that the consumer resubscribes from its checkpoint
- * instead of taking the end for the end of the log.
- */
-export class EsdbSubscriptionEndedError extends Error {
-  constructor(what: string) {
-    super(`EventStoreDB ended ${what}`);
-    this.name = 'EsdbSubscriptionEndedError';
-  }
-}
-
-/** A hard-deleted (tombstoned) stream can never be written again: a conflict, and nothing was stored. */
-const streamDeleted = () =>
-  conflict(
-    'stream_deleted',
-    'The resource was deleted permanently from the event log; nothing was written, and its id cannot be used again',
-  );
-
-const WIDTH = 20; // a u64 has at most 20 decimal digits
-/** `commit:prepare`, each zero-padded to 20 digits, so that string order is log order. */
-export const esdbPosition = (p: Position): LogPosition =>
-  `${p.commit.toString().padStart(WIDTH, '0')}:${p.prepare.toString().padStart(WIDTH, '0')}`;
-
-const ESDB_POSITION = /^(\d{20}):(\d{20})$/;
-
-/**
- * A position this log cannot resume from: a checkpoint of read models folded from another event
- * log (a SQLite log's positions are 20 digits without a colon).
- */
-export class ForeignLogPositionError extends Error {
-  constructor(position: LogPosition) {
-    super(
-      `${JSON.stringify(position)} is not a position of an EventStoreDB log: the read models were folded from another event log. ` +
-        'Rebuild them from this one (stop the API processes and projector workers, then npm run rebuild).',
-    );
-    this.name = 'ForeignLogPositionError';
-  }
-}
-
-export const parseEsdbPosition = (position: LogPosition): Position => {
-  const match = ESDB_POSITION.exec(position);
-  if (!match) throw new ForeignLogPositionError(position);
-  return { commit: BigInt(match[1]), prepare: BigInt(match[2]) };
-};
-
-/** What servers before 22.6 send as the position of an event read from a stream: no position. */
-const NO_POSITION = 2n ** 64n - 1n;
-
-const knownPosition = (p: Position | undefined): LogPosition | undefined =>
-  p && p.commit !== NO_POSITION && p.prepare !== NO_POSITION ? esdbPosition(p) : undefined;
 
 /**
  * The event log in EventStoreDB (client 6.x, gRPC). Events are JSON; revisions (bigints in the
@@ -155,20 +83,12 @@ export class EsdbEventStore implements EventStore {
   }
 
   recognizes(position: LogPosition): boolean {
-    return ESDB_POSITION.test(position);
+    return isEsdbPosition(position);
   }
 
   async append(streamName: string, events: readonly EventToAppend[], expected: ExpectedRevision): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append needs at least one event');
-    const data = events.map((e) =>
-      jsonEvent({
-        id: e.id ?? newEventId(),
-        type: e.type,
-        // The client JSON-encodes whatever it is given; the casts only satisfy its narrower types.
-        data: (e.data ?? null) as JSONType,
-        metadata: (e.recordedAt === undefined ? (e.metadata ?? {}) : { ...e.metadata, [RECORDED_AT_KEY]: e.recordedAt }) as unknown as JSONType,
-      }),
-    );
+    const data = events.map(toEventData);
     let result;
     let expectedRevision = toEsdbExpected(expected);
     for (let attempt = 0; ; attempt++) {
@@ -370,189 +290,4 @@ export class EsdbEventStore implements EventStore {
       throw error;
     }
   }
-}
-
-const CLOSED = Symbol('closed');
-
-/**
- * A client subscription consumed with `for await`, one event at a time: EventStoreDB's own
- * catch-up subscription already switches from stored to live events without a gap.
- * `close()` ends a pending iteration at once, whatever the stream does after cancellation.
- * Any other end throws: an error of the stream (a dropped connection, a deleted stream), no
- * confirmation within the timeout, or the server ending it (EsdbSubscriptionEndedError).
- */
-class EsdbFeed<R> implements LogSubscription {
-  private closed = false;
-  private active: ReadableSubscription<R> | null = null;
-  /** Ends the pending wait for the next event (see nextOf). */
-  private wake: (() => void) | null = null;
-
-  constructor(
-    private readonly open: () => ReadableSubscription<R>,
-    private readonly acceptor: () => (item: R) => RecordedEvent | null,
-    private readonly timeoutMs: number,
-    private readonly what: string,
-    private readonly onClose: (feed: LogSubscription) => void,
-  ) {}
-
-  async *[Symbol.asyncIterator](): AsyncIterator<RecordedEvent> {
-    if (this.closed) return;
-    const subscription = this.open();
-    this.active = subscription;
-    // The server confirms a subscription first; silence means a hung connection.
-    const watchdog = setTimeout(
-      () => subscription.destroy(new EsdbTimeoutError(`${this.what} (no confirmation)`, this.timeoutMs)),
-      this.timeoutMs,
-    );
-    watchdog.unref();
-    subscription.once('confirmation', () => clearTimeout(watchdog));
-    const accept = this.acceptor();
-    const iterator = subscription[Symbol.asyncIterator]();
-    try {
-      for (;;) {
-        const next = await this.nextOf(iterator);
-        if (next === CLOSED || this.closed) return;
-        if (next.done) throw new EsdbSubscriptionEndedError(this.what);
-        const event = accept(next.value);
-        if (event) yield event;
-        if (this.closed) return;
-      }
-    } catch (error) {
-      if (this.closed) return; // cancelling surfaces as a stream error
-      throw error;
-    } finally {
-      clearTimeout(watchdog);
-      await this.close();
-    }
-  }
-
-  /**
-   * The subscription's next item, or CLOSED as soon as close() is called. A fresh promise each
-   * time, never a race against one promise that lives as long as the feed: every such race stays
-   * attached to it with its result until it settles, so a live subscription would keep every
-   * event it ever delivered.
-   */
-  private nextOf(iterator: AsyncIterator<R>): Promise<IteratorResult<R> | typeof CLOSED> {
-    return new Promise<IteratorResult<R> | typeof CLOSED>((resolve, reject) => {
-      this.wake = () => resolve(CLOSED);
-      iterator.next().then(resolve, reject);
-    }).finally(() => {
-      this.wake = null;
-    });
-  }
-
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    this.wake?.();
-    this.onClose(this);
-    const subscription = this.active;
-    if (subscription) {
-      // The client re-emits the call's late errors (a connection that fails after cancelling)
-      // on the subscription itself; unheard, an 'error' event would crash the process.
-      subscription.on('error', () => undefined);
-      // Not awaited: on a hung connection unsubscribe() never settles.
-      subscription.unsubscribe().catch(() => undefined);
-      subscription.destroy();
-    }
-  }
-}
-
-/**
- * What a failed append (other than a wrong expected revision) means for its caller: refused,
- * with nothing written (a conflict, too large, a server that never got it or turned it away),
- * or unknown. A timeout (the server's own commit timeout, the call's deadline, this adapter's),
- * a dropped or cancelled call: the server may have it and write it later, so not finding it
- * yet proves nothing, and a retry with new event ids would write the change twice.
- */
-export function appendFailure(error: unknown, streamName: string, bytes: number): Error {
-  if (error instanceof StreamDeletedError) return streamDeleted();
-  if (error instanceof MaxAppendSizeExceededError) return new AppendTooLargeError(streamName, error.maxAppendSize, bytes, { cause: error });
-  if (error instanceof UnavailableError && NEVER_SENT.test(error.message)) {
-    return new EventStoreUnavailableError('EventStoreDB is unreachable', { cause: error });
-  }
-  if (error instanceof NotLeaderError) return new EventStoreUnavailableError('the EventStoreDB node is not the leader', { cause: error });
-  if (error instanceof AccessDeniedError) return new EventStoreUnavailableError('EventStoreDB refused the credentials', { cause: error });
-  const reason =
-    error instanceof EsdbTimeoutError || error instanceof TimeoutError || error instanceof DeadlineExceededError
-      ? 'EventStoreDB did not confirm the write in time'
-      : 'the connection to EventStoreDB failed during the write';
-  return new AppendOutcomeUnknownError(reason, { cause: error, foundMeansKept: true });
-}
-
-/**
- * gRPC's words for a call that never left this process (no connection, an unresolvable name, a
- * closed channel), and the server's for one it turned away unread while starting.
- */
-const NEVER_SENT = /No connection established|Name resolution failed|Channel closed before call started|Server Is Not Ready/i;
-
-function toEsdbExpected(expected: ExpectedRevision): AppendExpectedRevision {
-  switch (expected) {
-    case 'no_stream':
-      return NO_STREAM;
-    case 'stream_exists':
-      return STREAM_EXISTS;
-    case 'any':
-      return ANY;
-    default:
-      if (!Number.isSafeInteger(expected) || expected < 0) throw new Error(`Invalid expected revision: ${expected}`);
-      return BigInt(expected);
-  }
-}
-
-type AnyRecorded = EsdbRecordedEvent;
-
-/**
- * What the log means to its readers (projectors, the live log, rebuilds, audits): neither
- * EventStoreDB's own events and streams (`$…`) nor the typing and presence signals that the
- * ephemeral bus writes to the same server (`ephemeral-…` streams, dropped by the server after
- * their max age). readAll, headPosition and both subscriptions pass every event through here.
- */
-const isApplicationEvent = (e: AnyRecorded): boolean =>
-  !e.type.startsWith('$') && !e.streamId.startsWith('$') && !e.streamId.startsWith(EPHEMERAL_STREAM_PREFIX);
-
-/** The exact semantics of LogFilter, applied here even when the server filtered already. */
-function compileFilter(filter: LogFilter | undefined): (e: AnyRecorded) => boolean {
-  const types = filter?.eventTypes?.length ? new Set(filter.eventTypes) : null;
-  const prefixes = filter?.streamPrefixes?.length ? filter.streamPrefixes : null;
-  return (e) => (!types || types.has(e.type)) && (!prefixes || prefixes.some((p) => e.streamId.startsWith(p)));
-}
-
-/**
- * The server filters on one thing only: stream prefixes when given (the other condition is
- * checked here), else exact event types by regex, else stream names that are neither system
- * (`$…`) nor ephemeral signal streams, so a busy typing channel costs the readers nothing.
- * Whatever the server lets through is checked again by isApplicationEvent and the filter.
- */
-function serverFilter(filter: LogFilter | undefined): Filter {
-  if (filter?.streamPrefixes?.length) return streamNameFilter({ prefixes: [...filter.streamPrefixes] });
-  if (filter?.eventTypes?.length) {
-    return eventTypeFilter({ regex: `^(?:${filter.eventTypes.map(escapeRegex).join('|')})$` });
-  }
-  return streamNameFilter({ regex: `^(?!\\$|${escapeRegex(EPHEMERAL_STREAM_PREFIX)})` });
-}
-
-/** Escapes .NET regex metacharacters (whitespace is literal without IgnorePatternWhitespace). */
-const escapeRegex = (s: string): string => s.replace(/[\\^$.*+?()[\]{}|#]/g, (c) => `\\${c}`);
-
-/**
- * EventStoreDB sets an event's `created` time itself: a time given to an append (an import
- * keeping the original) travels in the metadata under this key and is read back as `recordedAt`.
- */
-const RECORDED_AT_KEY = 'parley_recorded_at';
-
-function toRecorded(e: AnyRecorded, position?: LogPosition): RecordedEvent {
-  const stored = (e.metadata && !(e.metadata instanceof Uint8Array) && typeof e.metadata === 'object' ? e.metadata : {}) as Record<string, unknown>;
-  const { [RECORDED_AT_KEY]: givenRecordedAt, ...metadata } = stored;
-  return {
-    id: e.id,
-    streamName: e.streamId,
-    revision: Number(e.revision),
-    // Servers before 22.6 (refused at connect) report no position for stream reads.
-    position: position ?? knownPosition(e.position) ?? '',
-    type: e.type,
-    data: e.data,
-    metadata: metadata as EventMetadata,
-    recordedAt: typeof givenRecordedAt === 'string' ? givenRecordedAt : e.created.toISOString(),
-  };
 }

@@ -1,12 +1,10 @@
-import { AnyBulkWriteOperation, Collection, CreateIndexesOptions, Db, Filter, MongoClient, MongoServerError, SortDirection } from 'mongodb';
+import { Collection, CreateIndexesOptions, Db, MongoClient, MongoServerError } from 'mongodb';
 import { acquireMongoClient } from '../../shared/shared-mongo-client';
-import { namesByOwner, takeOrRenewLease } from '../../shared/leases';
 import { LogPosition } from '../../../shared/domain/event';
 import {
   BatchLimit,
   BatchTooLargeError,
   CollectionSpec,
-  Condition,
   Document,
   DocumentChange,
   LeaseFence,
@@ -17,57 +15,20 @@ import {
   ReadModelWriteError,
   StoredDocument,
 } from '../../../shared/ports/read-model-store.port';
+import { collectionName, indexesOf, Row, toFilter, toSort } from './mongo-queries';
+import { writesByCollection } from './mongo-batch-writes';
+import { LeaseRow, MongoLeases } from './mongo-leases';
 
-/** A read-model document as stored: the document untouched under `doc`, beside its position. */
-interface Row {
-  _id: string;
-  doc: Document;
-  position: LogPosition;
-}
 interface CheckpointRow {
   _id: string;
   position: LogPosition;
 }
-interface LeaseRow {
-  _id: string;
-  owner: string;
-  /** Milliseconds since the epoch on the clock of the process that took or renewed it. */
-  expiresAt: number;
-  /** Bumped by every fenced batch, so that the batch's transaction writes the lease (see applyBatch). */
-  fencedBatches?: number;
-}
 
-// The same naming rules as the SQLite adapter, so a projection valid on one is valid on both.
-const NAME = /^[a-z][a-z0-9_]{0,62}$/;
-const FIELD = /^[A-Za-z_][A-Za-z0-9_]*$/;
-/** Read models live in `rm_<name>`, apart from the `checkpoints` and `leases` collections. */
-const collectionName = (collection: string): string => {
-  if (!NAME.test(collection)) throw new Error(`Invalid collection name: ${collection}`);
-  return `rm_${collection}`;
-};
-/** Queried fields address `doc.<field>`; `_id` is the row's own key (and its index). */
-const path = (field: string): string => {
-  if (!FIELD.test(field)) throw new Error(`Invalid field name: ${field}`);
-  return field === '_id' ? '_id' : `doc.${field}`;
-};
-
-const DUPLICATE_KEY = 11000;
 const NAMESPACE_EXISTS = 48;
 const COMMAND_NOT_FOUND = 59;
 const INDEX_NOT_FOUND = 27;
 const INDEX_OPTIONS_CONFLICT = 85;
 const INDEX_KEY_SPECS_CONFLICT = 86;
-
-/**
- * The documents a unique index holds: those whose fields all hold a value. As in SQLite, where
- * a unique index never counts NULLs as equal, documents lacking one of the fields or holding
- * `null` there never collide (`$exists` would index explicit nulls). Documents pass through
- * JSON, so these are all the types a value can have. (The query planner cannot prove that an
- * equality implies a `$type` filter: such an index enforces uniqueness, but queries on its
- * fields do not use it.)
- */
-const holdingValues = (paths: readonly string[]): Record<string, unknown> =>
-  Object.fromEntries(paths.map((p) => [p, { $type: ['string', 'number', 'bool', 'object', 'array'] }]));
 
 /**
  * What one batch transaction carries at most: well within the 60 s transaction lifetime and a
@@ -85,24 +46,6 @@ export interface MongoReadModelStoreOptions {
   readonly clock?: () => number;
 }
 
-/**
- * A whole-document replacement that happens only when `position` is later than the stored
- * one (or nothing is stored: the upsert then starts from `{_id}`), decided by the server in
- * the update itself. An upsert filtered on the position would instead fail with a duplicate
- * key on a newer document, and inside a transaction any write error aborts the transaction.
- */
-const replaceIfLater = (document: Document, position: LogPosition): Record<string, unknown>[] => [
-  {
-    $replaceWith: {
-      $cond: {
-        if: { $or: [{ $eq: [{ $type: '$position' }, 'missing'] }, { $lt: ['$position', position] }] },
-        // $literal: the document's own values (a string starting with `$`) are data, not expressions.
-        then: { _id: '$_id', doc: { $literal: document }, position: { $literal: position } },
-        else: '$$ROOT',
-      },
-    },
-  },
-];
 
 /**
  * Transactions need a replica set (or a sharded cluster); on a standalone server every batch
@@ -134,7 +77,7 @@ export class MongoReadModelStore implements ReadModelStore {
   private readonly client: MongoClient;
   private readonly db: Db;
   private readonly checkpoints: Collection<CheckpointRow>;
-  private readonly leaseRows: Collection<LeaseRow>;
+  private readonly leaseTable: MongoLeases;
   /** Collections known to exist; a batch naming any other fails, as it does in SQLite. */
   private readonly declared = new Set<string>();
 
@@ -162,7 +105,7 @@ export class MongoReadModelStore implements ReadModelStore {
     this.releaseClient = release ?? (() => this.client.close());
     this.db = this.client.db(dbName);
     this.checkpoints = this.db.collection<CheckpointRow>('checkpoints');
-    this.leaseRows = this.db.collection<LeaseRow>('leases');
+    this.leaseTable = new MongoLeases(this.db.collection<LeaseRow>('leases'), this.clock);
   }
 
   private rows(collection: string): Collection<Row> {
@@ -179,20 +122,11 @@ export class MongoReadModelStore implements ReadModelStore {
   async ensureCollections(specs: readonly CollectionSpec[]): Promise<void> {
     // The batches' transactions write these too.
     await this.createCollection(this.checkpoints.collectionName);
-    await this.createCollection(this.leaseRows.collectionName);
+    await this.createCollection(this.leaseTable.rows.collectionName);
     for (const spec of specs) {
       const name = collectionName(spec.name);
       await this.createCollection(name);
-      for (const index of spec.indexes ?? []) {
-        const fields = index.fields.map((f) => (typeof f === 'string' ? { field: f, descending: false } : f));
-        const keys: Record<string, 1 | -1> = {};
-        for (const f of fields) keys[path(f.field)] = f.descending ? -1 : 1;
-        await this.createIndex(name, keys, {
-          name: `ix_${fields.map((f) => (f.descending ? `${f.field}_desc` : f.field)).join('_')}`,
-          unique: index.unique ?? false,
-          ...(index.unique ? { partialFilterExpression: holdingValues(fields.map((f) => path(f.field))) } : {}),
-        });
-      }
+      for (const { keys, options } of indexesOf(spec)) await this.createIndex(name, keys, options);
       this.declared.add(spec.name);
     }
   }
@@ -254,7 +188,7 @@ export class MongoReadModelStore implements ReadModelStore {
     // Mongo reads limit 0 as "no limit"; the port (and SQLite) mean none.
     if (query.limit !== undefined && query.limit <= 0) return [];
     const cursor = this.rows(collection).find(toFilter(query));
-    const sort = (query.sort ?? []).map((s): [string, SortDirection] => [path(s.field), s.descending ? -1 : 1]);
+    const sort = toSort(query.sort);
     if (sort.length) cursor.sort(sort);
     if (query.limit !== undefined) cursor.limit(query.limit);
     const rows = await cursor.toArray();
@@ -286,46 +220,13 @@ export class MongoReadModelStore implements ReadModelStore {
     fences: readonly LeaseFence[],
   ): Promise<void> {
     await this.requireDeclared(new Set(changes.map((c) => c.collection)));
-    // Per collection, in batch order: changes to one document keep their order.
-    const byCollection = new Map<string, AnyBulkWriteOperation<Row>[]>();
-    for (const change of changes) {
-      let ops = byCollection.get(change.collection);
-      if (!ops) byCollection.set(change.collection, (ops = []));
-      ops.push(
-        change.kind === 'put'
-          ? {
-              updateOne: {
-                filter: { _id: change.document._id },
-                // Through JSON, as SQLite stores it: `undefined` fields vanish instead of becoming null.
-                update: replaceIfLater(JSON.parse(JSON.stringify(change.document)) as Document, change.position),
-                upsert: true,
-              },
-            }
-          : { deleteOne: { filter: { _id: change.id } } },
-      );
-    }
+    const byCollection = writesByCollection(changes);
     const session = this.client.startSession();
     try {
       await session.withTransaction(
         async () => {
-          const now = this.clock();
-          for (const [owner, names] of namesByOwner(fences)) {
-            // A write rather than a read: a takeover of a lease (acquireLease, outside any
-            // transaction) then conflicts with this transaction instead of slipping past a
-            // snapshot read. Whichever commits first wins; a retried callback sees the new owner.
-            const fenced = await this.leaseRows.updateMany(
-              { _id: { $in: names }, owner, expiresAt: { $gte: now } },
-              { $inc: { fencedBatches: 1 } },
-              { session },
-            );
-            if (fenced.matchedCount !== names.length) {
-              const held = await this.leaseRows
-                .find({ _id: { $in: names }, owner, expiresAt: { $gte: now } }, { session, projection: { _id: 1 } })
-                .toArray();
-              const lost = names.find((name) => !held.some((row) => row._id === name)) ?? names[0];
-              throw new LeaseLostError(lost, owner);
-            }
-          }
+          // The fences first: a lost lease aborts the transaction before any write.
+          await this.leaseTable.fence(fences, this.clock(), session);
           for (const [collection, ops] of byCollection) {
             await this.rows(collection).bulkWrite(ops, { session, ordered: true });
           }
@@ -375,30 +276,15 @@ export class MongoReadModelStore implements ReadModelStore {
   }
 
   async acquireLease(name: string, owner: string, ttlMs: number): Promise<boolean> {
-    return takeOrRenewLease(ttlMs, this.clock, async (now) => {
-      try {
-        // Matches only a lease we hold or one that ran out; when none matches, the upsert tries
-        // to insert a second row with the same _id and fails: someone else holds it.
-        const row = await this.leaseRows.findOneAndUpdate(
-          { _id: name, $or: [{ owner }, { expiresAt: { $lt: now } }] },
-          { $set: { owner, expiresAt: now + ttlMs } },
-          { upsert: true, returnDocument: 'after' },
-        );
-        return row?.owner === owner;
-      } catch (error) {
-        if (error instanceof MongoServerError && error.code === DUPLICATE_KEY) return false;
-        throw error;
-      }
-    });
+    return this.leaseTable.acquire(name, owner, ttlMs);
   }
 
   async releaseLease(name: string, owner: string): Promise<void> {
-    await this.leaseRows.deleteOne({ _id: name, owner });
+    await this.leaseTable.release(name, owner);
   }
 
   async leases(names: readonly string[]): Promise<Map<string, StoredLease>> {
-    const rows = await this.leaseRows.find({ _id: { $in: [...names] } }).toArray();
-    return new Map(rows.map((r) => [r._id, { owner: r.owner, expiresAtMs: r.expiresAt }]));
+    return this.leaseTable.list(names);
   }
 
   async close(): Promise<void> {
@@ -414,27 +300,4 @@ export class MongoReadModelStore implements ReadModelStore {
       this.declared.add(collection);
     }
   }
-}
-
-function toFilter(query: Query): Filter<Row> {
-  const filter: Record<string, unknown> = {};
-  for (const [field, condition] of Object.entries(query.where ?? {})) {
-    const key = path(field);
-    const translated = toCondition(condition);
-    if (translated !== undefined) filter[key] = translated;
-  }
-  return filter as Filter<Row>;
-}
-
-/** `null` (alone or in `in`) matches null and missing fields in MongoDB, as in SQLite. */
-function toCondition(condition: Condition): unknown {
-  if (condition === null || typeof condition !== 'object') return condition;
-  if ('in' in condition) return { $in: [...condition.in] };
-  const range: Record<string, unknown> = {};
-  if (condition.gt !== undefined) range.$gt = condition.gt;
-  if (condition.gte !== undefined) range.$gte = condition.gte;
-  if (condition.lt !== undefined) range.$lt = condition.lt;
-  if (condition.lte !== undefined) range.$lte = condition.lte;
-  // An empty range is no condition (it would otherwise mean "equals {}").
-  return Object.keys(range).length ? range : undefined;
 }

@@ -3,7 +3,6 @@ import { LogPosition } from '../../../shared/domain/event';
 import {
   BatchLimit,
   CollectionSpec,
-  Condition,
   Document,
   DocumentChange,
   LeaseFence,
@@ -12,28 +11,15 @@ import {
   Query,
   ReadModelStore,
   ReadModelWriteError,
-  Scalar,
   StoredDocument,
 } from '../../../shared/ports/read-model-store.port';
 import { WRITER_CHECKPOINT_PAGES, WalCheckpointer } from '../../shared/sqlite-wal-checkpointer';
-import { namesByOwner, takeOrRenewLease } from '../../shared/leases';
+import { SqliteLeases } from './sqlite-leases';
 import { makePrivateDatabaseFile } from '../../../shared/files/private-files';
-
-const NAME = /^[a-z][a-z0-9_]{0,62}$/;
-const table = (collection: string): string => {
-  if (!NAME.test(collection)) throw new Error(`Invalid collection name: ${collection}`);
-  return `rm_${collection}`;
-};
-const field = (name: string): string => {
-  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new Error(`Invalid field name: ${name}`);
-  return `json_extract(doc, '$.${name}')`;
-};
+import { indexDefinition, orderTerms, table, whereClause } from './read-model-sql';
 
 /** SQLite's name for a database in memory, gone when it is closed (its pragmas for files are harmless there). */
 export const IN_MEMORY = ':memory:';
-
-/** SQLite's JSON functions read booleans as 1/0. */
-const bind = (v: Scalar): unknown => (typeof v === 'boolean' ? (v ? 1 : 0) : v);
 
 const PAGE_SIZE = 8192;
 
@@ -75,6 +61,7 @@ export class SqliteReadModelStore implements ReadModelStore {
   private readonly checkpointer: WalCheckpointer | null;
   readonly batchLimit?: BatchLimit;
   private readonly clock: () => number;
+  private readonly leaseTable: SqliteLeases;
 
   /** `file` is the database file, or `IN_MEMORY` for read models held in memory while the store is open (projection specs fold into one). */
   constructor(file: string, options: SqliteReadModelStoreOptions = {}) {
@@ -101,6 +88,7 @@ export class SqliteReadModelStore implements ReadModelStore {
       this.deferred.add(row.collection);
     }
     this.checkpointer = inMemory ? null : new WalCheckpointer(file);
+    this.leaseTable = new SqliteLeases((sql) => this.prepared(sql), this.clock, () => this.recover());
   }
 
   private prepared(sql: string): Database.Statement {
@@ -175,11 +163,7 @@ export class SqliteReadModelStore implements ReadModelStore {
         const created = !this.prepared(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(t);
         if (created) this.db.exec(`CREATE TABLE "${t}" (id TEXT PRIMARY KEY, doc TEXT NOT NULL, position TEXT NOT NULL)`);
         (spec.indexes ?? []).forEach((index) => {
-          const parts = index.fields.map((f) =>
-            typeof f === 'string' ? field(f) : `${field(f.field)} DESC`,
-          );
-          const name = `ix_${spec.name}_${index.fields.map((f) => (typeof f === 'string' ? f : `${f.field}_desc`)).join('_')}`;
-          const sql = `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS "${name}" ON "${t}" (${parts.join(', ')})`;
+          const { name, sql } = indexDefinition(spec.name, index);
           if (created && !index.unique) {
             this.prepared('INSERT OR REPLACE INTO deferred_indexes (name, collection, sql) VALUES (?, ?, ?)').run(name, spec.name, sql);
             this.deferred.add(spec.name);
@@ -268,7 +252,7 @@ export class SqliteReadModelStore implements ReadModelStore {
     this.recover();
     this.indexesBeforeQuery(collection);
     const { clauses, params } = whereClause(query.where);
-    const order = (query.sort ?? []).map((s) => `${field(s.field)} ${s.descending ? 'DESC' : 'ASC'}`);
+    const order = orderTerms(query.sort);
     const sql =
       `SELECT doc, position FROM "${table(collection)}"` +
       (clauses.length ? ` WHERE ${clauses.join(' AND ')}` : '') +
@@ -289,14 +273,7 @@ export class SqliteReadModelStore implements ReadModelStore {
       // The fences are read under the write lock (IMMEDIATE), and acquireLease writes under
       // the same lock, so no lease can change hands between the check and the commit.
       this.write(() => {
-        const now = this.clock();
-        for (const [owner, names] of namesByOwner(fences)) {
-          const held = this.prepared(
-            'SELECT name FROM leases WHERE owner = ? AND expires_at >= ? AND name IN (SELECT value FROM json_each(?))',
-          ).pluck().all(owner, now, JSON.stringify(names)) as string[];
-          const lost = names.find((name) => !held.includes(name));
-          if (lost !== undefined) throw new LeaseLostError(lost, owner);
-        }
+        this.leaseTable.checkFences(fences, this.clock());
         for (const change of changes) {
           const writer = this.writer(change.collection);
           if (change.kind === 'put') writer.put.run(change.document._id, JSON.stringify(change.document), change.position);
@@ -345,68 +322,19 @@ export class SqliteReadModelStore implements ReadModelStore {
   }
 
   async acquireLease(name: string, owner: string, ttlMs: number): Promise<boolean> {
-    return takeOrRenewLease(ttlMs, this.clock, async (now) => {
-      this.recover();
-      const info = this.prepared(
-        `INSERT INTO leases (name, owner, expires_at) VALUES (?, ?, ?)
-         ON CONFLICT(name) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
-         WHERE leases.owner = excluded.owner OR leases.expires_at < ?`,
-      ).run(name, owner, now + ttlMs, now);
-      return info.changes > 0;
-    });
+    return this.leaseTable.acquire(name, owner, ttlMs);
   }
 
   async releaseLease(name: string, owner: string): Promise<void> {
-    if (!this.db.open) return;
-    this.recover();
-    this.prepared('DELETE FROM leases WHERE name = ? AND owner = ?').run(name, owner);
+    if (this.db.open) this.leaseTable.release(name, owner);
   }
 
   async leases(names: readonly string[]): Promise<Map<string, StoredLease>> {
-    if (!names.length) return new Map();
-    this.recover();
-    const sql = `SELECT name, owner, expires_at FROM leases WHERE name IN (${names.map(() => '?').join(', ')})`;
-    const rows = this.prepared(sql).all(...names) as { name: string; owner: string; expires_at: number }[];
-    return new Map(rows.map((r) => [r.name, { owner: r.owner, expiresAtMs: r.expires_at }]));
+    return this.leaseTable.list(names);
   }
 
   async close(): Promise<void> {
     await this.checkpointer?.close();
     if (this.db.open) this.db.close();
-  }
-}
-
-function whereClause(where: Query['where'] = {}): { clauses: string[]; params: unknown[] } {
-  const clauses: string[] = [];
-  const params: unknown[] = [];
-  for (const [name, condition] of Object.entries(where)) addCondition(clauses, params, field(name), condition);
-  return { clauses, params };
-}
-
-function addCondition(clauses: string[], params: unknown[], expr: string, condition: Condition): void {
-  if (condition === null) {
-    clauses.push(`${expr} IS NULL`);
-  } else if (typeof condition !== 'object') {
-    clauses.push(`${expr} = ?`);
-    params.push(bind(condition));
-  } else if ('in' in condition) {
-    // `x IN (…, NULL)` never matches in SQL; a listed null means "null or missing", as in equality.
-    const values = condition.in.filter((v) => v !== null);
-    const match = `${expr} IN (SELECT value FROM json_each(?))`;
-    clauses.push(values.length < condition.in.length ? `(${match} OR ${expr} IS NULL)` : match);
-    params.push(JSON.stringify(values.map(bind)));
-  } else {
-    const ops: [keyof typeof condition, string][] = [
-      ['gt', '>'],
-      ['gte', '>='],
-      ['lt', '<'],
-      ['lte', '<='],
-    ];
-    for (const [key, op] of ops) {
-      if (condition[key] !== undefined) {
-        clauses.push(`${expr} ${op} ?`);
-        params.push(bind(condition[key] as Scalar));
-      }
-    }
   }
 }
