@@ -65,6 +65,7 @@ describe('the test tiers', () => {
     expect(outcomes).toEqual([
       { test: 'refuses a server', status: 'failed', refusal: 'starts no server' },
       { test: 'refuses a socket', status: 'failed', refusal: 'opens no socket' },
+      { test: 'refuses a datagram socket', status: 'failed', refusal: 'opens no socket' },
       { test: 'refuses a process', status: 'failed', refusal: 'starts no process' },
       { test: 'refuses a synchronous process', status: 'failed', refusal: 'starts no process' },
       { test: 'refuses a SQLite file', status: 'failed', refusal: `opens no SQLite file (${join(dir, 'refused.sqlite')})` },
@@ -75,6 +76,6 @@ describe('the test tiers', () => {
     // `npm run test:unit` ends with how long the tier's jest ran, then the closing counts.
     const summary = spawnSync(process.execPath, [join(ROOT, 'test', 'support', 'print-summary.js'), String(run.status), 'The fast tier'], { cwd: ROOT, env, encoding: 'utf8' });
     expect(summary.status).toBe(1);
-    expect(summary.stdout.trim().split('\n')).toEqual([expect.stringMatching(/^The fast tier took \d+\.\d s$/), '', '1 passed, 5 failed, 0 skipped']);
+    expect(summary.stdout.trim().split('\n')).toEqual([expect.stringMatching(/^The fast tier took \d+\.\d s$/), '', '1 passed, 6 failed, 0 skipped']);
   }, 150_000);
 });

@@ -7,6 +7,7 @@ import { afterAll } from '@jest/globals';
  */
 const childProcess: Record<string, unknown> = require('node:child_process');
 const net: { Server: { prototype: Record<string, unknown> }; Socket: { prototype: Record<string, unknown> } } = require('node:net');
+const dgram: { Socket: { prototype: Record<string, unknown> } } = require('node:dgram');
 
 const refusal = (what: string) => () => {
   throw new Error(`The fast tier (npm run test:unit) ${what}: this spec belongs in the full run (npm test) only; take it out of jest.unit.config.js`);
@@ -20,6 +21,8 @@ const replace = (target: Record<string, unknown>, name: string, what: string) =>
 
 replace(net.Server.prototype, 'listen', 'starts no server');
 replace(net.Socket.prototype, 'connect', 'opens no socket');
+// A datagram socket binds before its first send, explicitly or not.
+replace(dgram.Socket.prototype, 'bind', 'opens no socket');
 for (const name of ['spawn', 'spawnSync', 'exec', 'execSync', 'execFile', 'execFileSync', 'fork']) replace(childProcess, name, 'starts no process');
 
 afterAll(() => {
