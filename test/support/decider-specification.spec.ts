@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Decider } from '../../src/shared/domain/decider';
 import { conflict, DomainError } from '../../src/shared/domain/errors';
 import { DomainEvent } from '../../src/shared/domain/event';
@@ -71,5 +73,29 @@ describe('deciderSpecification: given events, when a command, then events or a r
     expect(() => value.byName.set('b', { n: 5 })).toThrow(/Cannot set on a frozen Map/);
     expect(() => (value.byName.get('a')!.n = 6)).toThrow(TypeError);
     expect([...value.byName.keys()]).toEqual(['a']);
+  });
+});
+
+describe('the deciders of src/', () => {
+  const ROOT = join(__dirname, '..', '..');
+  const sources = readdirSync(join(ROOT, 'src'), { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.ts'))
+    .map((file) => ({ file: `src/${file}`, text: readFileSync(join(ROOT, 'src', file), 'utf8') }));
+  const specs = sources.filter(({ file }) => file.endsWith('.spec.ts'));
+  const deciders = sources
+    .filter(({ file }) => !file.endsWith('.spec.ts'))
+    .flatMap(({ file, text }) => [...text.matchAll(/export const (\w+)\s*:\s*Decider</g)].map((m) => ({ file, name: m[1] })));
+
+  it('are each specified given events, when a command, then events or a refusal', () => {
+    expect(deciders.map(({ name }) => name)).toEqual(expect.arrayContaining(['rolesDecider', 'userRolesDecider', 'instanceWipeDecider', 'roomDecider']));
+    const unspecified = deciders.filter(({ name }) => !specs.some(({ text }) => text.includes(`deciderSpecification(${name})`)));
+    expect(unspecified).toEqual([]);
+  });
+
+  it('are decided in their specs only through deciderSpecification', () => {
+    const direct = specs.flatMap(({ file, text }) =>
+      deciders.filter(({ name }) => text.includes(`${name}.decide(`)).map(({ name }) => `${file}: ${name}.decide(…)`),
+    );
+    expect(direct).toEqual([]);
   });
 });
