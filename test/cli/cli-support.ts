@@ -7,6 +7,7 @@ import { openRuntime } from '../../src/app/runtime';
 import { ProjectorRunner } from '../../src/shared/application/projection-runtime/projector-runner';
 import { RunningServer, startServer } from '../../src/app/create-app';
 import { CliIo } from '../../src/cli/cli-io';
+import { eventually as untilHolds } from '../support/waiting';
 
 export const newDataDir = () => mkdtempSync(join(tmpdir(), 'parley-cli-'));
 
@@ -103,9 +104,6 @@ export async function startParley(dataDir: string, instanceId: string): Promise<
 /** Polls `probe` until it returns true, for at most `timeoutMs`; resolves to the time it took. */
 export async function eventually(probe: () => Promise<boolean>, timeoutMs = 15_000): Promise<number> {
   const started = Date.now();
-  for (;;) {
-    if (await probe()) return Date.now() - started;
-    if (Date.now() - started > timeoutMs) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await untilHolds(probe, { timeoutMs, everyMs: 50 });
+  return Date.now() - started;
 }

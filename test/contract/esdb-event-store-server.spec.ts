@@ -14,6 +14,7 @@ import {
   EventToAppend,
 } from '../../src/shared/ports/event-store.port';
 import { describeWithEnv } from './skip-unless-env';
+import { eventually, sleep, within } from '../support/waiting';
 
 /**
  * The server's MaxAppendSize: EventStoreDB's default unless the server under test was started
@@ -77,7 +78,7 @@ describeWithEnv('EVENTSTORE_CONNECTION_STRING', 'EventStoreDB adapter on a real 
       const consumed = (async () => {
         for await (const event of subscription) received.push(event);
       })();
-      await waitUntil(() => received.length === 1);
+      await eventually(() => received.length === 1, { timeoutMs: 15_000, everyMs: 10 });
       await client.tombstoneStream(s);
       await expect(within(consumed, 15_000)).rejects.toBeInstanceOf(Error);
       await subscription.close();
@@ -203,32 +204,9 @@ const sayer: Decider<{ said: number }, { type: 'Say'; text: string }, Said> = {
 const meta = { occurred_at: '2026-01-01T00:00:00.000Z' };
 
 const ev = (type: string): EventToAppend => ({ type, data: {}, metadata: { occurred_at: new Date().toISOString() } });
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 async function drainAll<T>(stream: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
   for await (const item of stream) out.push(item);
   return out;
-}
-
-async function waitUntil(condition: () => boolean, ms = 15_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${ms} ms`);
-    await sleep(10);
-  }
-}
-
-async function within<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      promise,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

@@ -7,6 +7,7 @@ import {
   LogSubscription,
   WrongExpectedRevisionError,
 } from '../../src/shared/ports/event-store.port';
+import { eventually, sleep, within } from '../support/waiting';
 
 /**
  * The behaviour every EventStore adapter must share. Each adapter binds it in a one-line spec
@@ -376,7 +377,7 @@ export function eventStoreContract(
           // Appends that race the catch-up...
           for (let i = 0; i < 8; i++) await write(1 + (i % 3));
           // ...then, once the consumer has drained everything and waits, live ones.
-          await waitUntil(() => received.length >= next, waitMs);
+          await eventually(() => received.length >= next, { timeoutMs: waitMs, everyMs: 5 });
           await sleep(30);
           for (let i = 0; i < 8; i++) {
             await write(1 + (i % 2));
@@ -441,7 +442,7 @@ export function eventStoreContract(
         })();
         const writer = (async () => {
           for (let i = 0; i < 6; i++) await write(1 + (i % 3));
-          await waitUntil(() => received.length >= next, waitMs);
+          await eventually(() => received.length >= next, { timeoutMs: waitMs, everyMs: 5 });
           await sleep(30);
           for (let i = 0; i < 6; i++) await write(1 + (i % 2));
           await store.append(s, [ev('End')], 'any');
@@ -480,7 +481,7 @@ export function eventStoreContract(
           const consumer = (async () => {
             for await (const e of sub) received.push(e);
           })();
-          await waitUntil(() => received.length === 1, waitMs);
+          await eventually(() => received.length === 1, { timeoutMs: waitMs, everyMs: 5 });
           await sleep(30);
           await sub.close();
           await within(consumer, 5_000, 'close() did not end the iteration');
@@ -506,29 +507,6 @@ const ev = (type: string, data: Record<string, unknown> = {}): EventToAppend => 
 /** recordedAt is the server's clock; compare everything else. */
 const strip = (e: RecordedEvent) => ({ ...e, recordedAt: undefined });
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-async function within<T>(promise: Promise<T>, ms: number, what = 'timed out'): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      promise,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`${what} (after ${ms} ms)`)), ms);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-async function waitUntil(condition: () => boolean, ms: number): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${ms} ms`);
-    await sleep(5);
-  }
-}
 
 function expectIncreasing(positions: readonly LogPosition[]): void {
   for (let i = 1; i < positions.length; i++) {

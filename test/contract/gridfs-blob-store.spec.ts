@@ -4,6 +4,7 @@ import { PassThrough, Readable } from 'node:stream';
 import { GridFsBlobStore } from '../../src/adapters/blobs/gridfs/gridfs-blob-store';
 import { blobStoreContract } from './blob-store.contract';
 import { describeWithEnv } from './skip-unless-env';
+import { eventually } from '../support/waiting';
 
 describeWithEnv('MONGODB_URI', 'GridFS blob-store contract suite', (uri) => {
   blobStoreContract('GridFsBlobStore', async () => {
@@ -55,13 +56,6 @@ describeWithEnv('MONGODB_URI', 'GridFS blob-store contract suite', (uri) => {
         .db('admin')
         .aggregate([{ $currentOp: { idleCursors: true, allUsers: true } }, { $match: { type: 'idleCursor', ns: `${dbName}.${collection}` } }])
         .toArray();
-    const waitUntil = async (what: string, condition: () => Promise<boolean>, ms = 10_000) => {
-      const deadline = Date.now() + ms;
-      while (!(await condition())) {
-        if (Date.now() > deadline) throw new Error(`${what} (after ${ms} ms)`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    };
 
     beforeEach(async () => {
       client = await new MongoClient(uri).connect();
@@ -127,9 +121,9 @@ describeWithEnv('MONGODB_URI', 'GridFS blob-store contract suite', (uri) => {
         blob.stream.once('readable', () => resolve());
         blob.stream.once('error', reject);
       });
-      await waitUntil('the download did not leave its cursor idle', async () => (await mine()).length === 1);
+      await eventually(async () => (await mine()).length === 1, { what: 'the download leaving its cursor idle', everyMs: 50 });
       blob.stream.destroy();
-      await waitUntil('the chunks cursor stayed open after the reader gave up', async () => (await mine()).length === 0);
+      await eventually(async () => (await mine()).length === 0, { what: 'the chunks cursor closed after the reader gave up', everyMs: 50 });
     }, 60_000);
 
     it('lists more keys than a page without holding a cursor open while the caller works', async () => {

@@ -9,6 +9,7 @@ import {
   ReadModelStore,
   ReadModelWriteError,
 } from '../../src/shared/ports/read-model-store.port';
+import { sleep } from '../support/waiting';
 
 /**
  * The behaviour every ReadModelStore adapter must share, bound per adapter by a one-line spec.
@@ -681,5 +682,3 @@ export function readModelStoreContract(
     });
   });
 }
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { CERT_FILE, KEY_FILE, startTestServer, TestServer } from '../support/test-server';
 import { EVENT_STORE, EventStore } from '../../src/shared/ports/event-store.port';
 import { jsonCall } from '../support/json-call';
+import { eventually } from '../support/waiting';
 
 interface Received {
   readonly httpVersion: string;
@@ -88,14 +89,12 @@ describe('Beams APNs and FCM delivery', () => {
   const beams = () => new PushNotifications({ instanceId: s.instanceId, secretKey: s.secret, endpoint: '127.0.0.1', port: s.server.httpPort } as any);
   const publishEvents = (publishId: string) =>
     s.server.app.get<EventStore>(EVENT_STORE).readStream(`beamspublish-${s.instanceId}.${publishId}`, { fromRevision: 0 });
-  const delivered = async (publishId: string) => {
+  const delivered = (publishId: string) =>
     // A generous correctness bound, not a timing assertion.
-    for (const deadline = Date.now() + 20_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 50))) {
-      const event = (await publishEvents(publishId)).find((e) => e.type === 'BeamsPublishDelivered');
-      if (event) return event.data as Record<string, unknown>;
-    }
-    throw new Error('timed out');
-  };
+    eventually(async () => (await publishEvents(publishId)).find((e) => e.type === 'BeamsPublishDelivered')?.data as Record<string, unknown> | undefined, {
+      timeoutMs: 20_000,
+      everyMs: 50,
+    });
   const sends = (received: Received[], token: string) => received.filter((r) => r.path.endsWith(`/${token}`) || r.body.includes(`"token":"${token}"`));
 
   beforeAll(async () => {
@@ -301,10 +300,10 @@ describe('Beams APNs and FCM delivery', () => {
       const client = new PushNotifications({ instanceId: plain.instanceId, secretKey: plain.secret, endpoint: '127.0.0.1', port: plain.server.httpPort } as any);
       const { publishId } = await client.publishToInterests(['lonely'], { fcm: { notification: { title: 'Nobody' } } });
       const store = plain.server.app.get<EventStore>(EVENT_STORE);
-      let outcome: unknown;
-      for (const deadline = Date.now() + 20_000; !outcome && Date.now() < deadline; await new Promise((r) => setTimeout(r, 50))) {
-        outcome = (await store.readStream(`beamspublish-${plain.instanceId}.${publishId}`, { fromRevision: 0 })).find((e) => e.type === 'BeamsPublishDelivered')?.data;
-      }
+      const outcome = await eventually(
+        async () => (await store.readStream(`beamspublish-${plain.instanceId}.${publishId}`, { fromRevision: 0 })).find((e) => e.type === 'BeamsPublishDelivered')?.data,
+        { timeoutMs: 20_000, everyMs: 50 },
+      );
       expect(outcome).toMatchObject({ devices: 1, delivered: 0, failed: 1, removed: 0 });
       // Kept, not removed: it is delivered once the deployment has FCM credentials.
       expect((await fetch(`${plain.baseUrl}/device_api/v1/instances/${plain.instanceId}/devices/fcm/${id}/interests`)).status).toBe(200);

@@ -7,6 +7,7 @@ import PushNotifications from '@pusher/push-notifications-server';
 import { Agent, request as httpRequest } from 'node:http';
 import { startTestServer, TestServer } from '../support/test-server';
 import { EVENT_STORE, EventStore } from '../../src/shared/ports/event-store.port';
+import { sleep } from '../support/waiting';
 
 interface Answer {
   status: number;
@@ -192,7 +193,7 @@ describe('Beams publish API', () => {
       // Publishing to users is not limited, even now.
       const users = await call(port, 'POST', usersPath(), json(), JSON.stringify({ users: ['alice'], ...payload }));
       expect(users.status).toBe(200);
-      await new Promise((r) => setTimeout(r, Number(limited[0].headers['retry-after']) * 1000));
+      await sleep(Number(limited[0].headers['retry-after']) * 1000);
       const again = await call(port, 'POST', interestsPath(), json(), body);
       expect(again.status).toBe(200);
     }, 60_000);

@@ -17,6 +17,7 @@ import { AddressInfo } from 'node:net';
 import { CERT_FILE, KEY_FILE, startTestServer, TestServer } from '../support/test-server';
 import { EVENT_STORE, EventStore } from '../../src/shared/ports/event-store.port';
 import { jsonCall } from '../support/json-call';
+import { eventually } from '../support/waiting';
 
 interface Received {
   readonly path: string;
@@ -89,14 +90,8 @@ describe('Beams Web Push delivery', () => {
   const beams = (instanceId = s.instanceId) => new PushNotifications({ instanceId, secretKey: s.secret, endpoint: '127.0.0.1', port: s.server.httpPort } as any);
   const publishEvents = (publishId: string, instanceId = s.instanceId) =>
     s.server.app.get<EventStore>(EVENT_STORE).readStream(`beamspublish-${instanceId}.${publishId}`, { fromRevision: 0 });
-  const until = async <T>(probe: () => Promise<T | undefined> | T | undefined): Promise<T> => {
-    // A generous correctness bound, not a timing assertion.
-    for (const deadline = Date.now() + 20_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 50))) {
-      const value = await probe();
-      if (value !== undefined) return value;
-    }
-    throw new Error('timed out');
-  };
+  // A generous correctness bound, not a timing assertion.
+  const until = <T>(probe: () => Promise<T | undefined> | T | undefined) => eventually(probe, { timeoutMs: 20_000, everyMs: 50 });
   const delivered = (publishId: string, instanceId = s.instanceId) =>
     until(async () => (await publishEvents(publishId, instanceId)).find((e) => e.type === 'BeamsPublishDelivered')?.data as any);
 

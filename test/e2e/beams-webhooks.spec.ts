@@ -15,6 +15,7 @@ import { AddressInfo } from 'node:net';
 import { run as audit } from '../../src/cli/audit';
 import { captureIo } from '../cli/cli-support';
 import { startTestServer, TestServer } from '../support/test-server';
+import { eventually } from '../support/waiting';
 
 interface Received {
   readonly path: string;
@@ -33,14 +34,8 @@ describe('Beams publish webhooks', () => {
 
   const beams = (server: TestServer) =>
     new PushNotifications({ instanceId: server.instanceId, secretKey: server.secret, endpoint: '127.0.0.1', port: server.server.httpPort } as any);
-  const until = async <T>(probe: () => T | undefined | Promise<T | undefined>): Promise<T> => {
-    // A generous correctness bound, not a timing assertion.
-    for (const deadline = Date.now() + 20_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 50))) {
-      const value = await probe();
-      if (value !== undefined) return value;
-    }
-    throw new Error('timed out');
-  };
+  // A generous correctness bound, not a timing assertion.
+  const until = <T>(probe: () => T | undefined | Promise<T | undefined>) => eventually(probe, { timeoutMs: 20_000, everyMs: 50 });
   const accepted = (path: string) => received.filter((r) => r.path === path && r.status === 200);
   const auditPublish = async (server: TestServer, publishId: string) => {
     const io = captureIo();

@@ -1,4 +1,5 @@
-import { ChatkitClients, ChatkitSession, HookRecorder, ROOM_HOOKS, sleep } from '../support/chatkit-client-harness';
+import { ChatkitClients, ChatkitSession, HookRecorder, ROOM_HOOKS } from '../support/chatkit-client-harness';
+import { sleep } from '../support/waiting';
 import { startTestServer, TestServer } from '../support/test-server';
 
 /**

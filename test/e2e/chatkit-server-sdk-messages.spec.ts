@@ -8,10 +8,10 @@
  */
 import Chatkit, { ErrorResponse } from '@pusher/chatkit-server';
 import { startTestServer, TestServer } from '../support/test-server';
+import { sleep } from '../support/waiting';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
 
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const ids = (list: Array<{ id: number }>) => list.map((m) => m.id);
 
 interface Sent {
@@ -301,7 +301,7 @@ describe('@pusher/chatkit-server 2.4.0 messages and cursors over HTTPS', () => {
       const roomId = await room('edit-v2');
       const id = await send(roomId, 'draft');
       const [before] = await chatkit.getRoomMessages({ roomId });
-      await pause(5);
+      await sleep(5);
 
       expect(await chatkit.editMessage(roomId, String(id), { userId: 'alice', text: 'final' })).toBeUndefined();
       const [after] = await chatkit.getRoomMessages({ roomId });
@@ -343,7 +343,7 @@ describe('@pusher/chatkit-server 2.4.0 messages and cursors over HTTPS', () => {
         ],
       });
       const before = await chatkit.fetchMultipartMessage({ roomId, messageId: String(id) });
-      await pause(5);
+      await sleep(5);
 
       expect(await chatkit.editSimpleMessage(roomId, String(id), { userId: 'bob', text: 'two' })).toBeUndefined();
       const after = await chatkit.fetchMultipartMessage({ roomId, messageId: String(id) });
@@ -669,7 +669,7 @@ describe('@pusher/chatkit-server 2.4.0 messages and cursors over HTTPS', () => {
       expect(before).toEqual(cursor('cursors-a', 'bob', m[2]));
 
       // A lower or equal position is accepted and changes nothing.
-      await pause(5);
+      await sleep(5);
       await chatkit.setReadCursor({ roomId: 'cursors-a', userId: 'bob', position: m[0] });
       await chatkit.setReadCursor({ roomId: 'cursors-a', userId: 'bob', position: m[2] });
       expect(await chatkit.getReadCursor({ roomId: 'cursors-a', userId: 'bob' })).toEqual(before);

@@ -7,11 +7,11 @@
 import Chatkit, { ErrorResponse } from '@pusher/chatkit-server';
 import jwt from 'jsonwebtoken';
 import { startTestServer, TestServer } from '../support/test-server';
+import { sleep } from '../support/waiting';
 
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const ids = (list: Array<{ id: string }>) => list.map((x) => x.id);
 const sorted = (list: string[]) => [...list].sort();
 
@@ -123,7 +123,7 @@ describe('@pusher/chatkit-server 2.4.0 over HTTPS', () => {
     it('getUsers lists oldest first, honours limit, and treats fromTimestamp (from_ts) as inclusive', async () => {
       const made = [];
       for (const id of ['ts-a', 'ts-b', 'ts-c']) {
-        await pause(5); // distinct created_at milliseconds
+        await sleep(5); // distinct created_at milliseconds
         made.push(await chatkit.createUser({ id, name: id }));
       }
       const [a, b, c] = made;
@@ -164,7 +164,7 @@ describe('@pusher/chatkit-server 2.4.0 over HTTPS', () => {
     it('updateUser changes name, avatarURL and customData, and the next getUser shows them', async () => {
       await chatkit.createUser({ id: 'upd', name: 'Before' });
       const before = await chatkit.getUser({ id: 'upd' });
-      await pause(5);
+      await sleep(5);
       const result = await chatkit.updateUser({
         id: 'upd',
         name: 'After',
@@ -412,7 +412,7 @@ describe('@pusher/chatkit-server 2.4.0 over HTTPS', () => {
 
     it('updateRoom changes name, privacy, customData and the push title, seen by the next getRoom', async () => {
       const before = await chatkit.getRoom({ roomId: 'list-1' });
-      await pause(5);
+      await sleep(5);
       const result = await chatkit.updateRoom({
         id: 'list-1',
         name: 'renamed',

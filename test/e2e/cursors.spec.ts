@@ -1,6 +1,7 @@
 import { EVENT_STORE, EventStore } from '../../src/shared/ports/event-store.port';
 import { openHttpSubscription, openWsSubscription, SubscriptionEvent } from '../support/subscribe-client';
 import { startTestServer, TestServer } from '../support/test-server';
+import { sleep } from '../support/waiting';
 
 const cursorShape = (room_id: string, user_id: string, position: number) => ({
   cursor_type: 0,
@@ -270,7 +271,7 @@ describe('read cursors API (chatkit_cursors v2)', () => {
       const subs = [];
       for (let i = 0; i < 5; i++) {
         subs.push(await subscribe(`/rooms/${room}`, as('ann')));
-        await new Promise((r) => setTimeout(r, 5));
+        await sleep(5);
       }
       writing = false;
       await writer;

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { AddressInfo } from 'node:net';
 import { startTestServer, TestServer } from '../support/test-server';
+import { eventually } from '../support/waiting';
 
 /** The unmodified pusher-feeds-server 0.7.0 (no typings). */
 const FeedsServer: any = require('pusher-feeds-server');
@@ -12,15 +13,7 @@ const FEEDS_CLIENT_BUNDLE = readFileSync(require.resolve('pusher-feeds-client'),
 const TIMEOUT_MS = 15_000;
 
 /** Resolves once `check` holds, polling the values callbacks collected (no timing asserted; bounded for failures). */
-async function until<T>(what: string, check: () => T | undefined | false): Promise<T> {
-  const deadline = Date.now() + TIMEOUT_MS;
-  for (;;) {
-    const value = check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+const until = (what: string, check: () => boolean) => eventually(check, { what, timeoutMs: TIMEOUT_MS });
 
 /**
  * pusher-feeds-server 0.7.0 (node; its port set on the private client field as wire study §8

@@ -3,6 +3,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestServer, TestServer } from '../support/test-server';
 import { rawRequest } from '../support/raw-request';
+import { eventually } from '../support/waiting';
 
 const FIVE_MIB = 5 * 1024 * 1024;
 
@@ -24,15 +25,6 @@ const blobFiles = (dataDir: string): string[] => {
   };
   walk(join(dataDir, 'blobs'));
   return found;
-};
-
-/** Polls until `check` holds (the blob janitor works in the background), failing after `ms`. */
-const eventually = async (check: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> => {
-  const until = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 };
 
 describe('files API (chatkit_files v1) as the seed writes it', () => {
@@ -211,13 +203,13 @@ describe('files API (chatkit_files v1) as the seed writes it', () => {
       blobs.push(...blobFiles(s.dataDir).filter((f) => !before.has(f)));
       expect(blobs).toHaveLength(2);
       expect((await s.request('DELETE', s.chat('/rooms/gone'))).status).toBeLessThan(300);
-      await eventually(gone(blobs));
+      await eventually(gone(blobs), { everyMs: 100 });
     });
 
     it('a deleted user\'s files API uploads (the chat API\'s delete user)', async () => {
       const blobs = await uploadedBlobs('r2', 'eve', 'mine.bin');
       expect((await s.request('DELETE', s.chat('/users/eve'))).status).toBeLessThan(300);
-      await eventually(gone(blobs));
+      await eventually(gone(blobs), { everyMs: 100 });
       expect((await getFile('r2', 'mine.bin', 'ann')).status).toBe(404);
     });
   });

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { startProcess, ServerProcess } from '../support/server-process';
 import { openHttpSubscription, openWsSubscription, WsBridgeClient } from '../support/subscribe-client';
+import { sleep } from '../support/waiting';
 
 const instance = 'observed';
 const secret = 'observed-key-secret';
@@ -70,7 +71,7 @@ describe('/metrics, the access log and request ids (a real server process)', () 
     for (let i = 0; i < 250; i++) {
       const line = logLines.find((l) => l.msg === 'request' && l.req_id === requestId);
       if (line) return line;
-      await new Promise((r) => setTimeout(r, 20));
+      await sleep(20);
     }
     throw new Error(`no access-log line for ${requestId}:\n${rawStdout.join('')}`);
   };
@@ -201,7 +202,7 @@ describe('/metrics, the access log and request ids (a real server process)', () 
       for (let i = 0; i < 250; i++) {
         const lines = logLines.filter((l) => l.msg === 'subscription' && l.req_id === 'e2e-ws-1');
         if (lines.length >= count) return lines;
-        await new Promise((r) => setTimeout(r, 20));
+        await sleep(20);
       }
       throw new Error(`fewer than ${count} subscription lines:\n${rawStdout.join('')}`);
     };
@@ -299,7 +300,7 @@ describe('/metrics, the access log and request ids (a real server process)', () 
         expect(stream).toMatchObject({ method: 'SUBSCRIBE', route: '/*', status: 200, instance });
         return;
       }
-      await new Promise((r) => setTimeout(r, 20));
+      await sleep(20);
     }
     throw new Error('the closed sockets still count as open');
   });

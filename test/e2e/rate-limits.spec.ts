@@ -4,6 +4,7 @@
 import { loadConfig } from '../../src/config/config';
 import { openHttpSubscription } from '../support/subscribe-client';
 import { startTestServer, TestResponse, TestServer } from '../support/test-server';
+import { sleep } from '../support/waiting';
 
 const WINDOW_MS = 2_000;
 const PER_USER = 4;
@@ -33,7 +34,7 @@ describe('chat, cursors and files rate limits (per user and per instance, su exe
   // Windows are aligned on multiples of their length: each test starts at the beginning of one
   // of its own, so its handful of requests fits in it and no count carries over.
   beforeEach(async () => {
-    await new Promise((r) => setTimeout(r, WINDOW_MS - (Date.now() % WINDOW_MS) + 10));
+    await sleep(WINDOW_MS - (Date.now() % WINDOW_MS) + 10);
   });
 
   it('answers 429 in the Chatkit error shape with Retry-After after the limit, counting cursors calls too, and recovers after the window', async () => {
@@ -56,7 +57,7 @@ describe('chat, cursors and files rate limits (per user and per instance, su exe
     // Refused on the cursors API as well: one allowance per user across the APIs.
     expect((await s.request('GET', cursorsOf('ann'), { token: as('ann') })).status).toBe(429);
 
-    await new Promise((r) => setTimeout(r, retryAfter * 1000));
+    await sleep(retryAfter * 1000);
     const again = await getUser('ann');
     expect(again.status).toBe(200);
     expect(limitHeaders(again).remaining).toBe(String(PER_USER - 1));
@@ -168,7 +169,7 @@ describe('the APIs that take no credential: the Beams device API and the test to
   const HOUR = 3_600_000;
   /** Waits, if need be, until the current window has at least 30 s left (it almost always has). */
   const awayFromWindowEdge = async () => {
-    while (HOUR - (Date.now() % HOUR) < 30_000) await new Promise((r) => setTimeout(r, 1_000));
+    while (HOUR - (Date.now() % HOUR) < 30_000) await sleep(1_000);
   };
   const limits = (extra: Record<string, string> = {}) => ({
     env: { RATE_LIMIT_ANONYMOUS_PER_ADDRESS: '3', RATE_LIMIT_ANONYMOUS_PER_INSTANCE: '5', RATE_LIMIT_WINDOW_MS: String(HOUR), ...extra },

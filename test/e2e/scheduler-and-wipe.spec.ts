@@ -8,15 +8,14 @@ import { join } from 'node:path';
 import { chat, eventually, FaultLab, INSTANCE, processEnv, tokenFor } from '../faults/process-client';
 import { startTestServer, TestServer } from '../support/test-server';
 import { openHttpSubscription } from '../support/subscribe-client';
+import { eventually as accepted, sleep } from '../support/waiting';
 
-const until = async <T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 10_000): Promise<T> => {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
+/** The first answer `read` gives that `done` accepts. */
+const until = <T extends object>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 10_000) =>
+  accepted(async () => {
     const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-};
+    return done(value) && value;
+  }, { timeoutMs, everyMs: 50 });
 
 describe('asynchronous deletes and the instance wipe', () => {
   let s: TestServer;
@@ -194,7 +193,7 @@ describe('asynchronous deletes and the instance wipe', () => {
         expect(put.status).toBe(200);
         job = put.body.id;
         // The delete is appended but not reflected: the job is pending for longer than the read-your-writes bound.
-        await new Promise((r) => setTimeout(r, 1_500));
+        await sleep(1_500);
         expect((await scheduler(server.port, `/status/${job}`)).body).toMatchObject({ status: 'pending' });
         await server.stop('SIGKILL');
       } finally {

@@ -4,6 +4,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startProcess, ServerProcess } from '../support/server-process';
 import { freePort } from '../support/free-port';
+import { eventually } from '../support/waiting';
 
 const instance = 'wmetrics';
 const secret = 'worker-metrics-secret';
@@ -95,9 +96,7 @@ describe('Metrics of a projector worker (METRICS_PORT) and which process wrote a
     const requestId = `pid-check-${Date.now()}`;
     const answered = await fetch(`http://127.0.0.1:${api.port}/health`, { headers: { 'x-request-id': requestId } });
     expect(answered.status).toBe(200);
-    const deadline = Date.now() + 5_000;
-    let line: Record<string, unknown> | undefined;
-    while (!(line = apiLines.find((l) => l.req_id === requestId)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    const line = await eventually(() => apiLines.find((l) => l.req_id === requestId), { timeoutMs: 5_000, everyMs: 50 });
     expect(line).toMatchObject({ pid: api.child.pid, hostname: hostname(), service: 'parley' });
     expect(api.child.pid).not.toBe(worker.child.pid);
   });

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ServerProcess, startProcess } from '../support/server-process';
+import { holdsWithin } from '../support/waiting';
 
 /**
  * What fault tests share: a data directory per test, Parley's built entry points as child
@@ -66,17 +67,9 @@ export async function health(port: number): Promise<Answer> {
   }
 }
 
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 /** Polls until `check` holds or the time is up; returns whether it held. */
-export async function eventually(check: () => Promise<boolean>, timeoutMs: number, everyMs = 100): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check()) return true;
-    if (Date.now() > deadline) return false;
-    await sleep(everyMs);
-  }
-}
+export const eventually = (check: () => Promise<boolean>, timeoutMs: number, everyMs = 100): Promise<boolean> =>
+  holdsWithin(check, { timeoutMs, everyMs });
 
 /** Data directories and processes a suite starts, all ended by `cleanUp`. */
 export class FaultLab {

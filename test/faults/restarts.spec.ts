@@ -1,5 +1,6 @@
 import { openHttpSubscription } from '../support/subscribe-client';
-import { chat, eventually, FaultLab, health, INSTANCE, processEnv, sleep, tokenFor } from './process-client';
+import { chat, eventually, FaultLab, health, INSTANCE, processEnv, tokenFor } from './process-client';
+import { sleep } from '../support/waiting';
 
 /**
  * Restarts as an operator causes them: `kill -9` under load, a restart with no writes, a

@@ -272,5 +272,3 @@ export class ChatkitClients {
     for (const session of this.sessions.splice(0)) session.close();
   }
 }
-
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

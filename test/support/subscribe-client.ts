@@ -1,4 +1,5 @@
 import { WebSocket } from 'ws';
+import { sleep } from './waiting';
 
 /**
  * Test clients for the two subscription transports (wire study §3.2, §3.3): HTTP `SUBSCRIBE`
@@ -69,7 +70,7 @@ export class FrameQueue<F> {
 
   /** Resolves true if nothing arrives within `ms` (the frame, if any, stays queued). */
   async quietFor(ms: number): Promise<boolean> {
-    await new Promise((r) => setTimeout(r, ms));
+    await sleep(ms);
     return this.frames.length === 0;
   }
 }
@@ -146,7 +147,7 @@ export async function openHttpSubscription(url: string, headers: Record<string, 
     next: (t) => frames.next(t),
     nextEvent,
     async quietFor(ms) {
-      await new Promise((r) => setTimeout(r, ms));
+      await sleep(ms);
       return frames.pending.every((f) => f[0] === 0);
     },
     async close() {

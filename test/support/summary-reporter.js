@@ -2,6 +2,7 @@
 // "N passed, M failed, K skipped", after jest's summary (see test/support/print-summary.js),
 // and which suites and tests were skipped and why: those registered with a `SKIPPED: <what>
 // (<why>)` name (test/support/skipped.ts) by their name, any other skipped test by its own.
+// With them goes how long jest's process has run, for a tier that prints its time.
 // PARLEY_TEST_RESULTS names the file (default test/.results.json).
 const { writeFileSync } = require('node:fs');
 const { join } = require('node:path');
@@ -24,7 +25,13 @@ class SummaryReporter {
     }
     writeFileSync(
       resultsFile(),
-      JSON.stringify({ passed: results.numPassedTests, failed, skipped, reasons: [...reasons].map(([reason, tests]) => ({ reason, tests })) }),
+      JSON.stringify({
+        passed: results.numPassedTests,
+        failed,
+        skipped,
+        reasons: [...reasons].map(([reason, tests]) => ({ reason, tests })),
+        seconds: process.uptime(),
+      }),
     );
   }
 }

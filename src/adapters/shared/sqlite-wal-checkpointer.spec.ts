@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteEventStore } from '../event-store/sqlite/sqlite-event-store';
 import { SqliteReadModelStore } from '../read-models/sqlite/sqlite-read-model-store';
+import { eventually } from '../../../test/support/waiting';
 
 const PAGE = 4096;
 
@@ -19,9 +20,7 @@ function backfilled(file: string): boolean {
 
 /** Waits (at most 30 s) until the thread has copied the whole WAL into the database file. */
 async function checkpointed(file: string): Promise<void> {
-  for (const deadline = Date.now() + 30_000; !backfilled(file); await new Promise((r) => setTimeout(r, 20))) {
-    if (Date.now() > deadline) throw new Error(`the WAL of ${file} is not checkpointed after 30 s`);
-  }
+  await eventually(() => backfilled(file), { timeoutMs: 30_000, what: `the WAL of ${file} checkpointed` });
 }
 
 /** Appends `events` events of a page each, all at once (group commits), and waits until the thread has checkpointed them; returns the WAL's size. */

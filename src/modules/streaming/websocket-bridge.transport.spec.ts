@@ -8,6 +8,7 @@ import { Access } from '../roles/access-rules';
 import { WebSocketBridge } from './websocket-bridge.transport';
 import { SubscriptionCaps } from './subscription-caps';
 import { loadConfig } from '../../config/config';
+import { eventually } from '../../../test/support/waiting';
 
 /**
  * The bridge writes event frames itself (built once per event and subscription id, straight
@@ -65,13 +66,7 @@ describe('WebSocketBridge event frames, read by a real ws client', () => {
     return opened.get(name)![before];
   };
 
-  const until = async (condition: () => boolean) => {
-    const deadline = Date.now() + 5_000;
-    while (!condition()) {
-      if (Date.now() > deadline) throw new Error('timed out');
-      await new Promise((r) => setTimeout(r, 5));
-    }
-  };
+  const until = (condition: () => boolean) => eventually(condition, { timeoutMs: 5_000, everyMs: 5 });
 
   it('frames events of every length class and UTF-8 text as ws would, in order, the end of stream last', async () => {
     const client = await connect();

@@ -1,4 +1,5 @@
 import { newEventId } from './event-store.port';
+import { sleep } from '../../../test/support/waiting';
 
 describe('newEventId', () => {
   it('is a version 7 UUID whose ids grow with time (they land at the end of the log\'s index on them)', async () => {
@@ -7,7 +8,7 @@ describe('newEventId', () => {
     // Its first 48 bits are the time it was made, in milliseconds.
     const made = parseInt(first.replace(/-/g, '').slice(0, 12), 16);
     expect(Math.abs(made - Date.now())).toBeLessThan(1000);
-    await new Promise((r) => setTimeout(r, 5));
+    await sleep(5);
     const later = newEventId();
     expect(later > first).toBe(true);
   });

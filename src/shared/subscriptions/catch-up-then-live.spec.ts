@@ -13,6 +13,7 @@ import { parseStreamName } from '../domain/streams';
 import { openCatchUpThenLive } from './catch-up-then-live';
 import { EndOfStream, EventChannel, WireEvent } from './event-channel';
 import { LiveLog } from './live-log';
+import { sleep } from '../../../test/support/waiting';
 
 const USERS_CHECKPOINT = checkpointName(usersProjection);
 /** The users collection as this version of the projection stores it. */
@@ -97,7 +98,7 @@ describe('openCatchUpThenLive over a real LiveLog, SQLite stores and the project
 
   /** Resolves once the live log has handed out `position` (events reach listeners asynchronously). */
   const dispatched = async (p: Process, position: LogPosition) => {
-    while (positionAfter(position, p.liveLog.position)) await new Promise((r) => setTimeout(r, 5));
+    while (positionAfter(position, p.liveLog.position)) await sleep(5);
   };
 
   /**
@@ -231,7 +232,7 @@ describe('openCatchUpThenLive over a real LiveLog, SQLite stores and the project
     for (const id of ids) last = (await createUser(p, id)).position;
     await dispatched(p, last);
     await p.watch.waitFor(last);
-    while (received.liveIds.length < ids.length) await new Promise((r) => setTimeout(r, 5));
+    while (received.liveIds.length < ids.length) await sleep(5);
     expect(received.liveIds).toEqual(ids);
   });
 
@@ -248,7 +249,7 @@ describe('openCatchUpThenLive over a real LiveLog, SQLite stores and the project
     await createUser(p, 'ann');
     await createUser(p, 'bad');
     await dispatched(p, (await createUser(p, 'cy')).position);
-    while (received.ends.length === 0) await new Promise((r) => setTimeout(r, 5));
+    while (received.ends.length === 0) await sleep(5);
     expect(received.liveIds).toEqual(['ann']);
     expect(received.ends).toEqual([
       {

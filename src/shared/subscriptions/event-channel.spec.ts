@@ -1,4 +1,5 @@
 import { encodeSharedOnce, queueTurn, QueuedFrames, WireEvent, writeAllQueued } from './event-channel';
+import { sleep } from '../../../test/support/waiting';
 
 /** A connection whose write takes `busyMs` of CPU, recording when its turn came. */
 const connection = (log: string[], name: string, busyMs = 0): QueuedFrames => ({
@@ -16,7 +17,7 @@ describe('queueTurn: connections write in order, a slice per turn of the event l
     const log: string[] = [];
     for (let i = 0; i < 200; i++) queueTurn(connection(log, `c${i}`, 0.05)); // about 10 ms of writes
     await new Promise<void>((resolve) => setImmediate(() => (log.push('other work'), resolve())));
-    while (log.length < 201) await new Promise((resolve) => setTimeout(resolve, 5));
+    while (log.length < 201) await sleep(5);
     const other = log.indexOf('other work');
     expect(other).toBeGreaterThan(0); // the first slice went before it
     expect(other).toBeLessThan(200); // and it did not wait for the last write

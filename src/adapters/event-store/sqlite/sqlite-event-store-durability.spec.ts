@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { AppendOutcomeUnknownError, EventToAppend } from '../../../shared/ports/event-store.port';
 import { RecordedEvent } from '../../../shared/domain/event';
 import { SqliteEventStore } from './sqlite-event-store';
+import { eventually, sleep } from '../../../../test/support/waiting';
 
 /**
  * The log's fsync runs off the event loop: an append is answered once its commit is on disk,
@@ -181,12 +182,4 @@ function collect(subscription: ReturnType<SqliteEventStore['subscribeToAll']>) {
 /** Whether a descriptor is open on that file (the same inode, read through /proc). */
 const sameFile = (fd: number, path: string): boolean => statSync(`/proc/self/fd/${fd}`).ino === statSync(path).ino;
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until(condition: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await sleep(5);
-  }
-}
+const until = (condition: () => boolean | Promise<boolean>) => eventually(condition, { timeoutMs: 15_000, everyMs: 5 });

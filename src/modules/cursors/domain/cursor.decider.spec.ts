@@ -1,5 +1,6 @@
 import { fold } from '../../../shared/domain/decider';
 import { recorded } from '../../../../projections/testing';
+import { deciderSpecification } from '../../../../test/support/decider-specification';
 import { cursorDecider, CursorCommand, cursorSetOf, cursorStream, legacyCursorStream, RoomCursor } from './cursor.decider';
 import { CursorEvent } from './cursor.events';
 
@@ -23,9 +24,7 @@ const command = (position: number, user_created_at = ann, room_created_at = room
   legacy,
   now: later,
 });
-const given = (...events: CursorEvent[]) => ({
-  when: (c: CursorCommand) => cursorDecider.decide(c, fold(cursorDecider, events)),
-});
+const given = deciderSpecification(cursorDecider);
 const legacyAt = (position: number, userCreatedAt = ann, roomCreatedAt = room): RoomCursor => ({ position, userCreatedAt, roomCreatedAt });
 
 describe('cursor decider', () => {
@@ -36,16 +35,16 @@ describe('cursor decider', () => {
   });
 
   it('sets a first cursor, position 0 included', () => {
-    expect(given().when(command(0))).toEqual([set(0, later)]);
+    given().when(command(0)).then([set(0, later)]);
   });
 
   it('moves a cursor forward', () => {
-    expect(given(set(5)).when(command(6))).toEqual([set(6, later)]);
+    given(set(5)).when(command(6)).then([set(6, later)]);
   });
 
   it('decides nothing for a position at or below the current one', () => {
-    expect(given(set(5)).when(command(5))).toEqual([]);
-    expect(given(set(5), set(9)).when(command(7))).toEqual([]);
+    given(set(5)).when(command(5)).thenNothingHappened();
+    given(set(5), set(9)).when(command(7)).thenNothingHappened();
   });
 
   it('keeps the newest set alone as its state', () => {
@@ -53,16 +52,16 @@ describe('cursor decider', () => {
   });
 
   it('starts from the legacy stream\'s cursor until the room\'s stream has one', () => {
-    expect(given().when(command(7, ann, room, legacyAt(9)))).toEqual([]);
-    expect(given().when(command(10, ann, room, legacyAt(9)))).toEqual([set(10, later)]);
-    expect(given(set(12)).when(command(11, ann, room, legacyAt(9)))).toEqual([]);
+    given().when(command(7, ann, room, legacyAt(9))).thenNothingHappened();
+    given().when(command(10, ann, room, legacyAt(9))).then([set(10, later)]);
+    given(set(12)).when(command(11, ann, room, legacyAt(9))).thenNothingHappened();
   });
 
   it('starts afresh for a re-created user or room of the same id', () => {
-    expect(given(set(50)).when(command(3, reborn))).toEqual([set(3, later, reborn)]);
-    expect(given(set(50)).when(command(3, ann, reborn))).toEqual([set(3, later, ann, reborn)]);
-    expect(given().when(command(3, reborn, room, legacyAt(50)))).toEqual([set(3, later, reborn)]);
-    expect(given(set(3, later, ann, reborn)).when(command(2, ann, reborn))).toEqual([]);
+    given(set(50)).when(command(3, reborn)).then([set(3, later, reborn)]);
+    given(set(50)).when(command(3, ann, reborn)).then([set(3, later, ann, reborn)]);
+    given().when(command(3, reborn, room, legacyAt(50))).then([set(3, later, reborn)]);
+    given(set(3, later, ann, reborn)).when(command(2, ann, reborn)).thenNothingHappened();
   });
 
   it('reads whose cursor a set moved from either stream kind', () => {

@@ -1,4 +1,6 @@
 import { fold } from '../../../shared/domain/decider';
+import { DomainError } from '../../../shared/domain/errors';
+import { deciderSpecification, frozen } from '../../../../test/support/decider-specification';
 import { idBlockDecider, messageDecider, MessageCommand, StaleMessageIdError, timelineDecider } from './message.decider';
 import { MessageEvent } from './message.events';
 
@@ -7,26 +9,14 @@ const sent = (id: number): MessageEvent => ({
   data: { id, user_id: 'ann', user_created_at: 'u1', parts: [{ type: 'text/plain', content: `m${id}` }], room_created_at: 'r1', created_at: 't' },
 });
 
-/** The error code a decision throws, or 'decided'. */
-const codeOf = (decision: () => unknown): string => {
-  try {
-    decision();
-  } catch (error) {
-    return (error as { code: string }).code;
-  }
-  return 'decided';
-};
-
-/** Deep-freezes a state so that an impure evolve throws. */
-const frozen = <T>(value: T): T => {
-  if (value && typeof value === 'object') {
-    for (const v of Object.values(value)) frozen(v);
-    Object.freeze(value);
-  }
-  return value;
-};
-
 describe('timelineDecider', () => {
+  const given = deciderSpecification(timelineDecider);
+  const send = { type: 'SendMessage' as const, id: 5, userId: 'ann', userCreatedAt: 'u1', parts: [], roomCreatedAt: 'r1', now: 't' };
+  const sentBySend = (id: number): MessageEvent => ({
+    type: 'MessageSent',
+    data: { id, user_id: 'ann', user_created_at: 'u1', parts: [], room_created_at: 'r1', created_at: 't' },
+  });
+
   it('keeps only the last id, however many messages the room has', () => {
     const state = fold(timelineDecider, Array.from({ length: 10_000 }, (_, i) => sent(i + 1)));
     expect(state).toEqual({ lastId: 10_000 });
@@ -40,21 +30,20 @@ describe('timelineDecider', () => {
   });
 
   it('refuses an id at or below the last one (another process sent first)', () => {
-    const command = { type: 'SendMessage' as const, id: 5, userId: 'ann', userCreatedAt: 'u1', parts: [], roomCreatedAt: 'r1', now: 't' };
-    expect(() => timelineDecider.decide(command, { lastId: 5 })).toThrow(StaleMessageIdError);
-    expect(timelineDecider.decide({ ...command, id: 6 }, { lastId: 5 })).toEqual([
-      { type: 'MessageSent', data: { id: 6, user_id: 'ann', user_created_at: 'u1', parts: [], room_created_at: 'r1', created_at: 't' } },
-    ]);
+    given(sent(5)).when(send).thenThrows(StaleMessageIdError, { lastId: 5 });
+    given(sent(5)).when({ ...send, id: 6 }).then([sentBySend(6)]);
   });
 
   it('folds from the newest MessageSent: older timelines also hold edits and deletions', () => {
+    const deletion: MessageEvent = { type: 'MessageDeleted', data: { id: 4, tombstone: false, deleted_at: 't' } };
     expect(timelineDecider.foldsFrom!(sent(1))).toBe(true);
-    expect(timelineDecider.foldsFrom!({ type: 'MessageDeleted', data: { id: 1, tombstone: false, deleted_at: 't' } })).toBe(false);
-    expect(idBlockDecider.foldsFrom!({ type: 'MessageIdsReserved', data: { first: 1, last: 1000 } })).toBe(true);
+    expect(timelineDecider.foldsFrom!(deletion)).toBe(false);
+    given(sent(4), deletion).when(send).then([sentBySend(5)]);
   });
 });
 
 describe('messageDecider', () => {
+  const given = deciderSpecification(messageDecider);
   const base = {
     id: 9,
     roomId: 'lobby',
@@ -65,53 +54,62 @@ describe('messageDecider', () => {
   };
   const edit: MessageCommand = { ...base, type: 'EditMessage', parts: [{ type: 'text/plain', content: 'new' }] };
   const remove: MessageCommand = { ...base, type: 'DeleteMessage', tombstone: false };
+  const edited: MessageEvent = { type: 'MessageEdited', data: { id: 9, room_id: 'lobby', parts: [{ type: 'text/plain', content: 'new' }], updated_at: 't2' } };
+  const deleted: MessageEvent = { type: 'MessageDeleted', data: { id: 9, room_id: 'lobby', tombstone: false, deleted_at: 't2' } };
+  const notSender = { code: 'forbidden/not_message_sender' };
 
   it('edits and deletes for the sender, naming the room in the event', () => {
-    const state = frozen(messageDecider.initialState());
-    expect(messageDecider.decide(edit, state)).toEqual([
-      { type: 'MessageEdited', data: { id: 9, room_id: 'lobby', parts: [{ type: 'text/plain', content: 'new' }], updated_at: 't2' } },
-    ]);
-    expect(messageDecider.decide(remove, state)).toEqual([
-      { type: 'MessageDeleted', data: { id: 9, room_id: 'lobby', tombstone: false, deleted_at: 't2' } },
-    ]);
+    given().when(edit).then([edited]);
+    given().when(remove).then([deleted]);
   });
 
   it('lets su change anyone’s message and forbids other users', () => {
-    const state = messageDecider.initialState();
-    expect(messageDecider.decide({ ...edit, actor: { userCreatedAt: null, su: true } }, state)).toHaveLength(1);
-    expect(codeOf(() => messageDecider.decide({ ...edit, actor: { userId: 'bob', userCreatedAt: '2026-01-01T00:00:00.000Z', su: false } }, state))).toBe(
-      'forbidden/not_message_sender',
-    );
+    given().when({ ...edit, actor: { userCreatedAt: null, su: true } }).then([edited]);
+    given()
+      .when({ ...edit, actor: { userId: 'bob', userCreatedAt: '2026-01-01T00:00:00.000Z', su: false } })
+      .thenThrows(DomainError, notSender);
   });
 
   it('forbids a later user of the sender’s id (deleted, then created again) and a deleted sender', () => {
-    const state = messageDecider.initialState();
     const reborn = { userId: 'ann', userCreatedAt: '2026-01-03T00:00:00.000Z', su: false };
     for (const command of [edit, remove]) {
-      expect(codeOf(() => messageDecider.decide({ ...command, actor: reborn }, state))).toBe('forbidden/not_message_sender');
-      expect(codeOf(() => messageDecider.decide({ ...command, actor: { ...reborn, userCreatedAt: null } }, state))).toBe(
-        'forbidden/not_message_sender',
-      );
+      given().when({ ...command, actor: reborn }).thenThrows(DomainError, notSender);
+      given().when({ ...command, actor: { ...reborn, userCreatedAt: null } }).thenThrows(DomainError, notSender);
     }
   });
 
   it('tells the sender of a message logged without its incarnation by when each came to be', () => {
-    const state = messageDecider.initialState();
     const legacy = { userId: 'ann', roomCreatedAt: 'r1', createdAt: '2026-01-02T00:00:00.000Z' };
     const sender = { userId: 'ann', userCreatedAt: '2026-01-01T00:00:00.000Z', su: false };
-    expect(messageDecider.decide({ ...edit, sent: legacy, actor: sender }, state)).toHaveLength(1);
+    given().when({ ...edit, sent: legacy, actor: sender }).then([edited]);
     const reborn = { ...sender, userCreatedAt: '2026-01-03T00:00:00.000Z' };
-    expect(codeOf(() => messageDecider.decide({ ...edit, sent: legacy, actor: reborn }, state))).toBe('forbidden/not_message_sender');
+    given().when({ ...edit, sent: legacy, actor: reborn }).thenThrows(DomainError, notSender);
   });
 
   it('answers not found for a message the timeline lacks, one of an earlier room of the same id, or a deleted one', () => {
-    const notFound = (command: MessageCommand, state = messageDecider.initialState()) =>
-      codeOf(() => messageDecider.decide(command, state));
-    expect(notFound({ ...edit, sent: null })).toBe('not_found/message_not_found');
-    expect(notFound({ ...edit, roomCreatedAt: 'r2' })).toBe('not_found/message_not_found');
-    const deleted = fold(messageDecider, messageDecider.decide(remove, messageDecider.initialState()));
-    expect(deleted).toEqual({ deleted: true });
-    expect(notFound(edit, deleted)).toBe('not_found/message_not_found');
-    expect(notFound(remove, deleted)).toBe('not_found/message_not_found');
+    const notFound = { code: 'not_found/message_not_found' };
+    given().when({ ...edit, sent: null }).thenThrows(DomainError, notFound);
+    given().when({ ...edit, roomCreatedAt: 'r2' }).thenThrows(DomainError, notFound);
+    expect(fold(messageDecider, [deleted])).toEqual({ deleted: true });
+    given(deleted).when(edit).thenThrows(DomainError, notFound);
+    given(deleted).when(remove).thenThrows(DomainError, notFound);
+  });
+});
+
+describe('idBlockDecider', () => {
+  const given = deciderSpecification(idBlockDecider);
+  it('reserves the next block of ids above the last one reserved', () => {
+    given().when({ type: 'ReserveIds', size: 1000 }).then([{ type: 'MessageIdsReserved', data: { first: 1, last: 1000 } }]);
+    given({ type: 'MessageIdsReserved', data: { first: 1, last: 1000 } })
+      .when({ type: 'ReserveIds', size: 10 })
+      .then([{ type: 'MessageIdsReserved', data: { first: 1001, last: 1010 } }]);
+  });
+
+  it('refuses an empty block', () => {
+    given().when({ type: 'ReserveIds', size: 0 }).thenThrows(DomainError, { code: 'bad_request/invalid_block' });
+  });
+
+  it('folds from the newest block: it holds the highest id', () => {
+    expect(idBlockDecider.foldsFrom!({ type: 'MessageIdsReserved', data: { first: 1, last: 1000 } })).toBe(true);
   });
 });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { SqliteEventStore } from '../../../adapters/event-store/sqlite/sqlite-event-store';
 import { EventToAppend } from '../../ports/event-store.port';
 import { ObservedEventStore, StorageHealth } from './storage-health';
+import { sleep } from '../../../../test/support/waiting';
 
 const event = (bytes: number): EventToAppend => ({
   id: randomUUID(),
@@ -35,7 +36,7 @@ describe('StorageHealth over a real SQLite event log on a nearly full disk', () 
     await events.append('small-2', [event(10)], 'no_stream');
     expect(health.failing).toMatchObject({ error: expect.stringMatching(/disk is full/), recent: true });
 
-    await new Promise((r) => setTimeout(r, HOLD_MS + 50));
+    await sleep(HOLD_MS + 50);
     // Past the hold, nothing failed: a probe may clear it, and so does the next append that succeeds.
     expect(health.failing).toMatchObject({ recent: false });
     await events.append('small-3', [event(10)], 'no_stream');

@@ -7,6 +7,7 @@ import { ProjectionVersions } from './projection-versions';
 import { ProjectionWatch } from './projection-watch';
 import { VersionedReadModels } from './versioned-read-models';
 import { openSqliteStores, SqliteStores } from '../../../../test/support/sqlite-stores';
+import { eventually } from '../../../../test/support/waiting';
 
 const meta = { occurred_at: '2026-01-01T00:00:00.000Z' };
 
@@ -18,14 +19,6 @@ const usersV2: ProjectionDefinition = {
     const next = usersProjection.evolve(document, event, target);
     return next && { ...next, shape: 'v2' };
   },
-};
-
-const eventually = async (check: () => Promise<boolean>) => {
-  const deadline = Date.now() + 10_000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in 10 s');
-    await new Promise((r) => setTimeout(r, 50));
-  }
 };
 
 describe('projection versions: a bumped version builds beside the serving one, then reads switch', () => {
@@ -66,7 +59,7 @@ describe('projection versions: a bumped version builds beside the serving one, t
     await eventually(async () => {
       await watch!.refresh();
       return versions.role('users_v2') === 'serving';
-    });
+    }, { everyMs: 50 });
     expect(versions.role('users_v1')).toBe('retired');
     expect(await reads.get(USERS, userDocumentId('acme', 'u7'))).toMatchObject({ name: 'Seven', shape: 'v2' });
     expect(await reads.count(USERS)).toBe(50);

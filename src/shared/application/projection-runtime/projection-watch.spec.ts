@@ -9,6 +9,7 @@ import { DomainError } from '../../domain/errors';
 import { PROJECTOR_STATUS } from './projector-runner';
 import { ProjectionVersions } from './projection-versions';
 import { ProjectionWatch } from './projection-watch';
+import { eventually } from '../../../../test/support/waiting';
 
 const pos = (i: number): LogPosition => String(i).padStart(20, '0');
 const ALL = ALL_PROJECTIONS.map(checkpointName);
@@ -26,14 +27,6 @@ class CountingCheckpoints extends SqliteReadModelStore {
     return super.getCheckpoints(projections);
   }
 }
-
-const eventually = async (check: () => boolean, what: string) => {
-  const deadline = Date.now() + 10_000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`not within 10 s: ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-};
 
 /** How a wait ended: `resolved`, or the error's reason and description. */
 const outcome = (wait: Promise<void>) =>
@@ -74,7 +67,7 @@ describe('ProjectionWatch in a process that folds nothing itself (an API process
     await moveAll(pos(1));
     const w = watch();
     const waits = [w.waitFor(pos(5)), w.waitFor(pos(5)), w.waitFor(pos(3), ['users_v1'])];
-    await eventually(() => store.batched.length + store.single >= 5, 'a few polls');
+    await eventually(() => store.batched.length + store.single >= 5, { what: 'a few polls', everyMs: 10 });
     await moveAll(pos(5));
     expect(await Promise.all(waits.map(outcome))).toEqual(['resolved', 'resolved', 'resolved']);
     expect(store.single).toBe(0);
@@ -91,7 +84,7 @@ describe('ProjectionWatch in a process that folds nothing itself (an API process
     // Repaired (its worker took it on again): the next wait reads the notes afresh and waits.
     await store.applyBatch([{ collection: PROJECTOR_STATUS, kind: 'delete', id: 'users_v1' }], {});
     const wait = outcome(w.waitFor(pos(5), ['users_v1']));
-    await eventually(() => store.batched.length >= 3, 'the wait polls');
+    await eventually(() => store.batched.length >= 3, { what: 'the wait polls', everyMs: 10 });
     await moveAll(pos(5));
     expect(await wait).toBe('resolved');
   });
@@ -103,7 +96,7 @@ describe('ProjectionWatch in a process that folds nothing itself (an API process
     const w = watch(600_000, versions);
     await w.refresh();
     const roomCreated = outcome(w.waitFor(pos(5), { folding: ['RoomCreated', 'RoomMembersAdded'] }));
-    await eventually(() => store.batched.length >= 3, 'the wait polls');
+    await eventually(() => store.batched.length >= 3, { what: 'the wait polls', everyMs: 10 });
     // Everything but the users projection and the audit index reaches the write.
     await moveAll(pos(5), ['users_v1', 'audit_index_v2']);
     expect(await roomCreated).toBe('resolved');

@@ -12,6 +12,7 @@ import { BatchTooLargeError, DocumentChange, LeaseFence } from '../../ports/read
 import { ProjectorRunner } from './projector-runner';
 import { ProjectionWatch } from './projection-watch';
 import { openSqliteStores, SqliteStores } from '../../../../test/support/sqlite-stores';
+import { eventually } from '../../../../test/support/waiting';
 
 /** The runner writes to versioned collections; this spec reads the store underneath. */
 const PHYSICAL_USERS = physicalCollection(USERS, 1);
@@ -320,13 +321,6 @@ describe('ProjectorRunner: a failing projection stops alone (real SQLite)', () =
   const boom = (stream: string, bad = false) => events.append(stream, [{ type: 'Boom', data: { bad }, metadata: meta }], 'any');
   const user = (id: string) =>
     events.append(`user-acme.${id}`, [{ type: 'UserCreated', data: { id, name: id, created_at: 't' }, metadata: meta }], 'no_stream');
-  const eventually = async (check: () => Promise<boolean> | boolean, what: string) => {
-    const deadline = Date.now() + 10_000;
-    while (!(await check())) {
-      if (Date.now() > deadline) throw new Error(`not within 10 s: ${what}`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  };
   const userFolded = async (id: string) => (await readModels.get(PHYSICAL_USERS, userDocumentId('acme', id))) !== null;
 
   it('while it waits to retry, the others fold the same batch and everything after it, and none is dropped', async () => {
@@ -343,7 +337,7 @@ describe('ProjectorRunner: a failing projection stops alone (real SQLite)', () =
     });
     await runner.start();
     try {
-      await eventually(() => userFolded('bob'), 'the users projection folds the batch the failing event is in');
+      await eventually(() => userFolded('bob'), { what: 'the users projection folds the batch the failing event is in' });
       const { position: later } = await user('carol');
       const watch = new ProjectionWatch(readModels, ['fragile_v1', 'users_v1'], runner, 10_000);
       await watch.waitFor(later, ['users_v1']);

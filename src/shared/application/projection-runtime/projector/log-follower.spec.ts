@@ -1,7 +1,7 @@
 import { RecordedEvent } from '../../../domain/event';
 import { SqliteEventStore } from '../../../../adapters/event-store/sqlite/sqlite-event-store';
 import { openSqliteStores, SqliteStores } from '../../../../../test/support/sqlite-stores';
-import { eventually } from '../../../../../test/support/eventually';
+import { eventually } from '../../../../../test/support/waiting';
 import { FollowHandlers, LogFollower } from './log-follower';
 
 const meta = { occurred_at: '2026-01-01T00:00:00.000Z' };

@@ -1,7 +1,7 @@
 import { RecordedEvent } from '../../../domain/event';
 import { SqliteReadModelStore } from '../../../../adapters/read-models/sqlite/sqlite-read-model-store';
 import { openSqliteReadModels, SqliteReadModels } from '../../../../../test/support/sqlite-stores';
-import { eventually } from '../../../../../test/support/eventually';
+import { eventually } from '../../../../../test/support/waiting';
 import { ParkingOptions, PROJECTOR_STATUS, ProjectionParking } from './parking';
 import { ProjectionEventError } from './projection-event-error';
 import { projectionSlot } from './projection-slot';
