@@ -29,6 +29,11 @@ export interface QueuedCommand {
   readonly reject: (error: unknown) => void;
   /** How many times it lost a race to another writer (it is decided again on fresh state, a few times). */
   attempts: number;
+  /**
+   * Set when it is queued again after a conflict at its append (that lost race is counted): a
+   * built command then found out of date on the fresh state lost the same race, not another.
+   */
+  conflicted?: boolean;
 }
 
 export interface DecidedCommand {

@@ -149,21 +149,3 @@ describe('StreamStates: a state is served from memory only within the turn of th
     );
   });
 });
-
-describe('EventLoopTurn', () => {
-  it('is the same turn until the event loop turns, then a new one', async () => {
-    const turn = new EventLoopTurn();
-    const first = turn.current();
-    await Promise.resolve();
-    expect(turn.current()).toBe(first);
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(turn.current()).not.toBe(first);
-  });
-
-  it('ends at once when told to (an append was made)', () => {
-    const turn = new EventLoopTurn();
-    const first = turn.current();
-    turn.end();
-    expect(turn.current()).not.toBe(first);
-  });
-});

@@ -161,6 +161,50 @@ describe('StreamWriter', () => {
     expect(await numbers('seq-e')).toEqual([1_000, 1_001]);
   });
 
+  it('built commands still valid on the state read afresh after a conflict are decided again as built, in the same order, not built again', async () => {
+    await store.append('seq-k', numbered(5), 'no_stream');
+    let lost = 0;
+    // The other writer appends, once, a number below those taken here.
+    const events = withOverrides(store, {
+      append: async (...args: Parameters<EventStore['append']>) => {
+        if (lost++ === 0) await other.append('seq-k', numbered(6), 0);
+        return store.append(...args);
+      },
+    });
+    const builtOn: number[] = [];
+    // Each takes a number well above the last (as a message takes an id from its process's block).
+    const taking = (offset: number) =>
+      command(sequence, {
+        build: async (state) => {
+          builtOn.push(state.last);
+          return { command: { type: 'Take', n: state.last + 1_000_000 + offset }, metadata: meta };
+        },
+      });
+    const sent = [taking(1), taking(2)];
+    await writerOver(events).build('seq-k', sent.map(({ item }) => item));
+    expect(await Promise.all(sent.map(({ outcome }) => answerOf(outcome)))).toEqual(['ok', 'ok']);
+    expect(builtOn).toEqual([5, 5]);
+    expect(lost).toBe(2);
+    expect(await numbers('seq-k')).toEqual([5, 6, 1_000_006, 1_000_007]);
+  });
+
+  it(`a built command that every other writer's append outdates loses ${MAX_ATTEMPTS} races at most (a conflict and the outdated state it reads are one race), then answers 409 with nothing of it saved`, async () => {
+    const { events, lost } = losingRaces('seq-l');
+    let builds = 0;
+    const writer = writerOver(events);
+    const { item, outcome } = command(sequence, {
+      build: async (state) => {
+        builds++;
+        return { command: { type: 'Take', n: state.last + 1 }, metadata: meta };
+      },
+    });
+    await writer.build('seq-l', [item]);
+    expect(await answerOf(outcome)).toBe('conflict/concurrent_modification: The resource was changed by another request at the same time; retry');
+    expect(lost.count).toBe(MAX_ATTEMPTS);
+    expect(builds).toBe(MAX_ATTEMPTS);
+    expect(await numbers('seq-l')).toEqual(Array.from({ length: MAX_ATTEMPTS }, (_, i) => 1_000 * (i + 1)));
+  });
+
   it(`builds a command at most ${MAX_ATTEMPTS} times when other writers keep moving the stream on, then answers 409 with nothing of it saved`, async () => {
     let builds = 0;
     const writer = writerOver(store);

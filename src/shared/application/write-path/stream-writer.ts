@@ -20,8 +20,9 @@ const MAX_BATCH = 500;
  * previous append was in flight is decided in order against the evolving state and appended as
  * one batch, so a busy stream (a room's timeline) costs one append per batch and no conflicts
  * in-process. A concurrent writer (another process) makes the append fail on its expected
- * revision: the batch is then decided again on fresh state (built again, for built commands), a
- * bounded number of times per command (`MAX_ATTEMPTS`, then 409 with nothing saved).
+ * revision: the batch is then decided again on fresh state (a built command that state outdates
+ * is built again on it), a bounded number of times per command (`MAX_ATTEMPTS`, then 409 with
+ * nothing saved).
  */
 export class StreamWriter {
   private readonly queues = new Map<string, QueuedCommand[]>();
@@ -93,7 +94,8 @@ export class StreamWriter {
     for (const { item, error } of failed) item.reject(error);
     // Another writer moved the stream on since they were built: built again (they come after
     // the commands decided here, whose ids or whatever they hold were taken before theirs).
-    this.buildAgain(stream, outdated, { state });
+    void this.build(stream, outdated.filter((item) => item.conflicted || this.mayTryAgain(item)), { state });
+    for (const item of [...outdated, ...decided.map((d) => d.item)]) item.conflicted = false;
     queue.unshift(...deferred); // decided again, first, on the state this append leaves
     const toAppend = decided.flatMap((d) => d.toAppend);
     if (toAppend.length === 0) {
@@ -113,7 +115,7 @@ export class StreamWriter {
       const failure = await explainFailedAppend(this.events, stream, expected, toAppend, error);
       switch (failure.kind) {
         case 'conflict':
-          return this.retryOnFreshState(stream, queue, decided);
+          return this.retryOnFreshState(queue, decided);
         case 'too_large':
           return this.splitTooLarge(queue, decided, failure.error);
         case 'refused':
@@ -148,17 +150,12 @@ export class StreamWriter {
 
   /**
    * Another writer appended first: each command is decided again, in the same order, on fresh
-   * state; a built one is built again on it (what it was built from is out of date too).
+   * state (a built one is built again only if that state outdates it: `Decider.outdated`).
    */
-  private retryOnFreshState(stream: string, queue: QueuedCommand[], decided: DecidedCommand[]): void {
-    const items = decided.map((d) => d.item);
-    queue.unshift(...items.filter((item) => !item.build && this.mayTryAgain(item)));
-    this.buildAgain(stream, items.filter((item) => item.build));
-  }
-
-  /** Built commands whose state moved on under them are built again, on `on` or else on a fresh read. */
-  private buildAgain(stream: string, items: readonly QueuedCommand[], on?: { readonly state: unknown }): void {
-    void this.build(stream, items.filter((item) => this.mayTryAgain(item)), on);
+  private retryOnFreshState(queue: QueuedCommand[], decided: DecidedCommand[]): void {
+    const again = decided.map((d) => d.item).filter((item) => this.mayTryAgain(item));
+    for (const item of again) item.conflicted = true;
+    queue.unshift(...again);
   }
 
   /** Counts one lost race; past the bound the command is answered 409, nothing of it saved. */
