@@ -96,7 +96,10 @@ export class CommandPipeline {
    * As `run`, for a command built from the state it is decided on (a message takes an id above
    * its timeline's last): `build` is given the stream's current state, and is called again on a
    * fresh one whenever another writer moved the stream on under the command (`decider.outdated`,
-   * or a conflict at the append), within the same bounded retry as every command.
+   * or a conflict at the append), within the same bounded retry as every command. Several
+   * commands may be built on one state: what `build` takes must not outdate the ones built before
+   * it in this process (message ids come from the process's increasing blocks), or each would
+   * count a race lost to its neighbour.
    */
   buildAndRun<S, C, E extends DomainEvent>(
     stream: string,
