@@ -89,7 +89,7 @@ describe('sending messages to one room from several processes at once', () => {
     expect(new Map(saved.map((m) => [m.text, m.id]))).toEqual(new Map(texts.map((text, i) => [text, ids[i]])));
   });
 
-  it(`a send that loses the race to another process's sends every time is built again at most ${MAX_ATTEMPTS} times, then answers 409 with nothing of it saved`, async () => {
+  it(`a send that loses the race to another process's sends every time loses ${MAX_ATTEMPTS} races at most, then answers 409 with nothing of it saved`, async () => {
     // The other process's id block lies above this one's: each of its sends outdates this one's id.
     const other = open();
     let lost = 0;
