@@ -6,7 +6,7 @@ import { ReadYourWrites } from './read-your-writes';
 import { StreamStates } from './stream-states';
 import { changeTooLarge, concurrentModification, explainFailedAppend } from './write-errors';
 
-/** How many times a command is decided (or built) on fresh state after losing a race to another writer, in all. */
+/** How many times a command is decided (or built) in all: at its `MAX_ATTEMPTS`th race lost to another writer it is answered 409. */
 export const MAX_ATTEMPTS = 4;
 /**
  * Most commands of one stream decided and appended together. Their events also stay under the
