@@ -23,6 +23,14 @@ export interface Decider<State, Command, Event extends DomainEvent> {
    * roles, a wiped one has no role until its owner creates them again, as Chatkit did.
    */
   readonly wipedState?: () => State;
+  /**
+   * For commands built from the state they are decided on (`CommandPipeline.buildAndRun`):
+   * true when `state` has moved past what `command` was built from (a message id allocated at
+   * or below the timeline's newest, because another process sent to the room first). Such a
+   * command is not decided: the pipeline builds it again on `state`, as often as it retries a
+   * conflict, and answers 409 past that.
+   */
+  outdated?(command: Command, state: State): boolean;
 }
 
 export const fold = <State, Event extends DomainEvent>(

@@ -20,7 +20,10 @@ export interface TimelineState {
   readonly lastId: MessageId;
 }
 
-/** The id offered is not above the timeline's last id: allocate a higher one and retry. */
+/**
+ * The id offered is not above the timeline's last id. The pipeline never decides such a command
+ * (`outdated`: it builds it again with a higher id); deciding one anyway is a bug.
+ */
 export class StaleMessageIdError extends Error {
   constructor(readonly lastId: MessageId) {
     super(`message id must be above ${lastId}`);
@@ -38,6 +41,9 @@ export type TimelineCommand = {
   now: string;
 };
 
+/** Ids only grow along a timeline: an id at or below its last was taken before another process's send landed. */
+const idNotAbove = (command: TimelineCommand, state: TimelineState): boolean => command.id <= state.lastId;
+
 export const messageNotFound = (id: MessageId) => notFound('message_not_found', `The message ${id} does not exist`);
 
 export const timelineDecider: Decider<TimelineState, TimelineCommand, MessageEvent> = {
@@ -45,9 +51,10 @@ export const timelineDecider: Decider<TimelineState, TimelineCommand, MessageEve
   // Timelines written before edits and deletions had their own streams also hold those; they change no id.
   foldsFrom: (event) => event.type === 'MessageSent',
   evolve: (state, event) => (event.type === 'MessageSent' ? { lastId: Math.max(state.lastId, event.data.id) } : state),
+  outdated: idNotAbove,
 
   decide(command, state) {
-    if (command.id <= state.lastId) throw new StaleMessageIdError(state.lastId);
+    if (idNotAbove(command, state)) throw new StaleMessageIdError(state.lastId);
     const { id, userId, userCreatedAt, parts, roomCreatedAt, now } = command;
     return [
       {

@@ -11,8 +11,8 @@ import { RequestActor } from '../../instances/authentication/access-token';
 import { RoomAccess } from '../../rooms/room-access';
 import { userDecider, userNotFound, userStream } from '../../users/domain/user.decider';
 import { MessagePart } from '../domain/message-parts';
-import { messagesStream, StaleMessageIdError, timelineDecider } from '../domain/message.decider';
-import { MessageId } from '../domain/message.events';
+import { messagesStream, timelineDecider } from '../domain/message.decider';
+import { MessageId, MessageSent } from '../domain/message.events';
 import { MessageContent } from '../message-content';
 import { MessageIds } from '../message-ids';
 import { MESSAGE_READS } from '../messages.read-model';
@@ -43,24 +43,22 @@ export class SendMessageHandler implements ICommandHandler<SendMessageCommand, M
     const sender = await this.pipeline.load(userStream(instanceId, userId), userDecider);
     if (!sender.state.exists) throw userNotFound(userId);
     const room = await this.access.writableAs(instanceId, roomId, userId, su);
-    const stream = messagesStream(instanceId, roomId);
-    for (;;) {
-      const timeline = await this.pipeline.load(stream, timelineDecider);
-      const id = await this.ids.next(instanceId, timeline.state.lastId);
-      const now = this.clock.now().toISOString();
-      try {
-        await this.pipeline.run(
-          stream,
-          timelineDecider,
-          { type: 'SendMessage', id, userId, userCreatedAt: sender.state.createdAt!, parts, roomCreatedAt: room.createdAt, now },
-          { instance_id: instanceId, actor, occurred_at: now },
-          { awaitProjections: MESSAGE_READS },
-        );
-        return id;
-      } catch (error) {
-        if (!(error instanceof StaleMessageIdError)) throw error; // another process sent to this room first
-      }
-    }
+    // The id is taken above the timeline's last; another process sending to the room first makes
+    // it outdated, and the pipeline builds the message again with a new id (bounded, then 409).
+    const { events } = await this.pipeline.buildAndRun(
+      messagesStream(instanceId, roomId),
+      timelineDecider,
+      async (timeline) => {
+        const id = await this.ids.next(instanceId, timeline.lastId);
+        const now = this.clock.now().toISOString();
+        return {
+          command: { type: 'SendMessage', id, userId, userCreatedAt: sender.state.createdAt!, parts, roomCreatedAt: room.createdAt, now },
+          metadata: { instance_id: instanceId, actor, occurred_at: now },
+        };
+      },
+      { awaitProjections: MESSAGE_READS },
+    );
+    return events.find((event): event is MessageSent => event.type === 'MessageSent')!.data.id;
   }
 }
 

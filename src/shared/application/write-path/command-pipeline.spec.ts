@@ -7,6 +7,7 @@ import { Decider } from '../../domain/decider';
 import { conflict, DomainError } from '../../domain/errors';
 import { DomainEvent } from '../../domain/event';
 import { AppendOutcomeUnknownError, EventStore, EventStoreUnavailableError } from '../../ports/event-store.port';
+import { actingInRequest } from '../../observability/request-context';
 import { CommandPipeline } from './command-pipeline';
 import { AwaitedProjections, ReadYourWrites } from './read-your-writes';
 import { refusingAppendsOver, withOverrides } from '../../../../test/support/event-store-overrides';
@@ -232,5 +233,61 @@ describe('CommandPipeline keeps each append under the store\'s largest', () => {
     expect(answers[1]).toMatch(/^payload_too_large\/change_too_large: The change is larger than the event log accepts in one write \(\d+ bytes of events, at most 4096\); nothing was saved$/);
     expect(answers[2]).toBe('ok');
     expect((await store.readStream('say-c')).map((e) => (e.data as { text: string }).text)).toEqual(['before', 'after']);
+  });
+});
+
+describe('CommandPipeline.buildAndRun: commands built from the state they are decided on', () => {
+  let dir: string;
+  let store: SqliteEventStore;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'parley-pipeline-build-'));
+    store = new SqliteEventStore(join(dir, 'events.sqlite'), { synchronous: 'NORMAL' });
+  });
+  afterEach(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  type Numbered = DomainEvent<'Numbered', { n: number }>;
+  /** Numbers only grow: a number at or below the last is out of date. */
+  const sequence: Decider<{ last: number }, { type: 'Take'; n: number }, Numbered> = {
+    initialState: () => ({ last: 0 }),
+    evolve: (_state, event) => ({ last: event.data.n }),
+    outdated: (command, state) => command.n <= state.last,
+    decide: (command) => [{ type: 'Numbered', data: { n: command.n } }],
+  };
+
+  it('builds the command on the stream as it stands, answers what was decided, and waits for the projections it names', async () => {
+    await store.append('seq-a', [{ type: 'Numbered', data: { n: 41 }, metadata: meta }], 'no_stream');
+    const waits: (AwaitedProjections | undefined)[] = [];
+    const pipeline = new CommandPipeline(store, { waitFor: async (_position, projections) => void waits.push(projections) });
+    const outcome = await pipeline.buildAndRun(
+      'seq-a',
+      sequence,
+      async (state) => ({ command: { type: 'Take', n: state.last + 1 }, metadata: meta }),
+      { awaitProjections: ['messages_v1'] },
+    );
+    expect(outcome.events).toEqual([{ type: 'Numbered', data: { n: 42 } }]);
+    expect(outcome.state).toEqual({ last: 42 });
+    expect(waits).toEqual([['messages_v1']]);
+    expect((await store.readStream('seq-a')).map((e) => e.data)).toEqual([{ n: 41 }, { n: 42 }]);
+  });
+
+  it('run and buildAndRun stamp the events with the HTTP request their actor acts in (joining the audit trail to the access log)', async () => {
+    const pipeline = new CommandPipeline(store, answered);
+    const actor = actingInRequest({ user_id: 'ann' }, 'req-7');
+    await pipeline.run('count-s', counter, { type: 'Count' }, { ...meta, actor });
+    await pipeline.buildAndRun('seq-s', sequence, async (state) => ({ command: { type: 'Take', n: state.last + 1 }, metadata: { ...meta, actor } }));
+    await pipeline.run('count-s', counter, { type: 'Count' }, { ...meta, actor: { user_id: 'cli' } });
+    const requestIds = async (stream: string) => (await store.readStream(stream)).map((e) => e.metadata.request_id);
+    expect(await requestIds('count-s')).toEqual(['req-7', undefined]);
+    expect(await requestIds('seq-s')).toEqual(['req-7']);
+  });
+
+  it('a builder that refuses answers its refusal, nothing saved', async () => {
+    const pipeline = new CommandPipeline(store, answered);
+    const refusing = pipeline.buildAndRun('seq-r', sequence, async () => Promise.reject(conflict('no_number', 'No number left')));
+    expect(await answerOf(refusing)).toBe('conflict/no_number: No number left');
+    expect(await store.readStream('seq-r')).toEqual([]);
   });
 });
