@@ -181,7 +181,7 @@ export class RoomSubscription implements OnModuleInit {
         room_id: subscriber.roomId,
         id: data.id,
         user_id: data.user_id,
-        parts: data.parts as unknown as Record<string, unknown>[],
+        parts: data.parts,
         created_at: data.created_at,
         updated_at: data.created_at,
         visible: true,
