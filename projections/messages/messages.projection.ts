@@ -1,6 +1,7 @@
+import type { RecordedEvent } from '../../src/shared/domain/event';
 import { documentId, parseStreamName } from '../../src/shared/domain/streams';
 import type { MessagePart } from '../../src/modules/messages/domain/message-parts';
-import type { MessageEvent } from '../../src/modules/messages/domain/message.events';
+import type { MessageEvent, MessageSent } from '../../src/modules/messages/domain/message.events';
 import type { RoomDeleted } from '../../src/modules/rooms/domain/room.events';
 import type { Document, ProjectionDefinition, Target } from '../projection';
 
@@ -27,6 +28,26 @@ export interface MessageDocument extends Document {
 
 export const messageDocumentId = (instanceId: string, roomId: string, messageId: number) =>
   documentId(instanceId, roomId, String(messageId));
+
+/**
+ * A sent message's document: what the messages projection stores and what a live room
+ * subscription shows, so a message replayed and the same message live never differ.
+ */
+export const messageDocumentFrom = (event: RecordedEvent<MessageSent>): MessageDocument => {
+  const stream = parseStreamName(event.streamName)!;
+  const { data } = event;
+  return {
+    _id: '',
+    instance_id: stream.instanceId,
+    room_id: stream.id,
+    id: data.id,
+    user_id: data.user_id,
+    parts: data.parts,
+    created_at: data.created_at,
+    updated_at: data.created_at,
+    visible: true,
+  };
+};
 
 /** Every room's timeline, paged by message id; deleted content never survives here. */
 export const messagesProjection: ProjectionDefinition<MessageEvent | RoomDeleted, MessageDocument> = {
@@ -57,21 +78,8 @@ export const messagesProjection: ProjectionDefinition<MessageEvent | RoomDeleted
 
   evolve(doc, event) {
     switch (event.type) {
-      case 'MessageSent': {
-        const stream = parseStreamName(event.streamName)!;
-        const { data } = event;
-        return {
-          _id: '',
-          instance_id: stream.instanceId,
-          room_id: stream.id,
-          id: data.id,
-          user_id: data.user_id,
-          parts: data.parts,
-          created_at: data.created_at,
-          updated_at: data.created_at,
-          visible: true,
-        } satisfies MessageDocument;
-      }
+      case 'MessageSent':
+        return messageDocumentFrom(event);
       case 'MessageEdited':
         return doc && !doc.deleted_at ? { ...doc, parts: event.data.parts, updated_at: event.data.updated_at } : doc;
       case 'MessageDeleted': {

@@ -8,7 +8,7 @@ import { EventChannel, WireEvent } from '../../../shared/subscriptions/event-cha
 import { chatkitEvent, endForDeletedRoom } from '../../../shared/subscriptions/wire-event';
 import { LiveLog } from '../../../shared/subscriptions/live-log';
 import { openCatchUpThenLive } from '../../../shared/subscriptions/catch-up-then-live';
-import { MessageDocument, TOMBSTONE_TEXT } from '../../../../projections/messages/messages.projection';
+import { MessageDocument, messageDocumentFrom, TOMBSTONE_TEXT } from '../../../../projections/messages/messages.projection';
 import { roomStream } from '../../rooms/domain/room.decider';
 import { RoomAccess } from '../../rooms/room-access';
 import { typingChannel, TypingSignal } from '../../rooms/typing-channel';
@@ -174,18 +174,7 @@ export class RoomSubscription implements OnModuleInit {
     const { version } = subscriber;
     let live = byVersion[version];
     if (!live) {
-      const data = event.data;
-      const doc: MessageDocument = {
-        _id: '',
-        instance_id: subscriber.instanceId,
-        room_id: subscriber.roomId,
-        id: data.id,
-        user_id: data.user_id,
-        parts: data.parts,
-        created_at: data.created_at,
-        updated_at: data.created_at,
-        visible: true,
-      };
+      const doc = messageDocumentFrom(event);
       const timestamp = event.metadata.occurred_at ?? event.recordedAt;
       const body = chatkitEvent('new_message', presentMessage(version, doc, this.attachments), timestamp);
       live = { doc, wire: { id: String(doc.id), body, shared: true } };
