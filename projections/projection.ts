@@ -5,7 +5,7 @@
  *
  * Only type imports from src/shared: no framework, driver or store reaches this folder.
  */
-import type { RecordedEvent } from '../src/shared/domain/event';
+import type { DomainEvent, RecordedEvent } from '../src/shared/domain/event';
 import type { CollectionSpec, Condition, Document } from '../src/shared/ports/read-model-store.port';
 
 export type { Document };
@@ -26,20 +26,30 @@ export type Target = DocumentRef | DocumentSelection;
 
 export const isRef = (t: Target): t is DocumentRef => 'id' in t;
 
-export interface ProjectionDefinition {
+/** The type names of the events `E` (spelled so that a union of a generic `E` and another event works too). */
+export type TypeOf<E extends DomainEvent> = E extends DomainEvent ? E['type'] : never;
+
+/**
+ * A projection over the events `E` it folds (the union the write side declares, as in
+ * `ProjectionDefinition<MessageEvent | RoomDeleted, MessageDocument>`) into documents `D`.
+ * `targets` and `evolve` are methods, so a definition of any `E` and `D` is held as a
+ * `ProjectionDefinition` by the runner, which hands it only events of a type it `handles`
+ * and only documents of its own collections.
+ */
+export interface ProjectionDefinition<E extends DomainEvent = DomainEvent, D extends Document = Document> {
   /** Stable name: the checkpoint and the lease are kept under it. Bump `version` to rebuild into new collections. */
   readonly name: string;
   readonly version: number;
   readonly collections: readonly CollectionSpec[];
-  readonly handles: readonly string[];
+  readonly handles: readonly TypeOf<E>[];
   /**
    * Every reader of it waits for it to reach the log's head first (the audit index): a write
    * then never waits for it, so its lag or its failure holds no write's answer up.
    */
   readonly awaitedByReaders?: true;
-  targets(event: RecordedEvent): readonly Target[];
+  targets(event: RecordedEvent<E>): readonly Target[];
   /** The new document, or null to remove it. Must not mutate `document`. */
-  evolve(document: Document | null, event: RecordedEvent, target: DocumentRef): Document | null;
+  evolve(document: D | null, event: RecordedEvent<E>, target: DocumentRef): D | null;
 }
 
 export const checkpointName = (p: ProjectionDefinition): string => `${p.name}_v${p.version}`;

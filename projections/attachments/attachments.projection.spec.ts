@@ -1,9 +1,10 @@
+import type { AttachmentCreated } from '../../src/modules/attachments/domain/attachment.events';
 import { project } from '../../test/support/projection-fold';
 import { recorded } from '../testing';
 import { attachmentsProjection } from './attachments.projection';
 
 const at = (m: number) => `2026-01-01T00:0${m}:00.000Z`;
-const created = (instance: string, id: string, room: string, extra: Record<string, unknown> = {}) =>
+const created = (instance: string, id: string, room: string, extra: Partial<AttachmentCreated['data']> = {}) =>
   recorded(`attachment-${instance}.${id}`, 'AttachmentCreated', {
     id,
     room_id: room,

@@ -1,5 +1,7 @@
-import type { RecordedEvent } from '../../src/shared/domain/event';
 import { documentId, parseStreamName } from '../../src/shared/domain/streams';
+import type { AttachmentEvent } from '../../src/modules/attachments/domain/attachment.events';
+import type { RoomDeleted } from '../../src/modules/rooms/domain/room.events';
+import type { UserDeleted } from '../../src/modules/users/domain/user.events';
 import type { Document, ProjectionDefinition, Target } from '../projection';
 
 export const ATTACHMENTS = 'attachments';
@@ -32,11 +34,8 @@ export interface AttachmentDocument extends Document {
 
 export const attachmentDocumentId = (instanceId: string, attachmentId: string) => documentId(instanceId, attachmentId);
 
-type Data = Record<string, any>;
-
 /** Gone: hidden from reads; kept as a tombstone only while it still has bytes to remove. */
-export const goneAttachment = (document: Document | null, at: string): AttachmentDocument | null => {
-  const doc = document as AttachmentDocument | null;
+export const goneAttachment = (doc: AttachmentDocument | null, at: string): AttachmentDocument | null => {
   if (!doc) return null;
   if (!doc.blob_key) return null;
   return doc.deleted ? doc : { ...doc, deleted: true, deleted_at: at };
@@ -49,7 +48,7 @@ export const goneAttachment = (document: Document | null, at: string): Attachmen
  * janitor has removed its bytes (AttachmentBlobRemoved): so no blob is left behind, even
  * across restarts, and a rebuild finds the blobs any earlier version left behind.
  */
-export const attachmentsProjection: ProjectionDefinition = {
+export const attachmentsProjection: ProjectionDefinition<AttachmentEvent | RoomDeleted | UserDeleted, AttachmentDocument> = {
   name: 'attachments',
   version: 2,
   collections: [
@@ -64,7 +63,7 @@ export const attachmentsProjection: ProjectionDefinition = {
   ],
   handles: ['AttachmentCreated', 'AttachmentUploaded', 'AttachmentDeleted', 'AttachmentBlobRemoved', 'RoomDeleted', 'UserDeleted'],
 
-  targets(event: RecordedEvent): Target[] {
+  targets(event): Target[] {
     const stream = parseStreamName(event.streamName);
     if (!stream) return [];
     if (event.type === 'RoomDeleted') {
@@ -79,12 +78,11 @@ export const attachmentsProjection: ProjectionDefinition = {
     return [{ collection: ATTACHMENTS, id: attachmentDocumentId(stream.instanceId, stream.id) }];
   },
 
-  evolve(document, event) {
-    const doc = document as AttachmentDocument | null;
-    const data = event.data as Data;
+  evolve(doc, event) {
     switch (event.type) {
       case 'AttachmentCreated': {
         const stream = parseStreamName(event.streamName)!;
+        const { data } = event;
         return {
           _id: '',
           instance_id: stream.instanceId,
@@ -102,22 +100,17 @@ export const attachmentsProjection: ProjectionDefinition = {
           deleted: false,
         } satisfies AttachmentDocument;
       }
-      case 'AttachmentUploaded':
+      case 'AttachmentUploaded': {
         // Uploaded after its room was deleted: it stays gone (a tombstone, so the bytes are removed).
         if (!doc) return null;
-        return {
-          ...doc,
-          uploaded: true,
-          size: data.size,
-          sha256: data.sha256,
-          blob_key: data.blob_key,
-          uploaded_at: data.uploaded_at,
-        } satisfies AttachmentDocument;
+        const { size, sha256, blob_key, uploaded_at } = event.data;
+        return { ...doc, uploaded: true, size, sha256, blob_key, uploaded_at } satisfies AttachmentDocument;
+      }
       case 'AttachmentDeleted':
-        return goneAttachment(doc, data.deleted_at);
+        return goneAttachment(doc, event.data.deleted_at);
       case 'RoomDeleted':
       case 'UserDeleted':
-        return goneAttachment(doc, data.deleted_at ?? event.recordedAt);
+        return goneAttachment(doc, event.data.deleted_at ?? event.recordedAt);
       case 'AttachmentBlobRemoved':
         return null;
       default:

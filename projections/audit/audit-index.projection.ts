@@ -1,16 +1,6 @@
 import type { RecordedEvent } from '../../src/shared/domain/event';
 import { documentId, documentIdParts, parseStreamName } from '../../src/shared/domain/streams';
-import type { AttachmentEvent } from '../../src/modules/attachments/domain/attachment.events';
-import type { BeamsDeviceEvent } from '../../src/modules/beams/domain/beams-device.events';
-import type { BeamsPublishEvent, BeamsUserEvent } from '../../src/modules/beams/domain/beams.events';
-import type { CursorEvent } from '../../src/modules/cursors/domain/cursor.events';
-import type { FeedEvent } from '../../src/modules/feeds/domain/feed.events';
-import type { InstanceEvent } from '../../src/modules/instances/domain/instance.events';
-import type { MessageEvent, MessageIdsReserved } from '../../src/modules/messages/domain/message.events';
-import type { RoleEvent, UserRoleEvent } from '../../src/modules/roles/domain/role.events';
-import type { RoomEvent } from '../../src/modules/rooms/domain/room.events';
-import type { DeleteJobEvent } from '../../src/modules/scheduler/domain/delete-job.events';
-import type { UserEvent } from '../../src/modules/users/domain/user.events';
+import type { ParleyEvent } from '../events';
 import type { Document, ProjectionDefinition, Target } from '../projection';
 
 export const AUDIT_INDEX = 'audit_index';
@@ -29,24 +19,8 @@ export interface AuditIndexDocument extends Document {
   readonly type: string;
 }
 
-type AnyEvent =
-  | AttachmentEvent
-  | BeamsDeviceEvent
-  | BeamsPublishEvent
-  | BeamsUserEvent
-  | CursorEvent
-  | FeedEvent
-  | InstanceEvent
-  | MessageEvent
-  | MessageIdsReserved
-  | RoleEvent
-  | UserRoleEvent
-  | RoomEvent
-  | DeleteJobEvent
-  | UserEvent;
-
 /** Every event type, checked by the compiler: a new type left out here fails the build. */
-const EVERY_TYPE: Record<AnyEvent['type'] | 'InstanceWiped', true> = {
+const EVERY_TYPE: Record<ParleyEvent['type'], true> = {
   AttachmentCreated: true,
   AttachmentUploaded: true,
   AttachmentDeleted: true,
@@ -102,21 +76,32 @@ export const actorKey = {
 export const roomKey = (roomId: string) => `room:${roomId}`;
 
 /**
- * Events outside a room's own streams that name it: its attachments' creations (their later
- * events are in the same stream), role grants in it, and its messages' edits and deletions
- * (each message has a stream; the index finds a room's edited messages without reading all).
+ * The room an event outside the room's own streams names: its attachments' creations (their
+ * later events are in the same stream), role grants in it, and its messages' edits and
+ * deletions (each message has a stream; the index finds a room's edited messages without
+ * reading all). Older logs' edits and deletions, in the timeline itself, name none.
  */
-const ROOM_LINKED: ReadonlySet<string> = new Set(['AttachmentCreated', 'UserRoleAssigned', 'UserRoleRemoved', 'MessageEdited', 'MessageDeleted']);
+const linkedRoom = (event: RecordedEvent<ParleyEvent>): string | undefined => {
+  switch (event.type) {
+    case 'AttachmentCreated':
+    case 'UserRoleAssigned':
+    case 'UserRoleRemoved':
+    case 'MessageEdited':
+    case 'MessageDeleted':
+      return event.data.room_id;
+    default:
+      return undefined;
+  }
+};
 
 /** The keys an event is indexed under: who acted, and the room it concerns from outside the room's streams. */
-export const auditKeys = (event: RecordedEvent): string[] => {
+export const auditKeys = (event: RecordedEvent<ParleyEvent>): string[] => {
   const keys: string[] = [];
   const actor = event.metadata?.actor;
   if (typeof actor?.user_id === 'string') keys.push(actorKey.user(actor.user_id));
   if (typeof actor?.key_id === 'string') keys.push(actorKey.key(actor.key_id));
-  const data = event.data as { room_id?: unknown } | null;
-  const aboutRoom = ROOM_LINKED.has(event.type);
-  if (aboutRoom && typeof data?.room_id === 'string') keys.push(roomKey(data.room_id));
+  const roomId = linkedRoom(event);
+  if (typeof roomId === 'string') keys.push(roomKey(roomId));
   return keys;
 };
 
@@ -125,15 +110,15 @@ export const auditKeys = (event: RecordedEvent): string[] => {
  * and a room's attachments and role grants, without scanning the log. Kept across an instance
  * wipe, as the log keeps what came before it.
  */
-export const auditIndexProjection: ProjectionDefinition = {
+export const auditIndexProjection: ProjectionDefinition<ParleyEvent, AuditIndexDocument> = {
   name: 'audit_index',
   version: 2,
   collections: [{ name: AUDIT_INDEX, indexes: [{ fields: ['instance_id', 'key', 'position'] }] }],
-  handles: Object.keys(EVERY_TYPE),
+  handles: Object.keys(EVERY_TYPE) as ParleyEvent['type'][],
   // The audit routes wait for the log's head before reading it (src/modules/audit/audit-trail.ts).
   awaitedByReaders: true,
 
-  targets(event: RecordedEvent): Target[] {
+  targets(event): Target[] {
     const stream = parseStreamName(event.streamName);
     if (!stream) return [];
     // Ids start with the log position, so a rebuild appends to the B-tree in order (random

@@ -1,10 +1,11 @@
+import type { SealedSecret } from '../../src/shared/crypto/secret-box';
 import { project } from '../../test/support/projection-fold';
 import { recorded } from '../testing';
 import { forgettingWipedInstances } from '../instance-wipe';
 import { BEAMS_DEVICE_INTERESTS, BEAMS_DEVICES, beamsDevicesProjection } from './beams-devices.projection';
 
 const at = '2026-01-01T00:00:00.000Z';
-const sealed = { alg: 'aes-256-gcm', iv: 'i', tag: 't', ciphertext: 'c' };
+const sealed: SealedSecret = { alg: 'aes-256-gcm', iv: 'i', tag: 't', ciphertext: 'c' };
 const registered = (stream: string) =>
   recorded(stream, 'BeamsDeviceRegistered', { device_id: stream.split('.')[1], platform: 'web', subscription: sealed, sdk_version: null, registered_at: at });
 const changed = (stream: string, interests: string[], added: string[], removed: string[]) =>

@@ -1,8 +1,17 @@
-import type { RecordedEvent } from '../../src/shared/domain/event';
+import type { SealedSecret } from '../../src/shared/crypto/secret-box';
 import { documentId, documentIdParts, parseStreamName } from '../../src/shared/domain/streams';
 import type { Document, ProjectionDefinition, Target } from '../projection';
 import { BEAMS_DEVICE_CATEGORY } from '../../src/modules/beams/domain/beams-device.decider';
+import type {
+  BeamsDeviceDeleted,
+  BeamsDeviceInterestsChanged,
+  BeamsDeviceRegistered,
+  BeamsDeviceTokenChanged,
+  BeamsDeviceUserSet,
+  BeamsPlatform,
+} from '../../src/modules/beams/domain/beams-device.events';
 import { BEAMS_USER_CATEGORY } from '../../src/modules/beams/domain/beams.deciders';
+import type { BeamsUserDeleted } from '../../src/modules/beams/domain/beams.events';
 
 export const BEAMS_DEVICES = 'beams_devices';
 export const BEAMS_DEVICE_INTERESTS = 'beams_device_interests';
@@ -11,8 +20,8 @@ export const BEAMS_DEVICE_INTERESTS = 'beams_device_interests';
 export interface BeamsDeviceDocument extends Document {
   readonly instance_id: string;
   readonly device_id: string;
-  readonly platform: 'web' | 'apns' | 'fcm';
-  readonly subscription: unknown;
+  readonly platform: BeamsPlatform;
+  readonly subscription: SealedSecret;
   /** The Beams user the device was associated with by a Beams token, if any. */
   readonly user_id: string | null;
 }
@@ -32,7 +41,10 @@ const interestDocumentId = (instanceId: string, deviceId: string, interest: stri
  * A deleted device leaves both; a deleted user's devices leave the registry, so no publish
  * (to the user or to an interest) reaches them.
  */
-export const beamsDevicesProjection: ProjectionDefinition = {
+export const beamsDevicesProjection: ProjectionDefinition<
+  BeamsDeviceRegistered | BeamsDeviceTokenChanged | BeamsDeviceInterestsChanged | BeamsDeviceUserSet | BeamsDeviceDeleted | BeamsUserDeleted,
+  BeamsDeviceDocument | BeamsDeviceInterestDocument
+> = {
   name: 'beams_devices',
   version: 2,
   collections: [
@@ -41,49 +53,51 @@ export const beamsDevicesProjection: ProjectionDefinition = {
   ],
   handles: ['BeamsDeviceRegistered', 'BeamsDeviceTokenChanged', 'BeamsDeviceInterestsChanged', 'BeamsDeviceUserSet', 'BeamsDeviceDeleted', 'BeamsUserDeleted'],
 
-  targets(event: RecordedEvent): Target[] {
+  targets(event): Target[] {
     const stream = parseStreamName(event.streamName);
-    if (stream?.category === BEAMS_USER_CATEGORY && event.type === 'BeamsUserDeleted') {
-      const { user_id } = event.data as { user_id: string };
-      return [{ collection: BEAMS_DEVICES, where: { instance_id: stream.instanceId, user_id } }];
+    if (!stream) return [];
+    if (event.type === 'BeamsUserDeleted') {
+      if (stream.category !== BEAMS_USER_CATEGORY) return [];
+      return [{ collection: BEAMS_DEVICES, where: { instance_id: stream.instanceId, user_id: event.data.user_id } }];
     }
-    if (!stream || stream.category !== BEAMS_DEVICE_CATEGORY) return [];
+    if (stream.category !== BEAMS_DEVICE_CATEGORY) return [];
     const device = { collection: BEAMS_DEVICES, id: beamsDeviceDocumentId(stream.instanceId, stream.id) };
     if (event.type === 'BeamsDeviceRegistered' || event.type === 'BeamsDeviceUserSet' || event.type === 'BeamsDeviceTokenChanged') return [device];
     if (event.type === 'BeamsDeviceDeleted') {
       return [device, { collection: BEAMS_DEVICE_INTERESTS, where: { instance_id: stream.instanceId, device_id: stream.id } }];
     }
-    const { added, removed } = event.data as { added: string[]; removed: string[] };
+    const { added, removed } = event.data;
     return [...added, ...removed].map((interest) => ({
       collection: BEAMS_DEVICE_INTERESTS,
       id: interestDocumentId(stream.instanceId, stream.id, interest),
     }));
   },
 
-  evolve(document, event, target) {
+  evolve(doc, event, target) {
     const stream = parseStreamName(event.streamName)!;
-    if (event.type === 'BeamsDeviceDeleted' || event.type === 'BeamsUserDeleted') return null;
-    if (event.type === 'BeamsDeviceUserSet') {
-      // Absent when the device was deleted, or forgot with its earlier user.
-      return document ? { ...(document as BeamsDeviceDocument), user_id: (event.data as { user_id: string }).user_id } : null;
+    switch (event.type) {
+      case 'BeamsDeviceDeleted':
+      case 'BeamsUserDeleted':
+        return null;
+      case 'BeamsDeviceUserSet':
+        // Absent when the device was deleted, or forgot with its earlier user.
+        return doc ? { ...doc, user_id: event.data.user_id } : null;
+      case 'BeamsDeviceTokenChanged':
+        return doc ? { ...doc, subscription: event.data.subscription } : null;
+      case 'BeamsDeviceRegistered':
+        return {
+          _id: '',
+          instance_id: stream.instanceId,
+          device_id: stream.id,
+          platform: event.data.platform,
+          subscription: event.data.subscription,
+          user_id: null,
+        } satisfies BeamsDeviceDocument;
+      default: {
+        const interest = documentIdParts(target.id)[2];
+        if (!event.data.interests.includes(interest)) return null;
+        return { _id: '', instance_id: stream.instanceId, interest, device_id: stream.id } satisfies BeamsDeviceInterestDocument;
+      }
     }
-    if (event.type === 'BeamsDeviceTokenChanged') {
-      return document ? { ...(document as BeamsDeviceDocument), subscription: (event.data as { subscription: unknown }).subscription } : null;
-    }
-    if (event.type === 'BeamsDeviceRegistered') {
-      const data = event.data as { platform: BeamsDeviceDocument['platform']; subscription: unknown };
-      return {
-        _id: '',
-        instance_id: stream.instanceId,
-        device_id: stream.id,
-        platform: data.platform,
-        subscription: data.subscription,
-        user_id: null,
-      } satisfies BeamsDeviceDocument;
-    }
-    const interest = documentIdParts(target.id)[2];
-    const { interests } = event.data as { interests: string[] };
-    if (!interests.includes(interest)) return null;
-    return { _id: '', instance_id: stream.instanceId, interest, device_id: stream.id } satisfies BeamsDeviceInterestDocument;
   },
 };

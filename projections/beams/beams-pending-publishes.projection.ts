@@ -1,5 +1,5 @@
-import type { RecordedEvent } from '../../src/shared/domain/event';
 import { documentId, parseStreamName } from '../../src/shared/domain/streams';
+import type { BeamsPublishAccepted, BeamsPublishDelivered, PublishTarget } from '../../src/modules/beams/domain/beams.events';
 import type { Document, ProjectionDefinition } from '../projection';
 import { BEAMS_PUBLISH_CATEGORY } from '../../src/modules/beams/domain/beams.deciders';
 
@@ -8,7 +8,7 @@ export const BEAMS_PENDING_PUBLISHES = 'beams_pending_publishes';
 export interface BeamsPendingPublishDocument extends Document {
   readonly instance_id: string;
   readonly publish_id: string;
-  readonly target: { kind: 'interests'; interests: string[] } | { kind: 'users'; users: string[] };
+  readonly target: PublishTarget;
   readonly request: Record<string, unknown>;
   readonly accepted_at: string;
 }
@@ -17,13 +17,13 @@ export interface BeamsPendingPublishDocument extends Document {
  * The delivery worker's work list: a publish is here from its acceptance until its delivery
  * is recorded, so a publish acknowledged before a crash is delivered after the restart.
  */
-export const beamsPendingPublishesProjection: ProjectionDefinition = {
+export const beamsPendingPublishesProjection: ProjectionDefinition<BeamsPublishAccepted | BeamsPublishDelivered, BeamsPendingPublishDocument> = {
   name: 'beams_pending_publishes',
   version: 1,
   collections: [{ name: BEAMS_PENDING_PUBLISHES, indexes: [{ fields: ['instance_id'] }, { fields: ['accepted_at'] }] }],
   handles: ['BeamsPublishAccepted', 'BeamsPublishDelivered'],
 
-  targets(event: RecordedEvent) {
+  targets(event) {
     const stream = parseStreamName(event.streamName);
     if (!stream || stream.category !== BEAMS_PUBLISH_CATEGORY) return [];
     return [{ collection: BEAMS_PENDING_PUBLISHES, id: documentId(stream.instanceId, stream.id) }];
@@ -32,7 +32,7 @@ export const beamsPendingPublishesProjection: ProjectionDefinition = {
   evolve(_document, event) {
     if (event.type !== 'BeamsPublishAccepted') return null;
     const stream = parseStreamName(event.streamName)!;
-    const data = event.data as Pick<BeamsPendingPublishDocument, 'target' | 'request' | 'accepted_at'>;
+    const { data } = event;
     return {
       _id: '',
       instance_id: stream.instanceId,

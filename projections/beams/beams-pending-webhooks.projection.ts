@@ -1,5 +1,5 @@
-import type { RecordedEvent } from '../../src/shared/domain/event';
 import { documentId, parseStreamName } from '../../src/shared/domain/streams';
+import type { BeamsPublishAccepted, BeamsPublishDelivered, BeamsPublishEvent } from '../../src/modules/beams/domain/beams.events';
 import type { Document, ProjectionDefinition } from '../projection';
 import { BEAMS_PUBLISH_CATEGORY } from '../../src/modules/beams/domain/beams.deciders';
 
@@ -32,32 +32,13 @@ export interface BeamsPendingWebhookDocument extends Document {
   readonly next_attempt_at: string;
 }
 
-interface AcceptedData {
-  readonly target: { kind: 'interests'; interests: string[] } | { kind: 'users'; users: string[] };
-  readonly webhook_url: string | null;
-  readonly accepted_at: string;
-}
-interface DeliveredData {
-  readonly devices: number;
-  readonly delivered: number;
-  readonly failed: number;
-  readonly removed: number;
-  readonly delivered_at: string;
-}
-interface AttemptedData {
-  readonly event_type: string;
-  readonly attempt: number;
-  readonly outcome: 'delivered' | 'retrying' | 'given_up';
-  readonly next_attempt_at: string | null;
-}
-
 /**
  * The key points of a publish that has a `webhookUrl`, and the webhook each one sends
  * (Beams' wrapper: `{payload, metadata: {event_type, event_id, created_at, product}}`).
  * Event ids derive from the publish id, so a retry, or a resend after a restart, carries
  * the same id and the receiver can deduplicate.
  */
-export const acceptedWebhook = (instanceId: string, publishId: string, data: AcceptedData): PendingWebhook => ({
+export const acceptedWebhook = (instanceId: string, publishId: string, data: BeamsPublishAccepted['data']): PendingWebhook => ({
   event_type: 'v1.PublishAccepted',
   event_id: `${publishId}.accepted`,
   created_at: data.accepted_at,
@@ -65,7 +46,7 @@ export const acceptedWebhook = (instanceId: string, publishId: string, data: Acc
   attempts: 0,
 });
 
-export const finishedWebhook = (instanceId: string, publishId: string, kind: string, data: DeliveredData): PendingWebhook => ({
+export const finishedWebhook = (instanceId: string, publishId: string, kind: string, data: BeamsPublishDelivered['data']): PendingWebhook => ({
   event_type: kind === 'users' ? 'v1.PublishToUsersAttempt' : 'v1.PublishToInterestsAttempt',
   event_id: `${publishId}.finished`,
   created_at: data.delivered_at,
@@ -90,23 +71,23 @@ const withQueue = (doc: BeamsPendingWebhookDocument, webhooks: readonly PendingW
  * until every webhook of its key points was delivered or given up, so webhooks pending at
  * a crash are resumed, with the attempts already made counted, after the restart.
  */
-export const beamsPendingWebhooksProjection: ProjectionDefinition = {
+export const beamsPendingWebhooksProjection: ProjectionDefinition<BeamsPublishEvent, BeamsPendingWebhookDocument> = {
   name: 'beams_pending_webhooks',
   version: 1,
   collections: [{ name: BEAMS_PENDING_WEBHOOKS, indexes: [{ fields: ['instance_id'] }, { fields: ['next_attempt_at'] }] }],
   handles: ['BeamsPublishAccepted', 'BeamsPublishDelivered', 'BeamsPublishWebhookAttempted'],
 
-  targets(event: RecordedEvent) {
+  targets(event) {
     const stream = parseStreamName(event.streamName);
     if (!stream || stream.category !== BEAMS_PUBLISH_CATEGORY) return [];
-    if (event.type === 'BeamsPublishAccepted' && !(event.data as AcceptedData).webhook_url) return [];
+    if (event.type === 'BeamsPublishAccepted' && !event.data.webhook_url) return [];
     return [{ collection: BEAMS_PENDING_WEBHOOKS, id: documentId(stream.instanceId, stream.id) }];
   },
 
-  evolve(document, event) {
+  evolve(doc, event) {
     const stream = parseStreamName(event.streamName)!;
     if (event.type === 'BeamsPublishAccepted') {
-      const data = event.data as AcceptedData;
+      const { data } = event;
       return {
         _id: '',
         instance_id: stream.instanceId,
@@ -119,15 +100,14 @@ export const beamsPendingWebhooksProjection: ProjectionDefinition = {
         target_kind: data.target.kind,
       } satisfies BeamsPendingWebhookDocument;
     }
-    if (document === null) return null; // a publish without a webhook
-    const doc = document as BeamsPendingWebhookDocument;
+    if (doc === null) return null; // a publish without a webhook
     if (event.type === 'BeamsPublishDelivered') {
-      const data = event.data as DeliveredData;
+      const { data } = event;
       const finished = finishedWebhook(doc.instance_id, doc.publish_id, doc.target_kind, data);
       const webhooks = [...doc.webhooks, finished];
       return withQueue({ ...doc, delivered: true }, webhooks, doc.webhooks.length === 0 ? data.delivered_at : undefined);
     }
-    const data = event.data as AttemptedData;
+    const { data } = event;
     const [first, ...rest] = doc.webhooks;
     if (!first || first.event_type !== data.event_type) return doc;
     if (data.outcome === 'retrying') return withQueue(doc, [{ ...first, attempts: data.attempt }, ...rest], data.next_attempt_at!);

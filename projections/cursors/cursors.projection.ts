@@ -1,6 +1,8 @@
-import type { RecordedEvent } from '../../src/shared/domain/event';
 import { documentId, parseStreamName } from '../../src/shared/domain/streams';
 import { cursorSetOf } from '../../src/modules/cursors/domain/cursor.decider';
+import type { ReadCursorSet } from '../../src/modules/cursors/domain/cursor.events';
+import type { RoomDeleted } from '../../src/modules/rooms/domain/room.events';
+import type { UserDeleted } from '../../src/modules/users/domain/user.events';
 import type { Document, ProjectionDefinition, Target } from '../projection';
 
 export const READ_CURSORS = 'read_cursors';
@@ -23,7 +25,7 @@ export const readCursorDocumentId = (instanceId: string, roomId: string, userId:
  * the legacy stream left it), so each accepted set replaces the document. A deleted room or a deleted user takes its cursors
  * with it (selected by field, as the memberships do).
  */
-export const cursorsProjection: ProjectionDefinition = {
+export const cursorsProjection: ProjectionDefinition<ReadCursorSet | RoomDeleted | UserDeleted, ReadCursorDocument> = {
   name: 'read_cursors',
   version: 1,
   collections: [
@@ -34,7 +36,7 @@ export const cursorsProjection: ProjectionDefinition = {
   ],
   handles: ['ReadCursorSet', 'RoomDeleted', 'UserDeleted'],
 
-  targets(event: RecordedEvent): Target[] {
+  targets(event): Target[] {
     const stream = parseStreamName(event.streamName);
     if (!stream) return [];
     switch (event.type) {

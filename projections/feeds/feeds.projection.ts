@@ -1,7 +1,7 @@
-import type { RecordedEvent } from '../../src/shared/domain/event';
 import { documentId, documentIdParts, parseStreamName } from '../../src/shared/domain/streams';
 import type { Document, ProjectionDefinition, Target } from '../projection';
 import { FEED_STREAM_CATEGORY } from '../../src/modules/feeds/domain/feed.decider';
+import type { FeedEvent } from '../../src/modules/feeds/domain/feed.events';
 
 export const FEED_ITEMS = 'feed_items';
 export const FEEDS = 'feeds';
@@ -26,10 +26,8 @@ export interface FeedDocument extends Document {
 export const feedItemDocumentId = (instanceId: string, feedId: string, itemId: string) => documentId(instanceId, feedId, itemId);
 export const feedDocumentId = (instanceId: string, feedId: string) => documentId(instanceId, feedId);
 
-type Data = Record<string, any>;
-
 /** Every feed's items, paged newest first by id, and the feeds themselves with their item counts. */
-export const feedsProjection: ProjectionDefinition = {
+export const feedsProjection: ProjectionDefinition<FeedEvent, FeedItemDocument | FeedDocument> = {
   name: 'feeds',
   version: 1,
   collections: [
@@ -38,31 +36,29 @@ export const feedsProjection: ProjectionDefinition = {
   ],
   handles: ['FeedItemsPublished', 'FeedItemsDeleted'],
 
-  targets(event: RecordedEvent): Target[] {
+  targets(event): Target[] {
     const stream = parseStreamName(event.streamName);
     if (!stream || stream.category !== FEED_STREAM_CATEGORY) return [];
     const { instanceId, id: feedId } = stream;
     const feed: Target = { collection: FEEDS, id: feedDocumentId(instanceId, feedId) };
-    const data = event.data as Data;
     if (event.type === 'FeedItemsDeleted') {
       // The log is folded in order: the items stored now are exactly those up to `up_to_id`.
       return [feed, { collection: FEED_ITEMS, where: { instance_id: instanceId, feed_id: feedId } }];
     }
-    return [feed, ...(data.items as { id: string }[]).map((item) => ({ collection: FEED_ITEMS, id: feedItemDocumentId(instanceId, feedId, item.id) }))];
+    return [feed, ...event.data.items.map((item) => ({ collection: FEED_ITEMS, id: feedItemDocumentId(instanceId, feedId, item.id) }))];
   },
 
-  evolve(document, event, target) {
+  evolve(doc, event, target) {
     const { instanceId, id: feedId } = parseStreamName(event.streamName)!;
-    const data = event.data as Data;
     if (target.collection === FEEDS) {
-      const count = (document as FeedDocument | null)?.item_count ?? 0;
-      const item_count = event.type === 'FeedItemsDeleted' ? 0 : count + data.items.length;
+      const count = typeof doc?.item_count === 'number' ? doc.item_count : 0;
+      const item_count = event.type === 'FeedItemsDeleted' ? 0 : count + event.data.items.length;
       return { _id: '', instance_id: instanceId, feed_id: feedId, item_count } satisfies FeedDocument;
     }
     if (event.type === 'FeedItemsDeleted') return null;
     const itemId = documentIdParts(target.id)[2];
-    const item = (data.items as { id: string; created: number; data: unknown }[]).find((i) => i.id === itemId);
-    if (!item) return document;
+    const item = event.data.items.find((i) => i.id === itemId);
+    if (!item) return doc;
     return { _id: '', instance_id: instanceId, feed_id: feedId, seq: Number(item.id), id: item.id, created: item.created, data: item.data } satisfies FeedItemDocument;
   },
 };

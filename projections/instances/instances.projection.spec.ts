@@ -1,8 +1,9 @@
+import type { SealedSecret } from '../../src/shared/crypto/secret-box';
 import { project } from '../../test/support/projection-fold';
 import { recorded } from '../testing';
 import { instancesProjection } from './instances.projection';
 
-const sealed = { alg: 'aes-256-gcm', iv: 'i', tag: 't', ciphertext: 'c' };
+const sealed: SealedSecret = { alg: 'aes-256-gcm', iv: 'i', tag: 't', ciphertext: 'c' };
 const at = '2026-01-01T00:00:00.000Z';
 
 describe('instances projection', () => {

@@ -1,5 +1,6 @@
-import type { RecordedEvent } from '../../src/shared/domain/event';
 import { documentId, parseStreamName } from '../../src/shared/domain/streams';
+import type { SealedSecret } from '../../src/shared/crypto/secret-box';
+import type { InstanceEvent } from '../../src/modules/instances/domain/instance.events';
 import type { Document, ProjectionDefinition } from '../projection';
 
 export const INSTANCES = 'instances';
@@ -7,7 +8,7 @@ export const INSTANCES = 'instances';
 export interface InstanceKeyDocument {
   readonly key_id: string;
   /** Still sealed with the master key; only the key ring opens it, in memory. */
-  readonly secret: unknown;
+  readonly secret: SealedSecret;
   readonly disabled: boolean;
   readonly created_at: string;
 }
@@ -23,10 +24,8 @@ export interface InstanceDocument extends Document {
 
 export const instanceDocumentId = (instanceId: string) => documentId(instanceId);
 
-type Data = Record<string, any>;
-
 /** Instances and their keys, for authentication and the admin CLI. */
-export const instancesProjection: ProjectionDefinition = {
+export const instancesProjection: ProjectionDefinition<InstanceEvent, InstanceDocument> = {
   name: 'instances',
   version: 1,
   collections: [{ name: INSTANCES }],
@@ -40,15 +39,14 @@ export const instancesProjection: ProjectionDefinition = {
     'TokenProviderDisabled',
   ],
 
-  targets(event: RecordedEvent) {
+  targets(event) {
     const stream = parseStreamName(event.streamName);
     return stream ? [{ collection: INSTANCES, id: instanceDocumentId(stream.instanceId) }] : [];
   },
 
-  evolve(document, event) {
-    const doc = document as InstanceDocument | null;
-    const data = event.data as Data;
+  evolve(doc, event) {
     if (event.type === 'InstanceCreated') {
+      const { data } = event;
       return {
         _id: '',
         id: data.id,
@@ -69,13 +67,14 @@ export const instancesProjection: ProjectionDefinition = {
         return { ...doc, token_provider_enabled: true };
       case 'TokenProviderDisabled':
         return { ...doc, token_provider_enabled: false };
-      case 'KeyCreated':
-        return {
-          ...doc,
-          keys: [...doc.keys, { key_id: data.key_id, secret: data.secret, disabled: false, created_at: data.created_at }],
-        };
-      case 'KeyDisabled':
-        return { ...doc, keys: doc.keys.map((k) => (k.key_id === data.key_id ? { ...k, disabled: true } : k)) };
+      case 'KeyCreated': {
+        const { key_id, secret, created_at } = event.data;
+        return { ...doc, keys: [...doc.keys, { key_id, secret, disabled: false, created_at }] };
+      }
+      case 'KeyDisabled': {
+        const { key_id } = event.data;
+        return { ...doc, keys: doc.keys.map((k) => (k.key_id === key_id ? { ...k, disabled: true } : k)) };
+      }
       default:
         return doc;
     }

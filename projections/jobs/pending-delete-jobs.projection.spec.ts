@@ -4,7 +4,7 @@ import { PENDING_DELETE_JOBS, pendingDeleteJobDocumentId, pendingDeleteJobsProje
 
 const at = '2026-01-01T00:00:00.000Z';
 const scheduled = (stream: string, target_id: string) =>
-  recorded(stream, 'DeleteJobScheduled', { target: 'room', target_id, scheduled_at: at });
+  recorded(stream, 'DeleteJobScheduled', { target: 'room', target_id, requested_by: { key_id: 'k1', su: true }, scheduled_at: at });
 
 describe('pending delete jobs projection', () => {
   it('lists a job from its scheduling until it completes or fails', async () => {

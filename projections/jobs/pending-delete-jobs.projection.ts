@@ -1,5 +1,6 @@
-import type { RecordedEvent } from '../../src/shared/domain/event';
 import { documentId, parseStreamName } from '../../src/shared/domain/streams';
+import type { DeleteJobEvent, DeleteTarget } from '../../src/modules/scheduler/domain/delete-job.events';
+import type { InstanceWiped } from '../../src/modules/wipe/domain/instance-wipe.decider';
 import type { Document, ProjectionDefinition } from '../projection';
 
 export const PENDING_DELETE_JOBS = 'pending_delete_jobs';
@@ -9,7 +10,7 @@ const JOB_CATEGORY = 'deletejob';
 export interface PendingDeleteJobDocument extends Document {
   readonly instance_id: string;
   readonly id: string;
-  readonly target: 'room' | 'user';
+  readonly target: DeleteTarget;
   readonly target_id: string;
   readonly scheduled_at: string;
 }
@@ -21,13 +22,13 @@ export const pendingDeleteJobDocumentId = (instanceId: string, jobId: string) =>
  * so a job whose process died is found again after a restart. (A job's status is read from
  * its stream, not from here.) An instance wipe drops its pending jobs with everything else.
  */
-export const pendingDeleteJobsProjection: ProjectionDefinition = {
+export const pendingDeleteJobsProjection: ProjectionDefinition<DeleteJobEvent | InstanceWiped, PendingDeleteJobDocument> = {
   name: 'pending_delete_jobs',
   version: 1,
   collections: [{ name: PENDING_DELETE_JOBS, indexes: [{ fields: ['instance_id'] }, { fields: ['scheduled_at'] }] }],
   handles: ['DeleteJobScheduled', 'DeleteJobCompleted', 'DeleteJobFailed', 'InstanceWiped'],
 
-  targets(event: RecordedEvent) {
+  targets(event) {
     const stream = parseStreamName(event.streamName);
     if (!stream) return [];
     if (event.type === 'InstanceWiped') return [{ collection: PENDING_DELETE_JOBS, where: { instance_id: stream.instanceId } }];
@@ -38,7 +39,7 @@ export const pendingDeleteJobsProjection: ProjectionDefinition = {
   evolve(_document, event) {
     if (event.type !== 'DeleteJobScheduled') return null;
     const stream = parseStreamName(event.streamName)!;
-    const data = event.data as { target: 'room' | 'user'; target_id: string; scheduled_at: string };
+    const { data } = event;
     return {
       _id: '',
       instance_id: stream.instanceId,

@@ -1,5 +1,8 @@
 import type { RecordedEvent } from '../../src/shared/domain/event';
 import { documentId, parseStreamName } from '../../src/shared/domain/streams';
+import type { MessagePart } from '../../src/modules/messages/domain/message-parts';
+import type { MessageEvent, MessageSent } from '../../src/modules/messages/domain/message.events';
+import type { RoomDeleted } from '../../src/modules/rooms/domain/room.events';
 import type { Document, ProjectionDefinition, Target } from '../projection';
 
 export const MESSAGES = 'messages';
@@ -12,8 +15,8 @@ export interface MessageDocument extends Document {
   readonly room_id: string;
   readonly id: number;
   readonly user_id: string;
-  /** Canonical v6 parts; blanked when the message is deleted. */
-  readonly parts: readonly Record<string, unknown>[];
+  /** Canonical v6 parts, as stored (shown through `currentPart`); blanked when the message is deleted. */
+  readonly parts: readonly MessagePart[];
   readonly created_at: string;
   readonly updated_at: string;
   readonly deleted_at?: string;
@@ -26,10 +29,28 @@ export interface MessageDocument extends Document {
 export const messageDocumentId = (instanceId: string, roomId: string, messageId: number) =>
   documentId(instanceId, roomId, String(messageId));
 
-type Data = Record<string, any>;
+/**
+ * A sent message's document: what the messages projection stores and what a live room
+ * subscription shows, so a message replayed and the same message live never differ.
+ */
+export const messageDocumentFrom = (event: RecordedEvent<MessageSent>): MessageDocument => {
+  const stream = parseStreamName(event.streamName)!;
+  const { data } = event;
+  return {
+    _id: '',
+    instance_id: stream.instanceId,
+    room_id: stream.id,
+    id: data.id,
+    user_id: data.user_id,
+    parts: data.parts,
+    created_at: data.created_at,
+    updated_at: data.created_at,
+    visible: true,
+  };
+};
 
 /** Every room's timeline, paged by message id; deleted content never survives here. */
-export const messagesProjection: ProjectionDefinition = {
+export const messagesProjection: ProjectionDefinition<MessageEvent | RoomDeleted, MessageDocument> = {
   name: 'messages',
   version: 1,
   collections: [
@@ -40,49 +61,39 @@ export const messagesProjection: ProjectionDefinition = {
   ],
   handles: ['MessageSent', 'MessageEdited', 'MessageDeleted', 'RoomDeleted'],
 
-  targets(event: RecordedEvent): Target[] {
+  targets(event): Target[] {
     const stream = parseStreamName(event.streamName);
     if (!stream) return [];
-    if (event.type === 'RoomDeleted') {
-      return [{ collection: MESSAGES, where: { instance_id: stream.instanceId, room_id: stream.id } }];
+    switch (event.type) {
+      case 'RoomDeleted':
+        return [{ collection: MESSAGES, where: { instance_id: stream.instanceId, room_id: stream.id } }];
+      case 'MessageSent':
+        return [{ collection: MESSAGES, id: messageDocumentId(stream.instanceId, stream.id, event.data.id) }];
+      default:
+        // Edits and deletions carry their room (they live in the message's own stream); older
+        // logs have them in the room's timeline, whose name gives the room.
+        return [{ collection: MESSAGES, id: messageDocumentId(stream.instanceId, event.data.room_id ?? stream.id, event.data.id) }];
     }
-    // Edits and deletions carry their room (they live in the message's own stream); older
-    // logs have them in the room's timeline, whose name gives the room.
-    const data = event.data as Data;
-    const roomId = event.type === 'MessageSent' ? stream.id : (data.room_id ?? stream.id);
-    return [{ collection: MESSAGES, id: messageDocumentId(stream.instanceId, roomId, data.id) }];
   },
 
-  evolve(document, event) {
-    const doc = document as MessageDocument | null;
-    const data = event.data as Data;
+  evolve(doc, event) {
     switch (event.type) {
-      case 'MessageSent': {
-        const stream = parseStreamName(event.streamName)!;
-        return {
-          _id: '',
-          instance_id: stream.instanceId,
-          room_id: stream.id,
-          id: data.id,
-          user_id: data.user_id,
-          parts: data.parts,
-          created_at: data.created_at,
-          updated_at: data.created_at,
-          visible: true,
-        } satisfies MessageDocument;
-      }
+      case 'MessageSent':
+        return messageDocumentFrom(event);
       case 'MessageEdited':
-        return doc && !doc.deleted_at ? { ...doc, parts: data.parts, updated_at: data.updated_at } : doc;
-      case 'MessageDeleted':
+        return doc && !doc.deleted_at ? { ...doc, parts: event.data.parts, updated_at: event.data.updated_at } : doc;
+      case 'MessageDeleted': {
         if (!doc) return null;
+        const { deleted_at, tombstone } = event.data;
         return {
           ...doc,
           parts: [{ type: 'text/plain', content: TOMBSTONE_TEXT }],
-          updated_at: data.deleted_at,
-          deleted_at: data.deleted_at,
-          tombstone: data.tombstone,
-          visible: data.tombstone === true,
+          updated_at: deleted_at,
+          deleted_at,
+          tombstone,
+          visible: tombstone === true,
         };
+      }
       case 'RoomDeleted':
         return null;
       default:

@@ -1,5 +1,6 @@
-import type { RecordedEvent } from '../../src/shared/domain/event';
 import { documentId, documentIdParts, parseStreamName } from '../../src/shared/domain/streams';
+import type { RoomDeleted, RoomMembersAdded, RoomMembersRemoved } from '../../src/modules/rooms/domain/room.events';
+import type { UserDeleted } from '../../src/modules/users/domain/user.events';
 import type { Document, ProjectionDefinition, Target } from '../projection';
 
 export const MEMBERSHIPS = 'room_memberships';
@@ -14,13 +15,11 @@ export interface MembershipDocument extends Document {
 export const membershipDocumentId = (instanceId: string, roomId: string, userId: string) =>
   documentId(instanceId, roomId, userId);
 
-type Data = Record<string, any>;
-
 /**
  * Who is in which room. A deleted room or a deleted user takes its memberships with it,
  * which is why those events select documents by field rather than by key.
  */
-export const membershipsProjection: ProjectionDefinition = {
+export const membershipsProjection: ProjectionDefinition<RoomMembersAdded | RoomMembersRemoved | RoomDeleted | UserDeleted, MembershipDocument> = {
   name: 'room_memberships',
   version: 1,
   collections: [
@@ -31,18 +30,17 @@ export const membershipsProjection: ProjectionDefinition = {
   ],
   handles: ['RoomMembersAdded', 'RoomMembersRemoved', 'RoomDeleted', 'UserDeleted'],
 
-  targets(event: RecordedEvent): Target[] {
+  targets(event): Target[] {
     const stream = parseStreamName(event.streamName);
     if (!stream) return [];
-    const data = event.data as Data;
     switch (event.type) {
       case 'RoomMembersAdded':
-        return data.members.map((m: { user_id: string }) => ({
+        return event.data.members.map((m) => ({
           collection: MEMBERSHIPS,
           id: membershipDocumentId(stream.instanceId, stream.id, m.user_id),
         }));
       case 'RoomMembersRemoved':
-        return data.user_ids.map((u: string) => ({
+        return event.data.user_ids.map((u) => ({
           collection: MEMBERSHIPS,
           id: membershipDocumentId(stream.instanceId, stream.id, u),
         }));
@@ -65,7 +63,7 @@ export const membershipsProjection: ProjectionDefinition = {
       instance_id: stream.instanceId,
       room_id: stream.id,
       user_id: userId,
-      joined_at: (event.data as Data).added_at,
+      joined_at: event.data.added_at,
     } satisfies MembershipDocument;
   },
 };

@@ -1,5 +1,6 @@
-import type { RecordedEvent } from '../../src/shared/domain/event';
 import { documentId, parseStreamName } from '../../src/shared/domain/streams';
+import type { MessageSent } from '../../src/modules/messages/domain/message.events';
+import type { RoomCreated, RoomDeleted, RoomUpdated } from '../../src/modules/rooms/domain/room.events';
 import type { Document, ProjectionDefinition } from '../projection';
 
 export const ROOMS = 'rooms';
@@ -20,10 +21,8 @@ export interface RoomDocument extends Document {
 
 export const roomDocumentId = (instanceId: string, roomId: string) => documentId(instanceId, roomId);
 
-type Data = Record<string, any>;
-
 /** Rooms as the API returns them, listed by id. Messages streams (`messages-<instance>.<room>`) touch `last_message_at`. */
-export const roomsProjection: ProjectionDefinition = {
+export const roomsProjection: ProjectionDefinition<RoomCreated | RoomUpdated | RoomDeleted | MessageSent, RoomDocument> = {
   name: 'rooms',
   version: 1,
   collections: [
@@ -34,16 +33,15 @@ export const roomsProjection: ProjectionDefinition = {
   ],
   handles: ['RoomCreated', 'RoomUpdated', 'RoomDeleted', 'MessageSent'],
 
-  targets(event: RecordedEvent) {
+  targets(event) {
     const stream = parseStreamName(event.streamName);
     return stream ? [{ collection: ROOMS, id: roomDocumentId(stream.instanceId, stream.id) }] : [];
   },
 
-  evolve(document, event) {
-    const doc = document as RoomDocument | null;
-    const data = event.data as Data;
+  evolve(doc, event) {
     switch (event.type) {
-      case 'RoomCreated':
+      case 'RoomCreated': {
+        const { data } = event;
         return {
           _id: '',
           instance_id: parseStreamName(event.streamName)!.instanceId,
@@ -58,23 +56,27 @@ export const roomsProjection: ProjectionDefinition = {
           created_at: data.created_at,
           updated_at: data.created_at,
         } satisfies RoomDocument;
+      }
       case 'RoomUpdated': {
         if (!doc) return null;
-        const next: Record<string, unknown> = { ...doc, updated_at: data.updated_at };
-        for (const field of ['name', 'private', 'custom_data'] as const) {
-          if (data[field] !== undefined) next[field] = data[field];
-        }
+        const { name, private: isPrivate, custom_data, push_notification_title_override: override, updated_at } = event.data;
+        const next: RoomDocument = {
+          ...doc,
+          updated_at,
+          ...(name !== undefined && { name }),
+          ...(isPrivate !== undefined && { private: isPrivate }),
+          ...(custom_data !== undefined && { custom_data }),
+          ...(override != null && { push_notification_title_override: override }),
+        };
+        if (override !== null) return next;
         // null clears the override; absent leaves it.
-        if (data.push_notification_title_override === null) delete next.push_notification_title_override;
-        else if (data.push_notification_title_override !== undefined) {
-          next.push_notification_title_override = data.push_notification_title_override;
-        }
-        return next as RoomDocument;
+        const { push_notification_title_override: _cleared, ...cleared } = next;
+        return cleared;
       }
       case 'RoomDeleted':
         return null;
       case 'MessageSent':
-        return doc ? { ...doc, last_message_at: data.created_at } : null;
+        return doc ? { ...doc, last_message_at: event.data.created_at } : null;
       default:
         return doc;
     }

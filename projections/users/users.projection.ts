@@ -1,5 +1,5 @@
-import type { RecordedEvent } from '../../src/shared/domain/event';
 import { documentId, parseStreamName } from '../../src/shared/domain/streams';
+import type { UserEvent } from '../../src/modules/users/domain/user.events';
 import type { Document, ProjectionDefinition } from '../projection';
 
 export const USERS = 'users';
@@ -16,25 +16,22 @@ export interface UserDocument extends Document {
 
 export const userDocumentId = (instanceId: string, userId: string) => documentId(instanceId, userId);
 
-type Data = Record<string, any>;
-
 /** Users as the API returns them, listed by creation time. */
-export const usersProjection: ProjectionDefinition = {
+export const usersProjection: ProjectionDefinition<UserEvent, UserDocument> = {
   name: 'users',
   version: 1,
   collections: [{ name: USERS, indexes: [{ fields: ['instance_id', 'created_at', 'id'] }] }],
   handles: ['UserCreated', 'UserUpdated', 'UserDeleted'],
 
-  targets(event: RecordedEvent) {
+  targets(event) {
     const stream = parseStreamName(event.streamName);
     return stream ? [{ collection: USERS, id: userDocumentId(stream.instanceId, stream.id) }] : [];
   },
 
-  evolve(document, event) {
-    const doc = document as UserDocument | null;
-    const data = event.data as Data;
+  evolve(doc, event) {
     switch (event.type) {
-      case 'UserCreated':
+      case 'UserCreated': {
+        const { data } = event;
         return {
           _id: '',
           instance_id: parseStreamName(event.streamName)!.instanceId,
@@ -45,8 +42,10 @@ export const usersProjection: ProjectionDefinition = {
           created_at: data.created_at,
           updated_at: data.created_at,
         } satisfies UserDocument;
-      case 'UserUpdated':
+      }
+      case 'UserUpdated': {
         if (!doc) return null;
+        const { data } = event;
         return {
           ...doc,
           ...(data.name !== undefined && { name: data.name }),
@@ -54,6 +53,7 @@ export const usersProjection: ProjectionDefinition = {
           ...(data.custom_data !== undefined && { custom_data: data.custom_data }),
           updated_at: data.updated_at,
         };
+      }
       case 'UserDeleted':
         return null;
       default:

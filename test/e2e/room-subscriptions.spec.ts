@@ -35,6 +35,53 @@ describe('room subscriptions over HTTP SUBSCRIBE and /ws', () => {
     }
   });
 
+  it('shows a message live exactly as a later replay shows it, in v2 and in v6', async () => {
+    await s.request('POST', s.chat('/rooms'), { body: { id: 'gallery', name: 'gallery', user_ids: ['ben'] }, token: as('ann') });
+    const subscribe = (version: 'v2' | 'v6', limit: number) =>
+      openHttpSubscription(`${s.baseUrl}${s.chat(`/rooms/gallery?message_limit=${limit}`, version)}`, auth('ben'));
+    const post = async (version: 'v2' | 'v6', body: object, user: string) =>
+      (await s.request('POST', s.chat('/rooms/gallery/messages', version), { body, token: as(user) })).body.message_id as number;
+    const shown = async (sub: Awaited<ReturnType<typeof subscribe>>, count: number) => {
+      const events = [];
+      for (let i = 0; i < count; i++) {
+        const { id, body } = await sub.nextEvent();
+        events.push({ id, event_name: body.event_name, data: body.data });
+      }
+      return events;
+    };
+
+    const live = { v2: await subscribe('v2', 0), v6: await subscribe('v6', 0) };
+    try {
+      const ids = [
+        await post('v2', { text: 'plain' }, 'ann'),
+        await post('v2', { text: 'see', attachment: { resource_link: 'https://x.test/a.png', type: 'image' } }, 'ben'),
+        await post(
+          'v6',
+          {
+            parts: [
+              { type: 'text/plain', content: 'caption' },
+              { type: 'text/markdown', content: '*two*' },
+              { type: 'application/json', url: 'https://x.test/data.json' },
+            ],
+          },
+          'ann',
+        ),
+      ];
+      for (const version of ['v2', 'v6'] as const) {
+        const liveShown = await shown(live[version], ids.length);
+        expect(liveShown.map((e) => e.id)).toEqual(ids.map(String));
+        const replay = await subscribe(version, ids.length);
+        try {
+          expect(await shown(replay, ids.length)).toEqual(liveShown);
+        } finally {
+          await replay.close();
+        }
+      }
+    } finally {
+      await Promise.all([live.v2.close(), live.v6.close()]);
+    }
+  });
+
   it('sends keep-alive frames while idle and v2 message shapes on v2 streams', async () => {
     const sub = await openHttpSubscription(`${s.baseUrl}${s.chat('/rooms/lobby?message_limit=1', 'v2')}`, auth('ben'));
     try {

@@ -6,7 +6,7 @@ import { SqliteReadModelStore } from '../../adapters/read-models/sqlite/sqlite-r
 import { RecordedEvent } from '../../shared/domain/event';
 import { EventToAppend } from '../../shared/ports/event-store.port';
 import { auditIndexProjection } from '../../../projections/audit/audit-index.projection';
-import { isRef } from '../../../projections/projection';
+import { isRef, ProjectionDefinition } from '../../../projections/projection';
 import { attachmentStream } from '../attachments/domain/attachment.decider';
 import { messagesStream, messageStream } from '../messages/domain/message.decider';
 import { roomStream } from '../rooms/domain/room.decider';
@@ -46,13 +46,14 @@ describe('a room history page with many sends', () => {
       // The early attachment's later events do not name the room.
       if (i === 200) await sqlite.append(attachmentStream('acme', 'early'), one('AttachmentUploaded', {}), 'any');
     }
-    // The audit index, folded from the log as its projector would.
+    // The audit index, folded from the log as its projector would (which holds it as any projection).
     const log = await sqlite.readAll({ maxCount: 100_000 });
+    const projection: ProjectionDefinition = auditIndexProjection;
     const changes = log.flatMap((event) =>
-      auditIndexProjection.targets(event).filter(isRef).map((target) => ({
+      projection.targets(event).filter(isRef).map((target) => ({
         collection: target.collection,
         kind: 'put' as const,
-        document: auditIndexProjection.evolve(null, event, target)!,
+        document: projection.evolve(null, event, target)!,
         position: event.position,
       })),
     );

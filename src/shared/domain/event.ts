@@ -29,17 +29,22 @@ export interface Actor {
  */
 export type LogPosition = string;
 
-export interface RecordedEvent<E extends DomainEvent = DomainEvent> {
+/** Where and when the log holds an event. */
+export interface RecordedEnvelope {
   readonly id: string;
   readonly streamName: string;
   /** 0 for a stream's first event, in every adapter. */
   readonly revision: number;
   readonly position: LogPosition;
-  readonly type: E['type'];
-  readonly data: E['data'];
   readonly metadata: EventMetadata;
   readonly recordedAt: string;
 }
+
+/**
+ * An event as the log holds it. Over a union of events it is a union of recorded events, one
+ * per type, so checking `type` narrows `data` (`RecordedEvent<MessageSent | RoomDeleted>`).
+ */
+export type RecordedEvent<E extends DomainEvent = DomainEvent> = E & RecordedEnvelope;
 
 export const positionAfter = (a: LogPosition, b: LogPosition | null | undefined): boolean => b == null || a > b;
 

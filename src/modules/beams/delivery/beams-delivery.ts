@@ -6,7 +6,7 @@ import { underLease } from '../../../shared/application/operations/under-lease';
 import { CommandPipeline } from '../../../shared/application/write-path/command-pipeline';
 import { CLOCK, LEASE_OWNER } from '../../../shared/application/tokens';
 import { Clock } from '../../../shared/domain/clock';
-import { SECRET_BOX, SecretBox, SealedSecret } from '../../../shared/crypto/secret-box';
+import { SECRET_BOX, SecretBox } from '../../../shared/crypto/secret-box';
 import { READ_MODEL_STORE, ReadModelStore } from '../../../shared/ports/read-model-store.port';
 import { checkpointName } from '../../../../projections/projection';
 import { documentId } from '../../../shared/domain/streams';
@@ -206,7 +206,7 @@ export class BeamsDelivery implements OnApplicationBootstrap, OnModuleDestroy {
     }
     let address: unknown;
     try {
-      address = JSON.parse(this.box.open(device.subscription as SealedSecret));
+      address = JSON.parse(this.box.open(device.subscription));
     } catch (error) {
       // Sealed under another master key: no retry can open it.
       this.logger.warn(`device ${device.device_id} of ${instanceId} skipped: its push address cannot be opened (${messageOf(error)})`);

@@ -41,8 +41,8 @@ export interface RoomCursor {
   readonly position: number;
   /** The `created_at` of the user the cursor belongs to. */
   readonly userCreatedAt: string;
-  /** The `created_at` of the room the position was set in. */
-  readonly roomCreatedAt: string;
+  /** The `created_at` of the room the position was set in; absent from sets written before it was recorded, which no room's cursor continues. */
+  readonly roomCreatedAt: string | undefined;
 }
 
 export type CursorState = RoomCursor | null;

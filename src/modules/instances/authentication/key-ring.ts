@@ -45,7 +45,7 @@ export class KeyRing {
             keys: new Map(
               doc.keys
                 .filter((k) => !k.disabled)
-                .map((k) => [k.key_id, this.open(k.secret as SealedSecret)]),
+                .map((k) => [k.key_id, this.open(k.secret)]),
             ),
           }
         : null;

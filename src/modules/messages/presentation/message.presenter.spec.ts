@@ -22,7 +22,7 @@ const doc = (parts: MessagePart[]): MessageDocument => ({
   room_id: 'r',
   id: 1,
   user_id: 'ann',
-  parts: parts as unknown as Record<string, unknown>[],
+  parts,
   created_at: '2026-01-01T00:00:00.000Z',
   updated_at: '2026-01-01T00:00:00.000Z',
   visible: true,

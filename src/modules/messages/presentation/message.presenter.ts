@@ -1,6 +1,6 @@
 import { ChatApiVersion } from '../../../shared/http/chatkit-route';
 import { MessageDocument } from '../../../../projections/messages/messages.projection';
-import { currentPart, MessagePart, v2View } from '../domain/message-parts';
+import { currentPart, v2View } from '../domain/message-parts';
 import { AttachmentResolver } from './attachments.port';
 
 export type MessageResponse = Record<string, unknown>;
@@ -14,7 +14,7 @@ export const presentMessage = (
   doc: MessageDocument,
   attachments: AttachmentResolver,
 ): MessageResponse => {
-  const parts = doc.parts as unknown as MessagePart[];
+  const { parts } = doc;
   const common = { id: doc.id, user_id: doc.user_id, room_id: doc.room_id };
   const times = {
     created_at: doc.created_at,

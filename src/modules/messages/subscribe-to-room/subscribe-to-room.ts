@@ -8,14 +8,15 @@ import { EventChannel, WireEvent } from '../../../shared/subscriptions/event-cha
 import { chatkitEvent, endForDeletedRoom } from '../../../shared/subscriptions/wire-event';
 import { LiveLog } from '../../../shared/subscriptions/live-log';
 import { openCatchUpThenLive } from '../../../shared/subscriptions/catch-up-then-live';
-import { MessageDocument, TOMBSTONE_TEXT } from '../../../../projections/messages/messages.projection';
+import { MessageDocument, messageDocumentFrom, TOMBSTONE_TEXT } from '../../../../projections/messages/messages.projection';
 import { roomStream } from '../../rooms/domain/room.decider';
 import { RoomAccess } from '../../rooms/room-access';
 import { typingChannel, TypingSignal } from '../../rooms/typing-channel';
 import { numericLastEventId, SubscriptionContext, SubscriptionRoutes } from '../../streaming/subscription-routes';
 import { Access } from '../../roles/access-rules';
 import { messagesStream } from '../domain/message.decider';
-import { MessageDeleted, MessageSent } from '../domain/message.events';
+import { MessageEvent, MessageSent } from '../domain/message.events';
+import { RoomEvent } from '../../rooms/domain/room.events';
 import { ATTACHMENT_RESOLVER, AttachmentResolver } from '../presentation/attachments.port';
 import { presentMessage } from '../presentation/message.presenter';
 import { MESSAGE_READS, MessagesReadModel } from '../messages.read-model';
@@ -120,16 +121,17 @@ export class RoomSubscription implements OnModuleInit {
           for (const doc of await this.messages.latest(instanceId, roomId, limit)) emitStored(doc);
         }
       },
-      deliver: (event) => this.deliverLive(event, subscriber),
+      // The two streams subscribed to hold a room's messages and the room's own events.
+      deliver: (event) => this.deliverLive(event as RecordedEvent<MessageEvent | RoomEvent>, subscriber),
     });
   }
 
   /** Delivers one live event; returns a promise only when it must read first (v2 tombstones). */
-  private deliverLive(event: RecordedEvent, subscriber: RoomSubscriber): Promise<void> | void {
+  private deliverLive(event: RecordedEvent<MessageEvent | RoomEvent>, subscriber: RoomSubscriber): Promise<void> | void {
     switch (event.type) {
       case 'MessageSent': {
-        if ((event as RecordedEvent<MessageSent>).data.id <= subscriber.lastId) return; // already replayed
-        const live = this.liveMessage(event as RecordedEvent<MessageSent>, subscriber);
+        if (event.data.id <= subscriber.lastId) return; // already replayed
+        const live = this.liveMessage(event, subscriber);
         sentTo(subscriber, live.doc);
         subscriber.channel.push(live.wire);
         return;
@@ -137,7 +139,7 @@ export class RoomSubscription implements OnModuleInit {
       case 'MessageDeleted': {
         const { version, instanceId, roomId, channel } = subscriber;
         const timestamp = event.metadata.occurred_at ?? event.recordedAt;
-        const { id, deleted_at } = (event as RecordedEvent<MessageDeleted>).data;
+        const { id, deleted_at } = event.data;
         if (version === 6) {
           channel.push({ id: String(subscriber.lastId), body: chatkitEvent('message_deleted', { message_id: id }, timestamp) });
           return;
@@ -174,18 +176,7 @@ export class RoomSubscription implements OnModuleInit {
     const { version } = subscriber;
     let live = byVersion[version];
     if (!live) {
-      const data = event.data;
-      const doc: MessageDocument = {
-        _id: '',
-        instance_id: subscriber.instanceId,
-        room_id: subscriber.roomId,
-        id: data.id,
-        user_id: data.user_id,
-        parts: data.parts as unknown as Record<string, unknown>[],
-        created_at: data.created_at,
-        updated_at: data.created_at,
-        visible: true,
-      };
+      const doc = messageDocumentFrom(event);
       const timestamp = event.metadata.occurred_at ?? event.recordedAt;
       const body = chatkitEvent('new_message', presentMessage(version, doc, this.attachments), timestamp);
       live = { doc, wire: { id: String(doc.id), body, shared: true } };

@@ -1,6 +1,5 @@
 import { SqliteEventStore } from '../../../adapters/event-store/sqlite/sqlite-event-store';
 import { SqliteReadModelStore } from '../../../adapters/read-models/sqlite/sqlite-read-model-store';
-import { ProjectionDefinition } from '../../../../projections/projection';
 import { USERS, userDocumentId, usersProjection } from '../../../../projections/users/users.projection';
 import { ProjectorRunner } from './projector-runner';
 import { ProjectionVersions } from './projection-versions';
@@ -12,7 +11,7 @@ import { eventually } from '../../../../test/support/waiting';
 const meta = { occurred_at: '2026-01-01T00:00:00.000Z' };
 
 /** A bumped users projection: the same documents plus a field, into its own collections. */
-const usersV2: ProjectionDefinition = {
+const usersV2: typeof usersProjection = {
   ...usersProjection,
   version: 2,
   evolve(document, event, target) {

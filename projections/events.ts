@@ -1,0 +1,38 @@
+/**
+ * Every event the log holds, as the write side declares it (each context's `domain/` folder):
+ * what projections fold and what their specs may record. A field renamed there fails the
+ * build here. Events are permanent, so these types describe every shape a log may hold
+ * (fields added later are optional).
+ */
+import type { AttachmentEvent } from '../src/modules/attachments/domain/attachment.events';
+import type { BeamsDeviceEvent } from '../src/modules/beams/domain/beams-device.events';
+import type { BeamsPublishEvent, BeamsUserEvent } from '../src/modules/beams/domain/beams.events';
+import type { CursorEvent } from '../src/modules/cursors/domain/cursor.events';
+import type { FeedEvent } from '../src/modules/feeds/domain/feed.events';
+import type { InstanceEvent } from '../src/modules/instances/domain/instance.events';
+import type { MessageEvent, MessageIdsReserved } from '../src/modules/messages/domain/message.events';
+import type { RoleEvent, UserRoleEvent } from '../src/modules/roles/domain/role.events';
+import type { RoomEvent } from '../src/modules/rooms/domain/room.events';
+import type { DeleteJobEvent } from '../src/modules/scheduler/domain/delete-job.events';
+import type { UserEvent } from '../src/modules/users/domain/user.events';
+import type { InstanceWiped } from '../src/modules/wipe/domain/instance-wipe.decider';
+
+export type ParleyEvent =
+  | AttachmentEvent
+  | BeamsDeviceEvent
+  | BeamsPublishEvent
+  | BeamsUserEvent
+  | CursorEvent
+  | FeedEvent
+  | InstanceEvent
+  | MessageEvent
+  | MessageIdsReserved
+  | RoleEvent
+  | UserRoleEvent
+  | RoomEvent
+  | DeleteJobEvent
+  | UserEvent
+  | InstanceWiped;
+
+/** The event of a type name, e.g. `EventOfType<'RoomDeleted'>`. */
+export type EventOfType<T extends ParleyEvent['type']> = Extract<ParleyEvent, { readonly type: T }>;
