@@ -1,0 +1,50 @@
+import Database from 'better-sqlite3';
+import { makePrivateDatabaseFile } from '../../../shared/files/private-files';
+import { WRITER_CHECKPOINT_PAGES } from '../../shared/sqlite-wal-checkpointer';
+
+/** How long a read waits, synchronously, on a lock (in WAL mode only recovery and checkpoints make readers wait). */
+export const READ_BUSY_TIMEOUT_MS = 5000;
+
+/** The log's table: append-only. */
+const EVENT_LOG_SCHEMA = `
+  CREATE TABLE IF NOT EXISTS events (
+    position    INTEGER PRIMARY KEY AUTOINCREMENT,
+    stream      TEXT    NOT NULL,
+    revision    INTEGER NOT NULL,
+    event_id    TEXT    NOT NULL UNIQUE,
+    type        TEXT    NOT NULL,
+    data        TEXT    NOT NULL,
+    metadata    TEXT    NOT NULL,
+    recorded_at TEXT    NOT NULL,
+    UNIQUE (stream, revision)
+  );
+  -- The log is append-only: nothing is ever updated or deleted in place.
+  CREATE TRIGGER IF NOT EXISTS events_no_update BEFORE UPDATE ON events
+    BEGIN SELECT RAISE(ABORT, 'the event log is append-only'); END;
+  CREATE TRIGGER IF NOT EXISTS events_no_delete BEFORE DELETE ON events
+    BEGIN SELECT RAISE(ABORT, 'the event log is append-only'); END;
+`;
+
+/**
+ * Opens the event log's file (private, created if absent) in WAL mode, its
+ * table created if missing. `maxPageCount` caps the file like a quota.
+ */
+export function openEventLogDatabase(file: string, options: { readonly maxPageCount?: number } = {}): Database.Database {
+  makePrivateDatabaseFile(file);
+  const db = new Database(file);
+  try {
+    db.pragma('journal_mode = WAL');
+    // The commit's own fsync is the store's, off the event loop (see WalDurability); NORMAL
+    // still syncs the WAL before a checkpoint copies it and the database file after.
+    db.pragma('synchronous = NORMAL');
+    db.pragma(`busy_timeout = ${READ_BUSY_TIMEOUT_MS}`);
+    // The WAL is copied on a thread of its own (WalCheckpointer); the writer's checkpoint only finishes it.
+    db.pragma(`wal_autocheckpoint = ${WRITER_CHECKPOINT_PAGES}`);
+    if (options.maxPageCount !== undefined) db.pragma(`max_page_count = ${Math.floor(options.maxPageCount)}`);
+    db.exec(EVENT_LOG_SCHEMA);
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
