@@ -115,9 +115,8 @@ export class SqliteEventStore implements EventStore {
 
   subscribeToStream(streamName: string, options: SubscribeToStreamOptions = {}): LogSubscription {
     return feedOfStream(this.feeds, options.afterRevision ?? -1, (fromRevision, maxCount) => {
-      const below = this.durability.readableBelow;
-      const events = this.reads.stream(streamName, { fromRevision, maxCount }, below);
-      if (below !== Number.MAX_SAFE_INTEGER && events.length) this.durability.ensureOnDisk(Math.max(seqOf(events[0].position), seqOf(events[events.length - 1].position)));
+      const events = this.reads.stream(streamName, { fromRevision, maxCount }, this.durability.readableBelow);
+      if (events.length) this.durability.ensureOnDisk(Math.max(seqOf(events[0].position), seqOf(events[events.length - 1].position)));
       return events;
     });
   }
