@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { LogPosition } from '../../../shared/domain/event';
 import {
   BatchLimit,
@@ -15,9 +15,9 @@ import {
   Scalar,
   StoredDocument,
 } from '../../../shared/ports/read-model-store.port';
-import { WRITER_CHECKPOINT_PAGES, WalCheckpointer } from '../../shared/sqlite-wal-checkpointer';
+import { WalCheckpointer } from '../../shared/sqlite-wal-checkpointer';
 import { namesByOwner, takeOrRenewLease } from '../../shared/leases';
-import { makePrivateDatabaseFile } from '../../../shared/files/private-files';
+import { openReadModelDatabase } from './schema';
 
 const NAME = /^[a-z][a-z0-9_]{0,62}$/;
 const table = (collection: string): string => {
@@ -30,8 +30,6 @@ const field = (name: string): string => {
 };
 /** SQLite's JSON functions read booleans as 1/0. */
 const bind = (v: Scalar): unknown => (typeof v === 'boolean' ? (v ? 1 : 0) : v);
-
-const PAGE_SIZE = 8192;
 
 export interface SqliteReadModelStoreOptions {
   /**
@@ -74,22 +72,7 @@ export class SqliteReadModelStore implements ReadModelStore {
   constructor(file: string, options: SqliteReadModelStoreOptions = {}) {
     this.batchLimit = options.batchLimit;
     this.clock = options.clock ?? Date.now;
-    makePrivateDatabaseFile(file);
-    this.db = new Database(file);
-    // Larger pages make the index B-trees shallower: a rebuild's inserts cost about a sixth
-    // less. It only takes effect on a new file (before WAL is set); older files keep theirs.
-    this.db.pragma(`page_size = ${PAGE_SIZE}`);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = NORMAL');
-    this.db.pragma('busy_timeout = 5000');
-    // The WAL is copied on a thread of its own (WalCheckpointer); the writer's checkpoint only finishes it.
-    this.db.pragma(`wal_autocheckpoint = ${WRITER_CHECKPOINT_PAGES}`);
-    if (options.maxPageCount !== undefined) this.db.pragma(`max_page_count = ${Math.floor(options.maxPageCount)}`);
-    this.db.exec(`
-      CREATE TABLE IF NOT EXISTS checkpoints (name TEXT PRIMARY KEY, position TEXT NOT NULL);
-      CREATE TABLE IF NOT EXISTS leases (name TEXT PRIMARY KEY, owner TEXT NOT NULL, expires_at INTEGER NOT NULL);
-      CREATE TABLE IF NOT EXISTS deferred_indexes (name TEXT PRIMARY KEY, collection TEXT NOT NULL, sql TEXT NOT NULL);
-    `);
+    this.db = openReadModelDatabase(file, options);
     for (const row of this.db.prepare('SELECT DISTINCT collection FROM deferred_indexes').all() as { collection: string }[]) {
       this.deferred.add(row.collection);
     }
