@@ -1,8 +1,9 @@
 import Database from 'better-sqlite3';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NewerSchemaVersionError } from '../../shared/sqlite-schema-versions';
+import { IN_MEMORY, openReadModelDatabase } from './schema';
 import { SqliteReadModelStore } from './sqlite-read-model-store';
 
 /**
@@ -67,6 +68,17 @@ describe('read-models.sqlite schema versions', () => {
     const store = new SqliteReadModelStore(join(dir, 'read-models.sqlite'));
     await store.close();
     expect(inspect(join(dir, 'read-models.sqlite'))).toEqual({ version: 1, schema: inspect(join(dir, 'old.sqlite')).schema });
+  });
+
+  it('opens a database held in memory at version 1, with its tables, and makes no file of that name', () => {
+    const db = openReadModelDatabase(IN_MEMORY);
+    try {
+      expect(db.pragma('user_version', { simple: true })).toBe(1);
+      expect(db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all()).toEqual(['checkpoints', 'deferred_indexes', 'leases']);
+    } finally {
+      db.close();
+    }
+    expect(existsSync(IN_MEMORY)).toBe(false);
   });
 
   it('refuses a file of a newer version, naming it, its version and the newest it knows, and leaves it as it was', () => {

@@ -24,13 +24,16 @@ export const READ_MODEL_MIGRATIONS: readonly SchemaMigration[] = [
   },
 ];
 
+/** SQLite's name for a database in memory, gone when it is closed (its pragmas for files are harmless there). */
+export const IN_MEMORY = ':memory:';
+
 /**
- * Opens the read models' file (private, created if absent) in WAL mode, at the newest schema
- * version (a newer file is refused, and closed). Commits need not fsync: read models are
- * rebuilt from the log. `maxPageCount` caps the file like a quota.
+ * Opens the read models' file (private, created if absent; or `IN_MEMORY`) in WAL mode, at the
+ * newest schema version (a newer file is refused, and closed). Commits need not fsync: read
+ * models are rebuilt from the log. `maxPageCount` caps the file like a quota.
  */
 export function openReadModelDatabase(file: string, options: { readonly maxPageCount?: number } = {}): Database.Database {
-  makePrivateDatabaseFile(file);
+  if (file !== IN_MEMORY) makePrivateDatabaseFile(file);
   const db = new Database(file);
   try {
     // Only takes effect on a new file (before WAL is set); older files keep theirs.
