@@ -1,37 +1,12 @@
-import Database from 'better-sqlite3';
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startProcess, ServerProcess } from '../support/server-process';
+import { runToExit, startProcess, ServerProcess } from '../support/server-process';
+import { contentsOf } from '../support/sqlite-files';
 
 /** Start-up checks of the built server as a child process: the master key and every number. */
-const ROOT = join(__dirname, '..', '..');
 const env = (dataDir: string) => ({ DATA_DIR: dataDir, INSTANCE_LOCATOR: 'v1:local:conf', INSTANCE_KEY: 'k:conf-secret' });
 const otherKey = Buffer.alloc(32, 42).toString('base64');
-
-/** Runs an entry point that is expected to stop on its own; resolves with its exit code and stderr. */
-function runToExit(entry: string, extraEnv: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
-  const child = spawn(process.execPath, [join(ROOT, entry)], {
-    cwd: ROOT,
-    env: { ...process.env, LOG_LEVEL: 'warn', PORT: '0', HOST: '127.0.0.1', MASTER_KEY: '', ...extraEnv },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr!.on('data', (d) => (stderr += String(d)));
-  return new Promise((resolve) => child.once('exit', (code) => resolve({ code, stderr })));
-}
-
-/** Every row of every table of a SQLite file, to show that nothing was written. */
-function contentsOf(file: string): Record<string, unknown[]> {
-  const db = new Database(file, { readonly: true });
-  try {
-    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[];
-    return Object.fromEntries(tables.map(({ name }) => [name, db.prepare(`SELECT * FROM "${name}"`).all()]));
-  } finally {
-    db.close();
-  }
-}
 
 describe('start-up configuration checks', () => {
   const dirs: string[] = [];

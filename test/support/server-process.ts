@@ -72,3 +72,29 @@ export function startProcess(
     });
   });
 }
+
+/**
+ * Runs one of Parley's built entry points that is expected to stop on its own (a refused
+ * start); resolves with its exit code and what it wrote to stderr. One that is still running
+ * after START_TIMEOUT_MS (it started instead) is killed and resolves with code null.
+ */
+export function runToExit(
+  entry: string,
+  env: Record<string, string>,
+  args: readonly string[] = [],
+): Promise<{ code: number | null; stderr: string }> {
+  const child = spawn(process.execPath, [join(ROOT, entry), ...args], {
+    cwd: ROOT,
+    env: { ...process.env, LOG_LEVEL: 'warn', PORT: '0', HOST: '127.0.0.1', MASTER_KEY: '', ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (d) => (stderr += String(d)));
+  const timer = setTimeout(() => child.kill('SIGKILL'), START_TIMEOUT_MS);
+  return new Promise((resolve) =>
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stderr });
+    }),
+  );
+}

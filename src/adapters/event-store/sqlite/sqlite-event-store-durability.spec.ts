@@ -141,6 +141,20 @@ describe('SqliteEventStore puts a commit on disk before anyone sees it', () => {
     }
   });
 
+  it('puts another process\'s commits on disk before a stream subscription delivers them', async () => {
+    const other = new SqliteEventStore(join(dir, 'events.sqlite'), { synchronous: 'NORMAL' });
+    const stream = collect(store.subscribeToStream('count-h'));
+    try {
+      const before = flushedAtOnce;
+      await other.append('count-h', [event(1)], 'no_stream');
+      await until(() => stream.events.length === 1);
+      expect(flushedAtOnce).toBe(before + 1);
+    } finally {
+      await stream.close();
+      await other.close();
+    }
+  });
+
   it('puts what the WAL holds on disk when it opens (commits of a process killed before their flush)', async () => {
     const file = join(dir, 'killed.sqlite');
     // A connection that committed without syncing and stays open, so its WAL is not checkpointed away.

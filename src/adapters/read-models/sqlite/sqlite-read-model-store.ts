@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { LogPosition } from '../../../shared/domain/event';
 import {
   BatchLimit,
@@ -13,15 +13,12 @@ import {
   ReadModelWriteError,
   StoredDocument,
 } from '../../../shared/ports/read-model-store.port';
-import { WRITER_CHECKPOINT_PAGES, WalCheckpointer } from '../../shared/sqlite-wal-checkpointer';
+import { WalCheckpointer } from '../../shared/sqlite-wal-checkpointer';
 import { SqliteLeases } from './sqlite-leases';
-import { makePrivateDatabaseFile } from '../../../shared/files/private-files';
 import { indexDefinition, orderTerms, table, whereClause } from './read-model-sql';
+import { IN_MEMORY, openReadModelDatabase } from './schema';
 
-/** SQLite's name for a database in memory, gone when it is closed (its pragmas for files are harmless there). */
-export const IN_MEMORY = ':memory:';
-
-const PAGE_SIZE = 8192;
+export { IN_MEMORY } from './schema';
 
 export interface SqliteReadModelStoreOptions {
   /**
@@ -68,22 +65,7 @@ export class SqliteReadModelStore implements ReadModelStore {
     this.batchLimit = options.batchLimit;
     this.clock = options.clock ?? Date.now;
     const inMemory = file === IN_MEMORY;
-    if (!inMemory) makePrivateDatabaseFile(file);
-    this.db = new Database(file);
-    // Larger pages make the index B-trees shallower: a rebuild's inserts cost about a sixth
-    // less. It only takes effect on a new file (before WAL is set); older files keep theirs.
-    this.db.pragma(`page_size = ${PAGE_SIZE}`);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = NORMAL');
-    this.db.pragma('busy_timeout = 5000');
-    // The WAL is copied on a thread of its own (WalCheckpointer); the writer's checkpoint only finishes it.
-    this.db.pragma(`wal_autocheckpoint = ${WRITER_CHECKPOINT_PAGES}`);
-    if (options.maxPageCount !== undefined) this.db.pragma(`max_page_count = ${Math.floor(options.maxPageCount)}`);
-    this.db.exec(`
-      CREATE TABLE IF NOT EXISTS checkpoints (name TEXT PRIMARY KEY, position TEXT NOT NULL);
-      CREATE TABLE IF NOT EXISTS leases (name TEXT PRIMARY KEY, owner TEXT NOT NULL, expires_at INTEGER NOT NULL);
-      CREATE TABLE IF NOT EXISTS deferred_indexes (name TEXT PRIMARY KEY, collection TEXT NOT NULL, sql TEXT NOT NULL);
-    `);
+    this.db = openReadModelDatabase(file, options);
     for (const row of this.db.prepare('SELECT DISTINCT collection FROM deferred_indexes').all() as { collection: string }[]) {
       this.deferred.add(row.collection);
     }
