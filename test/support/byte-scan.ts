@@ -1,0 +1,90 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
+/**
+ * Where a destroyed marker was still found: a file (by its path under the scanned folder, or
+ * as given) or a named text (an API answer, an export, a server log), and in which encoding.
+ */
+export interface MarkerFinding {
+  readonly marker: string;
+  readonly place: string;
+  readonly encoding: MarkerEncoding;
+}
+
+export type MarkerEncoding = 'utf8' | 'utf16le' | 'base64' | 'base64url' | 'json-escaped';
+
+/** What a byte scan looks through: every file under folders (WAL, blobs and all), single files, and texts by name. */
+export interface ScanPlaces {
+  readonly folders?: readonly string[];
+  readonly files?: readonly string[];
+  readonly texts?: Readonly<Record<string, string | Buffer>>;
+}
+
+/**
+ * The byte forms a marker can take in a file or an answer: itself, UTF-16 (SQLite may store
+ * text so), JSON-escaped (non-ASCII as \uXXXX), and base64 / base64url at each of the three
+ * alignments a marker can have inside a longer base64 run (only the characters that do not
+ * depend on the neighbouring bytes are searched).
+ */
+export function markerForms(marker: string): { encoding: MarkerEncoding; bytes: Buffer }[] {
+  const raw = Buffer.from(marker, 'utf8');
+  const forms: { encoding: MarkerEncoding; bytes: Buffer }[] = [
+    { encoding: 'utf8', bytes: raw },
+    { encoding: 'utf16le', bytes: Buffer.from(marker, 'utf16le') },
+  ];
+  const escaped = JSON.stringify(marker)
+    .slice(1, -1)
+    .replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  if (escaped !== marker) forms.push({ encoding: 'json-escaped', bytes: Buffer.from(escaped, 'utf8') });
+  for (let shift = 0; shift < 3; shift++) {
+    const padded = Buffer.concat([Buffer.alloc(shift), raw]);
+    const encoded = padded.toString('base64');
+    // The first characters mix in the padding bytes and the last ones the bytes after the marker.
+    const start = shift === 0 ? 0 : Math.ceil((shift * 8) / 6);
+    const end = Math.floor((padded.length * 8) / 6);
+    const stable = encoded.slice(start, end);
+    if (stable.length < 8) continue;
+    forms.push({ encoding: 'base64', bytes: Buffer.from(stable, 'ascii') });
+    const url = stable.replace(/\+/g, '-').replace(/\//g, '_');
+    if (url !== stable) forms.push({ encoding: 'base64url', bytes: Buffer.from(url, 'ascii') });
+  }
+  return forms;
+}
+
+/** Every regular file under `folder`, recursively. */
+function filesUnder(folder: string): string[] {
+  const found: string[] = [];
+  for (const entry of readdirSync(folder, { withFileTypes: true })) {
+    const path = join(folder, entry.name);
+    if (entry.isDirectory()) found.push(...filesUnder(path));
+    else if (entry.isFile()) found.push(path);
+  }
+  return found;
+}
+
+/**
+ * Looks for each marker, in each of its byte forms, in every place: what a privacy-minded
+ * operator would check after a delete. Returns every finding (empty when nothing is left).
+ * Files are read whole as they are on disk at the moment of the scan (a running server's WAL
+ * included).
+ */
+export function scanForMarkers(places: ScanPlaces, markers: readonly string[]): MarkerFinding[] {
+  const contents: [place: string, bytes: Buffer][] = [];
+  for (const folder of places.folders ?? []) {
+    for (const file of filesUnder(folder)) contents.push([`${relative(folder, file) || file} (in ${folder})`, readFileSync(file)]);
+  }
+  for (const file of places.files ?? []) {
+    if (statSync(file, { throwIfNoEntry: false })?.isFile()) contents.push([file, readFileSync(file)]);
+  }
+  for (const [name, text] of Object.entries(places.texts ?? {})) contents.push([name, Buffer.isBuffer(text) ? text : Buffer.from(text, 'utf8')]);
+
+  const findings: MarkerFinding[] = [];
+  for (const marker of markers) {
+    const forms = markerForms(marker);
+    for (const [place, bytes] of contents) {
+      const form = forms.find((f) => bytes.includes(f.bytes));
+      if (form) findings.push({ marker, place, encoding: form.encoding });
+    }
+  }
+  return findings;
+}
