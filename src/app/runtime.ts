@@ -9,6 +9,9 @@ import { ProjectionWatch } from '../shared/application/projection-runtime/projec
 import { ProjectionVersions } from '../shared/application/projection-runtime/projection-versions';
 import { ObservedEventStore, StorageHealth } from '../shared/application/operations/storage-health';
 import { openStores, Stores } from '../infrastructure/stores';
+import { DataKeyRing } from '../shared/crypto/data-key-ring';
+import { SealingEventStore } from '../shared/application/operations/sealing-event-store';
+import { PERSONAL_DATA_RULES } from './personal-data-rules';
 import { createLogger, Logger } from '../infrastructure/logger';
 import { explainDataDirFailure } from '../infrastructure/data-dir-space';
 import { DataDirLock } from '../infrastructure/data-dir-lock';
@@ -55,8 +58,12 @@ export async function openRuntime(config: ParleyConfig, mode: ProjectorMode, hoo
     throw needsDataDir(config) ? explainDataDirFailure(config.dataDir, error) : error;
   }
   const storage = new StorageHealth();
-  const stores: Stores = { ...opened, events: new ObservedEventStore(opened.events, storage) };
-  const secretBox = await openMasterKey(config, stores.events);
+  const observed = new ObservedEventStore(opened.events, storage);
+  const secretBox = await openMasterKey(config, observed);
+  const sealing = new SealingEventStore(observed, new DataKeyRing(opened.dataKeys, secretBox, config.dataKeyCache), PERSONAL_DATA_RULES, (error, selectors) =>
+    logger.error({ err: error, data_keys: selectors.length }, 'a delete is stored but its data keys could not be destroyed yet; the next sweep destroys them'),
+  );
+  const stores: Stores = { ...opened, events: sealing };
   // The embedded server is alone on its data directory (the lock), so a stable owner
   // lets a restart renew the leases its killed predecessor still held.
   const leaseOwner = mode === 'embedded' ? `embedded@${hostname()}:${config.dataDir}` : `${hostname()}:${process.pid}:${randomUUID()}`;
@@ -108,6 +115,7 @@ export async function openRuntime(config: ParleyConfig, mode: ProjectorMode, hoo
       await stores.readModels.close();
       await stores.blobs.close();
       await stores.rateCounters.close();
+      await stores.dataKeys.close();
       lock?.release();
     },
   };

@@ -1,3 +1,7 @@
+import { DataKeySelector } from '../domain/personal-data';
+
+export type { DataKeySelector };
+
 /**
  * Data keys: the keys personal fields are sealed with in the event log, kept outside it so
  * that destroying a key makes what it sealed unreadable while the log itself stays append-only
@@ -15,12 +19,6 @@ export interface StoredDataKey {
   /** The key, wrapped under the master key (opaque to the store). */
   readonly wrapped: string;
 }
-
-/** Which keys a destroy takes: by id, by id prefix, or by owner. */
-export type DataKeySelector =
-  | { readonly ids: readonly string[] }
-  | { readonly prefix: string }
-  | { readonly owner: string };
 
 export interface DataKeyStore {
   /**

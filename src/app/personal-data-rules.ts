@@ -1,0 +1,15 @@
+import { PersonalDataRuleOf, ShredRuleOf } from '../shared/domain/personal-data';
+import { messageDeletedShreds, messageEditedPersonalData, messageSentPersonalData } from '../modules/messages/domain/message.personal-data';
+import type { ParleyEvent } from '../../projections/events';
+
+/**
+ * Every context's personal-data rules (beside its events): which fields are sealed in the log
+ * under which data key, and what each delete destroys.
+ */
+export const PERSONAL_DATA_RULES: {
+  readonly sealing: readonly PersonalDataRuleOf<ParleyEvent>[];
+  readonly shredding: readonly ShredRuleOf<ParleyEvent>[];
+} = {
+  sealing: [messageSentPersonalData, messageEditedPersonalData],
+  shredding: [messageDeletedShreds],
+};

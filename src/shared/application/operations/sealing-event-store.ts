@@ -1,0 +1,180 @@
+import { RecordedEvent } from '../../domain/event';
+import { AnyPersonalDataRule, AnyShredRule, DataKeyOf, DataKeySelector } from '../../domain/personal-data';
+import { DataKeyRing } from '../../crypto/data-key-ring';
+import { isSealedFields, openFields, SealedFields, sealFields } from '../../crypto/sealed-fields';
+import {
+  AppendResult,
+  EventStore,
+  EventToAppend,
+  ExpectedRevision,
+  LogSubscription,
+  ReadAllOptions,
+  ReadStreamOptions,
+  SpaceLeft,
+  SubscribeToAllOptions,
+  SubscribeToStreamOptions,
+} from '../../ports/event-store.port';
+
+/** The field of `data` that holds an event's sealed personal fields in the log. */
+export const SEALED_FIELD = 'sealed';
+
+/** Every context's rules, by event type. */
+export interface PersonalDataRules {
+  readonly sealing: readonly AnyPersonalDataRule[];
+  readonly shredding: readonly AnyShredRule[];
+}
+
+type Data = Record<string, unknown>;
+
+/**
+ * The event store as the rest of the process sees it, with personal fields sealed in the log
+ * (crypto-shredding). On append, each event type's personal fields (its PersonalDataRule) are
+ * sealed with a data key kept outside the log (DataKeyRing); every read path (readStream,
+ * readAll, both subscriptions) opens them again, so deciders, projections, subscriptions,
+ * exports and the audit API see plaintext while the key exists, and, once it is destroyed,
+ * the rule's erased values with `erased: true`. Events written before sealing, or by types
+ * without a rule, are read as they are.
+ *
+ * Once a delete's append is durable, what it destroys (its ShredRule) is destroyed before the
+ * append is answered. A failure there is handed to `onShredFailure`; the sweep heals it.
+ */
+export class SealingEventStore implements EventStore {
+  private readonly sealing: ReadonlyMap<string, AnyPersonalDataRule>;
+  private readonly shredding: ReadonlyMap<string, AnyShredRule>;
+
+  constructor(
+    private readonly inner: EventStore,
+    private readonly keys: DataKeyRing,
+    rules: PersonalDataRules,
+    private readonly onShredFailure: (error: unknown, selectors: readonly DataKeySelector[]) => void = () => undefined,
+  ) {
+    this.sealing = new Map(rules.sealing.map((r) => [r.type, r]));
+    this.shredding = new Map(rules.shredding.map((r) => [r.type, r]));
+  }
+
+  get maxAppendBytes(): number | undefined {
+    return this.inner.maxAppendBytes;
+  }
+
+  async append(streamName: string, events: readonly EventToAppend[], expected: ExpectedRevision): Promise<AppendResult> {
+    const sealed = await this.seal(streamName, events);
+    const result = await this.inner.append(streamName, sealed, expected);
+    const selectors = this.shredsOf(streamName, events);
+    if (selectors.length) await this.shred(selectors);
+    return result;
+  }
+
+  /** What the events of an append destroy (their ShredRules), in order. */
+  shredsOf(streamName: string, events: readonly { type: string; data: unknown }[]): DataKeySelector[] {
+    const selectors: DataKeySelector[] = [];
+    for (const event of events) {
+      const rule = this.shredding.get(event.type);
+      if (rule) selectors.push(...rule.destroys(event as never, streamName));
+    }
+    return selectors;
+  }
+
+  /** Destroys what a durable delete destroys; a failure is reported, not thrown (the delete itself is stored). */
+  async shred(selectors: readonly DataKeySelector[]): Promise<void> {
+    try {
+      for (const selector of selectors) await this.keys.destroy(selector);
+    } catch (error) {
+      this.onShredFailure(error, selectors);
+    }
+  }
+
+  async readStream(streamName: string, options?: ReadStreamOptions): Promise<RecordedEvent[]> {
+    return this.open(await this.inner.readStream(streamName, options));
+  }
+
+  async readAll(options?: ReadAllOptions): Promise<RecordedEvent[]> {
+    return this.open(await this.inner.readAll(options));
+  }
+
+  headPosition() {
+    return this.inner.headPosition();
+  }
+
+  subscribeToAll(options?: SubscribeToAllOptions): LogSubscription {
+    return this.opened(this.inner.subscribeToAll(options));
+  }
+
+  subscribeToStream(streamName: string, options?: SubscribeToStreamOptions): LogSubscription {
+    return this.opened(this.inner.subscribeToStream(streamName, options));
+  }
+
+  recognizes(position: string): boolean {
+    return this.inner.recognizes?.(position) ?? true;
+  }
+
+  spaceLeft(): Promise<SpaceLeft | null> {
+    return this.inner.spaceLeft?.() ?? Promise.resolve(null);
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+
+  private async seal(streamName: string, events: readonly EventToAppend[]): Promise<readonly EventToAppend[]> {
+    const wanted: { index: number; rule: AnyPersonalDataRule; key: DataKeyOf }[] = [];
+    events.forEach((event, index) => {
+      const rule = this.sealing.get(event.type);
+      const data = event.data as Data | null;
+      if (!rule || data === null || typeof data !== 'object' || data[SEALED_FIELD] !== undefined) return;
+      const key = rule.keyOf(event as never, streamName);
+      if (key) wanted.push({ index, rule, key });
+    });
+    if (wanted.length === 0) return events;
+    const keys = await this.keys.keysFor(wanted.map((w) => w.key));
+    const sealed = [...events];
+    for (const { index, rule, key } of wanted) {
+      const data = { ...(events[index].data as Data) };
+      const fields: Data = {};
+      for (const field of rule.fields) {
+        if (field in data) fields[field] = data[field];
+        delete data[field];
+      }
+      data[SEALED_FIELD] = sealFields(key.id, keys.get(key.id)!, fields);
+      sealed[index] = { ...events[index], data };
+    }
+    return sealed;
+  }
+
+  private async open(events: RecordedEvent[]): Promise<RecordedEvent[]> {
+    const ids = new Set<string>();
+    for (const event of events) {
+      const sealed = sealedOf(event);
+      if (sealed) ids.add(sealed.k);
+    }
+    if (ids.size === 0) return events;
+    const keys = await this.keys.existing(ids);
+    return events.map((event) => this.openWith(event, keys));
+  }
+
+  private openWith(event: RecordedEvent, keys: ReadonlyMap<string, Buffer>): RecordedEvent {
+    const sealed = sealedOf(event);
+    if (!sealed) return event;
+    const { [SEALED_FIELD]: _, ...rest } = event.data as Data;
+    const key = keys.get(sealed.k);
+    const fields = key ? openFields(sealed, key) : null;
+    if (fields) return { ...event, data: { ...rest, ...fields } };
+    return { ...event, data: { ...rest, ...(this.sealing.get(event.type)?.erased ?? {}), erased: true } };
+  }
+
+  private opened(subscription: LogSubscription): LogSubscription {
+    const open = (event: RecordedEvent) => this.open([event]).then(([opened]) => opened);
+    return {
+      close: () => subscription.close(),
+      async *[Symbol.asyncIterator]() {
+        for await (const event of subscription) yield sealedOf(event) ? await open(event) : event;
+      },
+    };
+  }
+}
+
+const sealedOf = (event: { data: unknown }): SealedFields | null => {
+  const data = event.data as Data | null;
+  if (data === null || typeof data !== 'object') return null;
+  const sealed = data[SEALED_FIELD];
+  return isSealedFields(sealed) ? sealed : null;
+};

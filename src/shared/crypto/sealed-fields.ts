@@ -1,0 +1,36 @@
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+
+/**
+ * Personal fields of an event as the log holds them: AES-256-GCM under a data key, the key's
+ * id bound in as associated data (a sealed form moved onto another key's id does not open).
+ */
+export interface SealedFields {
+  /** The data key's id. */
+  readonly k: string;
+  readonly iv: string;
+  readonly tag: string;
+  readonly ct: string;
+}
+
+export function sealFields(keyId: string, key: Buffer, fields: Record<string, unknown>): SealedFields {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  cipher.setAAD(Buffer.from(keyId, 'utf8'));
+  const ct = Buffer.concat([cipher.update(JSON.stringify(fields), 'utf8'), cipher.final()]);
+  return { k: keyId, iv: iv.toString('base64'), tag: cipher.getAuthTag().toString('base64'), ct: ct.toString('base64') };
+}
+
+/** The fields sealed, or null when `key` does not open them (not the key they were sealed with). */
+export function openFields(sealed: SealedFields, key: Buffer): Record<string, unknown> | null {
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(sealed.iv, 'base64'));
+    decipher.setAAD(Buffer.from(sealed.k, 'utf8'));
+    decipher.setAuthTag(Buffer.from(sealed.tag, 'base64'));
+    return JSON.parse(Buffer.concat([decipher.update(Buffer.from(sealed.ct, 'base64')), decipher.final()]).toString('utf8')) as Record<string, unknown>;
+  } catch {
+    return null;
+  }
+}
+
+export const isSealedFields = (value: unknown): value is SealedFields =>
+  typeof value === 'object' && value !== null && typeof (value as SealedFields).k === 'string' && typeof (value as SealedFields).ct === 'string';
