@@ -12,6 +12,11 @@ import { openStores, Stores } from '../infrastructure/stores';
 import { DataKeyRing } from '../shared/crypto/data-key-ring';
 import { SealingEventStore } from '../shared/application/operations/sealing-event-store';
 import { PERSONAL_DATA_RULES } from './personal-data-rules';
+import { ShredSweep } from '../shared/application/operations/shred-sweep';
+import { PeriodicSweep } from '../shared/application/operations/periodic-sweep';
+
+/** How often a process that folds projections sweeps the log's deletes for keys a crash left undestroyed. */
+const SHRED_SWEEP_INTERVAL_MS = 60_000;
 import { createLogger, Logger } from '../infrastructure/logger';
 import { explainDataDirFailure } from '../infrastructure/data-dir-space';
 import { DataDirLock } from '../infrastructure/data-dir-lock';
@@ -68,6 +73,7 @@ export async function openRuntime(config: ParleyConfig, mode: ProjectorMode, hoo
   // lets a restart renew the leases its killed predecessor still held.
   const leaseOwner = mode === 'embedded' ? `embedded@${hostname()}:${config.dataDir}` : `${hostname()}:${process.pid}:${randomUUID()}`;
   let runner: ProjectorRunner | null = null;
+  let shredSweep: PeriodicSweep | null = null;
   if (mode !== 'separate') {
     runner = new ProjectorRunner(stores.events, stores.readModels, ALL_PROJECTIONS, {
       owner: mode === 'embedded' ? leaseOwner : undefined,
@@ -90,6 +96,12 @@ export async function openRuntime(config: ParleyConfig, mode: ProjectorMode, hoo
     await hooks.beforeCatchUp?.();
     await runner.start();
     await runner.caughtUp();
+    const sweep = new ShredSweep(sealing, stores.readModels);
+    await sweep.pass(); // before serving: what a crash left undestroyed is never served
+    shredSweep = new PeriodicSweep(() => sweep.pass().then(() => undefined), SHRED_SWEEP_INTERVAL_MS, (error) =>
+      logger.error({ err: error }, 'the sweep of deleted content failed; it tries again shortly'),
+    );
+    shredSweep.start();
   } else {
     // Queries of an API process may run before any projector worker has created the collections.
     await stores.readModels.ensureCollections([...ALL_PROJECTIONS.flatMap(physicalCollectionSpecs), { name: PROJECTOR_STATUS }]);
@@ -109,6 +121,7 @@ export async function openRuntime(config: ParleyConfig, mode: ProjectorMode, hoo
     leaseOwner,
     async close() {
       projections.close();
+      await shredSweep?.stop();
       await runner?.stop();
       await stores.ephemeral.close();
       await stores.events.close();

@@ -91,6 +91,20 @@ export function dataKeyStoreContract(name: string, make: () => Promise<DataKeySt
       expect(await stored([...alice, ...bob])).toEqual(ids(bob).sort());
     });
 
+    it('leaves keys created after createdUpTo, whatever the selector', async () => {
+      const older = [key('message/r1/1/0', 'alice'), key('message/r1/2/0', 'alice')];
+      await store.create(older);
+      // A key created later than the bound: the clock moves on past it first.
+      const bound = Date.now();
+      while (Date.now() <= bound + 1) await new Promise((resolve) => setImmediate(resolve));
+      const newer = [key('message/r1/1/1', 'alice')];
+      await store.create(newer);
+      expect(await store.destroy({ prefix: `${instance}/message/r1/1/`, createdUpTo: bound })).toBe(1);
+      expect(await store.destroy({ owner: `${instance}:alice`, createdUpTo: bound })).toBe(1);
+      expect(await store.destroy({ ids: ids(newer), createdUpTo: bound })).toBe(0);
+      expect(await stored([...older, ...newer])).toEqual(ids(newer));
+    });
+
     it('keeps a destroy after a reopen', async () => {
       const keys = [key('message/r1/1/0'), key('message/r1/2/0')];
       await store.create(keys);

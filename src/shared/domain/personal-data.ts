@@ -3,8 +3,12 @@ import { DomainEvent } from './event';
 /**
  * Which data keys a destroy takes: by id, by id prefix (a message's every version, an
  * instance's whole history), or by owner (every key a user incarnation wrote under).
+ * `createdUpTo` (milliseconds since the epoch) leaves keys created after it: a delete replayed
+ * later (the sweep that heals a crash) must not reach what a later user of the same ids wrote.
  */
-export type DataKeySelector = { readonly ids: readonly string[] } | { readonly prefix: string } | { readonly owner: string };
+export type DataKeySelector = ({ readonly ids: readonly string[] } | { readonly prefix: string } | { readonly owner: string }) & {
+  readonly createdUpTo?: number;
+};
 
 /** The data key an event's personal fields are sealed with, and whose content it is. */
 export interface DataKeyOf {

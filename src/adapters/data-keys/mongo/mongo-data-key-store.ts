@@ -74,7 +74,8 @@ export class MongoDataKeyStore implements DataKeyStore {
         : 'prefix' in selector
           ? { _id: { $regex: `^${escapeRegex(selector.prefix)}` } }
           : { owner: selector.owner };
-    return (await this.keys.deleteMany(filter)).deletedCount;
+    const upTo = selector.createdUpTo === undefined ? {} : { created_at: { $lte: new Date(selector.createdUpTo) } };
+    return (await this.keys.deleteMany({ ...filter, ...upTo })).deletedCount;
   }
 
   close(): Promise<void> {

@@ -100,15 +100,18 @@ export class SqliteDataKeyStore implements DataKeyStore {
   }
 
   async destroy(selector: DataKeySelector): Promise<number> {
+    const upTo = selector.createdUpTo ?? Number.MAX_SAFE_INTEGER;
     const deleted = this.db.transaction(() => {
       if ('ids' in selector) {
-        const remove = this.db.prepare('DELETE FROM data_keys WHERE id = ?');
-        return selector.ids.reduce((n, id) => n + remove.run(id).changes, 0);
+        const remove = this.db.prepare('DELETE FROM data_keys WHERE id = ? AND created_at <= ?');
+        return selector.ids.reduce((n, id) => n + remove.run(id, upTo).changes, 0);
       }
       if ('prefix' in selector) {
-        return this.db.prepare('DELETE FROM data_keys WHERE id >= ? AND id < ?').run(selector.prefix, selector.prefix + PREFIX_END).changes;
+        return this.db
+          .prepare('DELETE FROM data_keys WHERE id >= ? AND id < ? AND created_at <= ?')
+          .run(selector.prefix, selector.prefix + PREFIX_END, upTo).changes;
       }
-      return this.db.prepare('DELETE FROM data_keys WHERE owner = ?').run(selector.owner).changes;
+      return this.db.prepare('DELETE FROM data_keys WHERE owner = ? AND created_at <= ?').run(selector.owner, upTo).changes;
     })();
     // The WAL still holds the pages as they were before: copied back (overwritten, secure_delete) and emptied.
     if (deleted > 0) this.db.pragma('wal_checkpoint(TRUNCATE)');

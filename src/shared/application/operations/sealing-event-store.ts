@@ -52,6 +52,11 @@ export class SealingEventStore implements EventStore {
     this.shredding = new Map(rules.shredding.map((r) => [r.type, r]));
   }
 
+  /** The event types whose append destroys keys. */
+  get shredTypes(): readonly string[] {
+    return [...this.shredding.keys()];
+  }
+
   get maxAppendBytes(): number | undefined {
     return this.inner.maxAppendBytes;
   }
@@ -74,13 +79,18 @@ export class SealingEventStore implements EventStore {
     return selectors;
   }
 
-  /** Destroys what a durable delete destroys; a failure is reported, not thrown (the delete itself is stored). */
+  /** Destroys what a durable delete destroys; a failure is reported, not thrown (the delete itself is stored; the sweep destroys it later). */
   async shred(selectors: readonly DataKeySelector[]): Promise<void> {
     try {
-      for (const selector of selectors) await this.keys.destroy(selector);
+      await this.destroyNow(selectors);
     } catch (error) {
       this.onShredFailure(error, selectors);
     }
+  }
+
+  /** Destroys keys, failing when the store does (the sweep's way: it tries again on its next pass). */
+  async destroyNow(selectors: readonly DataKeySelector[]): Promise<void> {
+    for (const selector of selectors) await this.keys.destroy(selector);
   }
 
   async readStream(streamName: string, options?: ReadStreamOptions): Promise<RecordedEvent[]> {
