@@ -1,5 +1,5 @@
-import { PersonalDataRuleOf, ShredRuleOf } from '../shared/domain/personal-data';
-import { messageDeletedShreds, messageEditedPersonalData, messageSentPersonalData } from '../modules/messages/domain/message.personal-data';
+import { PersonalDataRuleOf, PreparedKeysRuleOf, ShredRuleOf } from '../shared/domain/personal-data';
+import { messageDeletedShreds, messageEditedPersonalData, messageIdsReservedPreparesKeys, messageSentPersonalData } from '../modules/messages/domain/message.personal-data';
 import type { ParleyEvent } from '../../projections/events';
 
 /**
@@ -8,8 +8,10 @@ import type { ParleyEvent } from '../../projections/events';
  */
 export const PERSONAL_DATA_RULES: {
   readonly sealing: readonly PersonalDataRuleOf<ParleyEvent>[];
+  readonly preparing: readonly PreparedKeysRuleOf<ParleyEvent>[];
   readonly shredding: readonly ShredRuleOf<ParleyEvent>[];
 } = {
   sealing: [messageSentPersonalData, messageEditedPersonalData],
+  preparing: [messageIdsReservedPreparesKeys],
   shredding: [messageDeletedShreds],
 };

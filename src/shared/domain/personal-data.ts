@@ -31,6 +31,15 @@ export interface PersonalDataRule<E extends DomainEvent = DomainEvent> {
   keyOf(event: E, streamName: string): DataKeyOf | null;
 }
 
+/**
+ * Keys an event makes ready for events to come (created durably with its append, in one write
+ * for many), so that the appends that use them write no key of their own.
+ */
+export interface PreparedKeysRule<E extends DomainEvent = DomainEvent> {
+  readonly type: E['type'];
+  prepares(event: E, streamName: string): readonly DataKeyOf[];
+}
+
 /** What a delete destroys once its event is in the log. */
 export interface ShredRule<E extends DomainEvent = DomainEvent> {
   readonly type: E['type'];
@@ -40,6 +49,7 @@ export interface ShredRule<E extends DomainEvent = DomainEvent> {
 /** A rule for each event of a union (`PersonalDataRuleOf<ParleyEvent>`): a renamed field fails the build. */
 export type PersonalDataRuleOf<E extends DomainEvent> = E extends DomainEvent ? PersonalDataRule<E> : never;
 export type ShredRuleOf<E extends DomainEvent> = E extends DomainEvent ? ShredRule<E> : never;
+export type PreparedKeysRuleOf<E extends DomainEvent> = E extends DomainEvent ? PreparedKeysRule<E> : never;
 
 /** Any event type's rules, as code that handles every type holds them (it passes each rule only events of its type). */
 export interface AnyPersonalDataRule {
@@ -47,6 +57,10 @@ export interface AnyPersonalDataRule {
   readonly fields: readonly string[];
   readonly erased: object;
   keyOf(event: never, streamName: string): DataKeyOf | null;
+}
+export interface AnyPreparedKeysRule {
+  readonly type: string;
+  prepares(event: never, streamName: string): readonly DataKeyOf[];
 }
 export interface AnyShredRule {
   readonly type: string;
@@ -61,12 +75,13 @@ const segment = (part: string | number) => encodeURIComponent(String(part));
  */
 export const dataKeyIds = {
   instance: (instanceId: string) => `${segment(instanceId)}/`,
-  /** Every version of one message: its sending (version 0) and each edit (the edit's event id). */
-  message: (instanceId: string, roomId: string, messageId: number) => `${segment(instanceId)}/message/${segment(roomId)}/${segment(messageId)}/`,
-  messageVersion: (instanceId: string, roomId: string, messageId: number, version: string | number) =>
-    `${dataKeyIds.message(instanceId, roomId, messageId)}${segment(version)}`,
-  /** Every message of a room. */
-  roomMessages: (instanceId: string, roomId: string) => `${segment(instanceId)}/message/${segment(roomId)}/`,
+  /**
+   * Every version of one message: its sending (version 0) and each edit. Message ids are unique
+   * in an instance, so the room is not part of it: the keys of version 0 can then be made
+   * ready when a block of ids is reserved, off the path of each send.
+   */
+  message: (instanceId: string, messageId: number) => `${segment(instanceId)}/message/${segment(messageId)}/`,
+  messageVersion: (instanceId: string, messageId: number, version: string | number) => `${dataKeyIds.message(instanceId, messageId)}${segment(version)}`,
   /** A user incarnation (the same id created again is another person). */
   owner: (instanceId: string, userId: string, userCreatedAt: string | undefined) => `${segment(instanceId)}/${segment(userId)}@${userCreatedAt ?? ''}`,
 };

@@ -1,35 +1,32 @@
 import { parseStreamName } from '../../../shared/domain/streams';
-import { dataKeyIds, PersonalDataRule, ShredRule } from '../../../shared/domain/personal-data';
-import { MessageDeleted, MessageEdited, MessageSent } from './message.events';
+import { dataKeyIds, PersonalDataRule, PreparedKeysRule, ShredRule } from '../../../shared/domain/personal-data';
+import { MessageDeleted, MessageEdited, MessageIdsReserved, MessageSent } from './message.events';
+
+const instanceOf = (stream: string): string | null => parseStreamName(stream)?.instanceId ?? null;
+
+/** Most keys one reservation makes ready: a block is a thousand ids; a larger one leaves the rest to be made at each send. */
+const MAX_PREPARED = 10_000;
 
 /**
- * The room an edit or deletion belongs to: written into the event (`room_id`), or, in logs
- * written before, the timeline stream (`messages-<instance>.<room>`) that holds it.
+ * A message's content (its parts: text, links, attachment names) under a key of its own,
+ * version 0, owned by its sender's incarnation when the key is made at the send.
  */
-const placeOf = (event: MessageEdited | MessageDeleted, stream: string): { instanceId: string; roomId: string } | null => {
-  const parsed = parseStreamName(stream);
-  if (!parsed) return null;
-  const roomId = event.data.room_id ?? (parsed.category === 'messages' ? parsed.id : undefined);
-  return roomId === undefined ? null : { instanceId: parsed.instanceId, roomId };
-};
-
-/** A message's content (its parts: text, links, attachment names) under a key of its own, version 0. */
 export const messageSentPersonalData: PersonalDataRule<MessageSent> = {
   type: 'MessageSent',
   fields: ['parts'],
   erased: { parts: [] },
   keyOf(event, stream) {
-    const parsed = parseStreamName(stream);
-    if (!parsed || parsed.category !== 'messages') return null;
+    const instanceId = instanceOf(stream);
+    if (instanceId === null) return null;
     return {
-      id: dataKeyIds.messageVersion(parsed.instanceId, parsed.id, event.data.id, 0),
-      owner: dataKeyIds.owner(parsed.instanceId, event.data.user_id, event.data.user_created_at),
+      id: dataKeyIds.messageVersion(instanceId, event.data.id, 0),
+      owner: dataKeyIds.owner(instanceId, event.data.user_id, event.data.user_created_at),
     };
   },
 };
 
 /**
- * An edit's content under a key of its own (the version is the edit's event id), so that the
+ * An edit's content under a key of its own (the version names the edit's time), so that the
  * text before an edit and the text after it can be destroyed apart.
  */
 export const messageEditedPersonalData: PersonalDataRule<MessageEdited> = {
@@ -37,9 +34,19 @@ export const messageEditedPersonalData: PersonalDataRule<MessageEdited> = {
   fields: ['parts'],
   erased: { parts: [] },
   keyOf(event, stream) {
-    const place = placeOf(event, stream);
-    if (!place) return null;
-    return { id: dataKeyIds.messageVersion(place.instanceId, place.roomId, event.data.id, `edit-${event.data.updated_at}`), owner: null };
+    const instanceId = instanceOf(stream);
+    return instanceId === null ? null : { id: dataKeyIds.messageVersion(instanceId, event.data.id, `edit-${event.data.updated_at}`), owner: null };
+  },
+};
+
+/** A reserved block of message ids makes the keys of their sendings ready: one durable write per block, none per send. */
+export const messageIdsReservedPreparesKeys: PreparedKeysRule<MessageIdsReserved> = {
+  type: 'MessageIdsReserved',
+  prepares(event, stream) {
+    const instanceId = instanceOf(stream);
+    const { first, last } = event.data;
+    if (instanceId === null || !(last >= first) || last - first >= MAX_PREPARED) return [];
+    return Array.from({ length: last - first + 1 }, (_, i) => ({ id: dataKeyIds.messageVersion(instanceId, first + i, 0), owner: null }));
   },
 };
 
@@ -47,7 +54,7 @@ export const messageEditedPersonalData: PersonalDataRule<MessageEdited> = {
 export const messageDeletedShreds: ShredRule<MessageDeleted> = {
   type: 'MessageDeleted',
   destroys(event, stream) {
-    const place = placeOf(event, stream);
-    return place ? [{ prefix: dataKeyIds.message(place.instanceId, place.roomId, event.data.id) }] : [];
+    const instanceId = instanceOf(stream);
+    return instanceId === null ? [] : [{ prefix: dataKeyIds.message(instanceId, event.data.id) }];
   },
 };

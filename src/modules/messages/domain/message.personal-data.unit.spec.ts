@@ -1,33 +1,40 @@
-import { MessageDeleted, MessageEdited, MessageSent } from './message.events';
-import { messageDeletedShreds, messageEditedPersonalData, messageSentPersonalData } from './message.personal-data';
+import { MessageDeleted, MessageEdited, MessageIdsReserved, MessageSent } from './message.events';
+import { messageDeletedShreds, messageEditedPersonalData, messageIdsReservedPreparesKeys, messageSentPersonalData } from './message.personal-data';
 
-const sent: MessageSent = {
+const sent = (id = 7): MessageSent => ({
   type: 'MessageSent',
-  data: { id: 7, user_id: 'al/ice', user_created_at: 'u1', parts: [{ type: 'text/plain', content: 'hi' }], room_created_at: 'r1', created_at: 'c' },
-};
-const edit = (room_id?: string): MessageEdited => ({ type: 'MessageEdited', data: { id: 7, ...(room_id && { room_id }), parts: [], updated_at: '2026-01-02T00:00:00.000Z' } });
-const deletion = (room_id?: string): MessageDeleted => ({ type: 'MessageDeleted', data: { id: 7, ...(room_id && { room_id }), tombstone: false, deleted_at: 'd' } });
+  data: { id, user_id: 'al/ice', user_created_at: 'u1', parts: [{ type: 'text/plain', content: 'hi' }], room_created_at: 'r1', created_at: 'c' },
+});
+const edit: MessageEdited = { type: 'MessageEdited', data: { id: 7, room_id: 'room/1', parts: [], updated_at: '2026-01-02T00:00:00.000Z' } };
+const deletion: MessageDeleted = { type: 'MessageDeleted', data: { id: 7, room_id: 'room/1', tombstone: false, deleted_at: 'd' } };
+const reserved = (first: number, last: number): MessageIdsReserved => ({ type: 'MessageIdsReserved', data: { first, last } });
 
 describe('message personal data', () => {
   it('seals a sent message under its own key (version 0), owned by its sender incarnation', () => {
-    expect(messageSentPersonalData.keyOf(sent, 'messages-acme.room/1')).toEqual({ id: 'acme/message/room%2F1/7/0', owner: 'acme/al%2Fice@u1' });
+    expect(messageSentPersonalData.keyOf(sent(), 'messages-acme.room/1')).toEqual({ id: 'acme/message/7/0', owner: 'acme/al%2Fice@u1' });
     expect(messageSentPersonalData.fields).toEqual(['parts']);
   });
 
-  it('seals each edit under a key of its own, placed by room_id or, in logs written before, by the timeline holding it', () => {
-    const key = 'acme/message/room%2F1/7/edit-2026-01-02T00%3A00%3A00.000Z';
-    expect(messageEditedPersonalData.keyOf(edit('room/1'), 'message-acme.7')?.id).toBe(key);
-    expect(messageEditedPersonalData.keyOf(edit(), 'messages-acme.room/1')?.id).toBe(key);
-    expect(messageEditedPersonalData.keyOf(edit(), 'message-acme.7')).toBeNull();
+  it('seals each edit under a key of its own, in its own stream or, in logs written before, in the timeline', () => {
+    const key = 'acme/message/7/edit-2026-01-02T00%3A00%3A00.000Z';
+    expect(messageEditedPersonalData.keyOf(edit, 'message-acme.7')?.id).toBe(key);
+    expect(messageEditedPersonalData.keyOf(edit, 'messages-acme.room/1')?.id).toBe(key);
   });
 
-  it('destroys every version of a deleted message, and no message whose id or room only begins the same', () => {
-    const [selector] = messageDeletedShreds.destroys(deletion('room/1'), 'message-acme.7');
-    expect(selector).toEqual({ prefix: 'acme/message/room%2F1/7/' });
-    expect(messageDeletedShreds.destroys(deletion(), 'messages-acme.room/1')).toEqual([selector]);
+  it('makes the sending keys of a reserved block of ids ready, one per id', () => {
+    const keys = messageIdsReservedPreparesKeys.prepares(reserved(1001, 2000), 'messageids-acme');
+    expect(keys).toHaveLength(1000);
+    expect(keys[0]).toEqual({ id: 'acme/message/1001/0', owner: null });
+    expect(keys[999].id).toBe(messageSentPersonalData.keyOf(sent(2000), 'messages-acme.r')!.id);
+    expect(messageIdsReservedPreparesKeys.prepares(reserved(1, 1_000_000), 'messageids-acme')).toEqual([]);
+  });
+
+  it('destroys every version of a deleted message, and no message whose id only begins the same', () => {
+    const [selector] = messageDeletedShreds.destroys(deletion, 'message-acme.7');
+    expect(selector).toEqual({ prefix: 'acme/message/7/' });
     const prefix = (selector as { prefix: string }).prefix;
-    expect(messageSentPersonalData.keyOf(sent, 'messages-acme.room/1')!.id.startsWith(prefix)).toBe(true);
-    expect(messageSentPersonalData.keyOf({ ...sent, data: { ...sent.data, id: 70 } }, 'messages-acme.room/1')!.id.startsWith(prefix)).toBe(false);
-    expect(messageSentPersonalData.keyOf(sent, 'messages-acme.room/1/7')!.id.startsWith(prefix)).toBe(false);
+    expect(messageSentPersonalData.keyOf(sent(), 'messages-acme.room/1')!.id.startsWith(prefix)).toBe(true);
+    expect(messageEditedPersonalData.keyOf(edit, 'message-acme.7')!.id.startsWith(prefix)).toBe(true);
+    expect(messageSentPersonalData.keyOf(sent(70), 'messages-acme.room/1')!.id.startsWith(prefix)).toBe(false);
   });
 });

@@ -84,6 +84,17 @@ describe('SealingEventStore', () => {
     expect((await log.readStream(TIMELINE)).map(textOf)).toEqual(['a', 'b', 'c']);
   });
 
+  it('makes the keys of a reserved block of message ids ready in one write, so that sends into it write none', async () => {
+    await log.append('messageids-acme', [{ type: 'MessageIdsReserved', data: { first: 1, last: 1000 }, metadata: meta }], 'any');
+    expect(keys.creates).toBe(1);
+    await log.append(TIMELINE, [sent(1, 'a')], 'any');
+    await log.append(TIMELINE, [sent(1000, 'b')], 'any');
+    expect(keys.creates).toBe(1);
+    await log.append(TIMELINE, [sent(1001, 'c')], 'any');
+    expect(keys.creates).toBe(2);
+    expect((await log.readStream(TIMELINE)).map(textOf)).toEqual(['a', 'b', 'c']);
+  });
+
   it('destroys every version of a deleted message before the delete is answered: its text and edits read as erased, the others are untouched', async () => {
     const [first, edit, other] = [marker('first'), marker('edit'), marker('other')];
     await log.append(TIMELINE, [sent(1, first), sent(2, other)], 'any');

@@ -1,5 +1,5 @@
 import { RecordedEvent } from '../../domain/event';
-import { AnyPersonalDataRule, AnyShredRule, DataKeyOf, DataKeySelector } from '../../domain/personal-data';
+import { AnyPersonalDataRule, AnyPreparedKeysRule, AnyShredRule, DataKeyOf, DataKeySelector } from '../../domain/personal-data';
 import { DataKeyRing } from '../../crypto/data-key-ring';
 import { isSealedFields, openFields, SealedFields, sealFields } from '../../crypto/sealed-fields';
 import {
@@ -21,6 +21,7 @@ export const SEALED_FIELD = 'sealed';
 /** Every context's rules, by event type. */
 export interface PersonalDataRules {
   readonly sealing: readonly AnyPersonalDataRule[];
+  readonly preparing: readonly AnyPreparedKeysRule[];
   readonly shredding: readonly AnyShredRule[];
 }
 
@@ -40,6 +41,7 @@ type Data = Record<string, unknown>;
  */
 export class SealingEventStore implements EventStore {
   private readonly sealing: ReadonlyMap<string, AnyPersonalDataRule>;
+  private readonly preparing: ReadonlyMap<string, AnyPreparedKeysRule>;
   private readonly shredding: ReadonlyMap<string, AnyShredRule>;
 
   constructor(
@@ -49,6 +51,7 @@ export class SealingEventStore implements EventStore {
     private readonly onShredFailure: (error: unknown, selectors: readonly DataKeySelector[]) => void = () => undefined,
   ) {
     this.sealing = new Map(rules.sealing.map((r) => [r.type, r]));
+    this.preparing = new Map(rules.preparing.map((r) => [r.type, r]));
     this.shredding = new Map(rules.shredding.map((r) => [r.type, r]));
   }
 
@@ -64,7 +67,9 @@ export class SealingEventStore implements EventStore {
   async append(streamName: string, events: readonly EventToAppend[], expected: ExpectedRevision): Promise<AppendResult> {
     const sealed = await this.seal(streamName, events);
     const result = await this.inner.append(streamName, sealed, expected);
-    const selectors = this.shredsOf(streamName, events);
+    // Keys made after this moment belong to what comes after the delete (the same ids used again).
+    const upTo = Date.now();
+    const selectors = this.shredsOf(streamName, events).map((s) => ({ createdUpTo: upTo, ...s }));
     if (selectors.length) await this.shred(selectors);
     return result;
   }
@@ -125,17 +130,25 @@ export class SealingEventStore implements EventStore {
     return this.inner.close();
   }
 
+  /**
+   * The events with their personal fields sealed. Every key they need, and every key they make
+   * ready for later events (PreparedKeysRule), is created in one durable write before the append.
+   */
   private async seal(streamName: string, events: readonly EventToAppend[]): Promise<readonly EventToAppend[]> {
     const wanted: { index: number; rule: AnyPersonalDataRule; key: DataKeyOf }[] = [];
+    const prepared: DataKeyOf[] = [];
     events.forEach((event, index) => {
+      const preparing = this.preparing.get(event.type);
+      if (preparing) prepared.push(...preparing.prepares(event as never, streamName));
       const rule = this.sealing.get(event.type);
       const data = event.data as Data | null;
       if (!rule || data === null || typeof data !== 'object' || data[SEALED_FIELD] !== undefined) return;
       const key = rule.keyOf(event as never, streamName);
       if (key) wanted.push({ index, rule, key });
     });
+    if (wanted.length === 0 && prepared.length === 0) return events;
+    const keys = await this.keys.keysFor([...wanted.map((w) => w.key), ...prepared]);
     if (wanted.length === 0) return events;
-    const keys = await this.keys.keysFor(wanted.map((w) => w.key));
     const sealed = [...events];
     for (const { index, rule, key } of wanted) {
       const data = { ...(events[index].data as Data) };
