@@ -1,5 +1,6 @@
 import { PersonalDataRuleOf, PreparedKeysRuleOf, ShredRuleOf } from '../shared/domain/personal-data';
-import { messageDeletedShreds, messageEditedPersonalData, messageIdsReservedPreparesKeys, messageSentPersonalData } from '../modules/messages/domain/message.personal-data';
+import { messageDeletedShreds, messageEditedPersonalData, messageIdsReservedPreparesKeys, messageSentPersonalData, roomDeletedShredsMessages } from '../modules/messages/domain/message.personal-data';
+import { instanceWipedShreds } from '../modules/wipe/domain/instance-wipe.personal-data';
 import type { ParleyEvent } from '../../projections/events';
 
 /**
@@ -13,5 +14,5 @@ export const PERSONAL_DATA_RULES: {
 } = {
   sealing: [messageSentPersonalData, messageEditedPersonalData],
   preparing: [messageIdsReservedPreparesKeys],
-  shredding: [messageDeletedShreds],
+  shredding: [messageDeletedShreds, roomDeletedShredsMessages, instanceWipedShreds],
 };

@@ -74,6 +74,14 @@ export function dataKeyStoreContract(name: string, make: () => Promise<DataKeySt
       expect(await stored([...versions, ...neighbours])).toEqual(ids(neighbours).sort());
     });
 
+    it('destroys the ids under several prefixes at once, and no other', async () => {
+      const doomed = [key('message/1/0'), key('message/1/edit-t'), key('message/2/0')];
+      const kept = [key('message/3/0'), key('message/10/0')];
+      await store.create([...doomed, ...kept]);
+      expect(await store.destroy({ prefixes: [`${instance}/message/1/`, `${instance}/message/2/`, `${instance}/message/9/`] })).toBe(3);
+      expect(await stored([...doomed, ...kept])).toEqual(ids(kept).sort());
+    });
+
     it('destroys a whole instance by its prefix, and no other instance', async () => {
       const mine = [key('message/r1/1/0'), key('user/u/t', 'u'), key('room/r1/t')];
       const other = { id: `${instance}x/message/r1/1/0`, owner: null, wrapped: randomBytes(40).toString('base64') };

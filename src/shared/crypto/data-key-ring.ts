@@ -23,6 +23,8 @@ export const DEFAULT_DATA_KEY_CACHE: DataKeyCacheSettings = { size: 100_000, ttl
 
 interface CachedKey {
   readonly key: Buffer;
+  /** As stored: a key of the same id made again after a destroy is another key. */
+  readonly wrapped: string;
   readonly owner: string | null;
 }
 
@@ -46,24 +48,29 @@ export class DataKeyRing {
     this.cache = new LRUCache({ max: settings.size, ttl: settings.ttlMs, ttlAutopurge: false });
   }
 
-  /** The keys to seal with: existing ones as stored, missing ones created durably (one write for all of them). */
+  /**
+   * The keys to seal with: existing ones as stored, missing ones created durably (one write for
+   * all of them). The store is always asked which exist, cached or not: sealing with a key
+   * another process destroyed meanwhile (an instance wipe takes the keys made ready for sends)
+   * would make new content unreadable at once. The cache spares unwrapping.
+   */
   async keysFor(requests: readonly DataKeyRequest[]): Promise<Map<string, Buffer>> {
     const keys = new Map<string, Buffer>();
-    const missing = new Map<string, DataKeyRequest>();
-    for (const request of requests) {
-      const cached = this.cache.get(request.id);
-      if (cached && cached !== ABSENT) keys.set(request.id, cached.key);
-      else missing.set(request.id, request);
-    }
-    if (missing.size === 0) return keys;
-    const stored = await this.store.getMany([...missing.keys()]);
-    const created = [...missing.values()].filter((r) => !stored.has(r.id));
+    const byId = new Map(requests.map((r) => [r.id, r]));
+    if (byId.size === 0) return keys;
+    const stored = await this.store.getMany([...byId.keys()]);
+    const created = [...byId.values()].filter((r) => !stored.has(r.id));
     const fresh = new Map(created.map((r) => [r.id, randomBytes(32)]));
-    const kept = await this.store.create(created.map((r) => ({ id: r.id, owner: r.owner, wrapped: this.wrap(fresh.get(r.id)!) })));
+    const kept = created.length ? await this.store.create(created.map((r) => ({ id: r.id, owner: r.owner, wrapped: this.wrap(fresh.get(r.id)!) }))) : new Map<string, string>();
     for (const [id, wrapped] of [...stored, ...kept]) {
+      const cached = this.cache.get(id);
+      if (cached && cached !== ABSENT && cached.wrapped === wrapped) {
+        keys.set(id, cached.key);
+        continue;
+      }
       const key = this.unwrap(wrapped);
       keys.set(id, key);
-      this.cache.set(id, { key, owner: missing.get(id)!.owner });
+      this.cache.set(id, { key, wrapped, owner: byId.get(id)!.owner });
     }
     return keys;
   }
@@ -87,7 +94,7 @@ export class DataKeyRing {
       }
       const key = this.unwrap(wrapped);
       keys.set(id, key);
-      this.cache.set(id, { key, owner: null });
+      this.cache.set(id, { key, wrapped, owner: null });
     }
     return keys;
   }
@@ -100,6 +107,8 @@ export class DataKeyRing {
         ? (id: string) => selector.ids.includes(id)
         : 'prefix' in selector
           ? (id: string) => id.startsWith(selector.prefix)
+          : 'prefixes' in selector
+            ? (id: string) => selector.prefixes.some((prefix) => id.startsWith(prefix))
           : (_id: string, entry: CachedKey | typeof ABSENT) => entry !== ABSENT && entry.owner === selector.owner;
     const evicted: string[] = [];
     for (const [id, entry] of this.cache.entries()) {

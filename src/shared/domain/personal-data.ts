@@ -6,7 +6,13 @@ import { DomainEvent } from './event';
  * `createdUpTo` (milliseconds since the epoch) leaves keys created after it: a delete replayed
  * later (the sweep that heals a crash) must not reach what a later user of the same ids wrote.
  */
-export type DataKeySelector = ({ readonly ids: readonly string[] } | { readonly prefix: string } | { readonly owner: string }) & {
+export type DataKeySelector = (
+  | { readonly ids: readonly string[] }
+  | { readonly prefix: string }
+  /** Many subtrees at once (a deleted room's messages): one durable write for all of them. */
+  | { readonly prefixes: readonly string[] }
+  | { readonly owner: string }
+) & {
   readonly createdUpTo?: number;
 };
 
@@ -40,10 +46,16 @@ export interface PreparedKeysRule<E extends DomainEvent = DomainEvent> {
   prepares(event: E, streamName: string): readonly DataKeyOf[];
 }
 
+/** What a rule may read to find what a delete destroys: the log as stored (the fields it reads are never sealed). */
+export interface ShredHistory {
+  /** A stream's events in pages, forwards. */
+  readStream(streamName: string, options: { fromRevision: number; maxCount: number }): Promise<readonly { type: string; data: unknown }[]>;
+}
+
 /** What a delete destroys once its event is in the log. */
 export interface ShredRule<E extends DomainEvent = DomainEvent> {
   readonly type: E['type'];
-  destroys(event: E, streamName: string): readonly DataKeySelector[];
+  destroys(event: E, streamName: string, history: ShredHistory): readonly DataKeySelector[] | Promise<readonly DataKeySelector[]>;
 }
 
 /** A rule for each event of a union (`PersonalDataRuleOf<ParleyEvent>`): a renamed field fails the build. */
@@ -64,7 +76,7 @@ export interface AnyPreparedKeysRule {
 }
 export interface AnyShredRule {
   readonly type: string;
-  destroys(event: never, streamName: string): readonly DataKeySelector[];
+  destroys(event: never, streamName: string, history: ShredHistory): readonly DataKeySelector[] | Promise<readonly DataKeySelector[]>;
 }
 
 const segment = (part: string | number) => encodeURIComponent(String(part));

@@ -11,6 +11,9 @@ interface DataKeyDocument {
   created_at: Date;
 }
 
+/** Subtrees per delete command when many are destroyed at once (a deleted room's messages). */
+const PREFIXES_PER_DELETE = 500;
+
 const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
@@ -68,13 +71,17 @@ export class MongoDataKeyStore implements DataKeyStore {
   }
 
   async destroy(selector: DataKeySelector): Promise<number> {
-    const filter =
-      'ids' in selector
-        ? { _id: { $in: [...selector.ids] } }
-        : 'prefix' in selector
-          ? { _id: { $regex: `^${escapeRegex(selector.prefix)}` } }
-          : { owner: selector.owner };
     const upTo = selector.createdUpTo === undefined ? {} : { created_at: { $lte: new Date(selector.createdUpTo) } };
+    const under = (prefix: string) => ({ _id: { $regex: `^${escapeRegex(prefix)}` } });
+    if ('prefixes' in selector) {
+      let destroyed = 0;
+      for (let i = 0; i < selector.prefixes.length; i += PREFIXES_PER_DELETE) {
+        const some = selector.prefixes.slice(i, i + PREFIXES_PER_DELETE);
+        destroyed += (await this.keys.deleteMany({ $or: some.map(under), ...upTo })).deletedCount;
+      }
+      return destroyed;
+    }
+    const filter = 'ids' in selector ? { _id: { $in: [...selector.ids] } } : 'prefix' in selector ? under(selector.prefix) : { owner: selector.owner };
     return (await this.keys.deleteMany({ ...filter, ...upTo })).deletedCount;
   }
 

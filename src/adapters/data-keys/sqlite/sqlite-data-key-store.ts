@@ -106,10 +106,10 @@ export class SqliteDataKeyStore implements DataKeyStore {
         const remove = this.db.prepare('DELETE FROM data_keys WHERE id = ? AND created_at <= ?');
         return selector.ids.reduce((n, id) => n + remove.run(id, upTo).changes, 0);
       }
-      if ('prefix' in selector) {
-        return this.db
-          .prepare('DELETE FROM data_keys WHERE id >= ? AND id < ? AND created_at <= ?')
-          .run(selector.prefix, selector.prefix + PREFIX_END, upTo).changes;
+      if ('prefix' in selector || 'prefixes' in selector) {
+        const remove = this.db.prepare('DELETE FROM data_keys WHERE id >= ? AND id < ? AND created_at <= ?');
+        const prefixes = 'prefix' in selector ? [selector.prefix] : selector.prefixes;
+        return prefixes.reduce((n, prefix) => n + remove.run(prefix, prefix + PREFIX_END, upTo).changes, 0);
       }
       return this.db.prepare('DELETE FROM data_keys WHERE owner = ? AND created_at <= ?').run(selector.owner, upTo).changes;
     })();

@@ -1,6 +1,8 @@
 import { parseStreamName } from '../../../shared/domain/streams';
 import { dataKeyIds, PersonalDataRule, PreparedKeysRule, ShredRule } from '../../../shared/domain/personal-data';
 import { MessageDeleted, MessageEdited, MessageIdsReserved, MessageSent } from './message.events';
+import { messagesStream } from './message.decider';
+import type { RoomDeleted } from '../../rooms/domain/room.events';
 
 const instanceOf = (stream: string): string | null => parseStreamName(stream)?.instanceId ?? null;
 
@@ -56,5 +58,28 @@ export const messageDeletedShreds: ShredRule<MessageDeleted> = {
   destroys(event, stream) {
     const instanceId = instanceOf(stream);
     return instanceId === null ? [] : [{ prefix: dataKeyIds.message(instanceId, event.data.id) }];
+  },
+};
+
+/** Messages read per page of a deleted room's timeline. */
+const TIMELINE_PAGE = 1_000;
+
+/**
+ * A deleted room's messages are destroyed, every version of each: their ids are read from
+ * the room's timeline (ids are never sealed).
+ */
+export const roomDeletedShredsMessages: ShredRule<RoomDeleted> = {
+  type: 'RoomDeleted',
+  async destroys(_event, stream, history) {
+    const parsed = parseStreamName(stream);
+    if (!parsed || parsed.category !== 'room') return [];
+    const timeline = messagesStream(parsed.instanceId, parsed.id);
+    const prefixes: string[] = [];
+    for (let from = 0; ; from += TIMELINE_PAGE) {
+      const page = await history.readStream(timeline, { fromRevision: from, maxCount: TIMELINE_PAGE });
+      for (const event of page) if (event.type === 'MessageSent') prefixes.push(dataKeyIds.message(parsed.instanceId, (event.data as MessageSent['data']).id));
+      if (page.length < TIMELINE_PAGE) break;
+    }
+    return prefixes.length ? [{ prefixes }] : [];
   },
 };

@@ -1,5 +1,5 @@
 import { MessageDeleted, MessageEdited, MessageIdsReserved, MessageSent } from './message.events';
-import { messageDeletedShreds, messageEditedPersonalData, messageIdsReservedPreparesKeys, messageSentPersonalData } from './message.personal-data';
+import { messageDeletedShreds, messageEditedPersonalData, messageIdsReservedPreparesKeys, messageSentPersonalData, roomDeletedShredsMessages } from './message.personal-data';
 
 const sent = (id = 7): MessageSent => ({
   type: 'MessageSent',
@@ -29,12 +29,29 @@ describe('message personal data', () => {
     expect(messageIdsReservedPreparesKeys.prepares(reserved(1, 1_000_000), 'messageids-acme')).toEqual([]);
   });
 
-  it('destroys every version of a deleted message, and no message whose id only begins the same', () => {
-    const [selector] = messageDeletedShreds.destroys(deletion, 'message-acme.7');
+  it('destroys every version of a deleted message, and no message whose id only begins the same', async () => {
+    const [selector] = await messageDeletedShreds.destroys(deletion, 'message-acme.7', { readStream: async () => [] });
     expect(selector).toEqual({ prefix: 'acme/message/7/' });
     const prefix = (selector as { prefix: string }).prefix;
     expect(messageSentPersonalData.keyOf(sent(), 'messages-acme.room/1')!.id.startsWith(prefix)).toBe(true);
     expect(messageEditedPersonalData.keyOf(edit, 'message-acme.7')!.id.startsWith(prefix)).toBe(true);
     expect(messageSentPersonalData.keyOf(sent(70), 'messages-acme.room/1')!.id.startsWith(prefix)).toBe(false);
+  });
+
+  it("destroys every message of a deleted room, read page by page from the room's timeline", async () => {
+    const timeline = [...Array.from({ length: 1500 }, (_, i) => sent(i + 1)), { type: 'MessageEdited', data: {} }];
+    const reads: string[] = [];
+    const history = {
+      readStream: async (stream: string, { fromRevision, maxCount }: { fromRevision: number; maxCount: number }) => {
+        reads.push(stream);
+        return timeline.slice(fromRevision, fromRevision + maxCount);
+      },
+    };
+    const [selector] = await roomDeletedShredsMessages.destroys({ type: 'RoomDeleted', data: { deleted_at: 'd' } }, 'room-acme.r/1', history);
+    expect(reads).toEqual(['messages-acme.r/1', 'messages-acme.r/1']);
+    const prefixes = (selector as { prefixes: string[] }).prefixes;
+    expect(prefixes).toHaveLength(1500);
+    expect(prefixes[0]).toBe('acme/message/1/');
+    expect(await roomDeletedShredsMessages.destroys({ type: 'RoomDeleted', data: { deleted_at: 'd' } }, 'room-acme.empty', { readStream: async () => [] })).toEqual([]);
   });
 });

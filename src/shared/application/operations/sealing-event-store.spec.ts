@@ -133,6 +133,17 @@ describe('SealingEventStore', () => {
     await eventually(async () => ((await shortLived.readStream(TIMELINE))[0].data as { erased?: boolean }).erased, { what: 'the key destroyed elsewhere to be gone here' });
   });
 
+  it('never seals with a cached key another process destroyed: the send gets a key of its own', async () => {
+    await log.append('messageids-acme', [{ type: 'MessageIdsReserved', data: { first: 1, last: 1000 }, metadata: meta }], 'any');
+    const elsewhere = new SqliteDataKeyStore(join(stores.dir, 'keys.sqlite'));
+    await elsewhere.destroy({ prefix: 'acme/' }); // an instance wipe served by another process
+    await elsewhere.close();
+    const text = marker('after-wipe');
+    await log.append(TIMELINE, [sent(1, text)], 'any');
+    const fresh = new SealingEventStore(stores.events, new DataKeyRing(keys, box), PERSONAL_DATA_RULES);
+    expect(textOf((await fresh.readStream(TIMELINE))[0])).toBe(text);
+  });
+
   it('reports a destroy that fails without failing the stored delete', async () => {
     const text = marker('failing');
     await log.append(TIMELINE, [sent(1, text)], 'any');

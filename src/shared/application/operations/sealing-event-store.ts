@@ -69,17 +69,17 @@ export class SealingEventStore implements EventStore {
     const result = await this.inner.append(streamName, sealed, expected);
     // Keys made after this moment belong to what comes after the delete (the same ids used again).
     const upTo = Date.now();
-    const selectors = this.shredsOf(streamName, events).map((s) => ({ createdUpTo: upTo, ...s }));
+    const selectors = (await this.shredsOf(streamName, events)).map((s) => ({ createdUpTo: upTo, ...s }));
     if (selectors.length) await this.shred(selectors);
     return result;
   }
 
-  /** What the events of an append destroy (their ShredRules), in order. */
-  shredsOf(streamName: string, events: readonly { type: string; data: unknown }[]): DataKeySelector[] {
+  /** What the events of an append destroy (their ShredRules), in order; rules read the log as stored. */
+  async shredsOf(streamName: string, events: readonly { type: string; data: unknown }[]): Promise<DataKeySelector[]> {
     const selectors: DataKeySelector[] = [];
     for (const event of events) {
       const rule = this.shredding.get(event.type);
-      if (rule) selectors.push(...rule.destroys(event as never, streamName));
+      if (rule) selectors.push(...(await rule.destroys(event as never, streamName, this.inner)));
     }
     return selectors;
   }

@@ -35,7 +35,7 @@ export class ShredSweep {
       }
       for (const event of page) {
         const upTo = Date.parse(event.recordedAt);
-        const selectors = this.log.shredsOf(event.streamName, [event]).map((s) => ({ ...s, createdUpTo: upTo }));
+        const selectors = (await this.log.shredsOf(event.streamName, [event])).map((s) => ({ ...s, createdUpTo: upTo }));
         if (selectors.length) await this.log.destroyNow(selectors);
         swept++;
       }
