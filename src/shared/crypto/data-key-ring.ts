@@ -25,6 +25,8 @@ interface CachedKey {
   readonly key: Buffer;
   /** As stored: a key of the same id made again after a destroy is another key. */
   readonly wrapped: string;
+  /** What this key last sealed or opened (its ciphertext and plaintext): read again without deciphering, forgotten with the key. */
+  opened?: { readonly ciphertext: string; readonly plaintext: string };
   readonly owner: string | null;
 }
 
@@ -97,6 +99,18 @@ export class DataKeyRing {
       this.cache.set(id, { key, wrapped, owner: null });
     }
     return keys;
+  }
+
+  /** The plaintext of `ciphertext` sealed under `id`, when this process sealed or opened it last and the key is still known. */
+  plaintextOf(id: string, ciphertext: string): string | undefined {
+    const cached = this.cache.peek(id);
+    return cached && cached !== ABSENT && cached.opened?.ciphertext === ciphertext ? cached.opened.plaintext : undefined;
+  }
+
+  /** Remembers what a key sealed, with the key (one text per key: a message version's). */
+  remember(id: string, ciphertext: string, plaintext: string): void {
+    const cached = this.cache.peek(id);
+    if (cached && cached !== ABSENT) cached.opened = { ciphertext, plaintext };
   }
 
   /** Destroys keys for good, and forgets them in this process at once. */

@@ -12,21 +12,22 @@ export interface SealedFields {
   readonly ct: string;
 }
 
-export function sealFields(keyId: string, key: Buffer, fields: Record<string, unknown>): SealedFields {
+/** `plaintext`: the fields as JSON. */
+export function sealFields(keyId: string, key: Buffer, plaintext: string): SealedFields {
   const iv = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', key, iv);
   cipher.setAAD(Buffer.from(keyId, 'utf8'));
-  const ct = Buffer.concat([cipher.update(JSON.stringify(fields), 'utf8'), cipher.final()]);
+  const ct = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
   return { k: keyId, iv: iv.toString('base64'), tag: cipher.getAuthTag().toString('base64'), ct: ct.toString('base64') };
 }
 
-/** The fields sealed, or null when `key` does not open them (not the key they were sealed with). */
-export function openFields(sealed: SealedFields, key: Buffer): Record<string, unknown> | null {
+/** The fields sealed, as JSON, or null when `key` does not open them (not the key they were sealed with). */
+export function openFields(sealed: SealedFields, key: Buffer): string | null {
   try {
     const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(sealed.iv, 'base64'));
     decipher.setAAD(Buffer.from(sealed.k, 'utf8'));
     decipher.setAuthTag(Buffer.from(sealed.tag, 'base64'));
-    return JSON.parse(Buffer.concat([decipher.update(Buffer.from(sealed.ct, 'base64')), decipher.final()]).toString('utf8')) as Record<string, unknown>;
+    return Buffer.concat([decipher.update(Buffer.from(sealed.ct, 'base64')), decipher.final()]).toString('utf8');
   } catch {
     return null;
   }

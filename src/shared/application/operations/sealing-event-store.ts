@@ -157,7 +157,11 @@ export class SealingEventStore implements EventStore {
         if (field in data) fields[field] = data[field];
         delete data[field];
       }
-      data[SEALED_FIELD] = sealFields(key.id, keys.get(key.id)!, fields);
+      const plaintext = JSON.stringify(fields);
+      const sealedFields = sealFields(key.id, keys.get(key.id)!, plaintext);
+      // The projectors, the live log and the next command read it back at once: without deciphering.
+      this.keys.remember(key.id, sealedFields.ct, plaintext);
+      data[SEALED_FIELD] = sealedFields;
       sealed[index] = { ...events[index], data };
     }
     return sealed;
@@ -179,8 +183,12 @@ export class SealingEventStore implements EventStore {
     if (!sealed) return event;
     const { [SEALED_FIELD]: _, ...rest } = event.data as Data;
     const key = keys.get(sealed.k);
-    const fields = key ? openFields(sealed, key) : null;
-    if (fields) return { ...event, data: { ...rest, ...fields } };
+    let plaintext = key ? this.keys.plaintextOf(sealed.k, sealed.ct) : undefined;
+    if (key && plaintext === undefined) {
+      plaintext = openFields(sealed, key) ?? undefined;
+      if (plaintext !== undefined) this.keys.remember(sealed.k, sealed.ct, plaintext);
+    }
+    if (plaintext !== undefined) return { ...event, data: { ...rest, ...(JSON.parse(plaintext) as Data) } };
     return { ...event, data: { ...rest, ...(this.sealing.get(event.type)?.erased ?? {}), erased: true } };
   }
 
