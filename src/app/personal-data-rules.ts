@@ -1,5 +1,5 @@
 import { PersonalDataRuleOf, PreparedKeysRuleOf, ShredRuleOf } from '../shared/domain/personal-data';
-import { messageDeletedShreds, messageEditedPersonalData, messageIdsReservedPreparesKeys, messageSentPersonalData, roomDeletedShredsMessages } from '../modules/messages/domain/message.personal-data';
+import { messageDeletedShreds, messageEditedPersonalData, messageEditedShredsPrevious, messageIdsReservedPreparesKeys, messageSentPersonalData, roomDeletedShredsMessages } from '../modules/messages/domain/message.personal-data';
 import { instanceWipedShreds } from '../modules/wipe/domain/instance-wipe.personal-data';
 import type { ParleyEvent } from '../../projections/events';
 
@@ -14,5 +14,5 @@ export const PERSONAL_DATA_RULES: {
 } = {
   sealing: [messageSentPersonalData, messageEditedPersonalData],
   preparing: [messageIdsReservedPreparesKeys],
-  shredding: [messageDeletedShreds, roomDeletedShredsMessages, instanceWipedShreds],
+  shredding: [messageDeletedShreds, messageEditedShredsPrevious, roomDeletedShredsMessages, instanceWipedShreds],
 };

@@ -89,25 +89,29 @@ describe('deleted messages are shredded from the event log (crypto-shredding)', 
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('keeps message texts out of the log from the start, and deleted ones (v6 with their edits, v2) out of every file, answer and export', async () => {
+  it('keeps message texts out of the log from the start, and deleted ones (v6 with their edits, v2, a text before its edit) out of every file, answer and export', async () => {
     const alice = token({ sub: 'alice' });
-    const [v6Text, v6Edit, v2Text, kept, keptEdit] = ['v6', 'v6-edit', 'v2', 'kept', 'kept-edit'].map(marker);
+    const [v6Text, v6Edit, v2Text, kept, beforeEdit, keptEdit] = ['v6', 'v6-edit', 'v2', 'kept', 'before-edit', 'kept-edit'].map(marker);
     const v6Id = await send(v6Text, alice);
+    expect((await call('GET', audit('/rooms/r1?limit=1000'))).text).toContain(v6Text);
     await call('PUT', v6(`/rooms/r1/messages/${v6Id}`), { body: { parts: [{ type: 'text/plain', content: v6Edit }] }, as: alice });
     const v2Id = (await call('POST', v2('/rooms/r1/messages'), { body: { text: v2Text }, as: token({ sub: 'bob' }) })).body.message_id as number;
-    const keptId = await send(kept, alice);
-    await call('PUT', v6(`/rooms/r1/messages/${keptId}`), { body: { parts: [{ type: 'text/plain', content: keptEdit }] }, as: alice });
+    await send(kept, alice);
+    const editedId = await send(beforeEdit, alice);
+    const before = await answers();
 
     // Sealed from the start: the log's files never hold a message text.
-    expect(scanForMarkers({ files: logFiles() }, [v6Text, v6Edit, v2Text, kept, keptEdit])).toEqual([]);
-    const before = await answers();
-    for (const text of [v6Text, v6Edit, v2Text]) expect(scanForMarkers({ texts: before }, [text])).not.toEqual([]);
+    expect(scanForMarkers({ files: logFiles() }, [v6Text, v6Edit, v2Text, kept, beforeEdit])).toEqual([]);
+    for (const text of [v6Edit, v2Text, beforeEdit]) expect(scanForMarkers({ texts: before }, [text])).not.toEqual([]);
+
+    // An edit destroys the text before it.
+    await call('PUT', v6(`/rooms/r1/messages/${editedId}`), { body: { parts: [{ type: 'text/plain', content: keptEdit }] }, as: alice });
 
     await call('DELETE', v6(`/rooms/r1/messages/${v6Id}`), { as: alice });
     await call('DELETE', v2(`/messages/${v2Id}`));
 
     const exported = await exportNow();
-    const deleted = [v6Text, v6Edit, v2Text];
+    const deleted = [v6Text, v6Edit, v2Text, beforeEdit];
     expect(scanForMarkers({ files: logFiles(), folders: [exported], texts: await answers() }, deleted)).toEqual([]);
     // Nothing that was not deleted became unreadable.
     const stillRead = await answers();

@@ -83,3 +83,33 @@ export const roomDeletedShredsMessages: ShredRule<RoomDeleted> = {
     return prefixes.length ? [{ prefixes }] : [];
   },
 };
+
+/**
+ * An edit destroys the text before it: the sending's key and those of the edits before it in
+ * the message's own stream (never its own: a replay of this edit leaves the current text).
+ * Edits written to the timeline by logs before the message's own stream keep their keys until
+ * the message's delete.
+ */
+export const messageEditedShredsPrevious: ShredRule<MessageEdited> = {
+  type: 'MessageEdited',
+  async destroys(event, stream, history) {
+    const parsed = parseStreamName(stream);
+    if (!parsed) return [];
+    const { id, updated_at } = event.data;
+    const current = dataKeyIds.messageVersion(parsed.instanceId, id, `edit-${updated_at}`);
+    const previous = new Set([dataKeyIds.messageVersion(parsed.instanceId, id, 0)]);
+    if (parsed.category === 'message') {
+      for (let from = 0; ; from += TIMELINE_PAGE) {
+        const page = await history.readStream(stream, { fromRevision: from, maxCount: TIMELINE_PAGE });
+        for (const e of page) {
+          const at = e.type === 'MessageEdited' ? (e.data as MessageEdited['data']).updated_at : undefined;
+          // Only edits before this one: a later edit's text is the current one.
+          if (at !== undefined && at < updated_at) previous.add(dataKeyIds.messageVersion(parsed.instanceId, id, `edit-${at}`));
+        }
+        if (page.length < TIMELINE_PAGE) break;
+      }
+    }
+    previous.delete(current);
+    return [{ ids: [...previous] }];
+  },
+};

@@ -1,5 +1,5 @@
 import { MessageDeleted, MessageEdited, MessageIdsReserved, MessageSent } from './message.events';
-import { messageDeletedShreds, messageEditedPersonalData, messageIdsReservedPreparesKeys, messageSentPersonalData, roomDeletedShredsMessages } from './message.personal-data';
+import { messageDeletedShreds, messageEditedPersonalData, messageIdsReservedPreparesKeys, messageSentPersonalData, roomDeletedShredsMessages, messageEditedShredsPrevious } from './message.personal-data';
 
 const sent = (id = 7): MessageSent => ({
   type: 'MessageSent',
@@ -53,5 +53,16 @@ describe('message personal data', () => {
     expect(prefixes).toHaveLength(1500);
     expect(prefixes[0]).toBe('acme/message/1/');
     expect(await roomDeletedShredsMessages.destroys({ type: 'RoomDeleted', data: { deleted_at: 'd' } }, 'room-acme.empty', { readStream: async () => [] })).toEqual([]);
+  });
+
+  it('destroys the text before an edit: the sending and the earlier edits, never this edit nor a later one', async () => {
+    const at = (updated_at: string): MessageEdited => ({ type: 'MessageEdited', data: { id: 7, room_id: 'r', parts: [], updated_at } });
+    const stream = [at('2026-01-01T00:00:01.000Z'), at('2026-01-01T00:00:02.000Z'), at('2026-01-01T00:00:03.000Z'), { type: 'MessageDeleted', data: {} }];
+    const history = { readStream: async (_s: string, { fromRevision, maxCount }: { fromRevision: number; maxCount: number }) => stream.slice(fromRevision, fromRevision + maxCount) };
+    expect(await messageEditedShredsPrevious.destroys(at('2026-01-01T00:00:02.000Z'), 'message-acme.7', history)).toEqual([
+      { ids: ['acme/message/7/0', 'acme/message/7/edit-2026-01-01T00%3A00%3A01.000Z'] },
+    ]);
+    // An edit in the timeline of logs written before: the sending only.
+    expect(await messageEditedShredsPrevious.destroys(at('2026-01-01T00:00:02.000Z'), 'messages-acme.r', history)).toEqual([{ ids: ['acme/message/7/0'] }]);
   });
 });
