@@ -40,7 +40,7 @@ interface PendingCreate {
  */
 export class SqliteDataKeyStore implements DataKeyStore {
   private readonly db: Database.Database;
-  private readonly insert: Database.Statement<[string, string | null, string, number]>;
+  private readonly insert: Database.Statement<[string, string | null, string, number], { wrapped: string }>;
   private readonly select: Database.Statement<[string], { wrapped: string }>;
   private readonly createGroup: Database.Transaction<(items: readonly PendingCreate[]) => Map<string, string>[]>;
   private queue: PendingCreate[] = [];
@@ -61,15 +61,15 @@ export class SqliteDataKeyStore implements DataKeyStore {
       this.db.close();
       throw error;
     }
-    this.insert = this.db.prepare('INSERT OR IGNORE INTO data_keys (id, owner, wrapped, created_at) VALUES (?, ?, ?, ?)');
+    this.insert = this.db.prepare('INSERT OR IGNORE INTO data_keys (id, owner, wrapped, created_at) VALUES (?, ?, ?, ?) RETURNING wrapped');
     this.select = this.db.prepare('SELECT wrapped FROM data_keys WHERE id = ?');
     this.createGroup = this.db.transaction((items: readonly PendingCreate[]) => {
       const now = Date.now();
       return items.map(({ keys }) => {
         const stored = new Map<string, string>();
         for (const key of keys) {
-          this.insert.run(key.id, key.owner, key.wrapped, now);
-          stored.set(key.id, this.select.get(key.id)!.wrapped);
+          // A row only when inserted; an id already stored keeps its first key.
+          stored.set(key.id, (this.insert.get(key.id, key.owner, key.wrapped, now) ?? this.select.get(key.id)!).wrapped);
         }
         return stored;
       });
