@@ -64,8 +64,9 @@ export async function openRuntime(config: ParleyConfig, mode: ProjectorMode, hoo
   }
   const storage = new StorageHealth();
   const observed = new ObservedEventStore(opened.events, storage);
+  // Locked, the embedded server alone destroys the keys in DATA_DIR/keys.sqlite (a CLI beside it only destroys again what the server already forgot).
   const secretBox = await openMasterKey(config, observed);
-  const sealing = new SealingEventStore(observed, new DataKeyRing(opened.dataKeys, secretBox, config.dataKeyCache), PERSONAL_DATA_RULES, (error, selectors) =>
+  const sealing = new SealingEventStore(observed, new DataKeyRing(opened.dataKeys, secretBox, { ...config.dataKeyCache, exclusive: lock !== null && !config.mongodbUri }), PERSONAL_DATA_RULES, (error, selectors) =>
     logger.error({ err: error, data_keys: selectors.length }, 'a delete is stored but its data keys could not be destroyed yet; the next sweep destroys them'),
   );
   const stores: Stores = { ...opened, events: sealing };

@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { DataKeySelector, DataKeyStore } from '../ports/data-key-store.port';
-import { SealedSecret, SecretBox } from './secret-box';
+import { SecretBox } from './secret-box';
+import { DerivedDataKeys } from './derived-data-keys';
 
 /** A data key wanted for sealing: its id, and the user incarnation who wrote what it seals. */
 export interface DataKeyRequest {
@@ -10,13 +10,20 @@ export interface DataKeyRequest {
 }
 
 export interface DataKeyCacheSettings {
-  /** How many data keys a process keeps unwrapped in memory. */
+  /** How many data keys a process keeps in memory. */
   readonly size: number;
   /**
    * How long a key, or the knowledge that a key is gone, is trusted without asking the store:
    * the bound on how long a key destroyed by another process stays usable in this one.
    */
   readonly ttlMs: number;
+  /**
+   * Whether this process alone makes and destroys the store's keys (the embedded server: it
+   * holds DATA_DIR's lock, and keys.sqlite lives there). Every destroy then passes through
+   * this ring, which forgets the keys at once: a cached key is known to exist, so sealing asks
+   * the store nothing and a cached key needs no time bound.
+   */
+  readonly exclusive?: boolean;
 }
 
 export const DEFAULT_DATA_KEY_CACHE: DataKeyCacheSettings = { size: 100_000, ttlMs: 60_000 };
@@ -34,8 +41,8 @@ interface CachedKey {
 const ABSENT = 'absent' as const;
 
 /**
- * The process's data keys: created (random 32 bytes, wrapped under the master key) and stored
- * before anything is sealed with them, unwrapped on use, kept in a bounded cache (lru-cache:
+ * The process's data keys: made (DerivedDataKeys: the store keeps a random nonce, the key needs
+ * the master key too) and stored before anything is sealed with them, recovered on use, kept in a bounded cache (lru-cache:
  * `size` keys, each for at most `ttlMs`). A destroy through this ring evicts at once; a
  * destroy by another process is seen here within `ttlMs`.
  */
@@ -44,37 +51,58 @@ export class DataKeyRing {
 
   constructor(
     private readonly store: DataKeyStore,
-    private readonly box: SecretBox,
+    box: SecretBox,
     settings: DataKeyCacheSettings = DEFAULT_DATA_KEY_CACHE,
   ) {
+    this.derived = new DerivedDataKeys(box);
+    this.exclusive = settings.exclusive ?? false;
     this.cache = new LRUCache({ max: settings.size, ttl: settings.ttlMs, ttlAutopurge: false });
   }
 
+  private readonly derived: DerivedDataKeys;
+  private readonly exclusive: boolean;
+  /** Counts destroys begun: keys read or made while one ran are asked for again. */
+  private destroys = 0;
+
   /**
    * The keys to seal with: existing ones as stored, missing ones created durably (one write for
-   * all of them). The store is always asked which exist, cached or not: sealing with a key
-   * another process destroyed meanwhile (an instance wipe takes the keys made ready for sends)
-   * would make new content unreadable at once. The cache spares unwrapping.
+   * all of them). Unless this process is the only one that destroys keys (`exclusive`), the
+   * store is asked which exist, cached or not: sealing with a key another process destroyed
+   * meanwhile (an instance wipe takes the keys made ready for sends) would make new content
+   * unreadable at once. The cache spares recovering keys.
    */
   async keysFor(requests: readonly DataKeyRequest[]): Promise<Map<string, Buffer>> {
     const keys = new Map<string, Buffer>();
     const byId = new Map(requests.map((r) => [r.id, r]));
     if (byId.size === 0) return keys;
-    const stored = await this.store.getMany([...byId.keys()]);
-    const created = [...byId.values()].filter((r) => !stored.has(r.id));
+    const destroysBefore = this.destroys;
+    const unknown: string[] = [];
+    const missing: DataKeyRequest[] = [];
+    for (const request of byId.values()) {
+      const cached = this.exclusive ? this.cache.get(request.id) : undefined;
+      if (cached === undefined) unknown.push(request.id);
+      else if (cached === ABSENT) missing.push(request);
+      else keys.set(request.id, cached.key);
+    }
+    const stored = unknown.length ? await this.store.getMany(unknown) : new Map<string, string>();
+    for (const id of unknown) if (!stored.has(id)) missing.push(byId.get(id)!);
     // One draw of randomness for every new key (a block makes a thousand).
-    const material = created.length ? randomBytes(32 * created.length) : Buffer.alloc(0);
-    const fresh = new Map(created.map((r, i) => [r.id, material.subarray(32 * i, 32 * (i + 1))]));
-    const kept = created.length ? await this.store.create(created.map((r) => ({ id: r.id, owner: r.owner, wrapped: this.wrap(fresh.get(r.id)!) }))) : new Map<string, string>();
+    const made = this.derived.make(missing.map((r) => r.id));
+    const fresh = new Map(missing.map((r, i) => [r.id, made[i]]));
+    const kept = missing.length ? await this.store.create(missing.map((r, i) => ({ id: r.id, owner: r.owner, wrapped: made[i].stored }))) : new Map<string, string>();
+    // A destroy that ran meanwhile may have taken what was read or made: never seal with it.
+    if (this.destroys !== destroysBefore) return this.keysFor(requests);
     for (const [id, wrapped] of [...stored, ...kept]) {
       const cached = this.cache.get(id);
       if (cached && cached !== ABSENT && cached.wrapped === wrapped) {
         keys.set(id, cached.key);
         continue;
       }
-      const key = this.unwrap(wrapped);
+      // A key made here is used as made; one another process stored first is recovered.
+      const ours = fresh.get(id);
+      const key = ours && ours.stored === wrapped ? ours.key : this.derived.recover(id, wrapped);
       keys.set(id, key);
-      this.cache.set(id, { key, wrapped, owner: byId.get(id)!.owner });
+      this.keep(id, { key, wrapped, owner: byId.get(id)!.owner });
     }
     return keys;
   }
@@ -83,22 +111,26 @@ export class DataKeyRing {
   async existing(ids: Iterable<string>): Promise<Map<string, Buffer>> {
     const keys = new Map<string, Buffer>();
     const unknown: string[] = [];
-    for (const id of new Set(ids)) {
+    const wanted = [...new Set(ids)];
+    for (const id of wanted) {
       const cached = this.cache.get(id);
       if (cached === undefined) unknown.push(id);
       else if (cached !== ABSENT) keys.set(id, cached.key);
     }
     if (unknown.length === 0) return keys;
+    const destroysBefore = this.destroys;
     const stored = await this.store.getMany(unknown);
+    // What a destroy that ran meanwhile took must not be kept.
+    if (this.destroys !== destroysBefore) return this.existing(wanted);
     for (const id of unknown) {
       const wrapped = stored.get(id);
       if (wrapped === undefined) {
         this.cache.set(id, ABSENT);
         continue;
       }
-      const key = this.unwrap(wrapped);
+      const key = this.derived.recover(id, wrapped);
       keys.set(id, key);
-      this.cache.set(id, { key, wrapped, owner: null });
+      this.keep(id, { key, wrapped, owner: null });
     }
     return keys;
   }
@@ -115,9 +147,26 @@ export class DataKeyRing {
     if (cached && cached !== ABSENT) cached.opened = { ciphertext, plaintext };
   }
 
-  /** Destroys keys for good, and forgets them in this process at once. */
+  /**
+   * Destroys keys for good, and forgets them in this process first: even when the store fails
+   * (the sweep destroys them later), this process neither shows nor seals with them again.
+   */
   async destroy(selector: DataKeySelector): Promise<number> {
-    const destroyed = await this.store.destroy(selector);
+    this.destroys++;
+    this.forget(selector);
+    return this.store.destroy(selector);
+  }
+
+  /**
+   * A key that exists, kept until evicted by the size bound when this process alone destroys
+   * keys, otherwise for the TTL. Absence keeps the TTL always: a key another process makes
+   * (an import beside the server) is seen within it.
+   */
+  private keep(id: string, entry: CachedKey): void {
+    this.cache.set(id, entry, this.exclusive ? { ttl: 0 } : undefined);
+  }
+
+  private forget(selector: DataKeySelector): void {
     const gone =
       'ids' in selector
         ? (id: string) => selector.ids.includes(id)
@@ -132,14 +181,5 @@ export class DataKeyRing {
       if (gone(id, entry) || ('owner' in selector && entry !== ABSENT && entry.owner === null)) evicted.push(id);
     }
     for (const id of evicted) this.cache.delete(id);
-    return destroyed;
-  }
-
-  private wrap(key: Buffer): string {
-    return JSON.stringify(this.box.seal(key.toString('base64')));
-  }
-
-  private unwrap(wrapped: string): Buffer {
-    return Buffer.from(this.box.open(JSON.parse(wrapped) as SealedSecret), 'base64');
   }
 }

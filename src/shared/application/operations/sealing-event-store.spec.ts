@@ -33,9 +33,14 @@ const textOf = (event: RecordedEvent) => (event.data as { parts: { content?: str
 /** Counts the store's durable writes. */
 class CountingKeys extends SqliteDataKeyStore {
   creates = 0;
+  reads = 0;
   override create(...args: Parameters<DataKeyStore['create']>) {
     this.creates++;
     return super.create(...args);
+  }
+  override getMany(...args: Parameters<DataKeyStore['getMany']>) {
+    this.reads++;
+    return super.getMany(...args);
   }
 }
 
@@ -142,6 +147,32 @@ describe('SealingEventStore', () => {
     await log.append(TIMELINE, [sent(1, text)], 'any');
     const fresh = new SealingEventStore(stores.events, new DataKeyRing(keys, box), PERSONAL_DATA_RULES);
     expect(textOf((await fresh.readStream(TIMELINE))[0])).toBe(text);
+  });
+
+  describe('in a process that alone destroys keys (the embedded server)', () => {
+    const exclusive = () => new SealingEventStore(stores.events, new DataKeyRing(keys, box, { size: 10_000, ttlMs: 60_000, exclusive: true }), PERSONAL_DATA_RULES);
+
+    it('seals the sends into a block it reserved without reading a key from the store', async () => {
+      const own = exclusive();
+      await own.append('messageids-acme', [{ type: 'MessageIdsReserved', data: { first: 1, last: 1000 }, metadata: meta }], 'any');
+      const readsBefore = keys.reads;
+      for (let id = 1; id <= 20; id++) await own.append(TIMELINE, [sent(id, `text ${id}`)], 'any');
+      expect(keys.reads).toBe(readsBefore);
+      expect(keys.creates).toBe(1);
+      const fresh = new SealingEventStore(stores.events, new DataKeyRing(keys, box), PERSONAL_DATA_RULES);
+      expect((await fresh.readStream(TIMELINE)).map(textOf)).toEqual(Array.from({ length: 20 }, (_, i) => `text ${i + 1}`));
+    });
+
+    it('never seals with a key it destroyed: a send after an instance wipe gets a key of its own', async () => {
+      const ring = new DataKeyRing(keys, box, { size: 10_000, ttlMs: 60_000, exclusive: true });
+      const own = new SealingEventStore(stores.events, ring, PERSONAL_DATA_RULES);
+      await own.append('messageids-acme', [{ type: 'MessageIdsReserved', data: { first: 1, last: 1000 }, metadata: meta }], 'any');
+      await ring.destroy({ prefix: 'acme/' });
+      const text = marker('after-wipe');
+      await own.append(TIMELINE, [sent(1, text)], 'any');
+      const fresh = new SealingEventStore(stores.events, new DataKeyRing(keys, box), PERSONAL_DATA_RULES);
+      expect(textOf((await fresh.readStream(TIMELINE))[0])).toBe(text);
+    });
   });
 
   it('reports a destroy that fails without failing the stored delete', async () => {
