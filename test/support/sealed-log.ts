@@ -8,7 +8,7 @@ import { SecretBox } from '../../src/shared/crypto/secret-box';
 
 /**
  * A data directory's event log as the server reads it: personal fields opened with its data
- * keys (`keys.sqlite`, unwrapped with MASTER_KEY or `master.key`), for a test that checks what
+ * keys (`keys.sqlite`, opened with MASTER_KEY or `master.key`), for a test that checks what
  * the log holds. Close it before the directory is removed.
  */
 export function openSealedLog(dataDir: string, masterKey = process.env.MASTER_KEY): SealingEventStore & { close(): Promise<void> } {

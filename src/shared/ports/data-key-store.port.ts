@@ -5,8 +5,8 @@ export type { DataKeySelector };
 /**
  * Data keys: the keys personal fields are sealed with in the event log, kept outside it so
  * that destroying a key makes what it sealed unreadable while the log itself stays append-only
- * (crypto-shredding). A store keeps each key only as its wrapped form (sealed under the master
- * key by `DataKeyRing`), never the key itself.
+ * (crypto-shredding). A store keeps of each key only what `DataKeyRing` gives it (a nonce the
+ * key is derived from with the master key, or the key sealed under it), never the key itself.
  *
  * Ids are hierarchical (`<instance>/message/<room>/<id>/<version>`, `<instance>/user/<user>/<created_at>`),
  * so that one delete destroys exactly its subtree by prefix (a message's every version, a
@@ -16,7 +16,7 @@ export interface StoredDataKey {
   readonly id: string;
   /** The user incarnation who wrote what the key seals (`<user_id>@<user_created_at>`), for an erasure; null when no user did. */
   readonly owner: string | null;
-  /** The key, wrapped under the master key (opaque to the store). */
+  /** What opens the key with the master key (opaque to the store). */
   readonly wrapped: string;
 }
 
