@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -81,6 +82,8 @@ async function main(): Promise<void> {
       cpSync(join(dataDir, name), join(FIXTURE, name), { recursive: true });
     }
     writeFileSync(join(FIXTURE, 'answers.json'), `${JSON.stringify(answered, null, 2)}\n`);
+    const commit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: join(FIXTURE, '..'), encoding: 'utf8' }).trim();
+    writeFileSync(join(FIXTURE, 'written-by.txt'), `Written by Parley ${commit} (test/support/write-release-data-dir.ts).\n`);
     console.log(`wrote ${FIXTURE}: ${readdirSync(FIXTURE).join(', ')}`);
   } finally {
     if (existsSync(dataDir)) rmSync(dataDir, { recursive: true, force: true });
