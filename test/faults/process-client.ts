@@ -82,8 +82,8 @@ export class FaultLab {
     return dir;
   }
 
-  async start(entry: string, env: Record<string, string>, ready?: RegExp): Promise<ServerProcess> {
-    const started = await startProcess(entry, env, ready);
+  async start(entry: string, env: Record<string, string>, ready?: RegExp, options?: { args?: readonly string[] }): Promise<ServerProcess> {
+    const started = await startProcess(entry, env, ready, options);
     this.processes.push(started);
     return started;
   }

@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { NewerSchemaVersionError } from '../../shared/sqlite-schema-versions';
+import { NewerVersionError } from '../../shared/stored-versions';
 import { SqliteEventStore } from './sqlite-event-store';
 
 /**
@@ -99,7 +99,7 @@ describe('events.sqlite schema versions', () => {
     } catch (error) {
       refused = error;
     }
-    expect(refused).toBeInstanceOf(NewerSchemaVersionError);
+    expect(refused).toBeInstanceOf(NewerVersionError);
     expect((refused as Error).message).toBe(
       `${file} has schema version 2, newer than this Parley knows (up to version 1): ` +
         'a newer release of Parley wrote it. Run that release (or a later one) on it; this one cannot read it safely.',

@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { NewerSchemaVersionError } from '../../shared/sqlite-schema-versions';
+import { NewerVersionError } from '../../shared/stored-versions';
 import { IN_MEMORY, openReadModelDatabase } from './schema';
 import { SqliteReadModelStore } from './sqlite-read-model-store';
 
@@ -95,7 +95,7 @@ describe('read-models.sqlite schema versions', () => {
     } catch (error) {
       refused = error;
     }
-    expect(refused).toBeInstanceOf(NewerSchemaVersionError);
+    expect(refused).toBeInstanceOf(NewerVersionError);
     expect((refused as Error).message).toBe(
       `${file} has schema version 5, newer than this Parley knows (up to version 1): ` +
         'a newer release of Parley wrote it. Run that release (or a later one) on it; this one cannot read it safely.',
