@@ -62,6 +62,7 @@ export const attachmentsProjection: ProjectionDefinition<AttachmentEvent | RoomD
     },
   ],
   handles: ['AttachmentCreated', 'AttachmentUploaded', 'AttachmentDeleted', 'AttachmentBlobRemoved', 'RoomDeleted', 'UserDeleted'],
+  destroys: ['AttachmentDeleted', 'AttachmentBlobRemoved', 'RoomDeleted', 'UserDeleted'],
 
   targets(event): Target[] {
     const stream = parseStreamName(event.streamName);

@@ -41,6 +41,9 @@ export function openReadModelDatabase(file: string, options: { readonly maxPageC
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.pragma('busy_timeout = 5000');
+    // Deleting means gone: a removed or replaced document's bytes are overwritten with zeros,
+    // not left in free space (the WAL's older copies go with `overwriteFreedSpace`).
+    db.pragma('secure_delete = ON');
     // The WAL is copied on a thread of its own (WalCheckpointer); the writer's checkpoint only finishes it.
     db.pragma(`wal_autocheckpoint = ${WRITER_CHECKPOINT_PAGES}`);
     if (options.maxPageCount !== undefined) db.pragma(`max_page_count = ${Math.floor(options.maxPageCount)}`);

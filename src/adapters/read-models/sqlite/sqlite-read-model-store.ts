@@ -69,6 +69,8 @@ export class SqliteReadModelStore implements ReadModelStore {
     for (const row of this.db.prepare('SELECT DISTINCT collection FROM deferred_indexes').all() as { collection: string }[]) {
       this.deferred.add(row.collection);
     }
+    // A WAL left by a process that died may still hold older copies of deleted documents.
+    if (!inMemory) this.db.pragma('wal_checkpoint(TRUNCATE)');
     this.checkpointer = inMemory ? null : new WalCheckpointer(file);
     this.leaseTable = new SqliteLeases((sql) => this.prepared(sql), this.clock, () => this.recover());
   }
@@ -313,6 +315,10 @@ export class SqliteReadModelStore implements ReadModelStore {
 
   async leases(names: readonly string[]): Promise<Map<string, StoredLease>> {
     return this.leaseTable.list(names);
+  }
+
+  async overwriteFreedSpace(): Promise<void> {
+    await this.checkpointer?.truncate();
   }
 
   async close(): Promise<void> {

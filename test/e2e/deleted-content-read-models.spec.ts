@@ -1,0 +1,97 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { scanForMarkers } from '../support/byte-scan';
+import { startTestServer, TestServer } from '../support/test-server';
+import { eventually } from '../support/waiting';
+
+const marker = (what: string) => `MARKER-${what}-${randomBytes(6).toString('hex')}`;
+
+/**
+ * What an operator finds in `read-models.sqlite` and its WAL after deletes: none of the
+ * deleted content (freed pages overwritten, older page images gone with the WAL), while the
+ * server runs and after it stops; what was not deleted is still there.
+ */
+describe('deleted content leaves the read models’ files', () => {
+  let dataDir: string;
+  let s: TestServer;
+  const as = (sub: string) => s.token({ sub });
+  const readModelFiles = () => ['', '-wal', '-shm'].map((suffix) => join(dataDir, `read-models.sqlite${suffix}`));
+  const found = (markers: readonly string[]) => scanForMarkers({ files: readModelFiles() }, markers);
+
+  const m = {
+    v6Text: marker('v6-deleted-text'),
+    v2Text: marker('v2-deleted-text'),
+    editedAway: marker('text-before-edit'),
+    userName: marker('deleted-user-name'),
+    userAvatar: marker('deleted-user-avatar'),
+    userCustom: marker('deleted-user-custom-data'),
+    roomName: marker('deleted-room-name'),
+    roomCustom: marker('deleted-room-custom-data'),
+    roomMessage: marker('deleted-room-message'),
+  };
+  const kept = { text: marker('kept-text'), edited: marker('text-after-edit'), userName: marker('kept-user-name') };
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'parley-shred-rm-'));
+    s = await startTestServer({ dataDir });
+    const users = [
+      { id: 'ann', name: kept.userName },
+      { id: 'ben', name: m.userName, avatar_url: `https://x.test/${m.userAvatar}.png`, custom_data: { note: m.userCustom } },
+    ];
+    expect((await s.request('POST', s.chat('/batch_users'), { body: { users } })).status).toBe(201);
+    const create = (id: string, name: string, customData?: unknown) =>
+      s.request('POST', s.chat('/rooms'), { body: { id, name, user_ids: ['ben'], ...(customData !== undefined && { custom_data: customData }) }, token: as('ann') });
+    expect((await create('kept', 'kept room')).status).toBe(201);
+    expect((await create('gone', m.roomName, { note: m.roomCustom })).status).toBe(201);
+    // Enough traffic that the deleted rows share pages with rows that stay.
+    for (let i = 0; i < 30; i++) {
+      await s.request('POST', s.chat('/rooms/kept/messages'), { body: { parts: [{ type: 'text/plain', content: `filler ${i}` }] }, token: as('ann') });
+    }
+  });
+
+  afterAll(async () => {
+    await s?.close().catch(() => undefined);
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('keeps none of a v6 and a v2 deleted message, an edited message’s earlier text, a deleted user or a deleted room', async () => {
+    const send = async (room: string, text: string, version: 'v2' | 'v6' = 'v6', user = 'ann') => {
+      const body = version === 'v6' ? { parts: [{ type: 'text/plain', content: text }] } : { text };
+      const sent = await s.request('POST', s.chat(`/rooms/${room}/messages`, version), { body, token: as(user) });
+      expect(sent.status).toBe(201);
+      return sent.body.message_id as number;
+    };
+    const v6 = await send('kept', m.v6Text);
+    const v2 = await send('kept', m.v2Text, 'v2');
+    const edited = await send('kept', m.editedAway);
+    await send('kept', kept.text);
+    await send('gone', m.roomMessage, 'v6', 'ben');
+    // Everything is in the read models before the deletes: the scan sees what it should.
+    const markersIn = (markers: readonly string[]) => new Set(found(markers).map((f) => f.marker));
+    await eventually(() => markersIn(Object.values(m)).size === Object.values(m).length, { what: 'every marker in the read models' });
+
+    expect((await s.request('DELETE', s.chat(`/rooms/kept/messages/${v6}`))).status).toBe(204);
+    expect((await s.request('DELETE', s.chat(`/messages/${v2}`, 'v2'))).status).toBe(204);
+    const edit = await s.request('PUT', s.chat(`/rooms/kept/messages/${edited}`), {
+      body: { parts: [{ type: 'text/plain', content: kept.edited }] },
+      token: as('ann'),
+    });
+    expect(edit.status).toBe(204);
+    expect((await s.request('DELETE', s.chat('/users/ben'))).status).toBe(204);
+    expect((await s.request('DELETE', s.chat('/rooms/gone'))).status).toBe(204);
+
+    // While the server runs: the files as they are on disk now, WAL included.
+    await eventually(() => found(Object.values(m)).length === 0, {
+      what: `deleted content still in the read models: ${JSON.stringify(found(Object.values(m)))}`,
+    });
+    // Nothing that was not deleted is lost.
+    expect(markersIn(Object.values(kept))).toEqual(new Set(Object.values(kept)));
+
+    // After a clean stop.
+    await s.close();
+    expect(found(Object.values(m))).toEqual([]);
+    expect(markersIn(Object.values(kept))).toEqual(new Set(Object.values(kept)));
+  });
+});
