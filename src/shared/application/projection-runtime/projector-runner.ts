@@ -35,7 +35,8 @@ export interface ProjectorRunnerOptions {
    */
   readonly maxEventAttempts?: number;
   /** Every drop (the runner resubscribes by itself) and every parked projection. */
-  readonly onError?: (error: unknown, context: { readonly projection?: string; readonly parked?: boolean }) => void;
+  /** …and every failed overwrite of freed space after a destroying batch (`freedSpace`), which drops nothing. */
+  readonly onError?: (error: unknown, context: { readonly projection?: string; readonly parked?: boolean; readonly freedSpace?: true }) => void;
   readonly onProgress?: (position: LogPosition, eventsApplied: number) => void;
   /** The set of projections this runner holds changed (taken over, lost): operators read it in the log. */
   readonly onLeasesChanged?: (held: readonly string[]) => void;
@@ -326,7 +327,7 @@ export class ProjectorRunner {
     try {
       await this.readModels.overwriteFreedSpace?.();
     } catch (error) {
-      this.options.onError?.(new Error(`deleted content may stay in the read models' files until the next delete: ${messageOf(error)}`), {});
+      this.options.onError?.(error, { freedSpace: true });
     }
   }
 
