@@ -38,11 +38,16 @@ export interface AttachmentDocument extends Document {
 
 export const attachmentDocumentId = (instanceId: string, attachmentId: string) => documentId(instanceId, attachmentId);
 
-/** Gone: hidden from reads; kept as a tombstone only while it still has bytes to remove. */
+/**
+ * Gone: hidden from reads; kept as a tombstone only while it still has bytes to remove, and
+ * without what people wrote (its name, file name and custom data), which go at once.
+ */
 export const goneAttachment = (doc: AttachmentDocument | null, at: string): AttachmentDocument | null => {
   if (!doc) return null;
   if (!doc.blob_key) return null;
-  return doc.deleted ? doc : { ...doc, deleted: true, deleted_at: at };
+  if (doc.deleted) return doc;
+  const { custom_data: _customData, file_name: _fileName, ...kept } = doc;
+  return { ...kept, name: '', deleted: true, deleted_at: at };
 };
 
 /** The attachments a message's parts carry, by id. */
