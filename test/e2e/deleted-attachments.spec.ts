@@ -130,6 +130,26 @@ describe('deleted attachments leave every surface', () => {
     await expectGone([{ id: attachment.id, markers: [...attachment.markers, roomName] }], links);
   });
 
+  it('a files API upload deleted (v2 data attachments), with its file name', async () => {
+    const [bytes, fileName] = [marker('file-bytes'), marker('file-name')];
+    const boundary = 'b0undary';
+    const form = Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${fileName}"\r\nContent-Type: text/plain\r\n\r\n${bytes}\r\n--${boundary}--\r\n`,
+    );
+    const files = `/services/chatkit_files/v1/${s.instanceId}/rooms/r1`;
+    const uploaded = await raw('POST', `${files}/users/ann/files/${fileName}`, form, {
+      'content-type': `multipart/form-data; boundary=${boundary}`,
+      authorization: `Bearer ${as('ann')}`,
+    });
+    expect(uploaded.status).toBe(200);
+    const link = (await s.request('GET', `${files}/files/${fileName}`, { token: as('ben') })).body.resource_link as string;
+    expect((await raw('GET', link)).status).toBe(200);
+    expect(scan([bytes, fileName]).length).toBeGreaterThan(0);
+    expect((await s.request('DELETE', `${files}/files/${fileName}`, { token: as('ann') })).status).toBe(204);
+    expect((await raw('GET', link)).status).toBe(404);
+    await eventually(() => scan([bytes, fileName]).length === 0, { what: `the deleted file still on disk: ${JSON.stringify(scan([bytes, fileName]))}`, everyMs: 100 });
+  });
+
   it('the instance wipe', async () => {
     const attachment = await upload('r1');
     const { links } = await send('r1', [attachment]);

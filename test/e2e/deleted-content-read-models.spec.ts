@@ -27,6 +27,7 @@ describe('deleted content leaves the read models’ files', () => {
     userName: marker('deleted-user-name'),
     userAvatar: marker('deleted-user-avatar'),
     userCustom: marker('deleted-user-custom-data'),
+    scheduledUserName: marker('user-deleted-by-the-scheduler'),
     roomName: marker('deleted-room-name'),
     roomCustom: marker('deleted-room-custom-data'),
     roomMessage: marker('deleted-room-message'),
@@ -39,6 +40,7 @@ describe('deleted content leaves the read models’ files', () => {
     const users = [
       { id: 'ann', name: kept.userName },
       { id: 'ben', name: m.userName, avatar_url: `https://x.test/${m.userAvatar}.png`, custom_data: { note: m.userCustom } },
+      { id: 'cal', name: m.scheduledUserName },
     ];
     expect((await s.request('POST', s.chat('/batch_users'), { body: { users } })).status).toBe(201);
     const create = (id: string, name: string, customData?: unknown) =>
@@ -56,7 +58,7 @@ describe('deleted content leaves the read models’ files', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('keeps none of a v6 and a v2 deleted message, an edited message’s earlier text, a deleted user or a deleted room', async () => {
+  it('keeps none of a v6 and a v2 deleted message, an edited message’s earlier text, a deleted user (at once or by the scheduler) or a deleted room', async () => {
     const send = async (room: string, text: string, version: 'v2' | 'v6' = 'v6', user = 'ann') => {
       const body = version === 'v6' ? { parts: [{ type: 'text/plain', content: text }] } : { text };
       const sent = await s.request('POST', s.chat(`/rooms/${room}/messages`, version), { body, token: as(user) });
@@ -81,6 +83,12 @@ describe('deleted content leaves the read models’ files', () => {
     expect(edit.status).toBe(204);
     expect((await s.request('DELETE', s.chat('/users/ben'))).status).toBe(204);
     expect((await s.request('DELETE', s.chat('/rooms/gone'))).status).toBe(204);
+    // The scheduler's asynchronous delete.
+    const job = await s.request('PUT', `/services/chatkit_scheduler/v1/${s.instanceId}/users/cal`);
+    expect(job.status).toBe(200);
+    await eventually(async () => (await s.request('GET', `/services/chatkit_scheduler/v1/${s.instanceId}/status/${job.body.id}`)).body?.status === 'completed', {
+      what: 'the scheduled delete completed',
+    });
 
     // While the server runs: the files as they are on disk now, WAL included.
     await eventually(() => found(Object.values(m)).length === 0, {
