@@ -1,3 +1,4 @@
+import jwt from 'jsonwebtoken';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,6 +20,9 @@ describe('deleted content leaves the read models’ files', () => {
   const as = (sub: string) => s.token({ sub });
   const readModelFiles = () => ['', '-wal', '-shm'].map((suffix) => join(dataDir, `read-models.sqlite${suffix}`));
   const found = (markers: readonly string[]) => scanForMarkers({ files: readModelFiles() }, markers);
+  const markersIn = (markers: readonly string[]) => new Set(found(markers).map((f) => f.marker));
+  /** A feed's items, deleted by the second test. */
+  const feedItems = [marker('feed-item'), marker('feed-item')];
 
   const m = {
     v6Text: marker('v6-deleted-text'),
@@ -71,7 +75,6 @@ describe('deleted content leaves the read models’ files', () => {
     await send('kept', kept.text);
     await send('gone', m.roomMessage, 'v6', 'ben');
     // Everything is in the read models before the deletes: the scan sees what it should.
-    const markersIn = (markers: readonly string[]) => new Set(found(markers).map((f) => f.marker));
     await eventually(() => markersIn(Object.values(m)).size === Object.values(m).length, { what: 'every marker in the read models' });
 
     expect((await s.request('DELETE', s.chat(`/rooms/kept/messages/${v6}`))).status).toBe(204);
@@ -97,9 +100,24 @@ describe('deleted content leaves the read models’ files', () => {
     // Nothing that was not deleted is lost.
     expect(markersIn(Object.values(kept))).toEqual(new Set(Object.values(kept)));
 
-    // After a clean stop.
+  });
+
+  it('keeps none of a feed’s deleted items', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const feedsToken = jwt.sign(
+      { app: s.instanceId, iss: `api_keys/${s.keyId}`, iat: now - 60, exp: now + 3600, feeds: { permission: { path: '*', action: '*' } } },
+      s.secret,
+    );
+    const feed = `/services/feeds/v1/${s.instanceId}/feeds/notes/items`;
+    expect((await s.request('POST', feed, { body: { items: feedItems.map((text) => ({ text })) }, token: feedsToken })).status).toBe(200);
+    await eventually(() => markersIn(feedItems).size === feedItems.length, { what: 'the items in the read models' });
+    expect((await s.request('DELETE', feed, { token: feedsToken })).status).toBe(200);
+    await eventually(() => found(feedItems).length === 0, { what: `deleted items still in the read models: ${JSON.stringify(found(feedItems))}` });
+  });
+
+  it('keeps none of it after a clean stop; what was not deleted is there', async () => {
     await s.close();
-    expect(found(Object.values(m))).toEqual([]);
+    expect(found([...Object.values(m), ...feedItems])).toEqual([]);
     expect(markersIn(Object.values(kept))).toEqual(new Set(Object.values(kept)));
   });
 });
