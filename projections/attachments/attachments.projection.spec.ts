@@ -91,7 +91,7 @@ describe('attachments projection', () => {
     expect(ids(docs)).toEqual(['acme/a2', 'other/a3']);
   });
 
-  it('keeps a tombstone of a gone upload until its blob is removed: deleted, its room deleted, or (files) its uploader deleted', async () => {
+  it('keeps a tombstone of a gone upload until its blob is removed: deleted, its room deleted, or its uploader deleted (files API uploads, and attachments no message carries)', async () => {
     const removed = (id: string) =>
       recorded(`attachment-acme.${id}`, 'AttachmentBlobRemoved', { id, blob_key: `acme/${id}/u1`, removed_at: at(5) });
     const events = [
