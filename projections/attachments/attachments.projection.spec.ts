@@ -1,7 +1,7 @@
 import type { AttachmentCreated } from '../../src/modules/attachments/domain/attachment.events';
 import { project } from '../../test/support/projection-fold';
 import { recorded } from '../testing';
-import { attachmentsProjection } from './attachments.projection';
+import { AttachmentDocument, attachmentsProjection } from './attachments.projection';
 
 const at = (m: number) => `2026-01-01T00:0${m}:00.000Z`;
 const created = (instance: string, id: string, room: string, extra: Partial<AttachmentCreated['data']> = {}) =>
@@ -52,6 +52,7 @@ describe('attachments projection', () => {
         origin: 'attachments',
         created_at: at(1),
         uploaded: false,
+        message_id: null,
         deleted: false,
       },
     ]);
@@ -168,6 +169,15 @@ describe('attachments projection', () => {
       recorded('message-acme.2', 'MessageDeleted', { id: 2, room_id: 'r1', tombstone: false, deleted_at: at(8) }),
     ]);
     expect([...later.values()].filter((d) => d.instance_id === 'acme' && !d.deleted).map((d) => d.id)).toEqual([]);
+  });
+
+  it('keeps, when its uploader is deleted, an attachment folded before messages were recorded on it (a message may carry it)', async () => {
+    const [folded] = (await project(attachmentsProjection, [created('acme', 'a1', 'r1'), uploaded('acme', 'a1')])).values() as Iterable<AttachmentDocument>;
+    const { message_id: _unknown, ...earlier } = folded;
+    const userDeleted = recorded('user-acme.ann', 'UserDeleted', { deleted_at: at(4) });
+    const target = { collection: 'attachments', id: folded._id };
+    expect(attachmentsProjection.evolve(earlier, userDeleted, target)).toBe(earlier);
+    expect(attachmentsProjection.evolve(folded, userDeleted, target)).toMatchObject({ deleted: true, deleted_at: at(4) });
   });
 
   it('ignores events of its types on streams of other categories', async () => {

@@ -26,8 +26,12 @@ export interface AttachmentDocument extends Document {
   readonly sha256?: string;
   readonly blob_key?: string;
   readonly uploaded_at?: string;
-  /** The message that first carried it: it goes when that message is deleted, or edited without it. */
-  readonly message_id?: number;
+  /**
+   * The message that first carried it: it goes when that message is deleted, or edited
+   * without it. null: no message has carried it; absent: folded before this was recorded
+   * (unknown until the read model is rebuilt), so it is kept as if a message carried it.
+   */
+  readonly message_id?: number | null;
   /**
    * Gone (deleted, or its room or uploader deleted) while its bytes are still in the blob
    * store: no read shows it, and the blob janitor removes the bytes, then the document.
@@ -134,6 +138,7 @@ export const attachmentsProjection: ProjectionDefinition<AttachmentEvent | Messa
           ...(data.file_name !== undefined && { file_name: data.file_name }),
           created_at: data.created_at,
           uploaded: false,
+          message_id: null,
           deleted: false,
         } satisfies AttachmentDocument;
       }
@@ -146,17 +151,17 @@ export const attachmentsProjection: ProjectionDefinition<AttachmentEvent | Messa
       case 'AttachmentDeleted':
         return goneAttachment(doc, event.data.deleted_at);
       case 'MessageSent':
-        return doc && !doc.deleted && doc.message_id === undefined ? { ...doc, message_id: event.data.id } : doc;
+        return doc && !doc.deleted && doc.message_id == null ? { ...doc, message_id: event.data.id } : doc;
       case 'MessageEdited': {
         if (!doc || doc.deleted) return doc;
         if (doc.message_id === event.data.id && !attachmentIdsIn(event.data.parts).includes(doc.id)) return goneAttachment(doc, event.data.updated_at);
-        return doc.message_id === undefined ? { ...doc, message_id: event.data.id } : doc;
+        return doc.message_id == null ? { ...doc, message_id: event.data.id } : doc;
       }
       case 'MessageDeleted':
         return goneAttachment(doc, event.data.deleted_at);
       case 'UserDeleted':
-        // A user's messages stay, and with them the attachments they carry.
-        if (doc && doc.origin === 'attachments' && doc.message_id !== undefined) return doc;
+        // A user's messages stay, and with them the attachments they carry (or may carry).
+        if (doc && doc.origin === 'attachments' && doc.message_id !== null) return doc;
         return goneAttachment(doc, event.data.deleted_at ?? event.recordedAt);
       case 'RoomDeleted':
         return goneAttachment(doc, event.data.deleted_at ?? event.recordedAt);
