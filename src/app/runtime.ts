@@ -81,12 +81,14 @@ export async function openRuntime(
         owner: mode === 'embedded' ? leaseOwner : undefined,
         leaseTtlMs: config.projectionLeaseTtlMs,
         onLeasesChanged: (held) => logger.info({ projections: held }, 'projector holds these projections now'),
-        onError: (error, { projection, parked }) =>
-          parked
-            ? logger.error({ err: error, projection }, 'projection parked: one event keeps failing it; the others go on')
-            : projection
-              ? logger.error({ err: error, projection }, 'projection failed on an event; it alone tries it again shortly, the others go on')
-              : logger.error({ err: error }, 'projector dropped; resubscribing from its checkpoints'),
+        onError: (error, { projection, parked, freedSpace }) =>
+          freedSpace
+            ? logger.warn({ err: error }, "deleted content may stay in the read models' files until the next delete or start")
+            : parked
+              ? logger.error({ err: error, projection }, 'projection parked: one event keeps failing it; the others go on')
+              : projection
+                ? logger.error({ err: error, projection }, 'projection failed on an event; it alone tries it again shortly, the others go on')
+                : logger.error({ err: error }, 'projector dropped; resubscribing from its checkpoints'),
         ...options,
       });
     const { current, building } = buildingApart(projections, await stores.readModels.getCheckpoints(projections.map(checkpointName)));

@@ -51,6 +51,8 @@ export function openEventLogDatabase(file: string, options: { readonly maxPageCo
     // still syncs the WAL before a checkpoint copies it and the database file after.
     db.pragma('synchronous = NORMAL');
     db.pragma(`busy_timeout = ${READ_BUSY_TIMEOUT_MS}`);
+    // The log deletes nothing, but whatever SQLite frees (a dropped index, a migration's table) is overwritten.
+    db.pragma('secure_delete = ON');
     // The WAL is copied on a thread of its own (WalCheckpointer); the writer's checkpoint only finishes it.
     db.pragma(`wal_autocheckpoint = ${WRITER_CHECKPOINT_PAGES}`);
     if (options.maxPageCount !== undefined) db.pragma(`max_page_count = ${Math.floor(options.maxPageCount)}`);

@@ -24,6 +24,9 @@ export const READ_MODEL_MIGRATIONS: readonly SchemaMigration[] = [
   },
 ];
 
+/** How long a read-model write waits for another connection's lock. */
+export const BUSY_TIMEOUT_MS = 5_000;
+
 /** SQLite's name for a database in memory, gone when it is closed (its pragmas for files are harmless there). */
 export const IN_MEMORY = ':memory:';
 
@@ -40,7 +43,10 @@ export function openReadModelDatabase(file: string, options: { readonly maxPageC
     db.pragma(`page_size = ${PAGE_SIZE}`);
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
-    db.pragma('busy_timeout = 5000');
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    // Deleting means gone: a removed or replaced document's bytes are overwritten with zeros,
+    // not left in free space (the WAL's older copies go with `overwriteFreedSpace`).
+    db.pragma('secure_delete = ON');
     // The WAL is copied on a thread of its own (WalCheckpointer); the writer's checkpoint only finishes it.
     db.pragma(`wal_autocheckpoint = ${WRITER_CHECKPOINT_PAGES}`);
     if (options.maxPageCount !== undefined) db.pragma(`max_page_count = ${Math.floor(options.maxPageCount)}`);
