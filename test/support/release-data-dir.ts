@@ -1,4 +1,5 @@
 import jwt from 'jsonwebtoken';
+import { answerOf } from './json-call';
 
 /**
  * A data directory written by a release of Parley, and what that release answered when asked
@@ -40,14 +41,7 @@ export async function send(port: number, method: string, path: string, { body, s
     headers: { authorization: `Bearer ${tokenFor(sub)}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  const text = await response.text();
-  let parsed: unknown = text;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    /* not JSON */
-  }
-  return { status: response.status, body: parsed };
+  return answerOf(response);
 }
 
 /** Asks a server every read, in order. */
