@@ -19,6 +19,7 @@ export const forgettingWipedInstances = <E extends DomainEvent, D extends Docume
 ): ProjectionDefinition<E | InstanceWiped, D> => ({
   ...projection,
   handles: [...projection.handles, INSTANCE_WIPED],
+  destroys: [...(projection.destroys ?? []), INSTANCE_WIPED],
   targets(event) {
     if (!isWipe(event)) return projection.targets(event);
     const stream = parseStreamName(event.streamName);

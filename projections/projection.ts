@@ -47,6 +47,12 @@ export interface ProjectionDefinition<E extends DomainEvent = DomainEvent, D ext
    * then never waits for it, so its lag or its failure holds no write's answer up.
    */
   readonly awaitedByReaders?: true;
+  /**
+   * The events after which its documents no longer hold content they held (a deletion, an
+   * edit, a wipe): once a batch with one is written, the runner has the store overwrite what
+   * the old documents left in its files (`ReadModelStore.overwriteFreedSpace`).
+   */
+  readonly destroys?: readonly TypeOf<E>[];
   targets(event: RecordedEvent<E>): readonly Target[];
   /** The new document, or null to remove it. Must not mutate `document`. */
   evolve(document: D | null, event: RecordedEvent<E>, target: DocumentRef): D | null;

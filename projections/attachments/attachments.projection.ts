@@ -1,5 +1,7 @@
 import { documentId, parseStreamName } from '../../src/shared/domain/streams';
 import type { AttachmentEvent } from '../../src/modules/attachments/domain/attachment.events';
+import type { MessagePart } from '../../src/modules/messages/domain/message-parts';
+import type { MessageEvent } from '../../src/modules/messages/domain/message.events';
 import type { RoomDeleted } from '../../src/modules/rooms/domain/room.events';
 import type { UserDeleted } from '../../src/modules/users/domain/user.events';
 import type { Document, ProjectionDefinition, Target } from '../projection';
@@ -25,6 +27,12 @@ export interface AttachmentDocument extends Document {
   readonly blob_key?: string;
   readonly uploaded_at?: string;
   /**
+   * The message that first carried it: it goes when that message is deleted, or edited
+   * without it. null: no message has carried it; absent: folded before this was recorded
+   * (unknown until the read model is rebuilt), so it is kept as if a message carried it.
+   */
+  readonly message_id?: number | null;
+  /**
    * Gone (deleted, or its room or uploader deleted) while its bytes are still in the blob
    * store: no read shows it, and the blob janitor removes the bytes, then the document.
    */
@@ -34,21 +42,32 @@ export interface AttachmentDocument extends Document {
 
 export const attachmentDocumentId = (instanceId: string, attachmentId: string) => documentId(instanceId, attachmentId);
 
-/** Gone: hidden from reads; kept as a tombstone only while it still has bytes to remove. */
+/**
+ * Gone: hidden from reads; kept as a tombstone only while it still has bytes to remove, and
+ * without what people wrote (its name, file name and custom data), which go at once.
+ */
 export const goneAttachment = (doc: AttachmentDocument | null, at: string): AttachmentDocument | null => {
   if (!doc) return null;
   if (!doc.blob_key) return null;
-  return doc.deleted ? doc : { ...doc, deleted: true, deleted_at: at };
+  if (doc.deleted) return doc;
+  const { custom_data: _customData, file_name: _fileName, ...kept } = doc;
+  return { ...kept, name: '', deleted: true, deleted_at: at };
 };
+
+/** The attachments a message's parts carry, by id. */
+const attachmentIdsIn = (parts: readonly MessagePart[]): string[] =>
+  parts.flatMap((part) => ('attachment' in part && typeof part.attachment?.id === 'string' ? [part.attachment.id] : []));
 
 /**
  * Attachments and files by id, by room and file name, and by uploader: what download links,
- * refresh calls and the files API read. Deleting a file, its room (its messages go with it)
- * or, for files API uploads, its uploader leaves a tombstone (`deleted`) until the blob
- * janitor has removed its bytes (AttachmentBlobRemoved): so no blob is left behind, even
- * across restarts, and a rebuild finds the blobs any earlier version left behind.
+ * refresh calls and the files API read. Deleting a file, the message that first carried it
+ * (or editing that message without it), its room (its messages go with it), or its uploader
+ * (for files API uploads, and attachments no message carries; a user's messages stay, with
+ * what they carry) leaves a tombstone (`deleted`) until the blob janitor has removed its
+ * bytes (AttachmentBlobRemoved): so no blob is left behind, even across restarts, and a
+ * rebuild finds the blobs any earlier version left behind.
  */
-export const attachmentsProjection: ProjectionDefinition<AttachmentEvent | RoomDeleted | UserDeleted, AttachmentDocument> = {
+export const attachmentsProjection: ProjectionDefinition<AttachmentEvent | MessageEvent | RoomDeleted | UserDeleted, AttachmentDocument> = {
   name: 'attachments',
   version: 2,
   collections: [
@@ -58,21 +77,43 @@ export const attachmentsProjection: ProjectionDefinition<AttachmentEvent | RoomD
         { fields: ['instance_id', 'room_id', 'file_name'] },
         { fields: ['instance_id', 'user_id', 'origin'] },
         { fields: ['deleted'] },
+        { fields: ['instance_id', 'message_id'] },
       ],
     },
   ],
-  handles: ['AttachmentCreated', 'AttachmentUploaded', 'AttachmentDeleted', 'AttachmentBlobRemoved', 'RoomDeleted', 'UserDeleted'],
+  handles: [
+    'AttachmentCreated',
+    'AttachmentUploaded',
+    'AttachmentDeleted',
+    'AttachmentBlobRemoved',
+    'MessageSent',
+    'MessageEdited',
+    'MessageDeleted',
+    'RoomDeleted',
+    'UserDeleted',
+  ],
+  destroys: ['AttachmentDeleted', 'AttachmentBlobRemoved', 'MessageEdited', 'MessageDeleted', 'RoomDeleted', 'UserDeleted'],
 
   targets(event): Target[] {
     const stream = parseStreamName(event.streamName);
     if (!stream) return [];
-    if (event.type === 'RoomDeleted') {
-      if (stream.category !== 'room') return [];
-      return [{ collection: ATTACHMENTS, where: { instance_id: stream.instanceId, room_id: stream.id } }];
-    }
-    if (event.type === 'UserDeleted') {
-      if (stream.category !== 'user') return [];
-      return [{ collection: ATTACHMENTS, where: { instance_id: stream.instanceId, user_id: stream.id, origin: 'files' } }];
+    const byId = (ids: readonly string[]): Target[] =>
+      ids.map((id) => ({ collection: ATTACHMENTS, id: attachmentDocumentId(stream.instanceId, id) }));
+    const carriedBy = (messageId: number): Target => ({ collection: ATTACHMENTS, where: { instance_id: stream.instanceId, message_id: messageId } });
+    switch (event.type) {
+      case 'RoomDeleted':
+        if (stream.category !== 'room') return [];
+        return [{ collection: ATTACHMENTS, where: { instance_id: stream.instanceId, room_id: stream.id } }];
+      case 'UserDeleted':
+        if (stream.category !== 'user') return [];
+        return [{ collection: ATTACHMENTS, where: { instance_id: stream.instanceId, user_id: stream.id } }];
+      case 'MessageSent':
+        return byId(attachmentIdsIn(event.data.parts));
+      case 'MessageEdited':
+        // What it carried (gone unless still in the new parts), and what the new parts carry.
+        return [carriedBy(event.data.id), ...byId(attachmentIdsIn(event.data.parts))];
+      case 'MessageDeleted':
+        return [carriedBy(event.data.id)];
     }
     if (stream.category !== 'attachment') return [];
     return [{ collection: ATTACHMENTS, id: attachmentDocumentId(stream.instanceId, stream.id) }];
@@ -97,6 +138,7 @@ export const attachmentsProjection: ProjectionDefinition<AttachmentEvent | RoomD
           ...(data.file_name !== undefined && { file_name: data.file_name }),
           created_at: data.created_at,
           uploaded: false,
+          message_id: null,
           deleted: false,
         } satisfies AttachmentDocument;
       }
@@ -108,8 +150,20 @@ export const attachmentsProjection: ProjectionDefinition<AttachmentEvent | RoomD
       }
       case 'AttachmentDeleted':
         return goneAttachment(doc, event.data.deleted_at);
-      case 'RoomDeleted':
+      case 'MessageSent':
+        return doc && !doc.deleted && doc.message_id == null ? { ...doc, message_id: event.data.id } : doc;
+      case 'MessageEdited': {
+        if (!doc || doc.deleted) return doc;
+        if (doc.message_id === event.data.id && !attachmentIdsIn(event.data.parts).includes(doc.id)) return goneAttachment(doc, event.data.updated_at);
+        return doc.message_id == null ? { ...doc, message_id: event.data.id } : doc;
+      }
+      case 'MessageDeleted':
+        return goneAttachment(doc, event.data.deleted_at);
       case 'UserDeleted':
+        // A user's messages stay, and with them the attachments they carry (or may carry).
+        if (doc && doc.origin === 'attachments' && doc.message_id !== null) return doc;
+        return goneAttachment(doc, event.data.deleted_at ?? event.recordedAt);
+      case 'RoomDeleted':
         return goneAttachment(doc, event.data.deleted_at ?? event.recordedAt);
       case 'AttachmentBlobRemoved':
         return null;

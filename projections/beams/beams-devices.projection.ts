@@ -52,6 +52,7 @@ export const beamsDevicesProjection: ProjectionDefinition<
     { name: BEAMS_DEVICE_INTERESTS, indexes: [{ fields: ['instance_id', 'interest'] }, { fields: ['instance_id', 'device_id'] }] },
   ],
   handles: ['BeamsDeviceRegistered', 'BeamsDeviceTokenChanged', 'BeamsDeviceInterestsChanged', 'BeamsDeviceUserSet', 'BeamsDeviceDeleted', 'BeamsUserDeleted'],
+  destroys: ['BeamsDeviceDeleted', 'BeamsUserDeleted'],
 
   targets(event): Target[] {
     const stream = parseStreamName(event.streamName);

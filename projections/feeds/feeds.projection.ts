@@ -35,6 +35,7 @@ export const feedsProjection: ProjectionDefinition<FeedEvent, FeedItemDocument |
     { name: FEEDS, indexes: [{ fields: ['instance_id', 'item_count', 'feed_id'] }, { fields: ['instance_id', 'feed_id'] }] },
   ],
   handles: ['FeedItemsPublished', 'FeedItemsDeleted'],
+  destroys: ['FeedItemsDeleted'],
 
   targets(event): Target[] {
     const stream = parseStreamName(event.streamName);

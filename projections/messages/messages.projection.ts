@@ -60,6 +60,7 @@ export const messagesProjection: ProjectionDefinition<MessageEvent | RoomDeleted
     },
   ],
   handles: ['MessageSent', 'MessageEdited', 'MessageDeleted', 'RoomDeleted'],
+  destroys: ['MessageEdited', 'MessageDeleted', 'RoomDeleted'],
 
   targets(event): Target[] {
     const stream = parseStreamName(event.streamName);

@@ -32,6 +32,7 @@ export const roomsProjection: ProjectionDefinition<RoomCreated | RoomUpdated | R
     },
   ],
   handles: ['RoomCreated', 'RoomUpdated', 'RoomDeleted', 'MessageSent'],
+  destroys: ['RoomDeleted'],
 
   targets(event) {
     const stream = parseStreamName(event.streamName);

@@ -22,6 +22,7 @@ export const usersProjection: ProjectionDefinition<UserEvent, UserDocument> = {
   version: 1,
   collections: [{ name: USERS, indexes: [{ fields: ['instance_id', 'created_at', 'id'] }] }],
   handles: ['UserCreated', 'UserUpdated', 'UserDeleted'],
+  destroys: ['UserDeleted'],
 
   targets(event) {
     const stream = parseStreamName(event.streamName);

@@ -4,9 +4,10 @@ import { ParleyConfig } from '../config/config';
 import { SecretBox } from '../shared/crypto/secret-box';
 import { makePrivateDir } from '../shared/files/private-files';
 import { openMasterKey } from '../shared/crypto/master-key';
-import { PROJECTOR_STATUS, ProjectorRunner } from '../shared/application/projection-runtime/projector-runner';
+import { PROJECTOR_STATUS, ProjectorRunner, ProjectorRunnerOptions } from '../shared/application/projection-runtime/projector-runner';
+import { ProcessProjectors } from '../shared/application/projection-runtime/process-projectors';
 import { ProjectionWatch } from '../shared/application/projection-runtime/projection-watch';
-import { ProjectionVersions } from '../shared/application/projection-runtime/projection-versions';
+import { buildingApart, ProjectionVersions } from '../shared/application/projection-runtime/projection-versions';
 import { ObservedEventStore, StorageHealth } from '../shared/application/operations/storage-health';
 import { openStores, Stores } from '../infrastructure/stores';
 import { DataKeyRing } from '../shared/crypto/data-key-ring';
@@ -14,14 +15,14 @@ import { SealingEventStore } from '../shared/application/operations/sealing-even
 import { PERSONAL_DATA_RULES } from './personal-data-rules';
 import { ShredSweep } from '../shared/application/operations/shred-sweep';
 import { PeriodicSweep } from '../shared/application/operations/periodic-sweep';
-
-/** How often a process that folds projections sweeps the log's deletes for keys a crash left undestroyed. */
-const SHRED_SWEEP_INTERVAL_MS = 60_000;
 import { createLogger, Logger } from '../infrastructure/logger';
 import { explainDataDirFailure } from '../infrastructure/data-dir-space';
 import { DataDirLock } from '../infrastructure/data-dir-lock';
 import { ALL_PROJECTIONS } from '../../projections';
-import { physicalCollectionSpecs } from '../../projections/projection';
+import { checkpointName, physicalCollectionSpecs, ProjectionDefinition } from '../../projections/projection';
+
+/** How often a process that folds projections sweeps the log's deletes for keys a crash left undestroyed. */
+const SHRED_SWEEP_INTERVAL_MS = 60_000;
 
 /**
  * Where projections run relative to this process:
@@ -39,7 +40,8 @@ export interface Runtime {
   readonly logger: Logger;
   readonly stores: Stores;
   readonly secretBox: SecretBox;
-  readonly runner: ProjectorRunner | null;
+  /** The projectors this process runs (embedded, in-process), none for `separate`. */
+  readonly runner: ProcessProjectors | null;
   /** Read-your-writes and projection positions for this process. */
   readonly projections: ProjectionWatch;
   /** Which version of each projection serves reads. */
@@ -51,8 +53,20 @@ export interface Runtime {
 }
 
 
-/** `beforeCatchUp` runs once the stores are open (and DATA_DIR locked), before the projectors fold what they missed. */
-export async function openRuntime(config: ParleyConfig, mode: ProjectorMode, hooks: { beforeCatchUp?: () => Promise<void> } = {}): Promise<Runtime> {
+/** Events per page while a new projection version builds in a serving process (the runner's live catch-up size). */
+const BUILDING_PAGE = 2_000;
+
+/**
+ * `beforeCatchUp` runs once the stores are open (and DATA_DIR locked), before the projectors fold
+ * what they missed. `projections` are the ones this release lists (projections/index.ts); a
+ * test starts a release that lists more (a bumped version) through it.
+ */
+export async function openRuntime(
+  config: ParleyConfig,
+  mode: ProjectorMode,
+  hooks: { beforeCatchUp?: () => Promise<void> } = {},
+  projections: readonly ProjectionDefinition[] = ALL_PROJECTIONS,
+): Promise<Runtime> {
   const logger = createLogger(config.logLevel);
   const lock = mode === 'embedded' && needsDataDir(config) ? lockDataDir(config.dataDir) : null;
   let opened: Stores;
@@ -73,30 +87,37 @@ export async function openRuntime(config: ParleyConfig, mode: ProjectorMode, hoo
   // The embedded server is alone on its data directory (the lock), so a stable owner
   // lets a restart renew the leases its killed predecessor still held.
   const leaseOwner = mode === 'embedded' ? `embedded@${hostname()}:${config.dataDir}` : `${hostname()}:${process.pid}:${randomUUID()}`;
-  let runner: ProjectorRunner | null = null;
+  let runner: ProcessProjectors | null = null;
   let shredSweep: PeriodicSweep | null = null;
   if (mode !== 'separate') {
-    runner = new ProjectorRunner(stores.events, stores.readModels, ALL_PROJECTIONS, {
-      owner: mode === 'embedded' ? leaseOwner : undefined,
-      leaseTtlMs: config.projectionLeaseTtlMs,
-      onLeasesChanged: (held) => logger.info({ projections: held }, 'projector holds these projections now'),
-      onError: (error, { projection, parked }) =>
-        parked
-          ? logger.error({ err: error, projection }, 'projection parked: one event keeps failing it; the others go on')
-          : projection
-            ? logger.error({ err: error, projection }, 'projection failed on an event; it alone tries it again shortly, the others go on')
-            : logger.error({ err: error }, 'projector dropped; resubscribing from its checkpoints'),
-    });
+    const runnerFor = (definitions: readonly ProjectionDefinition[], options: Partial<ProjectorRunnerOptions> = {}) =>
+      new ProjectorRunner(stores.events, stores.readModels, definitions, {
+        owner: mode === 'embedded' ? leaseOwner : undefined,
+        leaseTtlMs: config.projectionLeaseTtlMs,
+        onLeasesChanged: (held) => logger.info({ projections: held }, 'projector holds these projections now'),
+        onError: (error, { projection, parked, freedSpace }) =>
+          freedSpace
+            ? logger.warn({ err: error }, "deleted content may stay in the read models' files until the next delete or start")
+            : parked
+              ? logger.error({ err: error, projection }, 'projection parked: one event keeps failing it; the others go on')
+              : projection
+                ? logger.error({ err: error, projection }, 'projection failed on an event; it alone tries it again shortly, the others go on')
+                : logger.error({ err: error }, 'projector dropped; resubscribing from its checkpoints'),
+        ...options,
+      });
+    const { current, building } = buildingApart(projections, await stores.readModels.getCheckpoints(projections.map(checkpointName)));
+    if (building.length) logger.info({ projections: building.map(checkpointName) }, 'new projection versions build beside the serving ones, which serve meanwhile');
+    // The building versions fold while the process serves: pages of the live size keep answers prompt.
+    runner = new ProcessProjectors(runnerFor(current), building.length ? runnerFor(building, { catchUpPage: BUILDING_PAGE }) : null);
   }
   // Positions come from the watch, which needs the versions to resolve waits: tie the knot lazily.
-  let projections: ProjectionWatch | null = null;
-  const versions = new ProjectionVersions(ALL_PROJECTIONS, (checkpoint) => projections!.positionOf(checkpoint));
-  projections = new ProjectionWatch(stores.readModels, versions.checkpoints, runner, config.readYourWritesTimeoutMs, 10, versions);
+  let watch: ProjectionWatch | null = null;
+  const versions = new ProjectionVersions(projections, (checkpoint) => watch!.positionOf(checkpoint));
+  watch = new ProjectionWatch(stores.readModels, versions.checkpoints, runner, config.readYourWritesTimeoutMs, 10, versions);
   if (runner) {
     await refuseForeignCheckpoints(stores, versions.checkpoints);
     await hooks.beforeCatchUp?.();
     await runner.start();
-    await runner.caughtUp();
     const sweep = new ShredSweep(sealing, stores.readModels);
     await sweep.pass(); // before serving: what a crash left undestroyed is never served
     shredSweep = new PeriodicSweep(() => sweep.pass().then(() => undefined), SHRED_SWEEP_INTERVAL_MS, (error) =>
@@ -105,9 +126,9 @@ export async function openRuntime(config: ParleyConfig, mode: ProjectorMode, hoo
     shredSweep.start();
   } else {
     // Queries of an API process may run before any projector worker has created the collections.
-    await stores.readModels.ensureCollections([...ALL_PROJECTIONS.flatMap(physicalCollectionSpecs), { name: PROJECTOR_STATUS }]);
+    await stores.readModels.ensureCollections([...projections.flatMap(physicalCollectionSpecs), { name: PROJECTOR_STATUS }]);
   }
-  await projections.refresh(); // which version serves is decided on known positions, never on none
+  await watch.refresh(); // which version serves is decided on known positions, never on none
   logger.info(`Parley stores: ${stores.description}`);
   return {
     config,
@@ -116,12 +137,12 @@ export async function openRuntime(config: ParleyConfig, mode: ProjectorMode, hoo
     stores,
     secretBox,
     runner,
-    projections,
+    projections: watch,
     versions,
     storage,
     leaseOwner,
     async close() {
-      projections.close();
+      watch.close();
       await shredSweep?.stop();
       await runner?.stop();
       await stores.ephemeral.close();

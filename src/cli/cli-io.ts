@@ -1,5 +1,5 @@
 import { parseArgs, ParseArgsConfig } from 'node:util';
-import { NewerSchemaVersionError } from '../adapters/shared/sqlite-schema-versions';
+import { NewerVersionError } from '../adapters/shared/stored-versions';
 import { ConfigError, loadConfig, ParleyConfig } from '../config/config';
 import { DomainError, messageOf } from '../shared/domain/errors';
 
@@ -55,7 +55,7 @@ export function reportFailure(error: unknown, io: CliIo, usage: string): number 
     io.err(usage);
     return EXIT_USAGE;
   }
-  if (error instanceof DomainError || error instanceof ConfigError || error instanceof NewerSchemaVersionError) {
+  if (error instanceof DomainError || error instanceof ConfigError || error instanceof NewerVersionError) {
     io.err(`error: ${error.message}`);
     return EXIT_FAILED;
   }

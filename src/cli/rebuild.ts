@@ -138,7 +138,8 @@ export async function run(argv: readonly string[], env: NodeJS.ProcessEnv, io: C
     runner = new ProjectorRunner(events, readModels, chosen, {
       owner,
       leaseTtlMs: LEASE_TTL_MS,
-      onError: fail,
+      // A WAL not emptied after a destroying page is emptied when the server next opens the read models.
+      onError: (error, { freedSpace }) => (freedSpace ? undefined : fail(error)),
       onProgress: (position) => bar.update(position),
     });
     await runner.start();

@@ -2,7 +2,9 @@ import { mkdirSync, mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../config/config';
+import { EventStoreDBClient } from '@eventstore/db-client';
 import { startFakeEventStoreDb } from '../../test/support/fake-eventstoredb';
+import { esdbLayoutRecord, ESDB_LAYOUT_MIGRATIONS } from '../adapters/event-store/esdb/esdb-layout';
 import { EsdbUnsupportedServerError } from '../adapters/shared/esdb-client';
 import { openStores } from './stores';
 
@@ -30,8 +32,8 @@ describe('openStores', () => {
     try {
       await stores.events.append('room-acme.r1', [{ type: 'RoomCreated', data: {}, metadata: { occurred_at: '2026-01-01T00:00:00.000Z' } }], 'no_stream');
       await stores.ephemeral.publish('typing:acme:r1', { user_id: 'alice' });
-      // The event, the signal stream's max age, the signal: all from one client.
-      expect(fake.appends.map((a) => a.streamName)).toEqual(['room-acme.r1', expect.stringMatching(/^\$\$ephemeral-/), expect.stringMatching(/^ephemeral-/)]);
+      // The layout version recorded at start, the event, the signal stream's max age, the signal: all from one client.
+      expect(fake.appends.map((a) => a.streamName)).toEqual(['$$parley-layout', 'room-acme.r1', expect.stringMatching(/^\$\$ephemeral-/), expect.stringMatching(/^ephemeral-/)]);
       expect(new Set(fake.appends.map((a) => a.connectionName)).size).toBe(1);
     } finally {
       await stores.ephemeral.close();
@@ -39,6 +41,22 @@ describe('openStores', () => {
       await stores.readModels.close();
       await stores.blobs.close();
       await stores.rateCounters.close();
+      await fake.close();
+    }
+  });
+
+  it('refuses EventStoreDB streams of a newer layout at start, naming it and both versions, and writes nothing', async () => {
+    const fake = await startFakeEventStoreDb();
+    const newer = EventStoreDBClient.connectionString(fake.connectionString);
+    try {
+      expect(await esdbLayoutRecord(newer).write(0, ESDB_LAYOUT_MIGRATIONS.length + 1)).toBe(true);
+      await expect(openStores(loadConfig({ EVENTSTORE_CONNECTION_STRING: fake.connectionString, DATA_DIR: dataDir }))).rejects.toThrow(
+        `EventStoreDB streams (EVENTSTORE_CONNECTION_STRING) has layout version ${ESDB_LAYOUT_MIGRATIONS.length + 1}, newer than this Parley knows (up to version ${ESDB_LAYOUT_MIGRATIONS.length})`,
+      );
+      expect(fake.appends).toHaveLength(1); // the newer release's record only
+      expect(openUnder(dataDir)).toEqual([]);
+    } finally {
+      await newer.dispose();
       await fake.close();
     }
   });

@@ -48,9 +48,11 @@ export async function openStores(config: ParleyConfig): Promise<Stores> {
       const { connectEventStoreDb } = await import('../adapters/shared/esdb-client');
       const { EsdbEventStore } = await import('../adapters/event-store/esdb/esdb-event-store');
       const { EsdbEphemeralBus } = await import('../adapters/ephemeral/esdb-ephemeral-bus');
+      const { migrateEsdbLayout } = await import('../adapters/event-store/esdb/esdb-layout');
       // One client for the process: the event store closes it, after the bus (see Runtime.close).
       const client = await connectEventStoreDb(config.eventStoreConnectionString);
       events = await open(new EsdbEventStore(client));
+      await migrateEsdbLayout(client);
       // Typing and presence cross API processes only where there can be several: with EventStoreDB.
       ephemeral = new EsdbEphemeralBus(client);
     } else {
@@ -62,6 +64,8 @@ export async function openStores(config: ParleyConfig): Promise<Stores> {
         ? (await import('../adapters/read-models/mongo/mongo-read-model-store')).MongoReadModelStore.connect(config.mongodbUri, config.mongodbDatabase)
         : new SqliteReadModelStore(join(config.dataDir, 'read-models.sqlite')),
     );
+    // After the read models connected (a standalone server is refused there), before anything is written.
+    if (config.mongodbUri) await checkMongoLayout(config.mongodbUri, config.mongodbDatabase);
     // Uploaded bytes go where the read models go: GridFS beside MongoDB, files in DATA_DIR beside SQLite.
     const blobs = await open<BlobStore>(
       config.mongodbUri
@@ -91,5 +95,17 @@ export async function openStores(config: ParleyConfig): Promise<Stores> {
   } catch (error) {
     for (const store of opened.reverse()) await store.close().catch(() => undefined);
     throw error;
+  }
+}
+
+/** The MongoDB database's layout version, checked (and brought forward) before any adapter uses it. */
+async function checkMongoLayout(uri: string, dbName: string): Promise<void> {
+  const { acquireMongoClient } = await import('../adapters/shared/shared-mongo-client');
+  const { migrateMongoLayout } = await import('../adapters/read-models/mongo/mongo-layout');
+  const shared = await acquireMongoClient(uri);
+  try {
+    await migrateMongoLayout(shared.client.db(dbName));
+  } finally {
+    await shared.release();
   }
 }

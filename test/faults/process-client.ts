@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ServerProcess, startProcess } from '../support/server-process';
 import { holdsWithin } from '../support/waiting';
+import { answerOf } from '../support/json-call';
 
 /**
  * What fault tests share: a data directory per test, Parley's built entry points as child
@@ -45,14 +46,7 @@ export async function chat(
       },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    const text = await response.text();
-    let parsed: unknown = text;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      /* not JSON */
-    }
-    return { status: response.status, body: parsed };
+    return await answerOf(response);
   } catch {
     return { status: 0, body: null };
   }
@@ -82,8 +76,8 @@ export class FaultLab {
     return dir;
   }
 
-  async start(entry: string, env: Record<string, string>, ready?: RegExp): Promise<ServerProcess> {
-    const started = await startProcess(entry, env, ready);
+  async start(entry: string, env: Record<string, string>, ready?: RegExp, options?: { args?: readonly string[] }): Promise<ServerProcess> {
+    const started = await startProcess(entry, env, ready, options);
     this.processes.push(started);
     return started;
   }

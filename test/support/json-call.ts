@@ -13,3 +13,13 @@ export async function jsonCall(
   });
   return { status: response.status, json: await response.json().catch(() => undefined) };
 }
+
+/** A response's status and body: parsed when it is JSON, the text as it came otherwise. */
+export async function answerOf(response: Response): Promise<{ status: number; body: any }> {
+  const text = await response.text();
+  try {
+    return { status: response.status, body: JSON.parse(text) };
+  } catch {
+    return { status: response.status, body: text };
+  }
+}

@@ -30,9 +30,9 @@ export function startProcess(
   entry: string,
   env: Record<string, string>,
   ready: RegExp = /Parley is listening/,
-  options: { umask?: string } = {},
+  options: { umask?: string; args?: readonly string[] } = {},
 ): Promise<ServerProcess> {
-  const child = spawn(...commandFor(join(ROOT, entry), options.umask), {
+  const child = spawn(...commandFor(join(ROOT, entry), options.umask, options.args), {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: 'info', PORT: '0', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

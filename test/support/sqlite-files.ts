@@ -30,3 +30,13 @@ export function recordSchemaVersion(file: string, version: number): void {
     db.close();
   }
 }
+
+/** A SQLite file's schema version and schema (every table and index with its SQL), read without Parley. */
+export function schemaOf(file: string): { version: number; schema: unknown[] } {
+  const db = new Database(file, { readonly: true });
+  try {
+    return { version: db.pragma('user_version', { simple: true }) as number, schema: db.prepare('SELECT type, name, sql FROM sqlite_master ORDER BY name').all() };
+  } finally {
+    db.close();
+  }
+}

@@ -2,7 +2,8 @@ import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { migrateSchema, NewerSchemaVersionError, SchemaMigration } from './sqlite-schema-versions';
+import { migrateSchema, SchemaMigration } from './sqlite-schema-versions';
+import { NewerVersionError } from './stored-versions';
 
 /** The migration mechanism of every SQLite file, on real files, with a schema of its own. */
 describe('migrateSchema', () => {
@@ -133,8 +134,8 @@ describe('migrateSchema', () => {
     } catch (error) {
       refused = error;
     }
-    expect(refused).toBeInstanceOf(NewerSchemaVersionError);
-    expect(refused).toMatchObject({ file, found: 7, newest: 2 });
+    expect(refused).toBeInstanceOf(NewerVersionError);
+    expect(refused).toMatchObject({ where: file, kind: 'schema', found: 7, newest: 2 });
     expect((refused as Error).message).toBe(
       `${file} has schema version 7, newer than this Parley knows (up to version 2): ` +
         'a newer release of Parley wrote it. Run that release (or a later one) on it; this one cannot read it safely.',

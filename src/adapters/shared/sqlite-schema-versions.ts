@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { checkedVersion, newestVersion } from './stored-versions';
 
 /** One step of a file's schema: brings a file at `version - 1` to `version`. */
 export interface SchemaMigration {
@@ -7,21 +8,6 @@ export interface SchemaMigration {
   readonly description: string;
   /** Runs inside the migration's transaction: a step that throws leaves nothing of itself behind. */
   readonly up: (db: Database.Database) => void;
-}
-
-/** A file's schema version is newer than this code knows: a newer release wrote it. */
-export class NewerSchemaVersionError extends Error {
-  constructor(
-    readonly file: string,
-    readonly found: number,
-    readonly newest: number,
-  ) {
-    super(
-      `${file} has schema version ${found}, newer than this Parley knows (up to version ${newest}): ` +
-        'a newer release of Parley wrote it. Run that release (or a later one) on it; this one cannot read it safely.',
-    );
-    this.name = 'NewerSchemaVersionError';
-  }
 }
 
 /** What an open found and left: the version the file had and the one it has now. */
@@ -40,10 +26,10 @@ export interface SchemaVersions {
  * IMMEDIATE transaction, so a failed step leaves the file as it was, and a second process
  * opening the same file at the same moment (a projector worker, the admin CLI) waits for the
  * lock, then finds the file migrated and runs nothing. A file already at the newest version
- * is only read. A newer file is refused (NewerSchemaVersionError), unchanged.
+ * is only read. A newer file is refused (NewerVersionError), unchanged.
  */
 export function migrateSchema(db: Database.Database, file: string, migrations: readonly SchemaMigration[]): SchemaVersions {
-  const newest = newestVersion(migrations);
+  const newest = newestVersion(migrations, 'schema');
   const found = versionOf(db, file, newest);
   if (found === newest) return { from: found, to: newest };
   db.transaction(() => {
@@ -59,16 +45,5 @@ export function migrateSchema(db: Database.Database, file: string, migrations: r
 
 /** The file's recorded version, refused when it is one this code cannot have written. */
 function versionOf(db: Database.Database, file: string, newest: number): number {
-  const version = Number(db.pragma('user_version', { simple: true }));
-  if (version > newest) throw new NewerSchemaVersionError(file, version, newest);
-  if (version < 0) throw new Error(`${file} has schema version ${version}, which no release of Parley writes: it is not a file Parley wrote`);
-  return version;
-}
-
-/** The list's last version; the list must number its steps 1, 2, 3… (a programming error otherwise). */
-function newestVersion(migrations: readonly SchemaMigration[]): number {
-  migrations.forEach((step, i) => {
-    if (step.version !== i + 1) throw new Error(`schema migrations must be numbered 1, 2, 3…: step ${i + 1} says ${step.version}`);
-  });
-  return migrations.length;
+  return checkedVersion(file, 'schema', Number(db.pragma('user_version', { simple: true })), newest);
 }

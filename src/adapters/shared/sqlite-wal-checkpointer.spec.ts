@@ -76,4 +76,25 @@ describe('WAL checkpoints from a worker thread', () => {
     expect(await reopened.get('things', 'a')).toMatchObject({ n: 1 });
     await reopened.close();
   });
+
+  it('overwrites what deleted and replaced documents left, in the database file and its WAL, on demand', async () => {
+    const file = join(dir, 'read-models.sqlite');
+    const store = new SqliteReadModelStore(file);
+    await store.ensureCollections([{ name: 'things', indexes: [{ fields: ['note'] }] }]);
+    const put = (id: string, note: string, position: string) =>
+      ({ collection: 'things', kind: 'put', document: { _id: id, note }, position }) as const;
+    await store.applyBatch([put('gone', 'MARKER-deleted-0001', '1'), put('edited', 'MARKER-before-0002', '2'), put('kept', 'MARKER-kept-0003', '3')], {});
+    await store.applyBatch([{ collection: 'things', kind: 'delete', id: 'gone' }, put('edited', 'MARKER-after-0004', '4')], {});
+    const scan = () => [file, `${file}-wal`].map((f) => (existsSync(f) ? readFileSync(f).toString('latin1') : '')).join('\n');
+    expect(scan()).toContain('MARKER-deleted-0001'); // the WAL still has the older page images
+
+    await store.overwriteFreedSpace();
+    expect(statSync(`${file}-wal`).size).toBe(0);
+    expect(scan()).not.toContain('MARKER-deleted-0001');
+    expect(scan()).not.toContain('MARKER-before-0002');
+    expect(scan()).toContain('MARKER-after-0004');
+    expect(scan()).toContain('MARKER-kept-0003');
+    expect(await store.get('things', 'kept')).toMatchObject({ note: 'MARKER-kept-0003' });
+    await store.close();
+  });
 });

@@ -40,17 +40,38 @@ const checkpoint = () => {
   }
 };
 const timer = setInterval(checkpoint, workerData.intervalMs);
-parentPort.on('message', () => {
+const truncate = () => {
+  db ??= new Database(workerData.file, { fileMustExist: true });
+  // busy: a reader still used the WAL past the busy timeout; the WAL was not emptied.
+  const [result] = db.pragma('wal_checkpoint(TRUNCATE)');
+  if (result.busy) throw new Error('the write-ahead log is in use by a reader: not truncated');
+};
+parentPort.on('message', (message) => {
+  if (message.kind === 'truncate') {
+    try {
+      truncate();
+      parentPort.postMessage({ id: message.id });
+    } catch (error) {
+      parentPort.postMessage({ id: message.id, error: String(error && error.message || error) });
+    }
+    return;
+  }
   clearInterval(timer);
   try { db?.close(); } catch {}
   parentPort.close();
 });
 `;
 
-/** Checkpoints one SQLite WAL database from a worker thread until closed. */
+/**
+ * Checkpoints one SQLite WAL database from a worker thread until closed, and empties the WAL
+ * on demand (`truncate`).
+ */
 export class WalCheckpointer {
   private readonly thread: Worker;
   private readonly exited: Promise<void>;
+  private readonly truncations = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
+  private nextTruncation = 0;
+  private gone = false;
 
   constructor(file: string) {
     this.thread = new Worker(THREAD_SOURCE, {
@@ -59,15 +80,43 @@ export class WalCheckpointer {
     });
     // Never what keeps the process alive; a thread that failed to start leaves the safety net.
     this.thread.unref();
+    this.thread.on('message', ({ id, error }: { id: number; error?: string }) => {
+      const waiting = this.truncations.get(id);
+      this.truncations.delete(id);
+      if (error === undefined) waiting?.resolve();
+      else waiting?.reject(new Error(error));
+    });
     this.exited = new Promise((resolve) => {
-      this.thread.once('exit', () => resolve());
-      this.thread.once('error', () => resolve());
+      const end = () => {
+        this.gone = true;
+        for (const waiting of this.truncations.values()) waiting.reject(new Error('the checkpoint thread stopped'));
+        this.truncations.clear();
+        resolve();
+      };
+      this.thread.once('exit', end);
+      this.thread.once('error', end);
+    });
+  }
+
+  /**
+   * Copies the whole WAL into the database file and truncates the WAL to nothing (SQLite's
+   * TRUNCATE checkpoint), on the thread: the older page images the WAL still held (a deleted
+   * document's, before secure_delete overwrote it) leave the disk's files. Writers wait for it
+   * (their busy timeout); it rejects when a reader kept the WAL in use past the thread's busy
+   * timeout, or the thread is gone.
+   */
+  truncate(): Promise<void> {
+    if (this.gone) return Promise.reject(new Error('the checkpoint thread stopped'));
+    const id = this.nextTruncation++;
+    return new Promise<void>((resolve, reject) => {
+      this.truncations.set(id, { resolve, reject });
+      this.thread.postMessage({ kind: 'truncate', id });
     });
   }
 
   /** Stops the thread and closes its connection, so that the writer's close is the last one (it removes the WAL). */
   async close(): Promise<void> {
-    this.thread.postMessage('close');
+    this.thread.postMessage({ kind: 'close' });
     const timeout = setTimeout(() => void this.thread.terminate(), 5_000);
     await this.exited;
     clearTimeout(timeout);

@@ -8,8 +8,16 @@ import { RoomAccess } from '../rooms/room-access';
 import { userDecider, userStream } from '../users/domain/user.decider';
 import { MessagePart } from './domain/message-parts';
 import { messageDecider, messageStream } from './domain/message.decider';
+import { attachmentsProjection } from '../../../projections/attachments/attachments.projection';
+import { checkpointName } from '../../../projections/projection';
 import { MESSAGE_READS } from './messages.read-model';
 import { SentMessages } from './sent-messages';
+
+/**
+ * An edit or a delete is answered once the message reads as changed and the attachments it
+ * dropped are gone (their links answer 404), in every deployment.
+ */
+const CHANGE_READS = [...MESSAGE_READS, checkpointName(attachmentsProjection)];
 
 export type MessageChangeKind = { type: 'EditMessage'; parts: MessagePart[] } | { type: 'DeleteMessage'; tombstone: boolean };
 
@@ -48,7 +56,7 @@ export class MessageChanges {
         now,
       },
       { instance_id: instanceId, actor, occurred_at: now },
-      { awaitProjections: MESSAGE_READS },
+      { awaitProjections: CHANGE_READS },
     );
   }
 }

@@ -110,6 +110,13 @@ export interface ReadModelStore {
    * says how long ago their holder stopped renewing); a released or never taken lease is absent.
    */
   leases(names: readonly string[]): Promise<Map<string, StoredLease>>;
+  /**
+   * Removes what deleted or replaced documents left behind in the store's files (SQLite: with
+   * `secure_delete` on, their pages are zeroed; this empties the WAL, which still holds the
+   * older page images). Absent where the store has no such leftovers to reach (MongoDB: see
+   * docs/privacy.md). Called after a batch that folded an event destroying content.
+   */
+  overwriteFreedSpace?(): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -4,7 +4,7 @@ import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { scanForMarkers } from '../../../../test/support/byte-scan';
-import { NewerSchemaVersionError } from '../../shared/sqlite-schema-versions';
+import { NewerVersionError } from '../../shared/stored-versions';
 import { DATA_KEY_MIGRATIONS, SqliteDataKeyStore } from './sqlite-data-key-store';
 
 describe('SqliteDataKeyStore', () => {
@@ -46,7 +46,7 @@ describe('SqliteDataKeyStore', () => {
     expect(db.pragma('user_version', { simple: true })).toBe(DATA_KEY_MIGRATIONS.length);
     db.pragma(`user_version = ${DATA_KEY_MIGRATIONS.length + 1}`);
     db.close();
-    expect(() => new SqliteDataKeyStore(file)).toThrow(NewerSchemaVersionError);
+    expect(() => new SqliteDataKeyStore(file)).toThrow(NewerVersionError);
     expect(() => new SqliteDataKeyStore(file)).toThrow(file);
   });
 });

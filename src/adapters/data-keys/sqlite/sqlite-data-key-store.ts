@@ -1,8 +1,8 @@
 import Database from 'better-sqlite3';
 import { closeSync, fdatasync, fdatasyncSync, openSync } from 'node:fs';
 import { DataKeySelector, DataKeyStore, StoredDataKey } from '../../../shared/ports/data-key-store.port';
-import { makePrivateDatabaseFile } from '../../../shared/files/private-files';
-import { migrateSchema, SchemaMigration } from '../../shared/sqlite-schema-versions';
+import { SchemaMigration } from '../../shared/sqlite-schema-versions';
+import { openSqliteFile } from '../../shared/sqlite-file';
 
 export const DATA_KEY_MIGRATIONS: readonly SchemaMigration[] = [
   {
@@ -49,18 +49,7 @@ export class SqliteDataKeyStore implements DataKeyStore {
   private closed = false;
 
   constructor(private readonly file: string) {
-    makePrivateDatabaseFile(file);
-    this.db = new Database(file);
-    try {
-      this.db.pragma('journal_mode = WAL');
-      this.db.pragma('synchronous = NORMAL');
-      this.db.pragma('secure_delete = ON');
-      this.db.pragma('busy_timeout = 5000');
-      migrateSchema(this.db, file, DATA_KEY_MIGRATIONS);
-    } catch (error) {
-      this.db.close();
-      throw error;
-    }
+    this.db = openSqliteFile(file, { migrations: DATA_KEY_MIGRATIONS, busyTimeoutMs: 5_000 });
     this.insert = this.db.prepare('INSERT OR IGNORE INTO data_keys (id, owner, wrapped, created_at) VALUES (?, ?, ?, ?) RETURNING wrapped');
     this.select = this.db.prepare('SELECT wrapped FROM data_keys WHERE id = ?');
     this.createGroup = this.db.transaction((items: readonly PendingCreate[]) => {

@@ -2,7 +2,8 @@ import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { NewerSchemaVersionError } from '../../shared/sqlite-schema-versions';
+import { NewerVersionError } from '../../shared/stored-versions';
+import { schemaOf } from '../../../../test/support/sqlite-files';
 import { SqliteEventStore } from './sqlite-event-store';
 
 /**
@@ -43,16 +44,6 @@ function writeBeforeVersions(file: string): void {
   db.close();
 }
 
-/** The file's version and schema, read without Parley. */
-function inspect(file: string): { version: number; schema: unknown[] } {
-  const db = new Database(file, { readonly: true });
-  try {
-    return { version: db.pragma('user_version', { simple: true }) as number, schema: db.prepare('SELECT type, name, sql FROM sqlite_master ORDER BY name').all() };
-  } finally {
-    db.close();
-  }
-}
-
 describe('events.sqlite schema versions', () => {
   let dir: string;
   beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'parley-events-schema-'))));
@@ -61,7 +52,7 @@ describe('events.sqlite schema versions', () => {
   it('opens a file written before schema versions as version 1: its schema unchanged, its events read back and appended to, the version recorded', async () => {
     const file = join(dir, 'events.sqlite');
     writeBeforeVersions(file);
-    const before = inspect(file);
+    const before = schemaOf(file);
     expect(before.version).toBe(0);
 
     const store = new SqliteEventStore(file, { synchronous: 'NORMAL' });
@@ -74,7 +65,7 @@ describe('events.sqlite schema versions', () => {
     } finally {
       await store.close();
     }
-    expect(inspect(file)).toEqual({ version: 1, schema: before.schema });
+    expect(schemaOf(file)).toEqual({ version: 1, schema: before.schema });
   });
 
   it('creates a new file at version 1 with the very schema of files from before versions', async () => {
@@ -82,7 +73,7 @@ describe('events.sqlite schema versions', () => {
     writeBeforeVersions(old);
     const store = new SqliteEventStore(join(dir, 'events.sqlite'));
     await store.close();
-    expect(inspect(join(dir, 'events.sqlite'))).toEqual({ version: 1, schema: inspect(old).schema });
+    expect(schemaOf(join(dir, 'events.sqlite'))).toEqual({ version: 1, schema: schemaOf(old).schema });
   });
 
   it('refuses a file of a newer version, naming it, its version and the newest it knows, and leaves it as it was', async () => {
@@ -91,7 +82,7 @@ describe('events.sqlite schema versions', () => {
     const newer = new Database(file);
     newer.pragma('user_version = 2');
     newer.close();
-    const before = inspect(file);
+    const before = schemaOf(file);
 
     let refused: unknown;
     try {
@@ -99,11 +90,11 @@ describe('events.sqlite schema versions', () => {
     } catch (error) {
       refused = error;
     }
-    expect(refused).toBeInstanceOf(NewerSchemaVersionError);
+    expect(refused).toBeInstanceOf(NewerVersionError);
     expect((refused as Error).message).toBe(
       `${file} has schema version 2, newer than this Parley knows (up to version 1): ` +
         'a newer release of Parley wrote it. Run that release (or a later one) on it; this one cannot read it safely.',
     );
-    expect(inspect(file)).toEqual(before);
+    expect(schemaOf(file)).toEqual(before);
   });
 });

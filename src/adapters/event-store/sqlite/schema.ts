@@ -1,7 +1,6 @@
-import Database from 'better-sqlite3';
-import { makePrivateDatabaseFile } from '../../../shared/files/private-files';
-import { WRITER_CHECKPOINT_PAGES } from '../../shared/sqlite-wal-checkpointer';
-import { migrateSchema, SchemaMigration } from '../../shared/sqlite-schema-versions';
+import type Database from 'better-sqlite3';
+import { openSqliteFile } from '../../shared/sqlite-file';
+import { SchemaMigration } from '../../shared/sqlite-schema-versions';
 
 /** How long a read waits, synchronously, on a lock (in WAL mode only recovery and checkpoints make readers wait). */
 export const READ_BUSY_TIMEOUT_MS = 5000;
@@ -39,25 +38,11 @@ export const EVENT_LOG_MIGRATIONS: readonly SchemaMigration[] = [
 ];
 
 /**
- * Opens the event log's file (private, created if absent) in WAL mode, at the newest schema
- * version (a newer file is refused, and closed). `maxPageCount` caps the file like a quota.
+ * Opens the event log's file (private, created if absent) at the newest schema version (a newer
+ * file is refused). The commit's own fsync is the store's, off the event loop (see
+ * WalDurability). The log deletes nothing, but whatever SQLite frees (a dropped index, a
+ * migration's table) is overwritten too. `maxPageCount` caps the file like a quota.
  */
 export function openEventLogDatabase(file: string, options: { readonly maxPageCount?: number } = {}): Database.Database {
-  makePrivateDatabaseFile(file);
-  const db = new Database(file);
-  try {
-    db.pragma('journal_mode = WAL');
-    // The commit's own fsync is the store's, off the event loop (see WalDurability); NORMAL
-    // still syncs the WAL before a checkpoint copies it and the database file after.
-    db.pragma('synchronous = NORMAL');
-    db.pragma(`busy_timeout = ${READ_BUSY_TIMEOUT_MS}`);
-    // The WAL is copied on a thread of its own (WalCheckpointer); the writer's checkpoint only finishes it.
-    db.pragma(`wal_autocheckpoint = ${WRITER_CHECKPOINT_PAGES}`);
-    if (options.maxPageCount !== undefined) db.pragma(`max_page_count = ${Math.floor(options.maxPageCount)}`);
-    migrateSchema(db, file, EVENT_LOG_MIGRATIONS);
-    return db;
-  } catch (error) {
-    db.close();
-    throw error;
-  }
+  return openSqliteFile(file, { migrations: EVENT_LOG_MIGRATIONS, busyTimeoutMs: READ_BUSY_TIMEOUT_MS, maxPageCount: options.maxPageCount });
 }

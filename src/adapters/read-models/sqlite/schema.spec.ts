@@ -2,7 +2,8 @@ import Database from 'better-sqlite3';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { NewerSchemaVersionError } from '../../shared/sqlite-schema-versions';
+import { NewerVersionError } from '../../shared/stored-versions';
+import { schemaOf } from '../../../../test/support/sqlite-files';
 import { IN_MEMORY, openReadModelDatabase } from './schema';
 import { SqliteReadModelStore } from './sqlite-read-model-store';
 
@@ -30,15 +31,6 @@ function writeBeforeVersions(file: string): void {
   db.close();
 }
 
-function inspect(file: string): { version: number; schema: unknown[] } {
-  const db = new Database(file, { readonly: true });
-  try {
-    return { version: db.pragma('user_version', { simple: true }) as number, schema: db.prepare('SELECT type, name, sql FROM sqlite_master ORDER BY name').all() };
-  } finally {
-    db.close();
-  }
-}
-
 describe('read-models.sqlite schema versions', () => {
   let dir: string;
   beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'parley-read-models-schema-'))));
@@ -47,7 +39,7 @@ describe('read-models.sqlite schema versions', () => {
   it('opens a file written before schema versions as version 1: its schema unchanged, its documents and checkpoints read back, the version recorded', async () => {
     const file = join(dir, 'read-models.sqlite');
     writeBeforeVersions(file);
-    const before = inspect(file);
+    const before = schemaOf(file);
     expect(before.version).toBe(0);
 
     const store = new SqliteReadModelStore(file);
@@ -58,7 +50,7 @@ describe('read-models.sqlite schema versions', () => {
     } finally {
       await store.close();
     }
-    expect(inspect(file)).toEqual({ version: 1, schema: before.schema });
+    expect(schemaOf(file)).toEqual({ version: 1, schema: before.schema });
   });
 
   it('creates a new file at version 1 with the tables of files from before versions', async () => {
@@ -67,7 +59,7 @@ describe('read-models.sqlite schema versions', () => {
     old.close();
     const store = new SqliteReadModelStore(join(dir, 'read-models.sqlite'));
     await store.close();
-    expect(inspect(join(dir, 'read-models.sqlite'))).toEqual({ version: 1, schema: inspect(join(dir, 'old.sqlite')).schema });
+    expect(schemaOf(join(dir, 'read-models.sqlite'))).toEqual({ version: 1, schema: schemaOf(join(dir, 'old.sqlite')).schema });
   });
 
   it('opens a database held in memory at version 1, with its tables, and makes no file of that name', () => {
@@ -87,7 +79,7 @@ describe('read-models.sqlite schema versions', () => {
     const newer = new Database(file);
     newer.pragma('user_version = 5');
     newer.close();
-    const before = inspect(file);
+    const before = schemaOf(file);
 
     let refused: unknown;
     try {
@@ -95,11 +87,11 @@ describe('read-models.sqlite schema versions', () => {
     } catch (error) {
       refused = error;
     }
-    expect(refused).toBeInstanceOf(NewerSchemaVersionError);
+    expect(refused).toBeInstanceOf(NewerVersionError);
     expect((refused as Error).message).toBe(
       `${file} has schema version 5, newer than this Parley knows (up to version 1): ` +
         'a newer release of Parley wrote it. Run that release (or a later one) on it; this one cannot read it safely.',
     );
-    expect(inspect(file)).toEqual(before);
+    expect(schemaOf(file)).toEqual(before);
   });
 });

@@ -1,7 +1,6 @@
-import Database from 'better-sqlite3';
-import { makePrivateDatabaseFile } from '../../../shared/files/private-files';
-import { WRITER_CHECKPOINT_PAGES } from '../../shared/sqlite-wal-checkpointer';
-import { migrateSchema, SchemaMigration } from '../../shared/sqlite-schema-versions';
+import type Database from 'better-sqlite3';
+import { openSqliteFile } from '../../shared/sqlite-file';
+import { SchemaMigration } from '../../shared/sqlite-schema-versions';
 
 /** Larger pages make the index B-trees shallower: a rebuild's inserts cost about a sixth less. */
 const PAGE_SIZE = 8192;
@@ -24,30 +23,17 @@ export const READ_MODEL_MIGRATIONS: readonly SchemaMigration[] = [
   },
 ];
 
-/** SQLite's name for a database in memory, gone when it is closed (its pragmas for files are harmless there). */
-export const IN_MEMORY = ':memory:';
+/** How long a read-model write waits for another connection's lock. */
+export const BUSY_TIMEOUT_MS = 5_000;
+
+export { IN_MEMORY } from '../../shared/sqlite-file';
 
 /**
- * Opens the read models' file (private, created if absent; or `IN_MEMORY`) in WAL mode, at the
- * newest schema version (a newer file is refused, and closed). Commits need not fsync: read
- * models are rebuilt from the log. `maxPageCount` caps the file like a quota.
+ * Opens the read models' file (private, created if absent; or `IN_MEMORY`) at the newest schema
+ * version (a newer file is refused). Commits need not fsync: read models are rebuilt from the
+ * log. A removed or replaced document's bytes are overwritten, not left in free space (the WAL's
+ * older copies go with `overwriteFreedSpace`). `maxPageCount` caps the file like a quota.
  */
 export function openReadModelDatabase(file: string, options: { readonly maxPageCount?: number } = {}): Database.Database {
-  if (file !== IN_MEMORY) makePrivateDatabaseFile(file);
-  const db = new Database(file);
-  try {
-    // Only takes effect on a new file (before WAL is set); older files keep theirs.
-    db.pragma(`page_size = ${PAGE_SIZE}`);
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
-    db.pragma('busy_timeout = 5000');
-    // The WAL is copied on a thread of its own (WalCheckpointer); the writer's checkpoint only finishes it.
-    db.pragma(`wal_autocheckpoint = ${WRITER_CHECKPOINT_PAGES}`);
-    if (options.maxPageCount !== undefined) db.pragma(`max_page_count = ${Math.floor(options.maxPageCount)}`);
-    migrateSchema(db, file, READ_MODEL_MIGRATIONS);
-    return db;
-  } catch (error) {
-    db.close();
-    throw error;
-  }
+  return openSqliteFile(file, { migrations: READ_MODEL_MIGRATIONS, busyTimeoutMs: BUSY_TIMEOUT_MS, pageSize: PAGE_SIZE, maxPageCount: options.maxPageCount });
 }

@@ -16,7 +16,7 @@ import {
 import { WalCheckpointer } from '../../shared/sqlite-wal-checkpointer';
 import { SqliteLeases } from './sqlite-leases';
 import { indexDefinition, orderTerms, table, whereClause } from './read-model-sql';
-import { IN_MEMORY, openReadModelDatabase } from './schema';
+import { BUSY_TIMEOUT_MS, IN_MEMORY, openReadModelDatabase } from './schema';
 
 export { IN_MEMORY } from './schema';
 
@@ -69,8 +69,25 @@ export class SqliteReadModelStore implements ReadModelStore {
     for (const row of this.db.prepare('SELECT DISTINCT collection FROM deferred_indexes').all() as { collection: string }[]) {
       this.deferred.add(row.collection);
     }
+    if (!inMemory) this.emptyWalAtOpen();
     this.checkpointer = inMemory ? null : new WalCheckpointer(file);
     this.leaseTable = new SqliteLeases((sql) => this.prepared(sql), this.clock, () => this.recover());
+  }
+
+  /**
+   * A WAL left by a process that died may still hold older copies of deleted documents. Best
+   * effort, without waiting: where another process (a server beside a CLI) is using the file,
+   * its own truncations after deletes take care of it.
+   */
+  private emptyWalAtOpen(): void {
+    this.db.pragma('busy_timeout = 0');
+    try {
+      this.db.pragma('wal_checkpoint(TRUNCATE)');
+    } catch {
+      // Busy or failing storage: the next truncation after a delete does it.
+    } finally {
+      this.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    }
   }
 
   private prepared(sql: string): Database.Statement {
@@ -313,6 +330,10 @@ export class SqliteReadModelStore implements ReadModelStore {
 
   async leases(names: readonly string[]): Promise<Map<string, StoredLease>> {
     return this.leaseTable.list(names);
+  }
+
+  async overwriteFreedSpace(): Promise<void> {
+    await this.checkpointer?.truncate();
   }
 
   async close(): Promise<void> {

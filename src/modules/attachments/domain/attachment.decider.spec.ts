@@ -138,6 +138,8 @@ describe('attachment decider', () => {
     given(created, uploaded(), removed).when(removal).thenNothingHappened();
     given(created, uploaded()).when({ ...removal, blobKey: 'acme/a1/other' }).thenNothingHappened();
     given(created).when(removal).thenNothingHappened();
+    // Wiped with its instance: the stream reads as empty, and the removal is still recorded.
+    given().when(removal).then([removed]);
     expect(fold(attachmentDecider, [created, uploaded(), removed])).toMatchObject({ deleted: true, blobRemoved: true });
     given(created, uploaded(), removed).when(upload()).thenThrows({ code: 'not_found/attachment_not_found' });
   });

@@ -157,8 +157,10 @@ export const attachmentDecider: Decider<AttachmentState, AttachmentCommand, Atta
         return [{ type: 'AttachmentDeleted', data: { id: command.id, deleted_at: command.now } }];
 
       case 'RecordBlobRemoved':
-        // Removing twice (two janitors, a retry after a crash) records it once.
-        if (state.blobRemoved || state.upload?.blobKey !== command.blobKey) return [];
+        // Removing twice (two janitors, a retry after a crash) records it once. A stream that
+        // reads empty was wiped with its instance (commands read it as beginning after the
+        // wipe): the wipe's tombstone is dropped by recording the removal all the same.
+        if (state.blobRemoved || (state.exists && state.upload?.blobKey !== command.blobKey)) return [];
         return [{ type: 'AttachmentBlobRemoved', data: { id: command.id, blob_key: command.blobKey, removed_at: command.now } }];
     }
   },

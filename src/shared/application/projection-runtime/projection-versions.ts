@@ -2,6 +2,27 @@ import { LogPosition, positionAfter } from '../../domain/event';
 import { checkpointName, physicalCollection, ProjectionDefinition } from '../../../../projections/projection';
 
 /**
+ * The versions that build beside a serving one apart from the others, as the stored checkpoints
+ * say at start (`building`: newer than the version serving, not yet caught up with it). Each
+ * group folds with a subscription of its own: a version folding the log from its start never
+ * holds up the serving one, which keeps following new events (and the writes waiting for them).
+ * With no version building (a single version of everything, a fresh store, a switch already
+ * made) every definition is `current`.
+ */
+export function buildingApart(
+  definitions: readonly ProjectionDefinition[],
+  stored: ReadonlyMap<string, LogPosition>,
+): { readonly current: ProjectionDefinition[]; readonly building: ProjectionDefinition[] } {
+  const versions = new ProjectionVersions(definitions, (checkpoint) => stored.get(checkpoint) ?? null);
+  const current: ProjectionDefinition[] = [];
+  const building: ProjectionDefinition[] = [];
+  for (const definition of definitions) {
+    (definition.version > versions.active(definition.name).version ? building : current).push(definition);
+  }
+  return { current, building };
+}
+
+/**
  * Which version of each projection serves reads. A projection may be listed in several
  * versions at once (the old one kept while a bumped one builds, see docs/architecture.md
  * "Versioned projections"): the oldest serves until a newer one has folded at least as far,

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { SqliteReadModelStore } from '../../../adapters/read-models/sqlite/sqlite-read-model-store';
 import { ALL_PROJECTIONS } from '../../../../projections';
 import { checkpointName } from '../../../../projections/projection';
+import { usersProjection } from '../../../../projections/users/users.projection';
 import { LogPosition } from '../../domain/event';
 import { DomainError } from '../../domain/errors';
 import { PROJECTOR_STATUS } from './projector-runner';
@@ -102,5 +103,27 @@ describe('ProjectionWatch in a process that folds nothing itself (an API process
     expect(await roomCreated).toBe('resolved');
     expect(await outcome(w.waitFor(pos(5), { folding: ['UserCreated'] }))).toMatch(/^projection_lag: The change was saved, but it is not yet readable: projection users_v1/);
     expect(versions.foldingCheckpoints(['RoomCreated', 'RoomMembersAdded']).slice().sort()).toEqual(['room_memberships_v1', 'rooms_v1']);
+  });
+
+  it('a wait begun before reads switch to a new version ends only once the version now read has the write', async () => {
+    const definitions = [usersProjection, { ...usersProjection, version: 2 }];
+    let w: ProjectionWatch | null = null;
+    const versions = new ProjectionVersions(definitions, (name) => w!.positionOf(name));
+    w = new ProjectionWatch(store, versions.checkpoints, null, 600_000, 10, versions);
+    watches.push(w);
+    await store.applyBatch([], { users_v1: pos(3), users_v2: pos(1) });
+    await w.refresh();
+    let ended = false;
+    const wait = outcome(w.waitFor(pos(5), { folding: ['UserCreated'] })).finally(() => (ended = true));
+    // users_v2 catches up with users_v1: reads switch to it.
+    await store.applyBatch([], { users_v1: pos(4), users_v2: pos(4) });
+    await eventually(() => versions.role('users_v2') === 'serving', { what: 'the switch' });
+    // The old version reaches the write first: a read now goes to users_v2, which has not.
+    await store.applyBatch([], { users_v1: pos(5) });
+    const polls = store.batched.length;
+    await eventually(() => ended || store.batched.length >= polls + 3, { what: 'the wait polls, or ends' });
+    expect(ended).toBe(false);
+    await store.applyBatch([], { users_v2: pos(5) });
+    expect(await wait).toBe('resolved');
   });
 });

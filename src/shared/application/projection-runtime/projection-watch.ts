@@ -1,6 +1,6 @@
 import { LogPosition, positionAfter } from '../../domain/event';
 import { ReadModelStore } from '../../ports/read-model-store.port';
-import { PROJECTOR_STATUS, type ProjectorRunner } from './projector-runner';
+import { PROJECTOR_STATUS } from './projector-runner';
 import type { ProjectionVersions } from './projection-versions';
 import { AwaitedProjections, projectionLagError, projectionParkedError, ReadYourWrites, stoppedBeforeProjectedError } from '../write-path/read-your-writes';
 
@@ -12,6 +12,14 @@ interface Waiter {
   readonly resolve: () => void;
   readonly reject: (error: unknown) => void;
   readonly timer: NodeJS.Timeout;
+}
+
+/** What the watch asks of the projectors folding in this process (a runner, or all of a process's: ProcessProjectors). */
+export interface LocalProjectors {
+  holds(checkpoint: string): boolean;
+  positionOf(checkpoint: string): LogPosition | null;
+  parkedAt(checkpoint: string): LogPosition | null;
+  onProgress(listener: () => void): () => void;
 }
 
 /** How often a poll also reads which projections other processes parked (checkpoints are read every poll). */
@@ -45,7 +53,7 @@ export class ProjectionWatch implements ReadYourWrites {
     private readonly readModels: ReadModelStore,
     /** Every projection's checkpoint name: what "all projections" means. */
     private readonly all: readonly string[],
-    private readonly runner: ProjectorRunner | null,
+    private readonly runner: LocalProjectors | null,
     private readonly timeoutMs: number,
     private readonly pollMs = 10,
     /** When projections are listed in several versions: waits are for the version serving reads. */
@@ -122,10 +130,18 @@ export class ProjectionWatch implements ReadYourWrites {
     return folded !== null && !positionAfter(position, folded);
   }
 
+  /**
+   * The projections a waiter needs now: the versions serving reads at this moment, so that a
+   * wait begun before a switch ends only once the version now read has the write too.
+   */
+  private servingFor(waiter: Waiter): readonly string[] {
+    return this.versions ? this.versions.servingCheckpoints(waiter.projections) : waiter.projections;
+  }
+
   private settle(): void {
     if (this.waiters.length === 0) return;
     this.waiters = this.waiters.filter((waiter) => {
-      const behind = waiter.projections.filter((name) => !this.reached(name, waiter.position));
+      const behind = this.servingFor(waiter).filter((name) => !this.reached(name, waiter.position));
       const parked = behind.filter((name) => this.parkedFor(waiter, name));
       if (behind.length && !parked.length) return true;
       clearTimeout(waiter.timer);
@@ -151,7 +167,7 @@ export class ProjectionWatch implements ReadYourWrites {
     this.polling = true;
     void (async () => {
       try {
-        while (!this.closed && this.waiters.some((w) => w.projections.some((name) => !this.heldHere(name)))) {
+        while (!this.closed && this.waiters.some((w) => this.servingFor(w).some((name) => !this.heldHere(name)))) {
           try {
             await this.pollParked();
             await this.refresh();

@@ -54,6 +54,25 @@ describe('ProjectorRunner over SQLite', () => {
     await runner.stop();
   });
 
+  it('has the store overwrite freed space after a batch that destroys content, and only then', async () => {
+    let overwrites = 0;
+    const overwrite = readModels.overwriteFreedSpace.bind(readModels);
+    readModels.overwriteFreedSpace = async () => {
+      overwrites++;
+      await overwrite();
+    };
+    const runner = new ProjectorRunner(events, readModels, [usersProjection]);
+    await runner.start();
+    const watch = new ProjectionWatch(readModels, [checkpointName(usersProjection)], runner, 5_000);
+    await seed();
+    await watch.waitFor((await events.headPosition())!);
+    expect(overwrites).toBe(0);
+    const { position } = await events.append('user-acme.ann', [{ type: 'UserDeleted', data: { deleted_at: 't5' }, metadata: meta }], 1);
+    await watch.waitFor(position);
+    expect(overwrites).toBe(1);
+    await runner.stop();
+  });
+
   it('ignores redelivered events: a rewound checkpoint changes no document', async () => {
     await seed();
     const first = new ProjectorRunner(events, readModels, [usersProjection]);

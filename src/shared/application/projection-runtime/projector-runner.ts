@@ -35,7 +35,8 @@ export interface ProjectorRunnerOptions {
    */
   readonly maxEventAttempts?: number;
   /** Every drop (the runner resubscribes by itself) and every parked projection. */
-  readonly onError?: (error: unknown, context: { readonly projection?: string; readonly parked?: boolean }) => void;
+  /** …and every failed overwrite of freed space after a destroying batch (`freedSpace`), which drops nothing. */
+  readonly onError?: (error: unknown, context: { readonly projection?: string; readonly parked?: boolean; readonly freedSpace?: true }) => void;
   readonly onProgress?: (position: LogPosition, eventsApplied: number) => void;
   /** The set of projections this runner holds changed (taken over, lost): operators read it in the log. */
   readonly onLeasesChanged?: (held: readonly string[]) => void;
@@ -88,6 +89,8 @@ export class ProjectorRunner {
   private stopped = false;
   /** Why the runner dropped, while it waits to resubscribe. */
   private dropped: string | null = null;
+  /** Event types after which some projection's documents no longer hold what they held (`destroys`). */
+  private readonly destroying: ReadonlySet<string>;
 
   constructor(
     private readonly events: EventStore,
@@ -107,6 +110,7 @@ export class ProjectorRunner {
     const backoff = options.backoff ?? { initialMs: 100, maxMs: 5_000 };
     this.backoff = new Backoff(backoff.initialMs, backoff.maxMs);
     assertOneWriterPerCollection(definitions);
+    this.destroying = new Set(definitions.flatMap((definition) => definition.destroys ?? []));
     this.parking = new ProjectionParking(readModels, {
       owner,
       maxEventAttempts: this.maxEventAttempts,
@@ -305,12 +309,26 @@ export class ProjectorRunner {
     const started = performance.now();
     const folding = this.held.folding(this.folds);
     const applied = await this.folder!.fold(batch, folding);
+    if (batch.some((event) => this.destroying.has(event.type))) await this.overwriteFreedSpace();
     this.backoff.reset();
     this.parking.forgetPassed(folding);
     this.counts.read(batch.length);
     recordProjectorBatch(batch.length, (performance.now() - started) / 1000);
     this.options.onProgress?.(batch[batch.length - 1].position, applied);
     this.progress.notify();
+  }
+
+  /**
+   * Before the batch counts as folded (read-your-writes wakes after it), what the destroyed
+   * documents left in the store's files is overwritten. A failure drops nothing: it is
+   * reported, and the next destroying batch, or the next start, overwrites it.
+   */
+  private async overwriteFreedSpace(): Promise<void> {
+    try {
+      await this.readModels.overwriteFreedSpace?.();
+    } catch (error) {
+      this.options.onError?.(error, { freedSpace: true });
+    }
   }
 
   /**

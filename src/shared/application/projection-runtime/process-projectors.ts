@@ -1,0 +1,74 @@
+import { LogPosition } from '../../domain/event';
+import type { ProjectionStatus, ProjectorRunner } from './projector-runner';
+
+/**
+ * The projector runners of one process: one folds the versions that serve reads (with any
+ * retired ones still listed), the other the versions building beside them (see
+ * `buildingApart`), each with its own subscription. The process is ready once the serving
+ * versions have caught up; the building ones start then and fold the log from its start in the
+ * background, while the serving ones follow new events and acknowledge writes. Reads switch to a
+ * building version once it has caught up (ProjectionVersions); it goes on folding in its own
+ * runner until the process restarts.
+ */
+export class ProcessProjectors {
+  private readonly runners: readonly ProjectorRunner[];
+  private stopped = false;
+
+  constructor(
+    private readonly serving: ProjectorRunner,
+    private readonly building: ProjectorRunner | null,
+  ) {
+    this.runners = building ? [serving, building] : [serving];
+  }
+
+  /** Names of the projections this process holds and folds. */
+  get running(): string[] {
+    return this.runners.flatMap((runner) => runner.running);
+  }
+
+  /**
+   * Takes the leases it can and folds: resolves once the serving versions have folded what was
+   * in the log, having then started the building versions (which it does not wait for).
+   */
+  async start(): Promise<void> {
+    await this.serving.start();
+    await this.serving.caughtUp();
+    if (this.building && !this.stopped) await this.building.start();
+  }
+
+  holds(checkpoint: string): boolean {
+    return this.runners.some((runner) => runner.holds(checkpoint));
+  }
+
+  /** The newest position known for a projection: exact from the runner that holds it (each runner knows its own projections only). */
+  positionOf(checkpoint: string): LogPosition | null {
+    for (const runner of this.runners) {
+      const position = runner.positionOf(checkpoint);
+      if (position !== null) return position;
+    }
+    return null;
+  }
+
+  parkedAt(checkpoint: string): LogPosition | null {
+    for (const runner of this.runners) {
+      const parked = runner.parkedAt(checkpoint);
+      if (parked !== null) return parked;
+    }
+    return null;
+  }
+
+  /** Every projection of the process as its runners see it (each reports its own). */
+  status(): ProjectionStatus[] {
+    return this.runners.flatMap((runner) => runner.status());
+  }
+
+  onProgress(listener: () => void): () => void {
+    const offs = this.runners.map((runner) => runner.onProgress(listener));
+    return () => offs.forEach((off) => off());
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await Promise.all(this.runners.map((runner) => runner.stop()));
+  }
+}
