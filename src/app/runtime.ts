@@ -10,11 +10,19 @@ import { ProjectionWatch } from '../shared/application/projection-runtime/projec
 import { buildingApart, ProjectionVersions } from '../shared/application/projection-runtime/projection-versions';
 import { ObservedEventStore, StorageHealth } from '../shared/application/operations/storage-health';
 import { openStores, Stores } from '../infrastructure/stores';
+import { DataKeyRing } from '../shared/crypto/data-key-ring';
+import { SealingEventStore } from '../shared/application/operations/sealing-event-store';
+import { PERSONAL_DATA_RULES } from './personal-data-rules';
+import { ShredSweep } from '../shared/application/operations/shred-sweep';
+import { PeriodicSweep } from '../shared/application/operations/periodic-sweep';
 import { createLogger, Logger } from '../infrastructure/logger';
 import { explainDataDirFailure } from '../infrastructure/data-dir-space';
 import { DataDirLock } from '../infrastructure/data-dir-lock';
 import { ALL_PROJECTIONS } from '../../projections';
 import { checkpointName, physicalCollectionSpecs, ProjectionDefinition } from '../../projections/projection';
+
+/** How often a process that folds projections sweeps the log's deletes for keys a crash left undestroyed. */
+const SHRED_SWEEP_INTERVAL_MS = 60_000;
 
 /**
  * Where projections run relative to this process:
@@ -69,12 +77,18 @@ export async function openRuntime(
     throw needsDataDir(config) ? explainDataDirFailure(config.dataDir, error) : error;
   }
   const storage = new StorageHealth();
-  const stores: Stores = { ...opened, events: new ObservedEventStore(opened.events, storage) };
-  const secretBox = await openMasterKey(config, stores.events);
+  const observed = new ObservedEventStore(opened.events, storage);
+  // Locked, the embedded server alone destroys the keys in DATA_DIR/keys.sqlite (a CLI beside it only destroys again what the server already forgot).
+  const secretBox = await openMasterKey(config, observed);
+  const sealing = new SealingEventStore(observed, new DataKeyRing(opened.dataKeys, secretBox, { ...config.dataKeyCache, exclusive: lock !== null && !config.mongodbUri }), PERSONAL_DATA_RULES, (error, selectors) =>
+    logger.error({ err: error, data_keys: selectors.length }, 'a delete is stored but its data keys could not be destroyed yet; the next sweep destroys them'),
+  );
+  const stores: Stores = { ...opened, events: sealing };
   // The embedded server is alone on its data directory (the lock), so a stable owner
   // lets a restart renew the leases its killed predecessor still held.
   const leaseOwner = mode === 'embedded' ? `embedded@${hostname()}:${config.dataDir}` : `${hostname()}:${process.pid}:${randomUUID()}`;
   let runner: ProcessProjectors | null = null;
+  let shredSweep: PeriodicSweep | null = null;
   if (mode !== 'separate') {
     const runnerFor = (definitions: readonly ProjectionDefinition[], options: Partial<ProjectorRunnerOptions> = {}) =>
       new ProjectorRunner(stores.events, stores.readModels, definitions, {
@@ -104,6 +118,12 @@ export async function openRuntime(
     await refuseForeignCheckpoints(stores, versions.checkpoints);
     await hooks.beforeCatchUp?.();
     await runner.start();
+    const sweep = new ShredSweep(sealing, stores.readModels);
+    await sweep.pass(); // before serving: what a crash left undestroyed is never served
+    shredSweep = new PeriodicSweep(() => sweep.pass().then(() => undefined), SHRED_SWEEP_INTERVAL_MS, (error) =>
+      logger.error({ err: error }, 'the sweep of deleted content failed; it tries again shortly'),
+    );
+    shredSweep.start();
   } else {
     // Queries of an API process may run before any projector worker has created the collections.
     await stores.readModels.ensureCollections([...projections.flatMap(physicalCollectionSpecs), { name: PROJECTOR_STATUS }]);
@@ -123,12 +143,14 @@ export async function openRuntime(
     leaseOwner,
     async close() {
       watch.close();
+      await shredSweep?.stop();
       await runner?.stop();
       await stores.ephemeral.close();
       await stores.events.close();
       await stores.readModels.close();
       await stores.blobs.close();
       await stores.rateCounters.close();
+      await stores.dataKeys.close();
       lock?.release();
     },
   };

@@ -6,6 +6,8 @@ import { ReadModelStore } from '../shared/ports/read-model-store.port';
 import { EphemeralBus } from '../shared/ports/ephemeral-bus.port';
 import { BlobStore } from '../shared/ports/blob-store.port';
 import { RateCounters } from '../shared/ports/rate-counter.port';
+import { DataKeyStore } from '../shared/ports/data-key-store.port';
+import { SqliteDataKeyStore } from '../adapters/data-keys/sqlite/sqlite-data-key-store';
 import { MemoryRateCounters } from '../adapters/rate-counters/memory/memory-rate-counters';
 import { FsBlobStore } from '../adapters/blobs/fs/fs-blob-store';
 import { InProcessEphemeralBus } from '../adapters/ephemeral/in-process-ephemeral-bus';
@@ -18,6 +20,8 @@ export interface Stores {
   readonly ephemeral: EphemeralBus;
   readonly blobs: BlobStore;
   readonly rateCounters: RateCounters;
+  /** The keys personal fields are sealed with in the log (crypto-shredding), kept where the read models are. */
+  readonly dataKeys: DataKeyStore;
   /** Which adapters were chosen, for the log line at start. */
   readonly description: string;
 }
@@ -74,13 +78,20 @@ export async function openStores(config: ParleyConfig): Promise<Stores> {
         ? (await import('../adapters/rate-counters/mongo/mongo-rate-counters')).MongoRateCounters.connect(config.mongodbUri, config.mongodbDatabase)
         : new MemoryRateCounters(),
     );
+    // Data keys are as durable as the log they unlock: majority writes in MongoDB, fsynced in DATA_DIR/keys.sqlite.
+    const dataKeys = await open<DataKeyStore>(
+      config.mongodbUri
+        ? (await import('../adapters/data-keys/mongo/mongo-data-key-store')).MongoDataKeyStore.connect(config.mongodbUri, config.mongodbDatabase)
+        : new SqliteDataKeyStore(join(config.dataDir, 'keys.sqlite')),
+    );
     const description = [
       config.eventStoreConnectionString ? 'event log: EventStoreDB' : `event log: SQLite in ${config.dataDir}`,
       config.mongodbUri ? 'read models: MongoDB' : `read models: SQLite in ${config.dataDir}`,
       config.mongodbUri ? 'blobs: MongoDB GridFS' : `blobs: files in ${join(config.dataDir, 'blobs')}`,
       config.mongodbUri ? 'rate limits: MongoDB' : 'rate limits: in memory',
+      config.mongodbUri ? 'data keys: MongoDB' : `data keys: ${join(config.dataDir, 'keys.sqlite')}`,
     ].join(', ');
-    return { events, readModels, ephemeral, blobs, rateCounters, description };
+    return { events, readModels, ephemeral, blobs, rateCounters, dataKeys, description };
   } catch (error) {
     for (const store of opened.reverse()) await store.close().catch(() => undefined);
     throw error;

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { SqliteEventStore } from '../../src/adapters/event-store/sqlite/sqlite-event-store';
+import { openSealedLog } from '../support/sealed-log';
 import { messageIdsStream, messagesStream } from '../../src/modules/messages/domain/message.decider';
 import { Answer, chat, eventually, FaultLab, INSTANCE, processEnv } from './process-client';
 
@@ -26,7 +26,7 @@ describe('the write path answers truthfully at each step (real process, real fil
     expect((await chat(server.port, 'POST', '/users', { id: 'ann', name: 'Ann' })).status).toBe(201);
     expect((await chat(server.port, 'POST', '/rooms', { id: 'steps', name: 'steps', user_ids: ['ann'] })).status).toBe(201);
 
-    const log = new SqliteEventStore(join(dir, 'events.sqlite'));
+    const log = openSealedLog(dir); // message texts are sealed in the log: read as the server reads them
     const texts = async () =>
       (await log.readStream(messagesStream(INSTANCE, 'steps'))).map((e) => (e.data as { parts: { content: string }[] }).parts[0].content);
     const send = (text: string) => chat(server.port, 'POST', '/rooms/steps/messages', { text }, { sub: 'ann', version: 'v2' });

@@ -4,6 +4,8 @@ import { idBlockDecider, messageIdsStream } from './domain/message.decider';
 import { MessageId } from './domain/message.events';
 
 const BLOCK_SIZE = 1000;
+/** Ids left in a block when the next one is reserved. */
+const PREFETCH_AT = BLOCK_SIZE / 10;
 
 /**
  * Hands out message ids from blocks this process reserved for the instance (one append per
@@ -15,6 +17,8 @@ const BLOCK_SIZE = 1000;
 export class MessageIds {
   private readonly blocks = new Map<string, { next: MessageId; last: MessageId }>();
   private readonly queues = new Map<string, Promise<unknown>>();
+  /** The next block of each instance, being reserved before this one runs out. */
+  private readonly upcoming = new Map<string, Promise<{ first: MessageId; last: MessageId }>>();
 
   constructor(private readonly pipeline: CommandPipeline) {}
 
@@ -34,20 +38,36 @@ export class MessageIds {
   private async allocate(instanceId: string, above: MessageId): Promise<MessageId> {
     let block = this.blocks.get(instanceId);
     while (!block || block.next > block.last || block.next <= above) {
-      const now = new Date().toISOString();
-      const { events } = await this.pipeline.run(
-        messageIdsStream(instanceId),
-        idBlockDecider,
-        { type: 'ReserveIds', size: BLOCK_SIZE },
-        { instance_id: instanceId, actor: { key_id: 'system' }, occurred_at: now },
-        // No read shows reservations: waiting for read models here would only delay (or,
-        // with lagging projections, fail) the send before its message is even appended.
-        { awaitProjections: [] },
-      );
-      const { first, last } = events[0].data;
+      const reserved = this.upcoming.get(instanceId) ?? this.reserve(instanceId);
+      this.upcoming.delete(instanceId);
+      const { first, last } = await reserved;
       block = { next: Math.max(first, above + 1), last };
       this.blocks.set(instanceId, block);
     }
-    return block.next++;
+    const id = block.next++;
+    // The next block is reserved while the last tenth of this one is handed out, so sends do not
+    // wait for it (nor for the data keys it makes ready); one that fails is reserved again when needed.
+    if (block.last - block.next < PREFETCH_AT && !this.upcoming.has(instanceId)) {
+      const upcoming = this.reserve(instanceId);
+      this.upcoming.set(instanceId, upcoming);
+      upcoming.catch(() => {
+        if (this.upcoming.get(instanceId) === upcoming) this.upcoming.delete(instanceId);
+      });
+    }
+    return id;
+  }
+
+  private async reserve(instanceId: string): Promise<{ first: MessageId; last: MessageId }> {
+    const now = new Date().toISOString();
+    const { events } = await this.pipeline.run(
+      messageIdsStream(instanceId),
+      idBlockDecider,
+      { type: 'ReserveIds', size: BLOCK_SIZE },
+      { instance_id: instanceId, actor: { key_id: 'system' }, occurred_at: now },
+      // No read shows reservations: waiting for read models here would only delay (or,
+      // with lagging projections, fail) the send before its message is even appended.
+      { awaitProjections: [] },
+    );
+    return events[0].data;
   }
 }

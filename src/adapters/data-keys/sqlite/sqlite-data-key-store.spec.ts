@@ -1,0 +1,52 @@
+import Database from 'better-sqlite3';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { scanForMarkers } from '../../../../test/support/byte-scan';
+import { NewerVersionError } from '../../shared/stored-versions';
+import { DATA_KEY_MIGRATIONS, SqliteDataKeyStore } from './sqlite-data-key-store';
+
+describe('SqliteDataKeyStore', () => {
+  let dir: string;
+  let file: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'parley-keys-'));
+    file = join(dir, 'keys.sqlite');
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('leaves no byte of a destroyed key in keys.sqlite or its WAL, while open and after closing, and keeps the others', async () => {
+    const store = new SqliteDataKeyStore(file);
+    const doomed = Array.from({ length: 50 }, (_, i) => ({ id: `acme/message/r/${i}/0`, owner: 'alice@t', wrapped: `DOOMED-${randomBytes(24).toString('hex')}` }));
+    const kept = { id: 'acme/message/r/1000/0', owner: 'bob@t', wrapped: `KEPT-${randomBytes(24).toString('hex')}` };
+    await store.create([...doomed, kept]);
+    expect(scanForMarkers({ folders: [dir] }, [kept.wrapped, doomed[0].wrapped])).toHaveLength(2);
+
+    expect(await store.destroy({ owner: 'alice@t' })).toBe(50);
+    expect(scanForMarkers({ folders: [dir] }, doomed.map((k) => k.wrapped))).toEqual([]);
+    expect(scanForMarkers({ folders: [dir] }, [kept.wrapped])).not.toEqual([]);
+    await store.close();
+    expect(scanForMarkers({ folders: [dir] }, doomed.map((k) => k.wrapped))).toEqual([]);
+    const reopened = new SqliteDataKeyStore(file);
+    expect(await reopened.getMany([kept.id, doomed[0].id])).toEqual(new Map([[kept.id, kept.wrapped]]));
+    await reopened.close();
+  });
+
+  it('is readable by its owner only', async () => {
+    const store = new SqliteDataKeyStore(file);
+    await store.create([{ id: 'acme/room/r/t', owner: null, wrapped: 'w' }]);
+    for (const name of readdirSync(dir)) expect(statSync(join(dir, name)).mode & 0o777).toBe(0o600);
+    await store.close();
+  });
+
+  it('records its schema version, and refuses a file of a newer one naming the file', async () => {
+    await new SqliteDataKeyStore(file).close();
+    const db = new Database(file);
+    expect(db.pragma('user_version', { simple: true })).toBe(DATA_KEY_MIGRATIONS.length);
+    db.pragma(`user_version = ${DATA_KEY_MIGRATIONS.length + 1}`);
+    db.close();
+    expect(() => new SqliteDataKeyStore(file)).toThrow(NewerVersionError);
+    expect(() => new SqliteDataKeyStore(file)).toThrow(file);
+  });
+});

@@ -1,0 +1,185 @@
+import { LRUCache } from 'lru-cache';
+import { DataKeySelector, DataKeyStore } from '../ports/data-key-store.port';
+import { SecretBox } from './secret-box';
+import { DerivedDataKeys } from './derived-data-keys';
+
+/** A data key wanted for sealing: its id, and the user incarnation who wrote what it seals. */
+export interface DataKeyRequest {
+  readonly id: string;
+  readonly owner: string | null;
+}
+
+export interface DataKeyCacheSettings {
+  /** How many data keys a process keeps in memory. */
+  readonly size: number;
+  /**
+   * How long a key, or the knowledge that a key is gone, is trusted without asking the store:
+   * the bound on how long a key destroyed by another process stays usable in this one.
+   */
+  readonly ttlMs: number;
+  /**
+   * Whether this process alone makes and destroys the store's keys (the embedded server: it
+   * holds DATA_DIR's lock, and keys.sqlite lives there). Every destroy then passes through
+   * this ring, which forgets the keys at once: a cached key is known to exist, so sealing asks
+   * the store nothing and a cached key needs no time bound.
+   */
+  readonly exclusive?: boolean;
+}
+
+export const DEFAULT_DATA_KEY_CACHE: DataKeyCacheSettings = { size: 100_000, ttlMs: 60_000 };
+
+interface CachedKey {
+  readonly key: Buffer;
+  /** As stored: a key of the same id made again after a destroy is another key. */
+  readonly wrapped: string;
+  /** What this key last sealed or opened (its ciphertext and plaintext): read again without deciphering, forgotten with the key. */
+  opened?: { readonly ciphertext: string; readonly plaintext: string };
+  readonly owner: string | null;
+}
+
+/** No key: destroyed, or never created (cached too, so that reading erased events asks the store once). */
+const ABSENT = 'absent' as const;
+
+/**
+ * The process's data keys: made (DerivedDataKeys: the store keeps a random nonce, the key needs
+ * the master key too) and stored before anything is sealed with them, recovered on use, kept in a bounded cache (lru-cache:
+ * `size` keys, each for at most `ttlMs`). A destroy through this ring evicts at once; a
+ * destroy by another process is seen here within `ttlMs`.
+ */
+export class DataKeyRing {
+  private readonly cache: LRUCache<string, CachedKey | typeof ABSENT>;
+
+  constructor(
+    private readonly store: DataKeyStore,
+    box: SecretBox,
+    settings: DataKeyCacheSettings = DEFAULT_DATA_KEY_CACHE,
+  ) {
+    this.derived = new DerivedDataKeys(box);
+    this.exclusive = settings.exclusive ?? false;
+    this.cache = new LRUCache({ max: settings.size, ttl: settings.ttlMs, ttlAutopurge: false });
+  }
+
+  private readonly derived: DerivedDataKeys;
+  private readonly exclusive: boolean;
+  /** Counts destroys begun: keys read or made while one ran are asked for again. */
+  private destroys = 0;
+
+  /**
+   * The keys to seal with: existing ones as stored, missing ones created durably (one write for
+   * all of them). Unless this process is the only one that destroys keys (`exclusive`), the
+   * store is asked which exist, cached or not: sealing with a key another process destroyed
+   * meanwhile (an instance wipe takes the keys made ready for sends) would make new content
+   * unreadable at once. The cache spares recovering keys.
+   */
+  async keysFor(requests: readonly DataKeyRequest[]): Promise<Map<string, Buffer>> {
+    const keys = new Map<string, Buffer>();
+    const byId = new Map(requests.map((r) => [r.id, r]));
+    if (byId.size === 0) return keys;
+    const destroysBefore = this.destroys;
+    const unknown: string[] = [];
+    const missing: DataKeyRequest[] = [];
+    for (const request of byId.values()) {
+      const cached = this.exclusive ? this.cache.get(request.id) : undefined;
+      if (cached === undefined) unknown.push(request.id);
+      else if (cached === ABSENT) missing.push(request);
+      else keys.set(request.id, cached.key);
+    }
+    const stored = unknown.length ? await this.store.getMany(unknown) : new Map<string, string>();
+    for (const id of unknown) if (!stored.has(id)) missing.push(byId.get(id)!);
+    // One draw of randomness for every new key (a block makes a thousand).
+    const made = this.derived.make(missing.map((r) => r.id));
+    const fresh = new Map(missing.map((r, i) => [r.id, made[i]]));
+    const kept = missing.length ? await this.store.create(missing.map((r, i) => ({ id: r.id, owner: r.owner, wrapped: made[i].stored }))) : new Map<string, string>();
+    // A destroy that ran meanwhile may have taken what was read or made: never seal with it.
+    if (this.destroys !== destroysBefore) return this.keysFor(requests);
+    for (const [id, wrapped] of [...stored, ...kept]) {
+      const cached = this.cache.get(id);
+      if (cached && cached !== ABSENT && cached.wrapped === wrapped) {
+        keys.set(id, cached.key);
+        continue;
+      }
+      // A key made here is used as made; one another process stored first is recovered.
+      const ours = fresh.get(id);
+      const key = ours && ours.stored === wrapped ? ours.key : this.derived.recover(id, wrapped);
+      keys.set(id, key);
+      this.keep(id, { key, wrapped, owner: byId.get(id)!.owner });
+    }
+    return keys;
+  }
+
+  /** The keys that exist among `ids` (a destroyed one is absent). */
+  async existing(ids: Iterable<string>): Promise<Map<string, Buffer>> {
+    const keys = new Map<string, Buffer>();
+    const unknown: string[] = [];
+    const wanted = [...new Set(ids)];
+    for (const id of wanted) {
+      const cached = this.cache.get(id);
+      if (cached === undefined) unknown.push(id);
+      else if (cached !== ABSENT) keys.set(id, cached.key);
+    }
+    if (unknown.length === 0) return keys;
+    const destroysBefore = this.destroys;
+    const stored = await this.store.getMany(unknown);
+    // What a destroy that ran meanwhile took must not be kept.
+    if (this.destroys !== destroysBefore) return this.existing(wanted);
+    for (const id of unknown) {
+      const wrapped = stored.get(id);
+      if (wrapped === undefined) {
+        this.cache.set(id, ABSENT);
+        continue;
+      }
+      const key = this.derived.recover(id, wrapped);
+      keys.set(id, key);
+      this.keep(id, { key, wrapped, owner: null });
+    }
+    return keys;
+  }
+
+  /** The plaintext of `ciphertext` sealed under `id`, when this process sealed or opened it last and the key is still known. */
+  plaintextOf(id: string, ciphertext: string): string | undefined {
+    const cached = this.cache.peek(id);
+    return cached && cached !== ABSENT && cached.opened?.ciphertext === ciphertext ? cached.opened.plaintext : undefined;
+  }
+
+  /** Remembers what a key sealed, with the key (one text per key: a message version's). */
+  remember(id: string, ciphertext: string, plaintext: string): void {
+    const cached = this.cache.peek(id);
+    if (cached && cached !== ABSENT) cached.opened = { ciphertext, plaintext };
+  }
+
+  /**
+   * Destroys keys for good, and forgets them in this process first: even when the store fails
+   * (the sweep destroys them later), this process neither shows nor seals with them again.
+   */
+  async destroy(selector: DataKeySelector): Promise<number> {
+    this.destroys++;
+    this.forget(selector);
+    return this.store.destroy(selector);
+  }
+
+  /**
+   * A key that exists, kept until evicted by the size bound when this process alone destroys
+   * keys, otherwise for the TTL. Absence keeps the TTL always: a key another process makes
+   * (an import beside the server) is seen within it.
+   */
+  private keep(id: string, entry: CachedKey): void {
+    this.cache.set(id, entry, this.exclusive ? { ttl: 0 } : undefined);
+  }
+
+  private forget(selector: DataKeySelector): void {
+    const gone =
+      'ids' in selector
+        ? (id: string) => selector.ids.includes(id)
+        : 'prefix' in selector
+          ? (id: string) => id.startsWith(selector.prefix)
+          : 'prefixes' in selector
+            ? (id: string) => selector.prefixes.some((prefix) => id.startsWith(prefix))
+          : (_id: string, entry: CachedKey | typeof ABSENT) => entry !== ABSENT && entry.owner === selector.owner;
+    const evicted: string[] = [];
+    for (const [id, entry] of this.cache.entries()) {
+      // An owner's keys read back from the store are cached without their owner: those are forgotten too.
+      if (gone(id, entry) || ('owner' in selector && entry !== ABSENT && entry.owner === null)) evicted.push(id);
+    }
+    for (const id of evicted) this.cache.delete(id);
+  }
+}

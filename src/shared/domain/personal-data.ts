@@ -1,0 +1,99 @@
+import { DomainEvent } from './event';
+
+/**
+ * Which data keys a destroy takes: by id, by id prefix (a message's every version, an
+ * instance's whole history), or by owner (every key a user incarnation wrote under).
+ * `createdUpTo` (milliseconds since the epoch) leaves keys created after it: a delete replayed
+ * later (the sweep that heals a crash) must not reach what a later user of the same ids wrote.
+ */
+export type DataKeySelector = (
+  | { readonly ids: readonly string[] }
+  | { readonly prefix: string }
+  /** Many subtrees at once (a deleted room's messages): one durable write for all of them. */
+  | { readonly prefixes: readonly string[] }
+  | { readonly owner: string }
+) & {
+  readonly createdUpTo?: number;
+};
+
+/** The data key an event's personal fields are sealed with, and whose content it is. */
+export interface DataKeyOf {
+  readonly id: string;
+  /** The user incarnation who wrote it (`dataKeyIds.owner`), or null. */
+  readonly owner: string | null;
+}
+
+/**
+ * The personal fields of one event type: which fields of `data` are sealed in the log, under
+ * which data key, and what they read as once that key is destroyed (the event then also
+ * carries `erased: true`). Pure: beside each context's events.
+ */
+export interface PersonalDataRule<E extends DomainEvent = DomainEvent> {
+  readonly type: E['type'];
+  readonly fields: readonly (keyof E['data'] & string)[];
+  /** What the sealed fields read as once their key is destroyed: values every projection folds as it would a deleted thing's. */
+  readonly erased: { readonly [F in keyof E['data']]?: E['data'][F] };
+  /** The key, or null when this event holds nothing to seal (e.g. a stream name it cannot place). */
+  keyOf(event: E, streamName: string): DataKeyOf | null;
+}
+
+/**
+ * Keys an event makes ready for events to come (created durably with its append, in one write
+ * for many), so that the appends that use them write no key of their own.
+ */
+export interface PreparedKeysRule<E extends DomainEvent = DomainEvent> {
+  readonly type: E['type'];
+  prepares(event: E, streamName: string): readonly DataKeyOf[];
+}
+
+/** What a rule may read to find what a delete destroys: the log as stored (the fields it reads are never sealed). */
+export interface ShredHistory {
+  /** A stream's events in pages, forwards. */
+  readStream(streamName: string, options: { fromRevision: number; maxCount: number }): Promise<readonly { type: string; data: unknown }[]>;
+}
+
+/** What a delete destroys once its event is in the log. */
+export interface ShredRule<E extends DomainEvent = DomainEvent> {
+  readonly type: E['type'];
+  destroys(event: E, streamName: string, history: ShredHistory): readonly DataKeySelector[] | Promise<readonly DataKeySelector[]>;
+}
+
+/** A rule for each event of a union (`PersonalDataRuleOf<ParleyEvent>`): a renamed field fails the build. */
+export type PersonalDataRuleOf<E extends DomainEvent> = E extends DomainEvent ? PersonalDataRule<E> : never;
+export type ShredRuleOf<E extends DomainEvent> = E extends DomainEvent ? ShredRule<E> : never;
+export type PreparedKeysRuleOf<E extends DomainEvent> = E extends DomainEvent ? PreparedKeysRule<E> : never;
+
+/** Any event type's rules, as code that handles every type holds them (it passes each rule only events of its type). */
+export interface AnyPersonalDataRule {
+  readonly type: string;
+  readonly fields: readonly string[];
+  readonly erased: object;
+  keyOf(event: never, streamName: string): DataKeyOf | null;
+}
+export interface AnyPreparedKeysRule {
+  readonly type: string;
+  prepares(event: never, streamName: string): readonly DataKeyOf[];
+}
+export interface AnyShredRule {
+  readonly type: string;
+  destroys(event: never, streamName: string, history: ShredHistory): readonly DataKeySelector[] | Promise<readonly DataKeySelector[]>;
+}
+
+const segment = (part: string | number) => encodeURIComponent(String(part));
+
+/**
+ * Data key ids, hierarchical so that each delete destroys exactly its subtree by prefix. Each
+ * segment is URI-encoded: an id holding `/` cannot reach into a neighbour's subtree.
+ */
+export const dataKeyIds = {
+  instance: (instanceId: string) => `${segment(instanceId)}/`,
+  /**
+   * Every version of one message: its sending (version 0) and each edit. Message ids are unique
+   * in an instance, so the room is not part of it: the keys of version 0 can then be made
+   * ready when a block of ids is reserved, off the path of each send.
+   */
+  message: (instanceId: string, messageId: number) => `${segment(instanceId)}/message/${segment(messageId)}/`,
+  messageVersion: (instanceId: string, messageId: number, version: string | number) => `${dataKeyIds.message(instanceId, messageId)}${segment(version)}`,
+  /** A user incarnation (the same id created again is another person). */
+  owner: (instanceId: string, userId: string, userCreatedAt: string | undefined) => `${segment(instanceId)}/${segment(userId)}@${userCreatedAt ?? ''}`,
+};
