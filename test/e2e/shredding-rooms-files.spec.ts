@@ -138,12 +138,18 @@ describe('deleted rooms and attachments are shredded from every surface (crypto-
     await call('PUT', v6('/rooms/doomed'), { body: { name: room.renamed, custom_data: { note: room.updatedCustom } } });
     const inRoom = await attach('doomed', 'alice', true);
     const unsentInRoom = await attach('doomed', 'bob', false);
+    // Announced, never uploaded: its name and custom data go all the same.
+    const announced = [marker('announced-name'), marker('announced-custom-data')];
+    await call('POST', v6('/rooms/doomed/attachments'), {
+      body: { content_type: 'text/plain', content_length: 5, name: announced[0], custom_data: { note: announced[1] } },
+      as: as('bob'),
+    });
     const fileInRoom = await uploadFile('doomed', 'alice');
     keptAttachment = await attach('kept', 'alice', true);
     keptFile = await uploadFile('kept', 'bob');
 
     const roomMarkers = Object.values(room);
-    const uploadNames = [inRoom, unsentInRoom, keptAttachment].flatMap((a) => a.markers.slice(0, 2)).concat(fileInRoom.markers[0], keptFile.markers[0]);
+    const uploadNames = [inRoom, unsentInRoom, keptAttachment].flatMap((a) => a.markers.slice(0, 2)).concat(fileInRoom.markers[0], keptFile.markers[0], ...announced);
     // Sealed from the start: the log's files never hold them; the API shows them while they exist.
     expect(scanForMarkers({ files: logFiles() }, [...roomMarkers, ...Object.values(kept), ...uploadNames])).toEqual([]);
     const before = await answers(['doomed', 'kept']);
@@ -156,9 +162,9 @@ describe('deleted rooms and attachments are shredded from every surface (crypto-
     expect(surfaces.scan(roomMarkers)).toEqual([]);
     rmSync(join(surfaces.exported, '..'), { recursive: true, force: true });
     // Its attachments' and files' with the blob janitor's sweep (their links are dead at once).
-    const gone = [...roomMarkers, ...inRoom.markers, ...unsentInRoom.markers, ...fileInRoom.markers];
+    const gone = [...roomMarkers, ...inRoom.markers, ...unsentInRoom.markers, ...fileInRoom.markers, ...announced];
     await eventually(() => swept(gone, 'doomed'), {
-      what: "the deleted room's blobs removed",
+      what: "the deleted room's attachments swept (bytes removed, names shredded)",
       timeoutMs: 20_000,
     });
     surfaces = await everywhere(['doomed', 'kept']);
@@ -182,6 +188,7 @@ describe('deleted rooms and attachments are shredded from every surface (crypto-
       ['', true],
       ['', true],
       ['', true],
+      ['', true],
     ]);
     rmSync(join(surfaces.exported, '..'), { recursive: true, force: true });
   }, 120_000);
@@ -202,7 +209,7 @@ describe('deleted rooms and attachments are shredded from every surface (crypto-
     await call('DELETE', v6(`/rooms/kept/messages/${carried.messageId}`), { as: as('alice') });
     await call('DELETE', v6('/users/cat'));
     const gone = [...carried.markers, ...unsent.markers];
-    await eventually(() => swept(gone, 'kept'), { what: 'the deleted attachments’ blobs removed', timeoutMs: 20_000 });
+    await eventually(() => swept(gone, 'kept'), { what: 'the deleted attachments swept (bytes removed, names shredded)', timeoutMs: 20_000 });
     surfaces = await everywhere(['kept']);
     expect(surfaces.scan(gone)).toEqual([]);
     // The attachment cat's message carries stays with the message, and so does everything not deleted.

@@ -16,7 +16,8 @@ const BATCH = 100;
 
 /**
  * Removes the bytes of attachments that are gone, whatever removed them: a deleted file, a
- * deleted room, a deleted files API uploader. The attachments projection keeps such an
+ * deleted room, a deleted files API uploader; and records the end of each (one gone before its
+ * upload too). The attachments projection keeps such an
  * attachment as a tombstone until `AttachmentBlobRemoved` is in its stream, so the work list
  * is durable: a crash between removing the bytes and recording it is finished by the next
  * sweep, after a restart too. Each step is idempotent (removing a missing blob is fine, the
@@ -44,9 +45,12 @@ export class BlobJanitor implements OnApplicationBootstrap, OnModuleDestroy {
     return this.sweeper.stop();
   }
 
-  /** Removes one gone attachment's bytes, then records that they are gone (which drops its tombstone). */
+  /**
+   * Removes one gone attachment's bytes, then records its end (which drops its tombstone and
+   * destroys the data key of its names in the log). `blobKey` is empty when it has no bytes.
+   */
   async release(instanceId: string, attachmentId: string, blobKey: string): Promise<void> {
-    await this.blobs.delete(blobKey);
+    if (blobKey) await this.blobs.delete(blobKey);
     const now = this.clock.now().toISOString();
     await this.pipeline.run(
       attachmentStream(instanceId, attachmentId),
@@ -68,7 +72,7 @@ export class BlobJanitor implements OnApplicationBootstrap, OnModuleDestroy {
       const tombstones = await this.attachments.tombstones(BATCH);
       for (const doc of tombstones) {
         if (this.sweeper.stopped) return;
-        if (doc.blob_key) await this.release(doc.instance_id, doc.id, doc.blob_key);
+        await this.release(doc.instance_id, doc.id, doc.blob_key ?? '');
       }
       if (tombstones.length < BATCH) return;
     }
