@@ -220,5 +220,23 @@ describe('deleted rooms and attachments are shredded from every surface (crypto-
     await server.stop('SIGTERM');
     expect(scanForMarkers({ folders: [dataDir] }, [...gone, ...file.markers])).toEqual([]);
     expect(new Set(scanForMarkers({ folders: [dataDir] }, keptMarkers).map((f) => f.marker))).toEqual(new Set(keptMarkers));
+    stillKept = keptMarkers;
+  }, 120_000);
+
+  let stillKept: readonly string[] = [];
+
+  it('reads what was kept after a restart, and shreds all of it with the instance wipe', async () => {
+    server = await startProcess('dist/src/main.js', { DATA_DIR: dataDir, INSTANCE_LOCATOR: `v1:local:${INSTANCE}`, INSTANCE_KEY: KEY, MASTER_KEY: '' });
+    expect(stillKept.length).toBeGreaterThan(0);
+    const exported = await freshExport(dataDir, INSTANCE);
+    // An export holds the instance's events (sealed content opened) and its blobs.
+    expect(new Set(scanForMarkers({ folders: [exported] }, stillKept).map((f) => f.marker))).toEqual(new Set(stillKept));
+    rmSync(join(exported, '..'), { recursive: true, force: true });
+
+    await call('DELETE', v6('/resources'));
+    await eventually(() => scanForMarkers({ folders: [join(dataDir, 'blobs')] }, stillKept).length === 0, { what: 'the wiped instance’s blobs removed', timeoutMs: 20_000 });
+    const surfaces = await everywhere(['kept']);
+    expect(surfaces.scan(stillKept)).toEqual([]);
+    rmSync(join(surfaces.exported, '..'), { recursive: true, force: true });
   }, 120_000);
 });
