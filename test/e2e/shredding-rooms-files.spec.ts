@@ -193,7 +193,7 @@ describe('deleted rooms and attachments are shredded from every surface (crypto-
     rmSync(join(surfaces.exported, '..'), { recursive: true, force: true });
   }, 120_000);
 
-  it("shreds a deleted file's name, a deleted message's attachment, and an uploader's unsent attachment", async () => {
+  it("shreds a deleted file's name and a deleted message's attachment before the delete is answered, and an uploader's unsent attachment", async () => {
     const file = await uploadFile('kept', 'alice');
     const carried = await attach('kept', 'alice', true);
     const unsent = await attach('kept', 'cat', false);
@@ -206,7 +206,15 @@ describe('deleted rooms and attachments are shredded from every surface (crypto-
     expect(surfaces.scan(file.markers)).toEqual([]);
     rmSync(join(surfaces.exported, '..'), { recursive: true, force: true });
 
+    // A message's delete answers once the attachment it carried is gone: its bytes, its names in the log.
     await call('DELETE', v6(`/rooms/kept/messages/${carried.messageId}`), { as: as('alice') });
+    // At once, not at the blob janitor's next sweep.
+    const roomAudit = (await call('GET', audit('/rooms/kept?limit=1000'))).text;
+    expect(scanForMarkers({ files: logFiles(), folders: [join(dataDir, 'blobs')], texts: { roomAudit } }, carried.markers)).toEqual([]);
+    surfaces = await everywhere(['kept']);
+    expect(surfaces.scan(carried.markers)).toEqual([]);
+    rmSync(join(surfaces.exported, '..'), { recursive: true, force: true });
+
     await call('DELETE', v6('/users/cat'));
     const gone = [...carried.markers, ...unsent.markers];
     await eventually(() => swept(gone, 'kept'), { what: 'the deleted attachments swept (bytes removed, names shredded)', timeoutMs: 20_000 });

@@ -43,4 +43,9 @@ export class AttachmentsReadModel {
   tombstones(limit: number): Promise<AttachmentDocument[]> {
     return this.readModels.find<AttachmentDocument>(ATTACHMENTS, { where: { deleted: true }, limit });
   }
+
+  /** The gone attachments a message carried first (its delete, or an edit without them, took them), whose end is not recorded yet. */
+  tombstonesCarriedBy(instanceId: string, messageId: number): Promise<AttachmentDocument[]> {
+    return this.readModels.find<AttachmentDocument>(ATTACHMENTS, { where: { instance_id: instanceId, message_id: messageId, deleted: true } });
+  }
 }

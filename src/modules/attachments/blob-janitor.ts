@@ -8,6 +8,7 @@ import { attachmentsProjection } from '../../../projections/attachments/attachme
 import { checkpointName } from '../../../projections/projection';
 import { AttachmentsReadModel } from './attachments.read-model';
 import { attachmentDecider, attachmentStream } from './domain/attachment.decider';
+import { DroppedAttachments } from '../messages/dropped-attachments.port';
 
 /** How often every API process looks for bytes of gone attachments (an indexed query that finds only those). */
 export const BLOB_SWEEP_INTERVAL_MS = 2_000;
@@ -24,7 +25,7 @@ const BATCH = 100;
  * decider records a removal once), so several API processes may sweep at the same time.
  */
 @Injectable()
-export class BlobJanitor implements OnApplicationBootstrap, OnModuleDestroy {
+export class BlobJanitor implements OnApplicationBootstrap, OnModuleDestroy, DroppedAttachments {
   private readonly logger = new Logger('attachments');
   private readonly sweeper = new PeriodicSweep(() => this.sweepAll(), BLOB_SWEEP_INTERVAL_MS, (error) =>
     this.logger.warn(`removing the bytes of gone attachments failed; retrying in ${BLOB_SWEEP_INTERVAL_MS} ms: ${String((error as Error)?.message ?? error)}`),
@@ -60,6 +61,16 @@ export class BlobJanitor implements OnApplicationBootstrap, OnModuleDestroy {
       // Answered once the tombstone is gone, so the next query of a sweep does not see it again.
       { awaitProjections: [checkpointName(attachmentsProjection)] },
     );
+  }
+
+  /**
+   * Ends at once what a message's edit or delete took (answered once the attachments read
+   * model folded it), so that its bytes and its names in the log are gone before the change is
+   * answered; the sweep is what remains when this fails. Another process sweeping the same
+   * attachment meanwhile is no error: each step is idempotent.
+   */
+  async releaseDroppedBy(instanceId: string, messageId: number): Promise<void> {
+    for (const doc of await this.attachments.tombstonesCarriedBy(instanceId, messageId)) await this.release(doc.instance_id, doc.id, doc.blob_key ?? '');
   }
 
   /** One pass over every tombstone; a pass already running is joined rather than doubled. */
