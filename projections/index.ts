@@ -1,5 +1,5 @@
 import { auditIndexProjection } from './audit/audit-index.projection';
-import { attachmentsProjection, goneAttachment } from './attachments/attachments.projection';
+import { attachmentsProjection, attachmentsProjectionV2, goneAttachment } from './attachments/attachments.projection';
 import { beamsDevicesProjection } from './beams/beams-devices.projection';
 import { beamsPendingPublishesProjection } from './beams/beams-pending-publishes.projection';
 import { beamsPendingWebhooksProjection } from './beams/beams-pending-webhooks.projection';
@@ -23,6 +23,7 @@ export const ALL_PROJECTIONS: readonly ProjectionDefinition[] = [
   forgettingWipedInstances(membershipsProjection),
   forgettingWipedInstances(cursorsProjection),
   forgettingWipedInstances(messagesProjection),
+  forgettingWipedInstances(attachmentsProjectionV2, (doc, event) => goneAttachment(doc, event.recordedAt)),
   forgettingWipedInstances(attachmentsProjection, (doc, event) => goneAttachment(doc, event.recordedAt)),
   pendingDeleteJobsProjection,
   forgettingWipedInstances(beamsDevicesProjection),

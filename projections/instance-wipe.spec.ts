@@ -21,13 +21,16 @@ describe('projections on an instance wipe', () => {
     ]);
   });
 
-  it('leave a stored attachment as a tombstone, so the blob janitor removes its bytes', async () => {
+  it('leave every attachment as a tombstone: the blob janitor removes a stored one\'s bytes, and records the end of each (which shreds its name)', async () => {
     const docs = await project(byName('attachments'), [
       recorded('attachment-acme.f1', 'AttachmentCreated', { id: 'f1', room_id: 'r', room_created_at: at, user_id: 'u', content_type: 'text/plain', content_length: 1, name: 'f', created_at: at }),
       recorded('attachment-acme.f1', 'AttachmentUploaded', { id: 'f1', size: 1, sha256: 'x', blob_key: 'k', uploaded_at: at }),
       recorded('attachment-acme.f2', 'AttachmentCreated', { id: 'f2', room_id: 'r', room_created_at: at, user_id: 'u', content_type: 'text/plain', content_length: 1, name: 'g', created_at: at }),
       recorded('wipes-acme.log', 'InstanceWiped', { wiped_at: at }),
     ]);
-    expect([...docs.entries()].map(([k, d]) => [k.startsWith(`${ATTACHMENTS}|`), d.id, d.deleted])).toEqual([[true, 'f1', true]]);
+    expect([...docs.entries()].map(([k, d]) => [k.startsWith(`${ATTACHMENTS}|`), d.id, d.deleted, d.name])).toEqual([
+      [true, 'f1', true, ''],
+      [true, 'f2', true, ''],
+    ]);
   });
 });

@@ -72,16 +72,27 @@ describe('attachments projection', () => {
     expect([...docs.values()][0]).toMatchObject({ origin: 'files', file_name: 'cat.png', uploaded: true });
   });
 
-  it('removes a deleted file', async () => {
-    const docs = await project(attachmentsProjection, [
-      created('acme', 'f1', 'r1', { file_name: 'a.txt' }),
+  const ended = (instance: string, id: string, blobKey = '') =>
+    recorded(`attachment-${instance}.${id}`, 'AttachmentBlobRemoved', { id, blob_key: blobKey, removed_at: at(5) });
+  const live = (docs: Map<string, { [k: string]: unknown }>) => ids(new Map([...docs].filter(([, d]) => !d.deleted)));
+
+  it('removes a deleted file, announced and never uploaded, once its end is recorded (a tombstone without its names until then)', async () => {
+    const events = [
+      created('acme', 'f1', 'r1', { file_name: 'a.txt', custom_data: { k: 1 } }),
       created('acme', 'f2', 'r1', { file_name: 'b.txt' }),
       recorded('attachment-acme.f1', 'AttachmentDeleted', { id: 'f1', deleted_at: at(3) }),
-    ]);
-    expect(ids(docs)).toEqual(['acme/f2']);
+    ];
+    const docs = await project(attachmentsProjection, events);
+    expect(live(docs)).toEqual(['acme/f2']);
+    const tombstone = [...docs.values()].find((d) => (d as AttachmentDocument).id === 'f1')!;
+    expect(tombstone).toMatchObject({ deleted: true, deleted_at: at(3), name: '' });
+    expect(tombstone).not.toHaveProperty('file_name');
+    expect(tombstone).not.toHaveProperty('custom_data');
+    expect(tombstone).not.toHaveProperty('blob_key');
+    expect(ids(await project(attachmentsProjection, [...events, ended('acme', 'f1')]))).toEqual(['acme/f2']);
   });
 
-  it("removes a deleted room's attachments, in that instance only, and keeps them gone on a late upload", async () => {
+  it("removes a deleted room's attachments, in that instance only, and keeps them gone on a late upload (whose bytes the janitor then removes)", async () => {
     const docs = await project(attachmentsProjection, [
       created('acme', 'a1', 'r1'),
       created('acme', 'a2', 'r2'),
@@ -89,7 +100,8 @@ describe('attachments projection', () => {
       recorded('room-acme.r1', 'RoomDeleted', { deleted_at: at(3) }),
       uploaded('acme', 'a1'),
     ]);
-    expect(ids(docs)).toEqual(['acme/a2', 'other/a3']);
+    expect(live(docs)).toEqual(['acme/a2', 'other/a3']);
+    expect([...docs.values()].find((d) => (d as AttachmentDocument).id === 'a1')).toMatchObject({ deleted: true, blob_key: 'acme/a1/u1' });
   });
 
   it('keeps a tombstone of a gone upload until its blob is removed: deleted, its room deleted, or its uploader deleted (files API uploads, and attachments no message carries)', async () => {

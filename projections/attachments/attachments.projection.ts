@@ -33,8 +33,8 @@ export interface AttachmentDocument extends Document {
    */
   readonly message_id?: number | null;
   /**
-   * Gone (deleted, or its room or uploader deleted) while its bytes are still in the blob
-   * store: no read shows it, and the blob janitor removes the bytes, then the document.
+   * Gone (deleted, or its room or uploader deleted): no read shows it, and the blob janitor
+   * removes its bytes (if any), then records its end, which removes the document.
    */
   readonly deleted: boolean;
   readonly deleted_at?: string;
@@ -43,12 +43,14 @@ export interface AttachmentDocument extends Document {
 export const attachmentDocumentId = (instanceId: string, attachmentId: string) => documentId(instanceId, attachmentId);
 
 /**
- * Gone: hidden from reads; kept as a tombstone only while it still has bytes to remove, and
- * without what people wrote (its name, file name and custom data), which go at once.
+ * Gone: hidden from reads, without what people wrote (its name, file name and custom data),
+ * which go at once; kept as a tombstone until the blob janitor has recorded its end
+ * (AttachmentBlobRemoved, which destroys the data key its names are sealed under in the log),
+ * with or without bytes to remove: an attachment announced and never uploaded ends the same way,
+ * and bytes uploaded late are removed.
  */
 export const goneAttachment = (doc: AttachmentDocument | null, at: string): AttachmentDocument | null => {
   if (!doc) return null;
-  if (!doc.blob_key) return null;
   if (doc.deleted) return doc;
   const { custom_data: _customData, file_name: _fileName, ...kept } = doc;
   return { ...kept, name: '', deleted: true, deleted_at: at };
@@ -64,12 +66,16 @@ const attachmentIdsIn = (parts: readonly MessagePart[]): string[] =>
  * (or editing that message without it), its room (its messages go with it), or its uploader
  * (for files API uploads, and attachments no message carries; a user's messages stay, with
  * what they carry) leaves a tombstone (`deleted`) until the blob janitor has removed its
- * bytes (AttachmentBlobRemoved): so no blob is left behind, even across restarts, and a
- * rebuild finds the blobs any earlier version left behind.
+ * bytes and recorded its end (AttachmentBlobRemoved): so no blob and no data key is left
+ * behind, even across restarts, and a rebuild finds what any earlier version left behind.
+ *
+ * Version 3 folds the log again: read models folded before the link to messages was recorded
+ * (`message_id` absent) are linked, and the v6 attachments of uploaders deleted earlier that no
+ * message carried, and attachments gone before they were uploaded, become tombstones.
  */
 export const attachmentsProjection: ProjectionDefinition<AttachmentEvent | MessageEvent | RoomDeleted | UserDeleted, AttachmentDocument> = {
   name: 'attachments',
-  version: 2,
+  version: 3,
   collections: [
     {
       name: ATTACHMENTS,
@@ -143,7 +149,7 @@ export const attachmentsProjection: ProjectionDefinition<AttachmentEvent | Messa
         } satisfies AttachmentDocument;
       }
       case 'AttachmentUploaded': {
-        // Uploaded after its room was deleted: it stays gone (a tombstone, so the bytes are removed).
+        // Uploaded after it was gone (its room deleted): it stays a tombstone, so the bytes are removed.
         if (!doc) return null;
         const { size, sha256, blob_key, uploaded_at } = event.data;
         return { ...doc, uploaded: true, size, sha256, blob_key, uploaded_at } satisfies AttachmentDocument;
@@ -172,3 +178,10 @@ export const attachmentsProjection: ProjectionDefinition<AttachmentEvent | Messa
     }
   },
 };
+
+/**
+ * The version before, kept while version 3 builds beside it so that an upgrade serves
+ * throughout (docs/upgrades.md); it folds new events as version 3 does. A later release drops
+ * it, then `attachments_v2` can be dropped.
+ */
+export const attachmentsProjectionV2: typeof attachmentsProjection = { ...attachmentsProjection, version: 2 };

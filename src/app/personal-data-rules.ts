@@ -1,6 +1,8 @@
 import { PersonalDataRuleOf, PreparedKeysRuleOf, ShredRuleOf } from '../shared/domain/personal-data';
 import { messageDeletedShreds, messageEditedPersonalData, messageEditedShredsPrevious, messageIdsReservedPreparesKeys, messageSentPersonalData, roomDeletedShredsMessages } from '../modules/messages/domain/message.personal-data';
 import { instanceWipedShreds } from '../modules/wipe/domain/instance-wipe.personal-data';
+import { roomCreatedPersonalData, roomDeletedShredsRoom, roomUpdatedPersonalData } from '../modules/rooms/domain/room.personal-data';
+import { attachmentBlobRemovedShreds, attachmentCreatedPersonalData, attachmentDeletedShreds } from '../modules/attachments/domain/attachment.personal-data';
 import type { ParleyEvent } from '../../projections/events';
 
 /**
@@ -12,7 +14,21 @@ export const PERSONAL_DATA_RULES: {
   readonly preparing: readonly PreparedKeysRuleOf<ParleyEvent>[];
   readonly shredding: readonly ShredRuleOf<ParleyEvent>[];
 } = {
-  sealing: [messageSentPersonalData, messageEditedPersonalData],
+  sealing: [
+    messageSentPersonalData,
+    messageEditedPersonalData,
+    roomCreatedPersonalData,
+    roomUpdatedPersonalData,
+    attachmentCreatedPersonalData,
+  ],
   preparing: [messageIdsReservedPreparesKeys],
-  shredding: [messageDeletedShreds, messageEditedShredsPrevious, roomDeletedShredsMessages, instanceWipedShreds],
+  shredding: [
+    messageDeletedShreds,
+    messageEditedShredsPrevious,
+    roomDeletedShredsMessages,
+    instanceWipedShreds,
+    roomDeletedShredsRoom,
+    attachmentDeletedShreds,
+    attachmentBlobRemovedShreds,
+  ],
 };

@@ -8,7 +8,11 @@ import { ALL_PROJECTIONS } from '../../projections';
 import { checkpointName, physicalCollection, ProjectionDefinition } from '../../projections/projection';
 import { CliIo, cliConfig, EXIT_FAILED, EXIT_OK, parseCommandLine, reportFailure, runAsMain, UsageError } from './cli-io';
 
-const names = ALL_PROJECTIONS.map((p) => p.name);
+const names = [...new Set(ALL_PROJECTIONS.map((p) => p.name))];
+
+/** A projection as the rebuild reports it: by name, with its version while several versions are listed (an upgrade in progress). */
+export const rebuildLabel = (p: ProjectionDefinition): string =>
+  ALL_PROJECTIONS.filter((q) => q.name === p.name).length > 1 ? checkpointName(p) : p.name;
 
 export const REBUILD_USAGE = `Usage: npm run rebuild [-- <projection>...]
 
@@ -123,7 +127,7 @@ export async function run(argv: readonly string[], env: NodeJS.ProcessEnv, io: C
 
     const head = await events.headPosition();
     const total = positionMagnitude(head);
-    io.out(`Rebuilding ${chosen.map((p) => p.name).join(', ')} from the log (${runtime.stores.description})`);
+    io.out(`Rebuilding ${chosen.map(rebuildLabel).join(', ')} from the log (${runtime.stores.description})`);
     await readModels.reset(
       chosen.flatMap((p) => p.collections.map((c) => physicalCollection(c.name, p.version))),
       checkpoints,
@@ -150,7 +154,7 @@ export async function run(argv: readonly string[], env: NodeJS.ProcessEnv, io: C
     const stats = runner.stats();
     const perProjection = chosen.map((p) => {
       const s = stats.projections[checkpointName(p)] ?? { events: 0, documents: 0 };
-      return `${p.name}: ${plural(s.events, 'event')}, ${plural(s.documents, 'document')} written`;
+      return `${rebuildLabel(p)}: ${plural(s.events, 'event')}, ${plural(s.documents, 'document')} written`;
     });
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
     io.out(`Replayed ${plural(stats.eventsRead, 'event')} in ${seconds} s (${perProjection.join('; ')})`);

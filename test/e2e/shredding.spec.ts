@@ -1,10 +1,10 @@
 import jwt from 'jsonwebtoken';
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { scanForMarkers } from '../support/byte-scan';
+import { freshExport } from '../support/fresh-export';
 import { ServerProcess, startProcess } from '../support/server-process';
 import { SqliteEventStore } from '../../src/adapters/event-store/sqlite/sqlite-event-store';
 
@@ -14,7 +14,6 @@ import { SqliteEventStore } from '../../src/adapters/event-store/sqlite/sqlite-e
  * (WAL included, while running and after a stop), every API answer (the audit API too) and a
  * fresh export finds none of the deleted markers, and every marker not deleted is still read.
  */
-const ROOT = join(__dirname, '..', '..');
 const INSTANCE = 'shredding';
 const KEY = 'shred-key:shred-secret-5b0c7e2a91';
 const marker = (what: string) => `MARKER-${what}-${randomBytes(6).toString('hex')}`;
@@ -56,18 +55,7 @@ async function answers(): Promise<Record<string, string>> {
 }
 
 /** A fresh export of the instance, by the built CLI beside the running server. */
-function exportNow(): Promise<string> {
-  const out = join(mkdtempSync(join(tmpdir(), 'parley-shred-export-')), 'export');
-  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
-  for (const name of ['MASTER_KEY', 'EVENTSTORE_CONNECTION_STRING', 'MONGODB_URI', 'INSTANCE_LOCATOR', 'INSTANCE_KEY']) delete env[name];
-  const child = spawn(process.execPath, [join(ROOT, 'dist/src/cli/export.js'), INSTANCE, '--out', out], { env, cwd: ROOT });
-  let stderr = '';
-  child.stderr.on('data', (d) => (stderr += d));
-  return new Promise((resolve, reject) =>
-    child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`export exited with ${code}: ${stderr}`)))),
-  );
-}
-
+const exportNow = () => freshExport(dataDir, INSTANCE);
 
 /** A server from dist/ on `dataDir`, the instance's users alice and bob, and a room r1 of both. */
 async function startOn(dir: string, setUp = true): Promise<void> {

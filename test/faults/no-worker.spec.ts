@@ -16,6 +16,15 @@ describe('health with no projector worker alive (real processes, kill -9)', () =
       .filter(([, p]) => p.state === 'unheld')
       .map(([name]) => name);
 
+  /**
+   * The projections /health counts as problems when unheld: the serving versions (an older
+   * version still listed beside a newer one, `role: retired`, serves nothing).
+   */
+  const servingOf = (body: { projections: Record<string, { role?: string }> }) =>
+    Object.entries(body.projections)
+      .filter(([, p]) => p.role === undefined)
+      .map(([name]) => name);
+
   /** /health once it answers 503 with every projection unheld (failing the test past 15 s). */
   const everyProjectionUnheld = async (port: number): Promise<Answer> => {
     let answer = await health(port);
@@ -43,7 +52,7 @@ describe('health with no projector worker alive (real processes, kill -9)', () =
     // No writes: lag cannot show it; the lapsed leases must (lease time plus grace, polled
     // generously). The worker renewed its leases one by one, so they lapse one by one: wait for all.
     let answer = await everyProjectionUnheld(api.port);
-    const unheld = unheldOf(answer.body);
+    const unheld = unheldOf(answer.body).filter((name) => servingOf(answer.body).includes(name));
     expect(unheld.length).toBeGreaterThan(0);
     for (const name of unheld) {
       expect(answer.body.problems).toContainEqual(expect.stringMatching(new RegExp(`^no projector worker holds ${name} \\(lease expired \\d+ s ago\\)$`)));
@@ -64,7 +73,8 @@ describe('health with no projector worker alive (real processes, kill -9)', () =
     for (const name of names) {
       expect(answer.body.projections[name].state).toBe('unheld');
       expect(answer.body.projections[name].lease_expired_seconds_ago).toBeUndefined();
-      expect(answer.body.problems).toContain(`no projector worker holds ${name} (no lease is stored)`);
+      if (servingOf(answer.body).includes(name)) expect(answer.body.problems).toContain(`no projector worker holds ${name} (no lease is stored)`);
+      else expect(answer.body.problems.join('\n')).not.toContain(name);
     }
   }, 60_000);
 });

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { InstancesModule } from '../instances/instances.module';
 import { ATTACHMENT_RESOLVER } from '../messages/presentation/attachments.port';
+import { DROPPED_ATTACHMENTS } from '../messages/dropped-attachments.port';
 import { RoomsModule } from '../rooms/rooms.module';
 import { RolesModule } from '../roles/roles.module';
 import { AttachmentRemoval } from './attachment-removal';
@@ -51,7 +52,8 @@ import { UploadAttachmentHandler } from './upload-attachment/upload-attachment';
     DeleteFileHandler,
     DeleteUserFilesHandler,
     { provide: ATTACHMENT_RESOLVER, useClass: UploadedAttachments },
+    { provide: DROPPED_ATTACHMENTS, useExisting: BlobJanitor },
   ],
-  exports: [ATTACHMENT_RESOLVER],
+  exports: [ATTACHMENT_RESOLVER, DROPPED_ATTACHMENTS],
 })
 export class AttachmentsModule {}

@@ -39,8 +39,13 @@ export class AttachmentsReadModel {
     return doc?.blob_key ?? null;
   }
 
-  /** Gone attachments whose bytes are still stored, in every instance (the blob janitor's work list). */
+  /** Gone attachments whose end is not recorded yet (bytes still stored, or none uploaded), in every instance: the blob janitor's work list. */
   tombstones(limit: number): Promise<AttachmentDocument[]> {
     return this.readModels.find<AttachmentDocument>(ATTACHMENTS, { where: { deleted: true }, limit });
+  }
+
+  /** The gone attachments a message carried first (its delete, or an edit without them, took them), whose end is not recorded yet. */
+  tombstonesCarriedBy(instanceId: string, messageId: number): Promise<AttachmentDocument[]> {
+    return this.readModels.find<AttachmentDocument>(ATTACHMENTS, { where: { instance_id: instanceId, message_id: messageId, deleted: true } });
   }
 }

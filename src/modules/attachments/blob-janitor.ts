@@ -8,6 +8,7 @@ import { attachmentsProjection } from '../../../projections/attachments/attachme
 import { checkpointName } from '../../../projections/projection';
 import { AttachmentsReadModel } from './attachments.read-model';
 import { attachmentDecider, attachmentStream } from './domain/attachment.decider';
+import { DroppedAttachments } from '../messages/dropped-attachments.port';
 
 /** How often every API process looks for bytes of gone attachments (an indexed query that finds only those). */
 export const BLOB_SWEEP_INTERVAL_MS = 2_000;
@@ -16,14 +17,15 @@ const BATCH = 100;
 
 /**
  * Removes the bytes of attachments that are gone, whatever removed them: a deleted file, a
- * deleted room, a deleted files API uploader. The attachments projection keeps such an
+ * deleted room, a deleted files API uploader; and records the end of each (one gone before its
+ * upload too). The attachments projection keeps such an
  * attachment as a tombstone until `AttachmentBlobRemoved` is in its stream, so the work list
  * is durable: a crash between removing the bytes and recording it is finished by the next
  * sweep, after a restart too. Each step is idempotent (removing a missing blob is fine, the
  * decider records a removal once), so several API processes may sweep at the same time.
  */
 @Injectable()
-export class BlobJanitor implements OnApplicationBootstrap, OnModuleDestroy {
+export class BlobJanitor implements OnApplicationBootstrap, OnModuleDestroy, DroppedAttachments {
   private readonly logger = new Logger('attachments');
   private readonly sweeper = new PeriodicSweep(() => this.sweepAll(), BLOB_SWEEP_INTERVAL_MS, (error) =>
     this.logger.warn(`removing the bytes of gone attachments failed; retrying in ${BLOB_SWEEP_INTERVAL_MS} ms: ${String((error as Error)?.message ?? error)}`),
@@ -44,9 +46,12 @@ export class BlobJanitor implements OnApplicationBootstrap, OnModuleDestroy {
     return this.sweeper.stop();
   }
 
-  /** Removes one gone attachment's bytes, then records that they are gone (which drops its tombstone). */
+  /**
+   * Removes one gone attachment's bytes, then records its end (which drops its tombstone and
+   * destroys the data key of its names in the log). `blobKey` is empty when it has no bytes.
+   */
   async release(instanceId: string, attachmentId: string, blobKey: string): Promise<void> {
-    await this.blobs.delete(blobKey);
+    if (blobKey) await this.blobs.delete(blobKey);
     const now = this.clock.now().toISOString();
     await this.pipeline.run(
       attachmentStream(instanceId, attachmentId),
@@ -56,6 +61,16 @@ export class BlobJanitor implements OnApplicationBootstrap, OnModuleDestroy {
       // Answered once the tombstone is gone, so the next query of a sweep does not see it again.
       { awaitProjections: [checkpointName(attachmentsProjection)] },
     );
+  }
+
+  /**
+   * Ends at once what a message's edit or delete took (answered once the attachments read
+   * model folded it), so that its bytes and its names in the log are gone before the change is
+   * answered; the sweep is what remains when this fails. Another process sweeping the same
+   * attachment meanwhile is no error: each step is idempotent.
+   */
+  async releaseDroppedBy(instanceId: string, messageId: number): Promise<void> {
+    for (const doc of await this.attachments.tombstonesCarriedBy(instanceId, messageId)) await this.release(doc.instance_id, doc.id, doc.blob_key ?? '');
   }
 
   /** One pass over every tombstone; a pass already running is joined rather than doubled. */
@@ -68,7 +83,7 @@ export class BlobJanitor implements OnApplicationBootstrap, OnModuleDestroy {
       const tombstones = await this.attachments.tombstones(BATCH);
       for (const doc of tombstones) {
         if (this.sweeper.stopped) return;
-        if (doc.blob_key) await this.release(doc.instance_id, doc.id, doc.blob_key);
+        await this.release(doc.instance_id, doc.id, doc.blob_key ?? '');
       }
       if (tombstones.length < BATCH) return;
     }

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { CommandPipeline } from '../../shared/application/write-path/command-pipeline';
 import { CLOCK } from '../../shared/application/tokens';
 import { Clock } from '../../shared/domain/clock';
@@ -12,10 +12,12 @@ import { attachmentsProjection } from '../../../projections/attachments/attachme
 import { checkpointName } from '../../../projections/projection';
 import { MESSAGE_READS } from './messages.read-model';
 import { SentMessages } from './sent-messages';
+import { DROPPED_ATTACHMENTS, DroppedAttachments } from './dropped-attachments.port';
 
 /**
  * An edit or a delete is answered once the message reads as changed and the attachments it
- * dropped are gone (their links answer 404), in every deployment.
+ * dropped are gone (their links answer 404, then their bytes and names are removed), in every
+ * deployment.
  */
 const CHANGE_READS = [...MESSAGE_READS, checkpointName(attachmentsProjection)];
 
@@ -28,10 +30,13 @@ export type MessageChangeKind = { type: 'EditMessage'; parts: MessagePart[] } | 
  */
 @Injectable()
 export class MessageChanges {
+  private readonly logger = new Logger('messages');
+
   constructor(
     private readonly pipeline: CommandPipeline,
     private readonly access: RoomAccess,
     private readonly sentMessages: SentMessages,
+    @Inject(DROPPED_ATTACHMENTS) private readonly dropped: DroppedAttachments,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
@@ -58,5 +63,9 @@ export class MessageChanges {
       { instance_id: instanceId, actor, occurred_at: now },
       { awaitProjections: CHANGE_READS },
     );
+    // The change is stored: a failure here leaves the dropped attachments to the blob janitor's next sweep.
+    await this.dropped.releaseDroppedBy(instanceId, messageId).catch((error: unknown) => {
+      this.logger.warn(`the attachments dropped by message ${messageId} stay until the blob janitor's next sweep: ${String((error as Error)?.message ?? error)}`);
+    });
   }
 }

@@ -96,4 +96,8 @@ export const dataKeyIds = {
   messageVersion: (instanceId: string, messageId: number, version: string | number) => `${dataKeyIds.message(instanceId, messageId)}${segment(version)}`,
   /** A user incarnation (the same id created again is another person). */
   owner: (instanceId: string, userId: string, userCreatedAt: string | undefined) => `${segment(instanceId)}/${segment(userId)}@${userCreatedAt ?? ''}`,
+  /** A room incarnation's name and custom data (the same id created again is another room). */
+  room: (instanceId: string, roomId: string, roomCreatedAt: string) => `${segment(instanceId)}/room/${segment(roomId)}@${segment(roomCreatedAt)}`,
+  /** An attachment's (or files API upload's) names and custom data: ids are random, never used twice. */
+  attachment: (instanceId: string, attachmentId: string) => `${segment(instanceId)}/attachment/${segment(attachmentId)}`,
 };

@@ -143,4 +143,16 @@ describe('attachment decider', () => {
     expect(fold(attachmentDecider, [created, uploaded(), removed])).toMatchObject({ deleted: true, blobRemoved: true });
     given(created, uploaded(), removed).when(upload()).thenThrows({ code: 'not_found/attachment_not_found' });
   });
+
+  it('records the end of an attachment gone before its upload (no blob), after which no upload is taken', () => {
+    const end: AttachmentCommand = { type: 'RecordBlobRemoved', id: 'a1', blobKey: '', now: later };
+    const ended: AttachmentEvent = { type: 'AttachmentBlobRemoved', data: { id: 'a1', blob_key: '', removed_at: later } };
+    given(created).when(end).then([ended]);
+    given(created, ended).when(end).thenNothingHappened();
+    // Uploaded meanwhile: its blob is removed first (the next sweep sees its key).
+    given(created, uploaded()).when(end).thenNothingHappened();
+    given(created, ended)
+      .when({ type: 'RecordUpload', id: 'a1', size: 5, sha256: 'x', blobKey: 'acme/a1/aa', now: later })
+      .thenThrows(DomainError, /does not exist/);
+  });
 });

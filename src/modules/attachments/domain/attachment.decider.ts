@@ -47,7 +47,8 @@ export type AttachmentCommand =
   | { type: 'DeleteAttachment'; id: string; now: string }
   /**
    * The blob janitor removed the bytes of an attachment that is gone (deleted, or its room or
-   * uploader deleted: the read model says which, the attachment's own stream does not know).
+   * uploader deleted: the read model says which, the attachment's own stream does not know);
+   * `blobKey` is empty for one gone before its bytes were uploaded.
    */
   | { type: 'RecordBlobRemoved'; id: string; blobKey: string; now: string };
 
@@ -160,7 +161,7 @@ export const attachmentDecider: Decider<AttachmentState, AttachmentCommand, Atta
         // Removing twice (two janitors, a retry after a crash) records it once. A stream that
         // reads empty was wiped with its instance (commands read it as beginning after the
         // wipe): the wipe's tombstone is dropped by recording the removal all the same.
-        if (state.blobRemoved || (state.exists && state.upload?.blobKey !== command.blobKey)) return [];
+        if (state.blobRemoved || (state.exists && (state.upload?.blobKey ?? '') !== command.blobKey)) return [];
         return [{ type: 'AttachmentBlobRemoved', data: { id: command.id, blob_key: command.blobKey, removed_at: command.now } }];
     }
   },

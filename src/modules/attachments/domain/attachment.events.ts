@@ -33,7 +33,8 @@ export type AttachmentDeleted = DomainEvent<'AttachmentDeleted', { id: string; d
 
 /**
  * The bytes under `blob_key` were removed from the blob store: the attachment was deleted, or
- * its room or (files API uploads) its uploader was. The last event of an attachment.
+ * its room or (files API uploads) its uploader was. The last event of an attachment, recorded
+ * with an empty `blob_key` for one gone before its bytes were uploaded.
  */
 export type AttachmentBlobRemoved = DomainEvent<'AttachmentBlobRemoved', { id: string; blob_key: string; removed_at: string }>;
 

@@ -5,6 +5,7 @@ import { roomDecider } from './room.decider';
 import { RoomEvent } from './room.events';
 
 const now = '2026-01-01T00:00:00.000Z';
+const later = '2026-01-02T00:00:00.000Z';
 const ann = { user_id: 'ann', user_created_at: 't1' };
 const ben = { user_id: 'ben', user_created_at: 't2' };
 const given = deciderSpecification(roomDecider);
@@ -34,10 +35,15 @@ describe('room decider', () => {
     given(created(), deleted).when({ type: 'DeleteRoom', id: 'r', now }).thenThrows(DomainError, /does not exist/, { code: 'not_found/room_not_found' });
   });
 
-  it('updates and deletes an existing room', () => {
+  it('updates (naming the incarnation updated, whose key seals its name) and deletes an existing room', () => {
     given(created())
-      .when({ type: 'UpdateRoom', id: 'r', name: 'x', private: true, now })
-      .then([{ type: 'RoomUpdated', data: { name: 'x', private: true, custom_data: undefined, push_notification_title_override: undefined, updated_at: now } }]);
+      .when({ type: 'UpdateRoom', id: 'r', name: 'x', private: true, now: later })
+      .then([
+        {
+          type: 'RoomUpdated',
+          data: { name: 'x', private: true, custom_data: undefined, push_notification_title_override: undefined, updated_at: later, room_created_at: now },
+        },
+      ]);
     given(created()).when({ type: 'DeleteRoom', id: 'r', now }).then([deleted]);
   });
 

@@ -107,7 +107,7 @@ export const roomDecider: Decider<RoomState, RoomCommand, RoomEvent> = {
         return [
           {
             type: 'RoomUpdated',
-            data: { name, private: command.private, custom_data, push_notification_title_override, updated_at: now },
+            data: { name, private: command.private, custom_data, push_notification_title_override, updated_at: now, room_created_at: state.createdAt },
           },
         ];
       }

@@ -28,6 +28,8 @@ export type RoomUpdated = DomainEvent<
     custom_data?: JsonObject;
     push_notification_title_override?: string | null;
     updated_at: string;
+    /** The `created_at` of the room updated: names the data key its name and custom data are sealed under (absent in logs written before). */
+    room_created_at?: string;
   }
 >;
 export type RoomDeleted = DomainEvent<'RoomDeleted', { deleted_at: string }>;

@@ -119,6 +119,26 @@ describe('SealingEventStore', () => {
     expect(failures).toEqual([]);
   });
 
+  it("runs every context's rule for one delete: a room's delete destroys its messages and its own name", async () => {
+    const [text, name, otherName] = [marker('room-text'), marker('room-name'), marker('other-room-name')];
+    const room = (id: string, roomName: string): EventToAppend => ({
+      type: 'RoomCreated',
+      data: { id, name: roomName, private: false, created_at: '2026-01-01T00:00:00.000Z' },
+      metadata: meta,
+    });
+    await log.append('room-acme.room/1', [room('room/1', name)], 'any');
+    await log.append('room-acme.other', [room('other', otherName)], 'any');
+    await log.append(TIMELINE, [sent(1, text)], 'any');
+    expect(JSON.stringify(await log.readAll())).toContain(name);
+
+    await log.append('room-acme.room/1', [{ type: 'RoomDeleted', data: { deleted_at: 'd' }, metadata: meta }], 'any');
+    const [created] = await log.readStream('room-acme.room/1');
+    expect(created.data).toEqual({ id: 'room/1', name: '', private: false, created_at: '2026-01-01T00:00:00.000Z', erased: true });
+    const reads = JSON.stringify(await log.readAll());
+    expect(scanForMarkers({ folders: [stores.dir], texts: { reads } }, [text, name])).toEqual([]);
+    expect(reads).toContain(otherName);
+  });
+
   it('reads events written before sealing as they are', async () => {
     const text = marker('plain');
     await stores.events.append(TIMELINE, [sent(1, text)], 'any');

@@ -42,7 +42,8 @@ type Data = Record<string, unknown>;
 export class SealingEventStore implements EventStore {
   private readonly sealing: ReadonlyMap<string, AnyPersonalDataRule>;
   private readonly preparing: ReadonlyMap<string, AnyPreparedKeysRule>;
-  private readonly shredding: ReadonlyMap<string, AnyShredRule>;
+  /** Several contexts may destroy on one event (a room's delete: its messages, its name). */
+  private readonly shredding: ReadonlyMap<string, readonly AnyShredRule[]>;
 
   constructor(
     private readonly inner: EventStore,
@@ -52,7 +53,9 @@ export class SealingEventStore implements EventStore {
   ) {
     this.sealing = new Map(rules.sealing.map((r) => [r.type, r]));
     this.preparing = new Map(rules.preparing.map((r) => [r.type, r]));
-    this.shredding = new Map(rules.shredding.map((r) => [r.type, r]));
+    const shredding = new Map<string, AnyShredRule[]>();
+    for (const rule of rules.shredding) shredding.set(rule.type, [...(shredding.get(rule.type) ?? []), rule]);
+    this.shredding = shredding;
   }
 
   /** The event types whose append destroys keys. */
@@ -78,8 +81,7 @@ export class SealingEventStore implements EventStore {
   async shredsOf(streamName: string, events: readonly { type: string; data: unknown }[]): Promise<DataKeySelector[]> {
     const selectors: DataKeySelector[] = [];
     for (const event of events) {
-      const rule = this.shredding.get(event.type);
-      if (rule) selectors.push(...(await rule.destroys(event as never, streamName, this.inner)));
+      for (const rule of this.shredding.get(event.type) ?? []) selectors.push(...(await rule.destroys(event as never, streamName, this.inner)));
     }
     return selectors;
   }
