@@ -58,7 +58,7 @@ export class SqliteDataKeyStore implements DataKeyStore {
         const stored = new Map<string, string>();
         for (const key of keys) {
           // A row only when inserted; an id already stored keeps its first key.
-          stored.set(key.id, (this.insert.get(key.id, key.owner, key.wrapped, now) ?? this.select.get(key.id)!).wrapped);
+          stored.set(key.id, (this.insert.get(key.id, key.owner, key.wrapped, key.createdAt ?? now) ?? this.select.get(key.id)!).wrapped);
         }
         return stored;
       });
