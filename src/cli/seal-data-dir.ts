@@ -82,6 +82,7 @@ export async function sealDataDir(config: ParleyConfig, progress: (line: string)
       ({ read, rewritten }) => progress(`sealing events.sqlite: ${read} events read, ${rewritten} sealed`),
     );
 
+    progress("events.sqlite rewritten and compacted; replaying the log's deletes");
     const log = new SealingEventStore(new SqliteEventStore(eventsFile), ring, PERSONAL_DATA_RULES);
     let deletesReplayed: number;
     try {
