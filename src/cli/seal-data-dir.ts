@@ -58,8 +58,8 @@ const fromTheStart = () => ({ getCheckpoint: async () => null, applyBatch: async
 export async function sealDataDir(config: ParleyConfig, progress: (line: string) => void): Promise<DataDirSealReport> {
   if (config.eventStoreConnectionString || config.mongodbUri) {
     throw new ConfigError(
-      'data-dir:seal rewrites an embedded data directory (DATA_DIR): unset EVENTSTORE_CONNECTION_STRING and MONGODB_URI. ' +
-        "EventStoreDB's events are immutable: there, events written before sealing are moved by an export and an import into a new log.",
+      'data-dir:seal rewrites an embedded data directory (DATA_DIR, its log and keys in SQLite): unset EVENTSTORE_CONNECTION_STRING and MONGODB_URI. ' +
+        "EventStoreDB's events are immutable: a log there written before sealing is sealed by an export imported into a new one.",
     );
   }
   const eventsFile = join(config.dataDir, 'events.sqlite');
