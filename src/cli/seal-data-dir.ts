@@ -39,6 +39,9 @@ function countingDestroys(store: DataKeyStore): DataKeyStore & { destroyed: numb
   return counted;
 }
 
+/** Keys the shred pass keeps in memory (it reads each delete's keys once). */
+const SHRED_PASS_CACHE = 1_000;
+
 /** The shred sweep's checkpoint for a pass over the whole log, kept nowhere: every delete is replayed. */
 const fromTheStart = () => ({ getCheckpoint: async () => null, applyBatch: async () => undefined });
 
@@ -50,6 +53,7 @@ const fromTheStart = () => ({ getCheckpoint: async () => null, applyBatch: async
  *    transaction of the log, which is then compacted (its plaintext overwritten, WAL emptied);
  * 2. every delete in the log destroys what it destroys (the shred sweep over the whole log):
  *    the content of what was deleted before sealing is gone with its new keys;
+ *    keys.sqlite is then compacted (the destroyed keys overwritten, its WAL emptied);
  * 3. the read models' file is compacted too (files written before `secure_delete` keep deleted
  *    content in their pages' free space).
  * Each step can be run again: a run killed at any point is finished by the next one, and a
@@ -65,7 +69,9 @@ export async function sealDataDir(config: ParleyConfig, progress: (line: string)
   const eventsFile = join(config.dataDir, 'events.sqlite');
   if (!existsSync(eventsFile)) throw new ConfigError(`DATA_DIR ${config.dataDir} holds no event log (events.sqlite): there is nothing to seal`);
   const lock = DataDirLock.acquire(config.dataDir);
-  const keyStore = countingDestroys(new SqliteDataKeyStore(join(config.dataDir, 'keys.sqlite')));
+  // A destroy's own WAL truncation is one durable write; here the whole pass is followed by one compaction of keys.sqlite.
+  const keyFile = new SqliteDataKeyStore(join(config.dataDir, 'keys.sqlite'), { emptyWalAfterEachDestroy: false });
+  const keyStore = countingDestroys(keyFile);
   try {
     const check = new SqliteEventStore(eventsFile);
     const box = await openMasterKey(config, check).finally(() => check.close());
@@ -83,13 +89,16 @@ export async function sealDataDir(config: ParleyConfig, progress: (line: string)
     );
 
     progress("events.sqlite rewritten and compacted; replaying the log's deletes");
-    const log = new SealingEventStore(new SqliteEventStore(eventsFile), ring, PERSONAL_DATA_RULES);
+    // A ring of its own with a small cache: each destroy looks through the cache for what to forget.
+    const shredRing = new DataKeyRing(keyStore, box, { ...config.dataKeyCache, size: SHRED_PASS_CACHE, exclusive: true });
+    const log = new SealingEventStore(new SqliteEventStore(eventsFile), shredRing, PERSONAL_DATA_RULES);
     let deletesReplayed: number;
     try {
       deletesReplayed = await new ShredSweep(log, fromTheStart()).pass();
     } finally {
       await log.close();
     }
+    keyFile.compact();
     progress(`replayed ${deletesReplayed} deletes of the log: ${keyStore.destroyed} data keys destroyed`);
 
     const readModelsFile = join(config.dataDir, 'read-models.sqlite');
