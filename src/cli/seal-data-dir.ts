@@ -80,9 +80,9 @@ export async function sealDataDir(config: ParleyConfig, progress: (line: string)
     const sealer = new PlaintextSealer(ring, PERSONAL_DATA_RULES.sealing);
     const rewritten = await rewriteEventData(
       eventsFile,
-      async (rows: readonly StoredEventRow[]) => {
+      async (rows: readonly StoredEventRow[], history) => {
         const page = rows.map((row) => ({ streamName: row.stream, type: row.type, data: JSON.parse(row.data) as unknown, recordedAt: row.recorded_at }));
-        const sealed = await sealer.seal(page);
+        const sealed = await sealer.seal(page, history);
         return new Map([...sealed].map(([index, data]) => [rows[index].position, JSON.stringify(data)]));
       },
       ({ read, rewritten }) => progress(`sealing events.sqlite: ${read} events read, ${rewritten} sealed`),

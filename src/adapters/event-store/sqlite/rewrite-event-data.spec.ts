@@ -67,6 +67,19 @@ describe('rewriteEventData', () => {
     expect(scanForMarkers({ folders: [dir] }, [texts[0]])).not.toEqual([]);
   });
 
+  it('reads the log as the rewrite left it so far to the rewrite (its history)', async () => {
+    const seen: unknown[] = [];
+    await rewriteEventData(file, async (page, history) => {
+      seen.push((await history.readStream('s-acme.1', { fromRevision: 0, maxCount: 1 }))[0]);
+      return new Map(page[0].position === 1 ? [[1, '{"text":"first, rewritten"}']] : []);
+    });
+    expect(seen).toEqual([
+      { type: 'Said', data: { text: texts[0] } },
+      { type: 'Said', data: { text: 'first, rewritten' } },
+      { type: 'Said', data: { text: 'first, rewritten' } },
+    ]);
+  });
+
   it('leaves the log as it was when the rewrite fails midway, append-only as before', async () => {
     const before = rows();
     const shape = schema();

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { ShredHistory } from '../../../shared/domain/personal-data';
 import { compactSqliteFile, truncateWal } from '../../shared/sqlite-compaction';
 import { openEventLogDatabase } from './schema';
 
@@ -11,8 +12,11 @@ export interface StoredEventRow {
   readonly recorded_at: string;
 }
 
-/** New `data` (JSON) for events of a page, by position; the others stay as they are. */
-export type EventDataRewrite = (page: readonly StoredEventRow[]) => Promise<ReadonlyMap<number, string>>;
+/**
+ * New `data` (JSON) for events of a page, by position; the others stay as they are. `history`
+ * reads the log as it stands in the rewrite (earlier pages already rewritten).
+ */
+export type EventDataRewrite = (page: readonly StoredEventRow[], history: ShredHistory) => Promise<ReadonlyMap<number, string>>;
 
 export interface EventDataRewriteProgress {
   readonly read: number;
@@ -47,6 +51,13 @@ export async function rewriteEventData(
     if (!trigger) throw new Error(`${file} has no ${NO_UPDATE_TRIGGER} trigger: not an event log this version knows`);
     const page = db.prepare<[number, number], StoredEventRow>('SELECT position, stream, type, data, recorded_at FROM events WHERE position > ? ORDER BY position LIMIT ?');
     const update = db.prepare<[string, number]>('UPDATE events SET data = ? WHERE position = ?');
+    const streamPage = db.prepare<[string, number, number], { type: string; data: string }>(
+      'SELECT type, data FROM events WHERE stream = ? AND revision >= ? ORDER BY revision LIMIT ?',
+    );
+    const history: ShredHistory = {
+      readStream: async (streamName, { fromRevision, maxCount }) =>
+        streamPage.all(streamName, fromRevision, maxCount).map((row) => ({ type: row.type, data: JSON.parse(row.data) as unknown })),
+    };
     let progress = { read: 0, rewritten: 0 };
     db.exec('BEGIN IMMEDIATE');
     try {
@@ -54,7 +65,7 @@ export async function rewriteEventData(
       for (let after = 0; ; ) {
         const rows = page.all(after, PAGE);
         if (rows.length === 0) break;
-        const changed = await rewrite(rows);
+        const changed = await rewrite(rows, history);
         for (const [position, data] of changed) update.run(data, position);
         after = rows[rows.length - 1].position;
         progress = { read: progress.read + rows.length, rewritten: progress.rewritten + changed.size };

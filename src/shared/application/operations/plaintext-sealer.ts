@@ -1,6 +1,6 @@
-import { AnyPersonalDataRule } from '../../domain/personal-data';
+import { AnyPersonalDataRule, ShredHistory } from '../../domain/personal-data';
 import { DataKeyRequest, DataKeyRing } from '../../crypto/data-key-ring';
-import { keyToSeal, sealEventData } from './sealing-event-store';
+import { keyToSeal, SEALED_FIELD, sealEventData } from './sealing-event-store';
 
 /** An event as the log stores it, for sealing after the fact. */
 export interface StoredEvent {
@@ -28,18 +28,24 @@ export class PlaintextSealer {
     this.rules = new Map(rules.map((rule) => [rule.type, rule]));
   }
 
-  /** The sealed data of each event of the page that has plaintext to seal, by its index in the page. */
-  async seal(page: readonly StoredEvent[]): Promise<Map<number, Record<string, unknown>>> {
+  /**
+   * The sealed data of each event of the page that has plaintext to seal, by its index in the
+   * page. `history` is the log as stored, for the rules that place an event written before
+   * `keyOf` could (`keyOfWritten`).
+   */
+  async seal(page: readonly StoredEvent[], history: ShredHistory): Promise<Map<number, Record<string, unknown>>> {
     const wanted: { index: number; rule: AnyPersonalDataRule; keyId: string }[] = [];
     const requests = new Map<string, DataKeyRequest>();
-    page.forEach((event, index) => {
+    for (const [index, event] of page.entries()) {
       const rule = this.rules.get(event.type);
-      const key = rule ? keyToSeal(rule, event, event.streamName) : null;
-      if (!rule || !key) return;
+      if (!rule) continue;
+      let key = keyToSeal(rule, event, event.streamName);
+      if (!key && rule.keyOfWritten && isPlaintext(event.data)) key = await rule.keyOfWritten(event as never, event.streamName, history);
+      if (!key) continue;
       wanted.push({ index, rule, keyId: key.id });
       const recordedAt = Date.parse(event.recordedAt);
       if (!requests.has(key.id)) requests.set(key.id, { ...key, createdAt: Number.isNaN(recordedAt) ? undefined : recordedAt });
-    });
+    }
     const sealed = new Map<number, Record<string, unknown>>();
     if (wanted.length === 0) return sealed;
     const keys = await this.keys.keysFor([...requests.values()]);
@@ -49,3 +55,6 @@ export class PlaintextSealer {
     return sealed;
   }
 }
+
+/** Data an append would seal: an object whose fields are not sealed yet. */
+const isPlaintext = (data: unknown): boolean => typeof data === 'object' && data !== null && (data as Record<string, unknown>)[SEALED_FIELD] === undefined;
