@@ -226,7 +226,8 @@ export function parseInvocation(argv: readonly string[]): Invocation | null {
 
 /**
  * The admin CLI: instances, keys and the test token provider, through the same command
- * handlers as the server (a Nest application context over the configured stores).
+ * handlers as the server (a Nest application context over the configured stores); and the
+ * offline commands on the data directory's files, which open no runtime.
  */
 export async function run(argv: readonly string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<number> {
   let runtime: Runtime | undefined;
