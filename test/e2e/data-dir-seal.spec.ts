@@ -131,6 +131,28 @@ describe('data-dir:seal: an embedded data directory written before sealing, rewr
     expect(keysIn(dataDir)).toEqual(keys);
   }, 60_000);
 
+  it('rewrites a directory a killed server left (its lock, its WAL) after this release wrote to it, losing none of what it acknowledged', async () => {
+    const dataDir = fixtureCopy();
+    server = await startProcess('dist/src/main.js', releaseEnv(dataDir));
+    const written = await send(server.port, 'POST', `/services/chatkit/v6/${RELEASE_INSTANCE}/rooms/general/messages`, {
+      sub: 'alice',
+      body: { parts: [{ type: 'text/plain', content: 'written after the upgrade' }] },
+    });
+    expect(written.status).toBe(201);
+    await server.stop('SIGKILL');
+    server = null;
+
+    expect(await seal(dataDir)).toMatchObject({ code: 0 });
+    const log = openSealedLog(dataDir);
+    const texts = (await log.readAll({ maxCount: 10_000 }).finally(() => log.close())).map((e) => JSON.stringify(e.data));
+    expect(texts.filter((t) => t.includes('written after the upgrade'))).toHaveLength(1);
+    expect(scanForMarkers({ files: [join(dataDir, 'events.sqlite'), join(dataDir, 'events.sqlite-wal')] }, allMarkers)).toEqual([]);
+    server = await startProcess('dist/src/main.js', releaseEnv(dataDir));
+    const read = await send(server.port, 'GET', `/services/chatkit/v6/${RELEASE_INSTANCE}/rooms/general/messages?limit=100`, { sub: 'bob' });
+    expect(JSON.stringify(read.body)).toContain('written after the upgrade');
+    expect(JSON.stringify(read.body)).toContain('hello all');
+  }, 120_000);
+
   it('refuses while a server holds the data directory, and changes nothing', async () => {
     const dataDir = fixtureCopy();
     server = await startProcess('dist/src/main.js', releaseEnv(dataDir));
