@@ -69,10 +69,11 @@ export async function sealDataDir(config: ParleyConfig, progress: (line: string)
   const eventsFile = join(config.dataDir, 'events.sqlite');
   if (!existsSync(eventsFile)) throw new ConfigError(`DATA_DIR ${config.dataDir} holds no event log (events.sqlite): there is nothing to seal`);
   const lock = DataDirLock.acquire(config.dataDir);
-  // A destroy's own WAL truncation is one durable write; here the whole pass is followed by one compaction of keys.sqlite.
-  const keyFile = new SqliteDataKeyStore(join(config.dataDir, 'keys.sqlite'), { emptyWalAfterEachDestroy: false });
-  const keyStore = countingDestroys(keyFile);
+  let keyFile: SqliteDataKeyStore | undefined;
   try {
+    // A destroy's own WAL truncation is one durable write; here the whole pass is followed by one compaction of keys.sqlite.
+    keyFile = new SqliteDataKeyStore(join(config.dataDir, 'keys.sqlite'), { emptyWalAfterEachDestroy: false });
+    const keyStore = countingDestroys(keyFile);
     const check = new SqliteEventStore(eventsFile);
     const box = await openMasterKey(config, check).finally(() => check.close());
     const ring = new DataKeyRing(keyStore, box, { ...config.dataKeyCache, exclusive: true });
@@ -112,7 +113,7 @@ export async function sealDataDir(config: ParleyConfig, progress: (line: string)
     }
     return { eventsRead: rewritten.read, eventsSealed: rewritten.rewritten, deletesReplayed, keysDestroyed: keyStore.destroyed };
   } finally {
-    await keyStore.close();
+    await keyFile?.close();
     lock.release();
   }
 }
