@@ -16,6 +16,8 @@ import { SetInstanceEnabledCommand } from '../modules/instances/set-instance-ena
 import { SetTokenProviderCommand } from '../modules/instances/set-token-provider/set-token-provider.handler';
 import { CliIo, cliConfig, EXIT_OK, parseCommandLine, reportFailure, runAsMain, UsageError } from './cli-io';
 import { formatTable } from './table';
+import { sealDataDir } from './seal-data-dir';
+import { ParleyConfig } from '../config/config';
 
 export const ADMIN_USAGE = `Usage: npm run admin -- <command> [arguments]
 
@@ -35,6 +37,11 @@ Keys
 Test token provider
   token-provider:enable <instance>          switch the test token provider on
   token-provider:disable <instance>         switch it off
+
+Data directory (offline: stop the server first)
+  data-dir:seal                             rewrite DATA_DIR's events written before sealing into
+                                            the sealed form, shred what the log's deletes destroy,
+                                            and overwrite the plaintext left in the files
 
   help                                      show this text
 
@@ -57,7 +64,10 @@ interface AdminCommand {
   /** Positional arguments; a trailing `?` marks an optional one. */
   readonly args: readonly string[];
   readonly options?: Options;
-  execute(ctx: Context, args: (string | undefined)[], options: Record<string, string | undefined>): Promise<void>;
+  /** Through the command handlers, on the stores the server uses (a runtime of its own). */
+  execute?(ctx: Context, args: (string | undefined)[], options: Record<string, string | undefined>): Promise<void>;
+  /** On the data directory's files themselves, with no runtime (the command takes DATA_DIR's lock itself). */
+  offline?(config: ParleyConfig, io: CliIo): Promise<void>;
 }
 
 const listInstances = (ctx: Context) => ctx.queries.execute<ListInstancesQuery, InstanceSummary[]>(new ListInstancesQuery());
@@ -172,6 +182,18 @@ const COMMANDS: Record<string, AdminCommand> = {
       ctx.io.out(`The test token provider of instance "${instance}" is disabled`);
     },
   },
+
+  'data-dir:seal': {
+    args: [],
+    async offline(config, io) {
+      const report = await sealDataDir(config, (line) => io.err(line));
+      io.out(
+        `Sealed ${report.eventsSealed} of ${report.eventsRead} events in ${config.dataDir}; ` +
+          `${report.deletesReplayed} deletes in the log replayed, ${report.keysDestroyed} data keys destroyed; ` +
+          'events.sqlite and read-models.sqlite rewritten without the replaced content',
+      );
+    },
+  },
 };
 
 interface Invocation {
@@ -204,7 +226,8 @@ export function parseInvocation(argv: readonly string[]): Invocation | null {
 
 /**
  * The admin CLI: instances, keys and the test token provider, through the same command
- * handlers as the server (a Nest application context over the configured stores).
+ * handlers as the server (a Nest application context over the configured stores); and the
+ * offline commands on the data directory's files, which open no runtime.
  */
 export async function run(argv: readonly string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<number> {
   let runtime: Runtime | undefined;
@@ -215,6 +238,11 @@ export async function run(argv: readonly string[], env: NodeJS.ProcessEnv, io: C
       io.out(ADMIN_USAGE);
       return EXIT_OK;
     }
+    const { command } = invocation;
+    if (command.offline) {
+      await command.offline(cliConfig(env), io);
+      return EXIT_OK;
+    }
     // In-process projectors: with no server running this process folds its own writes; when a
     // server holds the projection leases, a write waits until the server's checkpoints pass it.
     runtime = await openRuntime(cliConfig(env), 'in-process');
@@ -223,7 +251,7 @@ export async function run(argv: readonly string[], env: NodeJS.ProcessEnv, io: C
       abortOnError: false,
     });
     const ctx: Context = { commands: app.get(CommandBus), queries: app.get(QueryBus), io };
-    await invocation.command.execute(ctx, invocation.args, invocation.options);
+    await command.execute!(ctx, invocation.args, invocation.options);
     return EXIT_OK;
   } catch (error) {
     return reportFailure(error, io, ADMIN_USAGE);

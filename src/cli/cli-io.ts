@@ -2,6 +2,7 @@ import { parseArgs, ParseArgsConfig } from 'node:util';
 import { NewerVersionError } from '../adapters/shared/stored-versions';
 import { ConfigError, loadConfig, ParleyConfig } from '../config/config';
 import { DomainError, messageOf } from '../shared/domain/errors';
+import { DataDirInUseError } from '../infrastructure/data-dir-lock';
 
 /** Where a CLI writes: lines to stdout and stderr, and the terminal when stdout is one. */
 export interface CliIo {
@@ -55,7 +56,7 @@ export function reportFailure(error: unknown, io: CliIo, usage: string): number 
     io.err(usage);
     return EXIT_USAGE;
   }
-  if (error instanceof DomainError || error instanceof ConfigError || error instanceof NewerVersionError) {
+  if (error instanceof DomainError || error instanceof ConfigError || error instanceof NewerVersionError || error instanceof DataDirInUseError) {
     io.err(`error: ${error.message}`);
     return EXIT_FAILED;
   }

@@ -113,6 +113,15 @@ export function dataKeyStoreContract(name: string, make: () => Promise<DataKeySt
       expect(await stored([...older, ...newer])).toEqual(ids(newer));
     });
 
+    it('dates a key at the createdAt it is given: a destroy bounded before it leaves it, one bounded at or after it takes it', async () => {
+      const at = Date.parse('2020-01-02T03:04:05.006Z');
+      const dated = [{ ...key('message/r1/1/0', 'alice'), createdAt: at }, { ...key('message/r1/2/0', 'alice'), createdAt: at + 10 }];
+      await store.create(dated);
+      expect(await store.destroy({ prefix: `${instance}/message/r1/`, createdUpTo: at - 1 })).toBe(0);
+      expect(await store.destroy({ prefix: `${instance}/message/r1/`, createdUpTo: at })).toBe(1);
+      expect(await stored(dated)).toEqual([dated[1].id]);
+    });
+
     it('keeps a destroy after a reopen', async () => {
       const keys = [key('message/r1/1/0'), key('message/r1/2/0')];
       await store.create(keys);

@@ -135,6 +135,7 @@ describe('CLI commands the documentation names', () => {
     // Every admin command and every CLI is documented with its arguments somewhere.
     expect([...checked].sort()).toEqual(
       expect.arrayContaining([
+        'admin data-dir:seal',
         'admin instance:create',
         'admin instance:disable',
         'admin instance:enable',

@@ -7,6 +7,8 @@ import { DerivedDataKeys } from './derived-data-keys';
 export interface DataKeyRequest {
   readonly id: string;
   readonly owner: string | null;
+  /** When a key made for it counts as created (see StoredDataKey); default: now. */
+  readonly createdAt?: number;
 }
 
 export interface DataKeyCacheSettings {
@@ -89,7 +91,7 @@ export class DataKeyRing {
     // One draw of randomness for every new key (a block makes a thousand).
     const made = this.derived.make(missing.map((r) => r.id));
     const fresh = new Map(missing.map((r, i) => [r.id, made[i]]));
-    const kept = missing.length ? await this.store.create(missing.map((r, i) => ({ id: r.id, owner: r.owner, wrapped: made[i].stored }))) : new Map<string, string>();
+    const kept = missing.length ? await this.store.create(missing.map((r, i) => ({ id: r.id, owner: r.owner, wrapped: made[i].stored, createdAt: r.createdAt }))) : new Map<string, string>();
     // A destroy that ran meanwhile may have taken what was read or made: never seal with it.
     if (this.destroys !== destroysBefore) return this.keysFor(requests);
     for (const [id, wrapped] of [...stored, ...kept]) {

@@ -35,6 +35,13 @@ export interface PersonalDataRule<E extends DomainEvent = DomainEvent> {
   readonly erased: { readonly [F in keyof E['data']]?: E['data'][F] };
   /** The key, or null when this event holds nothing to seal (e.g. a stream name it cannot place). */
   keyOf(event: E, streamName: string): DataKeyOf | null;
+  /**
+   * The key of an event written before `keyOf` could place it (by a release whose events did not
+   * yet name what the key needs, e.g. the incarnation an update belongs to), found from the log
+   * as stored (fields that are never sealed). Only the offline rewrite of a data directory into
+   * the sealed form (`data-dir:seal`) asks, for the events `keyOf` answers null.
+   */
+  keyOfWritten?(event: E, streamName: string, history: ShredHistory): Promise<DataKeyOf | null>;
 }
 
 /**
@@ -69,6 +76,7 @@ export interface AnyPersonalDataRule {
   readonly fields: readonly string[];
   readonly erased: object;
   keyOf(event: never, streamName: string): DataKeyOf | null;
+  keyOfWritten?(event: never, streamName: string, history: ShredHistory): Promise<DataKeyOf | null>;
 }
 export interface AnyPreparedKeysRule {
   readonly type: string;

@@ -18,6 +18,13 @@ export interface StoredDataKey {
   readonly owner: string | null;
   /** What opens the key with the master key (opaque to the store). */
   readonly wrapped: string;
+  /**
+   * When the key counts as created (milliseconds since the epoch; default: now), which is what a
+   * destroy's `createdUpTo` compares. The offline rewrite of a data directory into the sealed
+   * form dates each key it makes at the event it seals, so the log's deletes reach it as they
+   * would have reached a key made at the time.
+   */
+  readonly createdAt?: number;
 }
 
 export interface DataKeyStore {

@@ -52,7 +52,7 @@ export class MongoDataKeyStore implements DataKeyStore {
       keys.map((key) => ({
         updateOne: {
           filter: { _id: key.id },
-          update: { $setOnInsert: { owner: key.owner, wrapped: key.wrapped, created_at: now } },
+          update: { $setOnInsert: { owner: key.owner, wrapped: key.wrapped, created_at: key.createdAt === undefined ? now : new Date(key.createdAt) } },
           upsert: true,
         },
       })),

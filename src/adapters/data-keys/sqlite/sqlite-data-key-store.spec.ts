@@ -33,6 +33,19 @@ describe('SqliteDataKeyStore', () => {
     await reopened.close();
   });
 
+  it('without a WAL truncation per destroy (an offline pass of many), leaves no byte of the destroyed keys once compacted', async () => {
+    const store = new SqliteDataKeyStore(file, { emptyWalAfterEachDestroy: false });
+    const doomed = Array.from({ length: 20 }, (_, i) => ({ id: `acme/message/${i}/0`, owner: null, wrapped: `DOOMED-${randomBytes(24).toString('hex')}` }));
+    const kept = { id: 'acme/message/1000/0', owner: null, wrapped: `KEPT-${randomBytes(24).toString('hex')}` };
+    await store.create([...doomed, kept]);
+    for (const key of doomed) expect(await store.destroy({ ids: [key.id] })).toBe(1);
+    store.compact();
+    expect(scanForMarkers({ folders: [dir] }, doomed.map((k) => k.wrapped))).toEqual([]);
+    expect(await store.getMany([kept.id, doomed[0].id])).toEqual(new Map([[kept.id, kept.wrapped]]));
+    await store.close();
+    expect(scanForMarkers({ folders: [dir] }, doomed.map((k) => k.wrapped))).toEqual([]);
+  });
+
   it('is readable by its owner only', async () => {
     const store = new SqliteDataKeyStore(file);
     await store.create([{ id: 'acme/room/r/t', owner: null, wrapped: 'w' }]);

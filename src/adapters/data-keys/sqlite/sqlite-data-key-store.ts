@@ -3,6 +3,7 @@ import { closeSync, fdatasync, fdatasyncSync, openSync } from 'node:fs';
 import { DataKeySelector, DataKeyStore, StoredDataKey } from '../../../shared/ports/data-key-store.port';
 import { SchemaMigration } from '../../shared/sqlite-schema-versions';
 import { openSqliteFile } from '../../shared/sqlite-file';
+import { compactSqliteFile } from '../../shared/sqlite-compaction';
 
 export const DATA_KEY_MIGRATIONS: readonly SchemaMigration[] = [
   {
@@ -30,6 +31,16 @@ interface PendingCreate {
   reject(error: unknown): void;
 }
 
+export interface SqliteDataKeyStoreOptions {
+  /**
+   * Whether each destroy that took a key copies the WAL back into the file and empties it
+   * (default): one durable write each. An offline run of many destroys (data-dir:seal) turns it
+   * off and calls `compact` once at its end instead; until then the destroyed keys' older pages
+   * are still in the WAL.
+   */
+  readonly emptyWalAfterEachDestroy?: boolean;
+}
+
 /**
  * The embedded data-key store, `DATA_DIR/keys.sqlite` (0600). Creates that arrive in the same
  * turn of the event loop share one transaction, and one `fdatasync` of the WAL on the thread
@@ -48,7 +59,10 @@ export class SqliteDataKeyStore implements DataKeyStore {
   private walFd: number | null = null;
   private closed = false;
 
-  constructor(private readonly file: string) {
+  constructor(
+    private readonly file: string,
+    private readonly options: SqliteDataKeyStoreOptions = {},
+  ) {
     this.db = openSqliteFile(file, { migrations: DATA_KEY_MIGRATIONS, busyTimeoutMs: 5_000 });
     this.insert = this.db.prepare('INSERT OR IGNORE INTO data_keys (id, owner, wrapped, created_at) VALUES (?, ?, ?, ?) RETURNING wrapped');
     this.select = this.db.prepare('SELECT wrapped FROM data_keys WHERE id = ?');
@@ -58,7 +72,7 @@ export class SqliteDataKeyStore implements DataKeyStore {
         const stored = new Map<string, string>();
         for (const key of keys) {
           // A row only when inserted; an id already stored keeps its first key.
-          stored.set(key.id, (this.insert.get(key.id, key.owner, key.wrapped, now) ?? this.select.get(key.id)!).wrapped);
+          stored.set(key.id, (this.insert.get(key.id, key.owner, key.wrapped, key.createdAt ?? now) ?? this.select.get(key.id)!).wrapped);
         }
         return stored;
       });
@@ -103,8 +117,13 @@ export class SqliteDataKeyStore implements DataKeyStore {
       return this.db.prepare('DELETE FROM data_keys WHERE owner = ? AND created_at <= ?').run(selector.owner, upTo).changes;
     })();
     // The WAL still holds the pages as they were before: copied back (overwritten, secure_delete) and emptied.
-    if (deleted > 0) this.db.pragma('wal_checkpoint(TRUNCATE)');
+    if (deleted > 0 && (this.options.emptyWalAfterEachDestroy ?? true)) this.db.pragma('wal_checkpoint(TRUNCATE)');
     return deleted;
+  }
+
+  /** Rebuilds the file from its live keys and empties its WAL (`compactSqliteFile`): nothing destroyed is left in either. */
+  compact(): void {
+    compactSqliteFile(this.db, this.file);
   }
 
   async close(): Promise<void> {

@@ -143,27 +143,17 @@ export class SealingEventStore implements EventStore {
       const preparing = this.preparing.get(event.type);
       if (preparing) prepared.push(...preparing.prepares(event as never, streamName));
       const rule = this.sealing.get(event.type);
-      const data = event.data as Data | null;
-      if (!rule || data === null || typeof data !== 'object' || data[SEALED_FIELD] !== undefined) return;
-      const key = rule.keyOf(event as never, streamName);
-      if (key) wanted.push({ index, rule, key });
+      const key = rule ? keyToSeal(rule, event, streamName) : null;
+      if (key) wanted.push({ index, rule: rule!, key });
     });
     if (wanted.length === 0 && prepared.length === 0) return events;
     const keys = await this.keys.keysFor([...wanted.map((w) => w.key), ...prepared]);
     if (wanted.length === 0) return events;
     const sealed = [...events];
     for (const { index, rule, key } of wanted) {
-      const data = { ...(events[index].data as Data) };
-      const fields: Data = {};
-      for (const field of rule.fields) {
-        if (field in data) fields[field] = data[field];
-        delete data[field];
-      }
-      const plaintext = JSON.stringify(fields);
-      const sealedFields = sealFields(key.id, keys.get(key.id)!, plaintext);
+      const { data, sealedFields, plaintext } = sealEventData(rule, events[index].data as Data, key.id, keys.get(key.id)!);
       // The projectors, the live log and the next command read it back at once: without deciphering.
       this.keys.remember(key.id, sealedFields.ct, plaintext);
-      data[SEALED_FIELD] = sealedFields;
       sealed[index] = { ...events[index], data };
     }
     return sealed;
@@ -205,6 +195,34 @@ export class SealingEventStore implements EventStore {
       },
     };
   }
+}
+
+/**
+ * An event's data with its rule's personal fields taken out and sealed under `key` into
+ * `SEALED_FIELD` (the form the log holds), and what was sealed, as JSON. Every sealing goes
+ * through it: appends, and the offline rewrite of events written before sealing.
+ */
+export function sealEventData(rule: Pick<AnyPersonalDataRule, 'fields'>, original: Data, keyId: string, key: Buffer): { data: Data; sealedFields: SealedFields; plaintext: string } {
+  const data = { ...original };
+  const fields: Data = {};
+  for (const field of rule.fields) {
+    if (field in data) fields[field] = data[field];
+    delete data[field];
+  }
+  const plaintext = JSON.stringify(fields);
+  const sealedFields = sealFields(keyId, key, plaintext);
+  data[SEALED_FIELD] = sealedFields;
+  return { data, sealedFields, plaintext };
+}
+
+/**
+ * The key an event is sealed with under its type's rule, or null when it has nothing to seal:
+ * no data object, fields sealed already, or a stream the rule cannot place.
+ */
+export function keyToSeal(rule: AnyPersonalDataRule, event: { readonly type: string; readonly data: unknown }, streamName: string): DataKeyOf | null {
+  const data = event.data as Data | null;
+  if (data === null || typeof data !== 'object' || data[SEALED_FIELD] !== undefined) return null;
+  return rule.keyOf(event as never, streamName);
 }
 
 const sealedOf = (event: { data: unknown }): SealedFields | null => {
