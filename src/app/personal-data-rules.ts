@@ -1,6 +1,7 @@
 import { PersonalDataRuleOf, PreparedKeysRuleOf, ShredRuleOf } from '../shared/domain/personal-data';
 import { messageDeletedShreds, messageEditedPersonalData, messageEditedShredsPrevious, messageIdsReservedPreparesKeys, messageSentPersonalData, roomDeletedShredsMessages } from '../modules/messages/domain/message.personal-data';
 import { instanceWipedShreds } from '../modules/wipe/domain/instance-wipe.personal-data';
+import { userCreatedPersonalData, userDeletedShredsProfile, userUpdatedPersonalData } from '../modules/users/domain/user.personal-data';
 import type { ParleyEvent } from '../../projections/events';
 
 /**
@@ -12,7 +13,20 @@ export const PERSONAL_DATA_RULES: {
   readonly preparing: readonly PreparedKeysRuleOf<ParleyEvent>[];
   readonly shredding: readonly ShredRuleOf<ParleyEvent>[];
 } = {
-  sealing: [messageSentPersonalData, messageEditedPersonalData],
-  preparing: [messageIdsReservedPreparesKeys],
-  shredding: [messageDeletedShreds, messageEditedShredsPrevious, roomDeletedShredsMessages, instanceWipedShreds],
+  sealing: [
+    messageSentPersonalData,
+    messageEditedPersonalData,
+    userCreatedPersonalData,
+    userUpdatedPersonalData,
+  ],
+  preparing: [
+    messageIdsReservedPreparesKeys,
+  ],
+  shredding: [
+    messageDeletedShreds,
+    messageEditedShredsPrevious,
+    roomDeletedShredsMessages,
+    instanceWipedShreds,
+    userDeletedShredsProfile,
+  ],
 };

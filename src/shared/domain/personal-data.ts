@@ -96,4 +96,6 @@ export const dataKeyIds = {
   messageVersion: (instanceId: string, messageId: number, version: string | number) => `${dataKeyIds.message(instanceId, messageId)}${segment(version)}`,
   /** A user incarnation (the same id created again is another person). */
   owner: (instanceId: string, userId: string, userCreatedAt: string | undefined) => `${segment(instanceId)}/${segment(userId)}@${userCreatedAt ?? ''}`,
+  /** A user incarnation's profile (name, avatar URL, custom data): under its owner's subtree, which an erasure destroys whole. */
+  profile: (instanceId: string, userId: string, userCreatedAt: string) => `${dataKeyIds.owner(instanceId, userId, userCreatedAt)}/profile`,
 };

@@ -7,7 +7,7 @@ import { UserEvent } from './user.events';
 const now = '2026-01-01T00:00:00.000Z';
 const given = deciderSpecification(userDecider);
 const created: UserEvent = { type: 'UserCreated', data: { id: 'a', name: 'A', created_at: now } };
-const deleted: UserEvent = { type: 'UserDeleted', data: { deleted_at: now } };
+const deleted: UserEvent = { type: 'UserDeleted', data: { deleted_at: now, user_created_at: now } };
 
 describe('user decider', () => {
   it('creates a user that does not exist', () => {
@@ -31,11 +31,20 @@ describe('user decider', () => {
   it('updates and deletes only existing users', () => {
     given(created)
       .when({ type: 'UpdateUser', id: 'a', name: 'B', now })
-      .then([{ type: 'UserUpdated', data: { name: 'B', avatar_url: undefined, custom_data: undefined, updated_at: now } }]);
+      .then([{ type: 'UserUpdated', data: { name: 'B', avatar_url: undefined, custom_data: undefined, updated_at: now, user_created_at: now } }]);
     given().when({ type: 'UpdateUser', id: 'a', name: 'B', now }).thenThrows(DomainError, /does not exist/, { code: 'not_found/user_not_found' });
     given(created).when({ type: 'DeleteUser', id: 'a', now }).then([deleted]);
     given().when({ type: 'DeleteUser', id: 'a', now }).thenThrows(DomainError, /does not exist/, { code: 'not_found/user_not_found' });
     given(created, deleted).when({ type: 'DeleteUser', id: 'a', now }).thenThrows(DomainError, { code: 'not_found/user_not_found' });
+  });
+
+  it('names the incarnation an update or a delete concerns, whose profile key seals or is destroyed', () => {
+    const later = '2026-02-01T00:00:00.000Z';
+    const again: UserEvent = { type: 'UserCreated', data: { id: 'a', name: 'A2', created_at: later } };
+    given(created, deleted, again)
+      .when({ type: 'UpdateUser', id: 'a', custom_data: { y: 2 }, now: later })
+      .then([{ type: 'UserUpdated', data: { name: undefined, avatar_url: undefined, custom_data: { y: 2 }, updated_at: later, user_created_at: later } }]);
+    given(created, deleted, again).when({ type: 'DeleteUser', id: 'a', now: later }).then([{ type: 'UserDeleted', data: { deleted_at: later, user_created_at: later } }]);
   });
 
   it('remembers when a user of the id was last deleted, for the tokens issued before it', () => {

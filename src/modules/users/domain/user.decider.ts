@@ -50,11 +50,11 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
       case 'UpdateUser': {
         if (!state.exists) throw userNotFound(command.id);
         const { name, avatar_url, custom_data, now } = command;
-        return [{ type: 'UserUpdated', data: { name, avatar_url, custom_data, updated_at: now } }];
+        return [{ type: 'UserUpdated', data: { name, avatar_url, custom_data, updated_at: now, user_created_at: state.createdAt ?? undefined } }];
       }
       case 'DeleteUser':
         if (!state.exists) throw userNotFound(command.id);
-        return [{ type: 'UserDeleted', data: { deleted_at: command.now } }];
+        return [{ type: 'UserDeleted', data: { deleted_at: command.now, user_created_at: state.createdAt ?? undefined } }];
     }
   },
 };
