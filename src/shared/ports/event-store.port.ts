@@ -98,7 +98,19 @@ export interface EventStore {
    * that cannot tell leave it out.
    */
   recognizes?(position: LogPosition): boolean;
+  /**
+   * Makes ready, in one durable write, the data keys that appends to many streams will seal
+   * with (a batch of users created at once), before they are appended one by one. Stores that
+   * seal nothing leave it out.
+   */
+  prepareKeys?(appends: readonly StreamEvents[]): Promise<void>;
   close(): Promise<void>;
+}
+
+/** Events meant for one stream. */
+export interface StreamEvents {
+  readonly streamName: string;
+  readonly events: readonly DomainEvent[];
 }
 
 export const EVENT_STORE = Symbol('EventStore');

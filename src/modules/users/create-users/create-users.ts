@@ -27,8 +27,8 @@ export class CreateUsersCommand {
 
 /**
  * Creates up to 25 users. Every user is checked before any is written, so a batch with one
- * existing or repeated id writes nothing; the appends then go out together (on SQLite they
- * share one commit).
+ * existing or repeated id writes nothing; the keys their profiles are sealed with are made in
+ * one write, and the appends then go out together (on SQLite they share one commit).
  */
 @CommandHandler(CreateUsersCommand)
 export class CreateUsersHandler implements ICommandHandler<CreateUsersCommand, UserResponse[]> {
@@ -44,10 +44,15 @@ export class CreateUsersHandler implements ICommandHandler<CreateUsersCommand, U
     if (repeated !== undefined) throw badRequest('duplicate_user_id', `The user id "${repeated}" appears twice in the batch`);
     const now = this.clock.now().toISOString();
     const command = (user: NewUserDto) => ({ type: 'CreateUser' as const, ...user, now });
+    const decided = [];
     for (const user of users) {
-      const { state } = await this.pipeline.load(userStream(instanceId, user.id), userDecider);
-      userDecider.decide(command(user), state); // throws user_already_exists before anything is written
+      const streamName = userStream(instanceId, user.id);
+      const { state } = await this.pipeline.load(streamName, userDecider);
+      // Throws user_already_exists before anything is written.
+      decided.push({ streamName, events: userDecider.decide(command(user), state) });
     }
+    // The profiles' keys in one durable write, not one per user.
+    await this.pipeline.prepareKeys(decided);
     await Promise.all(
       users.map((user) =>
         this.pipeline.run(userStream(instanceId, user.id), userDecider, command(user), {

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { Decider } from '../../domain/decider';
 import { DomainEvent, EventMetadata, RecordedEvent } from '../../domain/event';
-import { EVENT_STORE, EventStore, ReadStreamOptions } from '../../ports/event-store.port';
+import { EVENT_STORE, EventStore, ReadStreamOptions, StreamEvents } from '../../ports/event-store.port';
 import { requestIdOf } from '../../observability/request-context';
 import { BuiltCommand, CommandOutcome, QueuedCommand } from './batch-decision';
 import { INSTANCE_EPOCHS, InstanceEpochs } from './instance-epochs';
@@ -61,7 +61,7 @@ export class CommandPipeline {
   private readonly writer: StreamWriter;
 
   constructor(
-    @Inject(EVENT_STORE) events: EventStore,
+    @Inject(EVENT_STORE) private readonly events: EventStore,
     @Inject(READ_YOUR_WRITES) readYourWrites: ReadYourWrites,
     @Optional() @Inject(INSTANCE_EPOCHS) epochs?: InstanceEpochs,
   ) {
@@ -77,6 +77,16 @@ export class CommandPipeline {
   /** Events of a stream as the write side reads them: a failed read answers 503 "nothing was changed". */
   readStream(stream: string, options: ReadStreamOptions): Promise<RecordedEvent[]> {
     return this.states.readStream(stream, options);
+  }
+
+  /**
+   * Makes ready in one durable write the data keys that commands about to run on many streams
+   * will seal their events with (`events`: what they are expected to decide), so that their
+   * appends, each in its own stream, make none of their own. A key made for a command that then
+   * decides otherwise seals nothing.
+   */
+  prepareKeys(appends: readonly StreamEvents[]): Promise<void> {
+    return this.events.prepareKeys?.(appends) ?? Promise.resolve();
   }
 
   /** Decides `command` on the stream's current state, appends what it decided, and answers once the read models show it. */
