@@ -136,12 +136,17 @@ describe('a user delete whose process was killed before it destroyed the profile
     server = await ChatServerOnDataDir.start(dataDir, INSTANCE, KEY);
     const [doomed, kept] = ['doomed', 'kept'].map(profile);
     for (const user of [doomed, kept]) await server.call('POST', v6('/users'), { body: user.body });
-    const createdAt = (await server.call('GET', v6('/users/doomed'))).body.created_at as string;
     await server.stop('SIGKILL');
     // What a kill -9 between the delete's append and its destroy leaves: the delete in the log, the key still stored.
     const log = new SqliteEventStore(join(dataDir, 'events.sqlite'));
+    const [creation] = await log.readStream(`user-${INSTANCE}.doomed`);
+    const { created_at, profile_key } = creation.data as { created_at: string; profile_key: string };
     const now = new Date().toISOString();
-    await log.append(`user-${INSTANCE}.doomed`, [{ type: 'UserDeleted', data: { deleted_at: now, user_created_at: createdAt }, metadata: { occurred_at: now } }], 'any');
+    await log.append(
+      `user-${INSTANCE}.doomed`,
+      [{ type: 'UserDeleted', data: { deleted_at: now, user_created_at: created_at, profile_key }, metadata: { occurred_at: now } }],
+      'any',
+    );
     await log.close();
 
     server = await ChatServerOnDataDir.start(dataDir, INSTANCE, KEY);

@@ -96,6 +96,15 @@ export const dataKeyIds = {
   messageVersion: (instanceId: string, messageId: number, version: string | number) => `${dataKeyIds.message(instanceId, messageId)}${segment(version)}`,
   /** A user incarnation (the same id created again is another person). */
   owner: (instanceId: string, userId: string, userCreatedAt: string | undefined) => `${segment(instanceId)}/${segment(userId)}@${userCreatedAt ?? ''}`,
-  /** A user incarnation's profile (name, avatar URL, custom data): under its owner's subtree, which an erasure destroys whole. */
+  /**
+   * Users' profile keys made ready ahead, a block at a time (one durable write per block, none
+   * per new user): a key of the block is named by the user's creation (`profile_key`), and
+   * destroyed by the user's delete or the instance wipe.
+   */
+  profileBlock: (instanceId: string, block: string) => `${segment(instanceId)}/profile/${segment(block)}/`,
+  /**
+   * A user incarnation's profile key where the creation names none (users created before
+   * profiles were sealed): under its owner's subtree, which an erasure destroys whole.
+   */
   profile: (instanceId: string, userId: string, userCreatedAt: string) => `${dataKeyIds.owner(instanceId, userId, userCreatedAt)}/profile`,
 };

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { DomainEvent, EventMetadata, LogPosition, RecordedEvent } from '../domain/event';
+import type { DataKeyOf } from '../domain/personal-data';
 
 /** What the writer believes about a stream before appending (EventStoreDB's four cases). */
 export type ExpectedRevision = 'no_stream' | 'stream_exists' | 'any' | number;
@@ -99,18 +100,11 @@ export interface EventStore {
    */
   recognizes?(position: LogPosition): boolean;
   /**
-   * Makes ready, in one durable write, the data keys that appends to many streams will seal
-   * with (a batch of users created at once), before they are appended one by one. Stores that
-   * seal nothing leave it out.
+   * Makes data keys ready, in one durable write, for events to come that will name them (new
+   * users' profile keys, taken from a block made ahead). Stores that seal nothing leave it out.
    */
-  prepareKeys?(appends: readonly StreamEvents[]): Promise<void>;
+  prepareKeys?(keys: readonly DataKeyOf[]): Promise<void>;
   close(): Promise<void>;
-}
-
-/** Events meant for one stream. */
-export interface StreamEvents {
-  readonly streamName: string;
-  readonly events: readonly DomainEvent[];
 }
 
 export const EVENT_STORE = Symbol('EventStore');

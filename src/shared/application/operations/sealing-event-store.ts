@@ -1,4 +1,4 @@
-import { DomainEvent, RecordedEvent } from '../../domain/event';
+import { RecordedEvent } from '../../domain/event';
 import { AnyPersonalDataRule, AnyPreparedKeysRule, AnyShredRule, DataKeyOf, DataKeySelector } from '../../domain/personal-data';
 import { DataKeyRing } from '../../crypto/data-key-ring';
 import { isSealedFields, openFields, SealedFields, sealFields } from '../../crypto/sealed-fields';
@@ -11,7 +11,6 @@ import {
   ReadAllOptions,
   ReadStreamOptions,
   SpaceLeft,
-  StreamEvents,
   SubscribeToAllOptions,
   SubscribeToStreamOptions,
 } from '../../ports/event-store.port';
@@ -99,6 +98,11 @@ export class SealingEventStore implements EventStore {
     for (const selector of selectors) await this.keys.destroy(selector);
   }
 
+  /** Keys made ready (created durably, in one write) for events to come that name them. */
+  async prepareKeys(keys: readonly DataKeyOf[]): Promise<void> {
+    if (keys.length) await this.keys.keysFor(keys);
+  }
+
   async readStream(streamName: string, options?: ReadStreamOptions): Promise<RecordedEvent[]> {
     return this.open(await this.inner.readStream(streamName, options));
   }
@@ -131,21 +135,22 @@ export class SealingEventStore implements EventStore {
     return this.inner.close();
   }
 
-  /** The keys of many streams' appends made ready in one durable write: their appends then find them (a batch of users). */
-  async prepareKeys(appends: readonly StreamEvents[]): Promise<void> {
-    const keys = appends.flatMap(({ streamName, events }) => {
-      const { wanted, prepared } = this.keysOf(streamName, events);
-      return [...wanted.map((w) => w.key), ...prepared];
-    });
-    if (keys.length) await this.keys.keysFor(keys);
-  }
-
   /**
    * The events with their personal fields sealed. Every key they need, and every key they make
    * ready for later events (PreparedKeysRule), is created in one durable write before the append.
    */
   private async seal(streamName: string, events: readonly EventToAppend[]): Promise<readonly EventToAppend[]> {
-    const { wanted, prepared } = this.keysOf(streamName, events);
+    const wanted: { index: number; rule: AnyPersonalDataRule; key: DataKeyOf }[] = [];
+    const prepared: DataKeyOf[] = [];
+    events.forEach((event, index) => {
+      const preparing = this.preparing.get(event.type);
+      if (preparing) prepared.push(...preparing.prepares(event as never, streamName));
+      const rule = this.sealing.get(event.type);
+      const data = event.data as Data | null;
+      if (!rule || data === null || typeof data !== 'object' || data[SEALED_FIELD] !== undefined) return;
+      const key = rule.keyOf(event as never, streamName);
+      if (key) wanted.push({ index, rule, key });
+    });
     if (wanted.length === 0 && prepared.length === 0) return events;
     const keys = await this.keys.keysFor([...wanted.map((w) => w.key), ...prepared]);
     if (wanted.length === 0) return events;
@@ -165,22 +170,6 @@ export class SealingEventStore implements EventStore {
       sealed[index] = { ...events[index], data };
     }
     return sealed;
-  }
-
-  /** The keys the events seal with (by index), and those they make ready for later events. */
-  private keysOf(streamName: string, events: readonly DomainEvent[]) {
-    const wanted: { index: number; rule: AnyPersonalDataRule; key: DataKeyOf }[] = [];
-    const prepared: DataKeyOf[] = [];
-    events.forEach((event, index) => {
-      const preparing = this.preparing.get(event.type);
-      if (preparing) prepared.push(...preparing.prepares(event as never, streamName));
-      const rule = this.sealing.get(event.type);
-      const data = event.data as Data | null;
-      if (!rule || data === null || typeof data !== 'object' || data[SEALED_FIELD] !== undefined) return;
-      const key = rule.keyOf(event as never, streamName);
-      if (key) wanted.push({ index, rule, key });
-    });
-    return { wanted, prepared };
   }
 
   private async open(events: RecordedEvent[]): Promise<RecordedEvent[]> {

@@ -1,13 +1,15 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { Decider } from '../../domain/decider';
 import { DomainEvent, EventMetadata, RecordedEvent } from '../../domain/event';
-import { EVENT_STORE, EventStore, ReadStreamOptions, StreamEvents } from '../../ports/event-store.port';
+import { EVENT_STORE, EventStore, ReadStreamOptions } from '../../ports/event-store.port';
+import { DataKeyOf } from '../../domain/personal-data';
 import { requestIdOf } from '../../observability/request-context';
 import { BuiltCommand, CommandOutcome, QueuedCommand } from './batch-decision';
 import { INSTANCE_EPOCHS, InstanceEpochs } from './instance-epochs';
 import { READ_YOUR_WRITES, ReadYourWrites } from './read-your-writes';
 import { Folded, StreamStates } from './stream-states';
 import { StreamWriter } from './stream-writer';
+import { changeNotSaved } from './write-errors';
 
 export type { BuiltCommand, CommandOutcome } from './batch-decision';
 export type { Folded } from './stream-states';
@@ -80,13 +82,16 @@ export class CommandPipeline {
   }
 
   /**
-   * Makes ready in one durable write the data keys that commands about to run on many streams
-   * will seal their events with (`events`: what they are expected to decide), so that their
-   * appends, each in its own stream, make none of their own. A key made for a command that then
-   * decides otherwise seals nothing.
+   * Makes data keys ready (created durably, all in one write) for commands to come whose events
+   * will name them; a store that seals nothing has nothing to do.
    */
-  prepareKeys(appends: readonly StreamEvents[]): Promise<void> {
-    return this.events.prepareKeys?.(appends) ?? Promise.resolve();
+  async prepareKeys(keys: readonly DataKeyOf[]): Promise<void> {
+    try {
+      await this.events.prepareKeys?.(keys);
+    } catch (error) {
+      // Nothing of the commands was written yet.
+      throw changeNotSaved(error);
+    }
   }
 
   /** Decides `command` on the stream's current state, appends what it decided, and answers once the read models show it. */
