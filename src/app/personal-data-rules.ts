@@ -3,6 +3,7 @@ import { messageDeletedShreds, messageEditedPersonalData, messageEditedShredsPre
 import { instanceWipedShreds } from '../modules/wipe/domain/instance-wipe.personal-data';
 import { roomCreatedPersonalData, roomDeletedShredsRoom, roomUpdatedPersonalData } from '../modules/rooms/domain/room.personal-data';
 import { attachmentBlobRemovedShreds, attachmentCreatedPersonalData, attachmentDeletedShreds } from '../modules/attachments/domain/attachment.personal-data';
+import { userCreatedPersonalData, userDeletedShredsProfile, userUpdatedPersonalData } from '../modules/users/domain/user.personal-data';
 import type { ParleyEvent } from '../../projections/events';
 
 /**
@@ -20,8 +21,12 @@ export const PERSONAL_DATA_RULES: {
     roomCreatedPersonalData,
     roomUpdatedPersonalData,
     attachmentCreatedPersonalData,
+    userCreatedPersonalData,
+    userUpdatedPersonalData,
   ],
-  preparing: [messageIdsReservedPreparesKeys],
+  preparing: [
+    messageIdsReservedPreparesKeys,
+  ],
   shredding: [
     messageDeletedShreds,
     messageEditedShredsPrevious,
@@ -30,5 +35,6 @@ export const PERSONAL_DATA_RULES: {
     roomDeletedShredsRoom,
     attachmentDeletedShreds,
     attachmentBlobRemovedShreds,
+    userDeletedShredsProfile,
   ],
 };

@@ -42,10 +42,14 @@ describe('audit CLI', () => {
     expect(blocks).toHaveLength(3);
     const time = '\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z';
     expect(blocks[0]).toMatch(new RegExp(`^#0 UserCreated\n  recorded at: ${time}\n  actor:       key "${KEY_ID}" \\(su\\)\n`));
-    expect(blocks[0]).toContain('"name": "Alice"');
-    expect(blocks[0]).toContain('"team": "a"');
+    // Alice is deleted: her profile, as created and as updated, reads as erased (its key is destroyed).
+    expect(blocks[0]).toContain('"name": ""');
+    expect(blocks[0]).toContain('"erased": true');
+    expect(blocks[0]).not.toContain('Alice');
+    expect(blocks[0]).not.toContain('"team"');
     expect(blocks[1]).toMatch(/^#1 UserUpdated\n.*\n  actor:       user "alice" with key "boot-key"\n/);
-    expect(blocks[1]).toContain('"name": "Alice B"');
+    expect(blocks[1]).toContain('"erased": true');
+    expect(blocks[1]).not.toContain('Alice B');
     expect(blocks[2]).toMatch(/^#2 UserDeleted\n/);
     expect(blocks[2]).toContain('"deleted_at"');
     expect(res.lines[res.lines.length - 1]).toBe('3 events');
@@ -91,11 +95,16 @@ describe('audit CLI', () => {
     expect(events[0]).toMatchObject({
       stream: 'user-audited.alice',
       actor: { key_id: KEY_ID, su: true },
-      data: { id: 'alice', name: 'Alice', custom_data: { team: 'a' } },
+      data: { id: 'alice', name: '', erased: true },
       recorded_at: expect.any(String),
       position: expect.any(String),
     });
+    expect(events[0].data).not.toHaveProperty('custom_data');
     expect(events[1].actor).toEqual({ key_id: KEY_ID, user_id: 'alice' });
+    // A user not deleted reads whole.
+    const bob = (await audit('audited', 'user', 'bob', '--json')).lines.filter(Boolean).map((l) => JSON.parse(l));
+    expect(bob[0]).toMatchObject({ type: 'UserCreated', data: { id: 'bob', name: 'Bob' } });
+    expect(bob[0].data).not.toHaveProperty('erased');
   });
 
   it("prints a room's history", async () => {

@@ -8,6 +8,7 @@ import { GetUsersByIdsController, GetUsersByIdsHandler } from './get-users-by-id
 import { ListUsersController, ListUsersHandler } from './list-users/list-users';
 import { UpdateUserController, UpdateUserHandler } from './update-user/update-user';
 import { UsersReadModel } from './users.read-model';
+import { ProfileKeys } from './profile-keys/profile-keys';
 
 /** Chat users: create (one or a batch), read, list, update, delete. */
 @Module({
@@ -23,6 +24,7 @@ import { UsersReadModel } from './users.read-model';
   ],
   providers: [
     UsersReadModel,
+    ProfileKeys,
     CreateUserHandler,
     CreateUsersHandler,
     GetUserHandler,

@@ -108,4 +108,15 @@ export const dataKeyIds = {
   room: (instanceId: string, roomId: string, roomCreatedAt: string) => `${segment(instanceId)}/room/${segment(roomId)}@${segment(roomCreatedAt)}`,
   /** An attachment's (or files API upload's) names and custom data: ids are random, never used twice. */
   attachment: (instanceId: string, attachmentId: string) => `${segment(instanceId)}/attachment/${segment(attachmentId)}`,
+  /**
+   * Users' profile keys made ready ahead, a block at a time (one durable write per block, none
+   * per new user): a key of the block is named by the user's creation (`profile_key`), and
+   * destroyed by the user's delete or the instance wipe.
+   */
+  profileBlock: (instanceId: string, block: string) => `${segment(instanceId)}/profile/${segment(block)}/`,
+  /**
+   * A user incarnation's profile key where the creation names none (users created before
+   * profiles were sealed): under its owner's subtree, which an erasure destroys whole.
+   */
+  profile: (instanceId: string, userId: string, userCreatedAt: string) => `${dataKeyIds.owner(instanceId, userId, userCreatedAt)}/profile`,
 };

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { DomainEvent, EventMetadata, LogPosition, RecordedEvent } from '../domain/event';
+import type { DataKeyOf } from '../domain/personal-data';
 
 /** What the writer believes about a stream before appending (EventStoreDB's four cases). */
 export type ExpectedRevision = 'no_stream' | 'stream_exists' | 'any' | number;
@@ -98,6 +99,11 @@ export interface EventStore {
    * that cannot tell leave it out.
    */
   recognizes?(position: LogPosition): boolean;
+  /**
+   * Makes data keys ready, in one durable write, for events to come that will name them (new
+   * users' profile keys, taken from a block made ahead). Stores that seal nothing leave it out.
+   */
+  prepareKeys?(keys: readonly DataKeyOf[]): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -8,6 +8,7 @@ import { userDecider, userStream } from '../domain/user.decider';
 import { NewUserDto } from '../presentation/user-fields.dto';
 import { presentUser, UserResponse } from '../presentation/user.presenter';
 import { UsersReadModel } from '../users.read-model';
+import { ProfileKeys } from '../profile-keys/profile-keys';
 import { CHATKIT_ROUTE } from '../../../shared/http/chatkit-route';
 import { auditActor, CurrentActor } from '../../instances/authentication/access-token.guard';
 import { RequestActor } from '../../instances/authentication/access-token';
@@ -27,15 +28,17 @@ export class CreateUserHandler implements ICommandHandler<CreateUserCommand, Use
   constructor(
     private readonly pipeline: CommandPipeline,
     private readonly users: UsersReadModel,
+    private readonly profileKeys: ProfileKeys,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   async execute({ instanceId, user, actor }: CreateUserCommand): Promise<UserResponse> {
     const now = this.clock.now().toISOString();
+    const [profileKey] = await this.profileKeys.take(instanceId);
     await this.pipeline.run(
       userStream(instanceId, user.id),
       userDecider,
-      { type: 'CreateUser', ...user, now },
+      { type: 'CreateUser', ...user, now, profile_key: profileKey },
       { instance_id: instanceId, actor, occurred_at: now },
     );
     return presentUser(await this.users.get(instanceId, user.id));

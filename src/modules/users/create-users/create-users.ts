@@ -11,6 +11,7 @@ import { userDecider, userStream } from '../domain/user.decider';
 import { NewUserDto } from '../presentation/user-fields.dto';
 import { presentUser, UserResponse } from '../presentation/user.presenter';
 import { UsersReadModel } from '../users.read-model';
+import { ProfileKeys } from '../profile-keys/profile-keys';
 import { CHATKIT_ROUTE } from '../../../shared/http/chatkit-route';
 import { auditActor, CurrentActor } from '../../instances/authentication/access-token.guard';
 import { RequestActor } from '../../instances/authentication/access-token';
@@ -27,14 +28,16 @@ export class CreateUsersCommand {
 
 /**
  * Creates up to 25 users. Every user is checked before any is written, so a batch with one
- * existing or repeated id writes nothing; the appends then go out together (on SQLite they
- * share one commit).
+ * existing or repeated id writes nothing; their profile keys come from the process's block
+ * (no key written per user), and the appends then go out together (on SQLite they share one
+ * commit).
  */
 @CommandHandler(CreateUsersCommand)
 export class CreateUsersHandler implements ICommandHandler<CreateUsersCommand, UserResponse[]> {
   constructor(
     private readonly pipeline: CommandPipeline,
     private readonly users: UsersReadModel,
+    private readonly profileKeys: ProfileKeys,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
@@ -43,14 +46,15 @@ export class CreateUsersHandler implements ICommandHandler<CreateUsersCommand, U
     const repeated = ids.find((id, i) => ids.indexOf(id) !== i);
     if (repeated !== undefined) throw badRequest('duplicate_user_id', `The user id "${repeated}" appears twice in the batch`);
     const now = this.clock.now().toISOString();
-    const command = (user: NewUserDto) => ({ type: 'CreateUser' as const, ...user, now });
+    const command = (user: NewUserDto, profileKey?: string) => ({ type: 'CreateUser' as const, ...user, now, profile_key: profileKey });
     for (const user of users) {
       const { state } = await this.pipeline.load(userStream(instanceId, user.id), userDecider);
       userDecider.decide(command(user), state); // throws user_already_exists before anything is written
     }
+    const profileKeys = await this.profileKeys.take(instanceId, users.length);
     await Promise.all(
-      users.map((user) =>
-        this.pipeline.run(userStream(instanceId, user.id), userDecider, command(user), {
+      users.map((user, i) =>
+        this.pipeline.run(userStream(instanceId, user.id), userDecider, command(user, profileKeys[i]), {
           instance_id: instanceId,
           actor,
           occurred_at: now,

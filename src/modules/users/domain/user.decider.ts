@@ -11,25 +11,30 @@ export interface UserState {
   readonly createdAt: string | null;
   /** When a user of this id was last deleted: tokens issued before it no longer act for anyone. */
   readonly deletedAt: string | null;
+  /** The data key the user's profile is sealed with (`UserCreated.profile_key`), or null for a user created before profiles were sealed. */
+  readonly profileKey: string | null;
 }
 
 export type UserCommand =
-  | { type: 'CreateUser'; id: string; name: string; avatar_url?: string; custom_data?: JsonObject; now: string }
+  | { type: 'CreateUser'; id: string; name: string; avatar_url?: string; custom_data?: JsonObject; now: string; profile_key?: string }
   | { type: 'UpdateUser'; id: string; name?: string; avatar_url?: string; custom_data?: JsonObject; now: string }
   | { type: 'DeleteUser'; id: string; now: string };
 
 // "user does not exist" is what chatkit-client tests look for when connecting as an unknown user.
 export const userNotFound = (id: string) => notFound('user_not_found', `The user does not exist: "${id}"`);
 
+/** What an update or a delete names of the user it concerns: the incarnation, and its profile key when the creation named one. */
+const incarnationOf = (state: UserState) => ({ user_created_at: state.createdAt ?? undefined, ...(state.profileKey ? { profile_key: state.profileKey } : {}) });
+
 export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
-  initialState: () => ({ exists: false, createdAt: null, deletedAt: null }),
+  initialState: () => ({ exists: false, createdAt: null, deletedAt: null, profileKey: null }),
 
   evolve(state, event) {
     switch (event.type) {
       case 'UserCreated':
-        return { ...state, exists: true, createdAt: event.data.created_at };
+        return { ...state, exists: true, createdAt: event.data.created_at, profileKey: event.data.profile_key ?? null };
       case 'UserDeleted':
-        return { exists: false, createdAt: null, deletedAt: event.data.deleted_at };
+        return { exists: false, createdAt: null, deletedAt: event.data.deleted_at, profileKey: null };
       default:
         return state;
     }
@@ -44,17 +49,17 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
             code: 'user_already_exists',
           });
         }
-        const { id, name, avatar_url, custom_data, now } = command;
-        return [{ type: 'UserCreated', data: { id, name, avatar_url, custom_data, created_at: now } }];
+        const { id, name, avatar_url, custom_data, now, profile_key } = command;
+        return [{ type: 'UserCreated', data: { id, name, avatar_url, custom_data, created_at: now, profile_key } }];
       }
       case 'UpdateUser': {
         if (!state.exists) throw userNotFound(command.id);
         const { name, avatar_url, custom_data, now } = command;
-        return [{ type: 'UserUpdated', data: { name, avatar_url, custom_data, updated_at: now } }];
+        return [{ type: 'UserUpdated', data: { name, avatar_url, custom_data, updated_at: now, ...incarnationOf(state) } }];
       }
       case 'DeleteUser':
         if (!state.exists) throw userNotFound(command.id);
-        return [{ type: 'UserDeleted', data: { deleted_at: command.now } }];
+        return [{ type: 'UserDeleted', data: { deleted_at: command.now, ...incarnationOf(state) } }];
     }
   },
 };

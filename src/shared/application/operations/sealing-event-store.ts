@@ -100,6 +100,11 @@ export class SealingEventStore implements EventStore {
     for (const selector of selectors) await this.keys.destroy(selector);
   }
 
+  /** Keys made ready (created durably, in one write) for events to come that name them. */
+  async prepareKeys(keys: readonly DataKeyOf[]): Promise<void> {
+    if (keys.length) await this.keys.keysFor(keys);
+  }
+
   async readStream(streamName: string, options?: ReadStreamOptions): Promise<RecordedEvent[]> {
     return this.open(await this.inner.readStream(streamName, options));
   }

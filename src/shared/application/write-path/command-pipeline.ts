@@ -2,12 +2,14 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import { Decider } from '../../domain/decider';
 import { DomainEvent, EventMetadata, RecordedEvent } from '../../domain/event';
 import { EVENT_STORE, EventStore, ReadStreamOptions } from '../../ports/event-store.port';
+import { DataKeyOf } from '../../domain/personal-data';
 import { requestIdOf } from '../../observability/request-context';
 import { BuiltCommand, CommandOutcome, QueuedCommand } from './batch-decision';
 import { INSTANCE_EPOCHS, InstanceEpochs } from './instance-epochs';
 import { READ_YOUR_WRITES, ReadYourWrites } from './read-your-writes';
 import { Folded, StreamStates } from './stream-states';
 import { StreamWriter } from './stream-writer';
+import { changeNotSaved } from './write-errors';
 
 export type { BuiltCommand, CommandOutcome } from './batch-decision';
 export type { Folded } from './stream-states';
@@ -61,7 +63,7 @@ export class CommandPipeline {
   private readonly writer: StreamWriter;
 
   constructor(
-    @Inject(EVENT_STORE) events: EventStore,
+    @Inject(EVENT_STORE) private readonly events: EventStore,
     @Inject(READ_YOUR_WRITES) readYourWrites: ReadYourWrites,
     @Optional() @Inject(INSTANCE_EPOCHS) epochs?: InstanceEpochs,
   ) {
@@ -77,6 +79,19 @@ export class CommandPipeline {
   /** Events of a stream as the write side reads them: a failed read answers 503 "nothing was changed". */
   readStream(stream: string, options: ReadStreamOptions): Promise<RecordedEvent[]> {
     return this.states.readStream(stream, options);
+  }
+
+  /**
+   * Makes data keys ready (created durably, all in one write) for commands to come whose events
+   * will name them; a store that seals nothing has nothing to do.
+   */
+  async prepareKeys(keys: readonly DataKeyOf[]): Promise<void> {
+    try {
+      await this.events.prepareKeys?.(keys);
+    } catch (error) {
+      // Nothing of the commands was written yet.
+      throw changeNotSaved(error);
+    }
   }
 
   /** Decides `command` on the stream's current state, appends what it decided, and answers once the read models show it. */
