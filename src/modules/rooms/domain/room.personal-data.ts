@@ -1,5 +1,6 @@
 import { dataKeyIds, PersonalDataRule, ShredRule } from '../../../shared/domain/personal-data';
 import { parseStreamName } from '../../../shared/domain/streams';
+import { incarnationAt } from '../../../shared/domain/incarnations';
 import { RoomCreated, RoomDeleted, RoomUpdated } from './room.events';
 
 /** What people write about a room: its name, custom data and push notification title. */
@@ -25,7 +26,7 @@ export const roomCreatedPersonalData: PersonalDataRule<RoomCreated> = {
 
 /**
  * An update's name, custom data and push title under the same key (the room's incarnation
- * is named by `room_created_at`; updates in logs written before it are not sealed). Erased,
+ * is named by `room_created_at`; updates in logs written before it are sealed by the offline rewrite, which finds it in the stream). Erased,
  * it reads as an update of nothing but what it says of privacy.
  */
 export const roomUpdatedPersonalData: PersonalDataRule<RoomUpdated> = {
@@ -33,6 +34,8 @@ export const roomUpdatedPersonalData: PersonalDataRule<RoomUpdated> = {
   fields: [...ROOM_FIELDS],
   erased: {},
   keyOf: (event, stream) => roomKey(stream, event.data.room_created_at),
+  // An update of a log written before updates named their incarnation: the offline rewrite finds it in the stream.
+  keyOfWritten: async (event, stream, history) => roomKey(stream, await incarnationAt(history, stream, 'RoomCreated', event.data.updated_at)),
 };
 
 /** Room events read per page of the room's own stream. */

@@ -24,6 +24,13 @@ describe('room personal data', () => {
     expect(roomUpdatedPersonalData.keyOf(updated(), STREAM)).toBeNull();
   });
 
+  it("places an update of a log written before sealing by the room's stream: the incarnation created before it", async () => {
+    const history = { readStream: async () => [created('2025-12-01T00:00:00.000Z'), updated()] };
+    expect(await roomUpdatedPersonalData.keyOfWritten!({ ...updated(), data: { name: 'n', updated_at: '2026-01-02T00:00:00.000Z' } }, STREAM, history)).toEqual(
+      roomCreatedPersonalData.keyOf(created('2025-12-01T00:00:00.000Z'), STREAM),
+    );
+  });
+
   it('gives a room created again with the same id another key', () => {
     expect(roomCreatedPersonalData.keyOf(created('t1'), STREAM)!.id).not.toBe(roomCreatedPersonalData.keyOf(created('t2'), STREAM)!.id);
   });

@@ -1,5 +1,6 @@
 import { dataKeyIds, DataKeyOf, PersonalDataRule, ShredRule } from '../../../shared/domain/personal-data';
 import { parseStreamName } from '../../../shared/domain/streams';
+import { incarnationAt } from '../../../shared/domain/incarnations';
 import { UserCreated, UserDeleted, UserUpdated } from './user.events';
 
 /**
@@ -32,15 +33,19 @@ export const userUpdatedPersonalData: PersonalDataRule<UserUpdated> = {
   type: 'UserUpdated',
   fields: ['name', 'avatar_url', 'custom_data'],
   erased: {},
-  // An update of a log written before profiles were sealed names no incarnation: it stays as written.
   keyOf: (event, stream) => profileKey(stream, event.data.user_created_at, event.data.profile_key),
+  // An update of a log written before profiles were sealed names no incarnation: the offline rewrite finds it in the stream.
+  keyOfWritten: async (event, stream, history) =>
+    profileKey(stream, await incarnationAt(history, stream, 'UserCreated', event.data.updated_at), event.data.profile_key),
 };
 
 /** A user's delete (v2, v6, the scheduler's) destroys the profile of the incarnation it deletes, never a later one's. */
 export const userDeletedShredsProfile: ShredRule<UserDeleted> = {
   type: 'UserDeleted',
-  destroys(event, stream) {
-    const key = profileKey(stream, event.data.user_created_at, event.data.profile_key);
+  async destroys(event, stream, history) {
+    // A delete of a log written before profiles were sealed names no incarnation: found in the stream.
+    const createdAt = event.data.user_created_at ?? (await incarnationAt(history, stream, 'UserCreated', event.data.deleted_at));
+    const key = profileKey(stream, createdAt, event.data.profile_key);
     return key ? [{ ids: [key.id] }] : [];
   },
 };

@@ -50,6 +50,12 @@ describe('user personal data', () => {
     expect(await userDeletedShredsProfile.destroys(deleted(), STREAM, noHistory)).toEqual([]);
   });
 
+  it("places an update and a delete of a log written before sealing by the user's stream: the incarnation created before them", async () => {
+    const history = { readStream: async () => [created(t1, null), updated(), deleted()] };
+    expect(await userUpdatedPersonalData.keyOfWritten!(updated(), STREAM, history)).toEqual({ id: PROFILE, owner: OWNER });
+    expect(await userDeletedShredsProfile.destroys(deleted(), STREAM, history)).toEqual([{ ids: [PROFILE] }]);
+  });
+
   it('reads an erased profile as a user with an empty name and no avatar or custom data', () => {
     expect(userCreatedPersonalData.erased).toEqual({ name: '' });
     expect(userUpdatedPersonalData.erased).toEqual({});
