@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { SqliteEventStore } from '../../src/adapters/event-store/sqlite/sqlite-event-store';
 import { scanForMarkers } from '../support/byte-scan';
 import { spawnCli } from '../support/cli-process';
-import { copyReleaseFixture, EventRow, rowsOf } from '../support/plaintext-log';
+import { copyReleaseFixture, EventRow, holdsPlaintextPersonalFields, rowsOf } from '../support/plaintext-log';
 import { openSealedLog } from '../support/sealed-log';
 import { eventually } from '../support/waiting';
 
@@ -71,7 +71,7 @@ describe('data-dir:seal across kill -9', () => {
     const eventsFile = join(dataDir, 'events.sqlite');
     const bulk = appendPlaintextMessages(eventsFile);
     const before = rowsOf(eventsFile);
-    const plaintext = before.filter((row) => row.type === 'MessageSent' || row.type === 'MessageEdited');
+    const plaintext = before.filter(holdsPlaintextPersonalFields);
 
     // Early in the sealing transaction, at its last page (the commit and the compaction after it), during the shredding, and at the read models' compaction.
     const killPoints = [

@@ -62,6 +62,16 @@ function filesUnder(folder: string): string[] {
   return found;
 }
 
+/** A file's bytes, or null when it went between the listing and the read (a running server removes files: a blob, a WAL). */
+function readIfStillThere(file: string): Buffer | null {
+  try {
+    return readFileSync(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+}
+
 /**
  * Looks for each marker, in each of its byte forms, in every place: what a privacy-minded
  * operator would check after a delete. Returns every finding (empty when nothing is left).
@@ -71,10 +81,14 @@ function filesUnder(folder: string): string[] {
 export function scanForMarkers(places: ScanPlaces, markers: readonly string[]): MarkerFinding[] {
   const contents: [place: string, bytes: Buffer][] = [];
   for (const folder of places.folders ?? []) {
-    for (const file of filesUnder(folder)) contents.push([`${relative(folder, file) || file} (in ${folder})`, readFileSync(file)]);
+    for (const file of filesUnder(folder)) {
+      const bytes = readIfStillThere(file);
+      if (bytes) contents.push([`${relative(folder, file) || file} (in ${folder})`, bytes]);
+    }
   }
   for (const file of places.files ?? []) {
-    if (statSync(file, { throwIfNoEntry: false })?.isFile()) contents.push([file, readFileSync(file)]);
+    const bytes = statSync(file, { throwIfNoEntry: false })?.isFile() ? readIfStillThere(file) : null;
+    if (bytes) contents.push([file, bytes]);
   }
   for (const [name, text] of Object.entries(places.texts ?? {})) contents.push([name, Buffer.isBuffer(text) ? text : Buffer.from(text, 'utf8')]);
 

@@ -54,6 +54,10 @@ export function rowsOf(eventsFile: string): EventRow[] {
 
 const sealing = new Map(PERSONAL_DATA_RULES.sealing.map((rule) => [rule.type, rule]));
 
+/** A row of a type a rule seals, still in plaintext: what the offline rewrite seals. */
+export const holdsPlaintextPersonalFields = (row: EventRow): boolean =>
+  sealing.has(row.type as never) && (JSON.parse(row.data) as { sealed?: unknown }).sealed === undefined;
+
 /** Shorter strings (a team "dev") may turn up by chance in a file of ciphertext: markers are at least this long. */
 const MARKER_LENGTH = 8;
 
