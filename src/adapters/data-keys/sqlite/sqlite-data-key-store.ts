@@ -53,7 +53,7 @@ interface PendingCreate {
  */
 export class SqliteDataKeyStore implements DataKeyStore {
   private readonly db: Database.Database;
-  private readonly insert: Database.Statement<[string, string | null, string, number], { wrapped: string }>;
+  private readonly insert: Database.Statement<[string, string | null, string, number]>;
   private readonly select: Database.Statement<[string], { wrapped: string }>;
   /** Inserts keys, each answered into the map of the create it came with. */
   private readonly createSome: Database.Transaction<(keys: readonly KeyToCreate[]) => void>;
@@ -66,13 +66,15 @@ export class SqliteDataKeyStore implements DataKeyStore {
 
   constructor(private readonly file: string) {
     this.db = openSqliteFile(file, { migrations: DATA_KEY_MIGRATIONS, busyTimeoutMs: 5_000 });
-    this.insert = this.db.prepare('INSERT OR IGNORE INTO data_keys (id, owner, wrapped, created_at) VALUES (?, ?, ?, ?) RETURNING wrapped');
+    // No RETURNING: it doubles what each insert costs (a block makes a thousand); `changes` says whether the row is ours.
+    this.insert = this.db.prepare('INSERT OR IGNORE INTO data_keys (id, owner, wrapped, created_at) VALUES (?, ?, ?, ?)');
     this.select = this.db.prepare('SELECT wrapped FROM data_keys WHERE id = ?');
     this.createSome = this.db.transaction((keys: readonly KeyToCreate[]) => {
       const now = Date.now();
       for (const { key, stored } of keys) {
-        // A row only when inserted; an id already stored keeps its first key.
-        stored.set(key.id, (this.insert.get(key.id, key.owner, key.wrapped, now) ?? this.select.get(key.id)!).wrapped);
+        // An id already stored keeps its first key.
+        const inserted = this.insert.run(key.id, key.owner, key.wrapped, now).changes === 1;
+        stored.set(key.id, inserted ? key.wrapped : this.select.get(key.id)!.wrapped);
       }
     });
     // A process killed between a commit and its flush left the commit in the WAL: on disk before anything reads it.
