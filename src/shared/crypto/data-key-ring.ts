@@ -39,7 +39,7 @@ interface CachedKey {
 }
 
 /** Keys made ready that are cached per turn of the event loop (a block's thousand over several turns). */
-const KEPT_PER_TURN = 200;
+const KEPT_PER_TURN = 500;
 
 /** No key: destroyed, or never created (cached too, so that reading erased events asks the store once). */
 const ABSENT = 'absent' as const;
