@@ -31,13 +31,17 @@ export interface DataKeyCacheSettings {
 export const DEFAULT_DATA_KEY_CACHE: DataKeyCacheSettings = { size: 100_000, ttlMs: 60_000 };
 
 interface CachedKey {
-  readonly key: Buffer;
+  /** Derived from `wrapped` at its first use: a block of keys made ready derives none at once. */
+  key?: Buffer;
   /** As stored: a key of the same id made again after a destroy is another key. */
   readonly wrapped: string;
   /** What this key last sealed or opened (its ciphertext and plaintext): read again without deciphering, forgotten with the key. */
   opened?: { readonly ciphertext: string; readonly plaintext: string };
   readonly owner: string | null;
 }
+
+/** Keys made ready that are cached per turn of the event loop (a block's thousand over several turns). */
+const KEPT_PER_TURN = 500;
 
 /** No key: destroyed, or never created (cached too, so that reading erased events asks the store once). */
 const ABSENT = 'absent' as const;
@@ -75,8 +79,10 @@ export class DataKeyRing {
    */
   async keysFor(requests: readonly DataKeyRequest[]): Promise<Map<string, Buffer>> {
     const keys = new Map<string, Buffer>();
+    if (requests.length === 0) return keys;
+    if (this.exclusive && this.allCached(requests, keys)) return keys;
+    keys.clear();
     const byId = new Map(requests.map((r) => [r.id, r]));
-    if (byId.size === 0) return keys;
     const destroysBefore = this.destroys;
     const unknown: string[] = [];
     const missing: DataKeyRequest[] = [];
@@ -84,29 +90,52 @@ export class DataKeyRing {
       const cached = this.exclusive ? this.cache.get(request.id) : undefined;
       if (cached === undefined) unknown.push(request.id);
       else if (cached === ABSENT) missing.push(request);
-      else keys.set(request.id, cached.key);
+      else keys.set(request.id, this.keyOf(request.id, cached));
     }
     const stored = unknown.length ? await this.store.getMany(unknown) : new Map<string, string>();
     for (const id of unknown) if (!stored.has(id)) missing.push(byId.get(id)!);
-    // One draw of randomness for every new key (a block makes a thousand).
-    const made = this.derived.make(missing.map((r) => r.id));
-    const fresh = new Map(missing.map((r, i) => [r.id, made[i]]));
-    const kept = missing.length ? await this.store.create(missing.map((r, i) => ({ id: r.id, owner: r.owner, wrapped: made[i].stored, createdAt: r.createdAt }))) : new Map<string, string>();
+    // One draw of randomness for every new key.
+    const made = missing.length ? this.derived.storedForms(missing.length) : [];
+    const kept = missing.length ? await this.store.create(missing.map((r, i) => ({ id: r.id, owner: r.owner, wrapped: made[i], createdAt: r.createdAt }))) : new Map<string, string>();
     // A destroy that ran meanwhile may have taken what was read or made: never seal with it.
     if (this.destroys !== destroysBefore) return this.keysFor(requests);
     for (const [id, wrapped] of [...stored, ...kept]) {
       const cached = this.cache.get(id);
       if (cached && cached !== ABSENT && cached.wrapped === wrapped) {
-        keys.set(id, cached.key);
+        keys.set(id, this.keyOf(id, cached));
         continue;
       }
-      // A key made here is used as made; one another process stored first is recovered.
-      const ours = fresh.get(id);
-      const key = ours && ours.stored === wrapped ? ours.key : this.derived.recover(id, wrapped);
-      keys.set(id, key);
-      this.keep(id, { key, wrapped, owner: byId.get(id)!.owner });
+      // A key made here is derived as one another process stored first is recovered: from what is stored.
+      const entry: CachedKey = { wrapped, owner: byId.get(id)!.owner };
+      keys.set(id, this.keyOf(id, entry));
+      this.keep(id, entry);
     }
     return keys;
+  }
+
+  /**
+   * Makes keys ready for sealing later (a reserved block's thousand), in one durable write,
+   * deriving none of them: each is derived at its first use, so making a block costs the event
+   * loop no hashing. The store is not read first: an id it already holds keeps its key (the
+   * store answers it). They are cached `KEPT_PER_TURN` a turn of the event loop; keys a destroy
+   * may have taken meanwhile are not cached: their first use asks the store again.
+   */
+  async prepare(requests: readonly DataKeyRequest[]): Promise<void> {
+    if (requests.length === 0) return;
+    const destroysBefore = this.destroys;
+    const made = this.derived.storedForms(requests.length);
+    const kept = await this.store.create(requests.map((r, i) => ({ id: r.id, owner: r.owner, wrapped: made[i], createdAt: r.createdAt })));
+    for (let from = 0; from < requests.length; from += KEPT_PER_TURN) {
+      if (from > 0) await new Promise((resolve) => setImmediate(resolve));
+      if (this.destroys !== destroysBefore) return;
+      for (const request of requests.slice(from, from + KEPT_PER_TURN)) {
+        const wrapped = kept.get(request.id);
+        if (wrapped === undefined) continue;
+        const cached = this.cache.peek(request.id);
+        if (cached && cached !== ABSENT && cached.wrapped === wrapped) continue;
+        this.keep(request.id, { wrapped, owner: request.owner });
+      }
+    }
   }
 
   /** The keys that exist among `ids` (a destroyed one is absent). */
@@ -117,7 +146,7 @@ export class DataKeyRing {
     for (const id of wanted) {
       const cached = this.cache.get(id);
       if (cached === undefined) unknown.push(id);
-      else if (cached !== ABSENT) keys.set(id, cached.key);
+      else if (cached !== ABSENT) keys.set(id, this.keyOf(id, cached));
     }
     if (unknown.length === 0) return keys;
     const destroysBefore = this.destroys;
@@ -130,11 +159,22 @@ export class DataKeyRing {
         this.cache.set(id, ABSENT);
         continue;
       }
-      const key = this.derived.recover(id, wrapped);
-      keys.set(id, key);
-      this.keep(id, { key, wrapped, owner: null });
+      const entry: CachedKey = { wrapped, owner: null };
+      keys.set(id, this.keyOf(id, entry));
+      this.keep(id, entry);
     }
     return keys;
+  }
+
+  /**
+   * What the cache knows of a key without asking the store: the key, null when it is known to
+   * be gone, undefined when the store must be asked (`existing`). Lets a reader open an event
+   * whose key is cached in the same turn it reads it.
+   */
+  cached(id: string): Buffer | null | undefined {
+    const cached = this.cache.get(id);
+    if (cached === undefined) return undefined;
+    return cached === ABSENT ? null : this.keyOf(id, cached);
   }
 
   /** The plaintext of `ciphertext` sealed under `id`, when this process sealed or opened it last and the key is still known. */
@@ -164,6 +204,20 @@ export class DataKeyRing {
    * keys, otherwise for the TTL. Absence keeps the TTL always: a key another process makes
    * (an import beside the server) is seen within it.
    */
+  /** Every requested key when all are cached (into `keys`); false as soon as one is not. */
+  private allCached(requests: readonly DataKeyRequest[], keys: Map<string, Buffer>): boolean {
+    for (const request of requests) {
+      const cached = this.cache.get(request.id);
+      if (cached === undefined || cached === ABSENT) return false;
+      keys.set(request.id, this.keyOf(request.id, cached));
+    }
+    return true;
+  }
+
+  private keyOf(id: string, entry: CachedKey): Buffer {
+    return (entry.key ??= this.derived.recover(id, entry.wrapped));
+  }
+
   private keep(id: string, entry: CachedKey): void {
     this.cache.set(id, entry, this.exclusive ? { ttl: 0 } : undefined);
   }

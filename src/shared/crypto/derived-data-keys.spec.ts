@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { SecretBox } from './secret-box';
 import { DerivedDataKeys } from './derived-data-keys';
 
@@ -21,6 +22,20 @@ describe('DerivedDataKeys', () => {
     expect(new DerivedDataKeys(box).recover('acme/message/2/0', made.stored)).not.toEqual(made.key);
     const other = SecretBox.fromBase64(Buffer.alloc(32, 8).toString('base64'));
     expect(new DerivedDataKeys(other).recover('acme/message/1/0', made.stored)).not.toEqual(made.key);
+  });
+
+  it('derives each key as HMAC-SHA256 of its nonce and id under the data-key secret, so keys stored by earlier releases open unchanged', () => {
+    const stored = 'd1.' + Buffer.alloc(32, 9).toString('base64');
+    const expected = createHmac('sha256', box.deriveKey('data-keys')).update(Buffer.alloc(32, 9)).update('acme/message/1/0', 'utf8').digest();
+    expect(new DerivedDataKeys(box).recover('acme/message/1/0', stored)).toEqual(expected);
+  });
+
+  it('makes the stored forms of new keys without their keys, each recovered from its own nonce', () => {
+    const keys = new DerivedDataKeys(box);
+    const stored = keys.storedForms(3);
+    expect(new Set(stored).size).toBe(3);
+    const recovered = stored.map((s) => keys.recover('acme/message/1/0', s));
+    expect(new Set(recovered.map((k) => k.toString('hex'))).size).toBe(3);
   });
 
   it('opens keys stored sealed under the master key', () => {

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { scanForMarkers } from '../../../../test/support/byte-scan';
 import { NewerVersionError } from '../../shared/stored-versions';
-import { DATA_KEY_MIGRATIONS, SqliteDataKeyStore } from './sqlite-data-key-store';
+import { DATA_KEY_MIGRATIONS, KEYS_PER_TRANSACTION, SqliteDataKeyStore } from './sqlite-data-key-store';
 
 describe('SqliteDataKeyStore', () => {
   let dir: string;
@@ -44,6 +44,41 @@ describe('SqliteDataKeyStore', () => {
     expect(await store.getMany([kept.id, doomed[0].id])).toEqual(new Map([[kept.id, kept.wrapped]]));
     await store.close();
     expect(scanForMarkers({ folders: [dir] }, doomed.map((k) => k.wrapped))).toEqual([]);
+  });
+
+  it('writes a large create a few hundred keys per turn of the event loop, and answers it once all are durable', async () => {
+    const store = new SqliteDataKeyStore(file);
+    const many = Array.from({ length: 5 * KEYS_PER_TRANSACTION }, (_, i) => ({ id: `acme/message/${i}/0`, owner: null, wrapped: `w${i}` }));
+    const reader = new Database(file, { readonly: true });
+    const count = () => (reader.prepare('SELECT count(*) AS n FROM data_keys').get() as { n: number }).n;
+    const seen: number[] = [];
+    let answered = false;
+    const created = store.create(many).then((stored) => {
+      answered = true;
+      return stored;
+    });
+    // What another connection sees between turns while the create is under way.
+    while (!answered) {
+      seen.push(count());
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(seen.some((n) => n > 0 && n < many.length)).toBe(true);
+    expect((await created).size).toBe(many.length);
+    expect(count()).toBe(many.length);
+    reader.close();
+    await store.close();
+  });
+
+  it('finishes a create under way before it closes', async () => {
+    const store = new SqliteDataKeyStore(file);
+    const many = Array.from({ length: 3 * KEYS_PER_TRANSACTION }, (_, i) => ({ id: `acme/message/${i}/0`, owner: null, wrapped: `w${i}` }));
+    const created = store.create(many);
+    await new Promise((resolve) => setImmediate(resolve));
+    await store.close();
+    expect((await created).size).toBe(many.length);
+    const reopened = new SqliteDataKeyStore(file);
+    expect((await reopened.getMany(many.map((k) => k.id))).size).toBe(many.length);
+    await reopened.close();
   });
 
   it('is readable by its owner only', async () => {

@@ -183,6 +183,33 @@ describe('SealingEventStore', () => {
       expect((await fresh.readStream(TIMELINE)).map(textOf)).toEqual(Array.from({ length: 20 }, (_, i) => `text ${i + 1}`));
     });
 
+    it('never seals with a key a destroy took while the block was being made ready: the sends into it read back whole', async () => {
+      const ring = new DataKeyRing(keys, box, { size: 10_000, ttlMs: 60_000, exclusive: true });
+      const own = new SealingEventStore(stores.events, ring, PERSONAL_DATA_RULES);
+      const reserving = own.append('messageids-acme', [{ type: 'MessageIdsReserved', data: { first: 1, last: 1000 }, metadata: meta }], 'any');
+      // The block's keys are written a few hundred per turn: a wipe lands between two of them.
+      await eventually(async () => (await keys.getMany(['acme/message/1/0'])).size === 1, { what: 'the first keys of the block to be written' });
+      await ring.destroy({ prefix: 'acme/' });
+      await reserving;
+      const texts = [marker('first'), marker('last')];
+      await own.append(TIMELINE, [sent(1, texts[0])], 'any');
+      await own.append(TIMELINE, [sent(1000, texts[1])], 'any');
+      const fresh = new SealingEventStore(stores.events, new DataKeyRing(keys, box), PERSONAL_DATA_RULES);
+      expect((await fresh.readStream(TIMELINE)).map(textOf)).toEqual(texts);
+    });
+
+    it('opens what a subscription delivers with the keys it holds, and shows a key it destroyed as erased at once', async () => {
+      const ring = new DataKeyRing(keys, box, { size: 10_000, ttlMs: 60_000, exclusive: true });
+      const own = new SealingEventStore(stores.events, ring, PERSONAL_DATA_RULES);
+      const [kept, doomed] = [marker('kept'), marker('doomed')];
+      await own.append(TIMELINE, [sent(1, kept), sent(2, doomed)], 'any');
+      expect((await firstOf(own.subscribeToAll(), 2)).map(textOf)).toEqual([kept, doomed]);
+      await ring.destroy({ prefix: 'acme/message/2/' });
+      const [first, second] = await firstOf(own.subscribeToAll(), 2);
+      expect(textOf(first)).toBe(kept);
+      expect(second.data).toMatchObject({ id: 2, parts: [], erased: true });
+    });
+
     it('never seals with a key it destroyed: a send after an instance wipe gets a key of its own', async () => {
       const ring = new DataKeyRing(keys, box, { size: 10_000, ttlMs: 60_000, exclusive: true });
       const own = new SealingEventStore(stores.events, ring, PERSONAL_DATA_RULES);

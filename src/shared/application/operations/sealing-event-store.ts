@@ -70,6 +70,7 @@ export class SealingEventStore implements EventStore {
   async append(streamName: string, events: readonly EventToAppend[], expected: ExpectedRevision): Promise<AppendResult> {
     const sealed = await this.seal(streamName, events);
     const result = await this.inner.append(streamName, sealed, expected);
+    if (!events.some((event) => this.shredding.has(event.type))) return result;
     // Keys made after this moment belong to what comes after the delete (the same ids used again).
     const upTo = Date.now();
     const selectors = (await this.shredsOf(streamName, events)).map((s) => ({ createdUpTo: upTo, ...s }));
@@ -139,7 +140,8 @@ export class SealingEventStore implements EventStore {
 
   /**
    * The events with their personal fields sealed. Every key they need, and every key they make
-   * ready for later events (PreparedKeysRule), is created in one durable write before the append.
+   * ready for later events (PreparedKeysRule), is created durably before the append (the store
+   * groups creates that arrive together into one write).
    */
   private async seal(streamName: string, events: readonly EventToAppend[]): Promise<readonly EventToAppend[]> {
     const wanted: { index: number; rule: AnyPersonalDataRule; key: DataKeyOf }[] = [];
@@ -152,7 +154,7 @@ export class SealingEventStore implements EventStore {
       if (key) wanted.push({ index, rule: rule!, key });
     });
     if (wanted.length === 0 && prepared.length === 0) return events;
-    const keys = await this.keys.keysFor([...wanted.map((w) => w.key), ...prepared]);
+    const [keys] = await Promise.all([this.keys.keysFor(wanted.map((w) => w.key)), this.keys.prepare(prepared)]);
     if (wanted.length === 0) return events;
     const sealed = [...events];
     for (const { index, rule, key } of wanted) {
@@ -172,31 +174,40 @@ export class SealingEventStore implements EventStore {
     }
     if (ids.size === 0) return events;
     const keys = await this.keys.existing(ids);
-    return events.map((event) => this.openWith(event, keys));
+    return events.map((event) => {
+      const sealed = sealedOf(event);
+      return sealed ? this.openWith(event, sealed, keys.get(sealed.k)) : event;
+    });
   }
 
-  private openWith(event: RecordedEvent, keys: ReadonlyMap<string, Buffer>): RecordedEvent {
-    const sealed = sealedOf(event);
-    if (!sealed) return event;
-    // Copied key by key: a rest pattern with a computed key is a slow generic copy, on every read of every projection.
-    const rest: Data = {};
-    for (const field in event.data as Data) if (field !== SEALED_FIELD) rest[field] = (event.data as Data)[field];
-    const key = keys.get(sealed.k);
+  /** `sealed` opened with its key (absent: destroyed), as the event's data. */
+  private openWith(event: RecordedEvent, sealed: SealedFields, key: Buffer | undefined): RecordedEvent {
+    const { rest } = splitFields(event.data as Data, [SEALED_FIELD]);
     let plaintext = key ? this.keys.plaintextOf(sealed.k, sealed.ct) : undefined;
     if (key && plaintext === undefined) {
       plaintext = openFields(sealed, key) ?? undefined;
       if (plaintext !== undefined) this.keys.remember(sealed.k, sealed.ct, plaintext);
     }
     if (plaintext !== undefined) return { ...event, data: Object.assign(rest, JSON.parse(plaintext) as Data) };
-    return { ...event, data: { ...rest, ...(this.sealing.get(event.type)?.erased ?? {}), erased: true } };
+    return { ...event, data: Object.assign(rest, this.sealing.get(event.type)?.erased, { erased: true }) };
   }
 
+  /** A subscription's events opened one by one: at once when the key's fate is cached (no turn of the event loop per event). */
   private opened(subscription: LogSubscription): LogSubscription {
-    const open = (event: RecordedEvent) => this.open([event]).then(([opened]) => opened);
+    const openOne = (event: RecordedEvent): RecordedEvent | Promise<RecordedEvent> => {
+      const sealed = sealedOf(event);
+      if (!sealed) return event;
+      const key = this.keys.cached(sealed.k);
+      if (key === undefined) return this.open([event]).then(([opened]) => opened);
+      return this.openWith(event, sealed, key ?? undefined);
+    };
     return {
       close: () => subscription.close(),
       async *[Symbol.asyncIterator]() {
-        for await (const event of subscription) yield sealedOf(event) ? await open(event) : event;
+        for await (const event of subscription) {
+          const opened = openOne(event);
+          yield opened instanceof Promise ? await opened : opened;
+        }
       },
     };
   }
@@ -208,16 +219,11 @@ export class SealingEventStore implements EventStore {
  * through it: appends, and the offline rewrite of events written before sealing.
  */
 export function sealEventData(rule: Pick<AnyPersonalDataRule, 'fields'>, original: Data, keyId: string, key: Buffer): { data: Data; sealedFields: SealedFields; plaintext: string } {
-  const data = { ...original };
-  const fields: Data = {};
-  for (const field of rule.fields) {
-    if (field in data) fields[field] = data[field];
-    delete data[field];
-  }
+  const { fields, rest } = splitFields(original, rule.fields);
   const plaintext = JSON.stringify(fields);
   const sealedFields = sealFields(keyId, key, plaintext);
-  data[SEALED_FIELD] = sealedFields;
-  return { data, sealedFields, plaintext };
+  rest[SEALED_FIELD] = sealedFields;
+  return { data: rest, sealedFields, plaintext };
 }
 
 /**
@@ -228,6 +234,22 @@ export function keyToSeal(rule: AnyPersonalDataRule, event: { readonly type: str
   const data = event.data as Data | null;
   if (data === null || typeof data !== 'object' || data[SEALED_FIELD] !== undefined) return null;
   return rule.keyOf(event as never, streamName);
+}
+
+/**
+ * An event's data split into the `names` fields and the rest, each a fresh object built key by
+ * key: a copy then `delete` would leave the rest a slow dictionary-mode object for every later
+ * reader (JSON.stringify in the append, the projections), and a rest pattern with computed
+ * keys is a slow generic copy.
+ */
+function splitFields(data: Data, names: readonly string[]): { fields: Data; rest: Data } {
+  const fields: Data = {};
+  const rest: Data = {};
+  for (const field in data) {
+    if (names.includes(field)) fields[field] = data[field];
+    else rest[field] = data[field];
+  }
+  return { fields, rest };
 }
 
 const sealedOf = (event: { data: unknown }): SealedFields | null => {
