@@ -1,6 +1,7 @@
 import { PersonalDataRuleOf, PreparedKeysRuleOf, ShredRuleOf } from '../shared/domain/personal-data';
 import { messageDeletedShreds, messageEditedPersonalData, messageEditedShredsPrevious, messageIdsReservedPreparesKeys, messageSentPersonalData, roomDeletedShredsMessages } from '../modules/messages/domain/message.personal-data';
 import { instanceWipedShreds } from '../modules/wipe/domain/instance-wipe.personal-data';
+import { erasureCompletedShreds, erasureUserErasedShreds } from '../modules/erasures/domain/erasure.personal-data';
 import type { ParleyEvent } from '../../projections/events';
 
 /**
@@ -14,5 +15,12 @@ export const PERSONAL_DATA_RULES: {
 } = {
   sealing: [messageSentPersonalData, messageEditedPersonalData],
   preparing: [messageIdsReservedPreparesKeys],
-  shredding: [messageDeletedShreds, messageEditedShredsPrevious, roomDeletedShredsMessages, instanceWipedShreds],
+  shredding: [
+    messageDeletedShreds,
+    messageEditedShredsPrevious,
+    roomDeletedShredsMessages,
+    instanceWipedShreds,
+    erasureUserErasedShreds,
+    erasureCompletedShreds,
+  ],
 };

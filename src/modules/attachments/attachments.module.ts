@@ -52,6 +52,6 @@ import { UploadAttachmentHandler } from './upload-attachment/upload-attachment';
     DeleteUserFilesHandler,
     { provide: ATTACHMENT_RESOLVER, useClass: UploadedAttachments },
   ],
-  exports: [ATTACHMENT_RESOLVER],
+  exports: [ATTACHMENT_RESOLVER, BlobJanitor],
 })
 export class AttachmentsModule {}

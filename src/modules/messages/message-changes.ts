@@ -17,7 +17,7 @@ import { SentMessages } from './sent-messages';
  * An edit or a delete is answered once the message reads as changed and the attachments it
  * dropped are gone (their links answer 404), in every deployment.
  */
-const CHANGE_READS = [...MESSAGE_READS, checkpointName(attachmentsProjection)];
+export const CHANGE_READS = [...MESSAGE_READS, checkpointName(attachmentsProjection)];
 
 export type MessageChangeKind = { type: 'EditMessage'; parts: MessagePart[] } | { type: 'DeleteMessage'; tombstone: boolean };
 

@@ -16,7 +16,8 @@ export interface UserState {
 export type UserCommand =
   | { type: 'CreateUser'; id: string; name: string; avatar_url?: string; custom_data?: JsonObject; now: string }
   | { type: 'UpdateUser'; id: string; name?: string; avatar_url?: string; custom_data?: JsonObject; now: string }
-  | { type: 'DeleteUser'; id: string; now: string };
+  /** `incarnation`: delete only the user created at that time (an erasure of one person must not reach a user created again with the id). */
+  | { type: 'DeleteUser'; id: string; now: string; incarnation?: string };
 
 // "user does not exist" is what chatkit-client tests look for when connecting as an unknown user.
 export const userNotFound = (id: string) => notFound('user_not_found', `The user does not exist: "${id}"`);
@@ -53,7 +54,7 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
         return [{ type: 'UserUpdated', data: { name, avatar_url, custom_data, updated_at: now } }];
       }
       case 'DeleteUser':
-        if (!state.exists) throw userNotFound(command.id);
+        if (!state.exists || (command.incarnation !== undefined && command.incarnation !== state.createdAt)) throw userNotFound(command.id);
         return [{ type: 'UserDeleted', data: { deleted_at: command.now } }];
     }
   },
