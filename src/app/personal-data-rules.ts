@@ -1,7 +1,7 @@
 import { PersonalDataRuleOf, PreparedKeysRuleOf, ShredRuleOf } from '../shared/domain/personal-data';
 import { messageDeletedShreds, messageEditedPersonalData, messageEditedShredsPrevious, messageIdsReservedPreparesKeys, messageSentPersonalData, roomDeletedShredsMessages } from '../modules/messages/domain/message.personal-data';
 import { instanceWipedShreds } from '../modules/wipe/domain/instance-wipe.personal-data';
-import { erasureCompletedShreds, erasureUserErasedShreds } from '../modules/erasures/domain/erasure.personal-data';
+import { erasureCompletedShreds, erasureProgressShreds } from '../modules/erasures/domain/erasure.personal-data';
 import type { ParleyEvent } from '../../projections/events';
 
 /**
@@ -20,7 +20,7 @@ export const PERSONAL_DATA_RULES: {
     messageEditedShredsPrevious,
     roomDeletedShredsMessages,
     instanceWipedShreds,
-    erasureUserErasedShreds,
+    erasureProgressShreds,
     erasureCompletedShreds,
   ],
 };

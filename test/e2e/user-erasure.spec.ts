@@ -65,7 +65,16 @@ const filesBesideTheLog = () =>
 
 async function startOn(dir: string): Promise<void> {
   dataDir = dir;
-  server = await startProcess('dist/src/main.js', { DATA_DIR: dataDir, INSTANCE_LOCATOR: `v1:local:${INSTANCE}`, INSTANCE_KEY: `${KEY_ID}:${SECRET}`, MASTER_KEY: '' });
+  server = await startProcess('dist/src/main.js', {
+    DATA_DIR: dataDir,
+    INSTANCE_LOCATOR: `v1:local:${INSTANCE}`,
+    INSTANCE_KEY: `${KEY_ID}:${SECRET}`,
+    MASTER_KEY: '',
+    // One user writes as fast as it can below: the per-user rate limit is not what this spec is about.
+    RATE_LIMIT_PER_USER: '0',
+    // A generous bound for read-your-writes on 2 busy cores (a 503 would be an honest "saved, not shown yet").
+    READ_YOUR_WRITES_TIMEOUT_MS: '20000',
+  });
 }
 
 /** Requests the erasure (202 `{id, status}`) and answers its status once it completed. */
@@ -244,8 +253,10 @@ describe('user erasure on request', () => {
           kind === 'profile'
             ? await call('PUT', v6('/users/dave'), { body: { name: text }, anyStatus: true })
             : await call('POST', v6('/rooms/r2/messages'), { body: { parts: [{ type: 'text/plain', content: text }] }, as: dave, anyStatus: true });
-        written.push({ marker: text, kind, status: answer.status, answeredAt: Date.now() });
-        if (answer.status >= 400) return; // the user is gone
+        // 503 projection_lag says the write was saved (not shown yet): it is stored all the same.
+        const saved = answer.status < 300 || (answer.status === 503 && String(answer.body?.error).endsWith('projection_lag'));
+        written.push({ marker: text, kind, status: saved ? 200 : answer.status, answeredAt: Date.now() });
+        if (!saved) return; // the user is gone
         if (!erasing && written.length >= 40) erasing = true;
       }
     };

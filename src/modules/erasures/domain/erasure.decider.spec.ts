@@ -20,6 +20,9 @@ describe('erasure decider', () => {
 
   it('records progress checkpoints until it completes, and nothing after', () => {
     given(requested).when({ type: 'RecordProgress', step: 'messages', scannedTo: '42', counts, now }).then([progressed]);
+    given(requested)
+      .when({ type: 'RecordProgress', step: 'messages', scannedTo: '42', counts, erasing: [7, 9], now })
+      .then([{ type: 'ErasureProgressed', data: { step: 'messages', scanned_to: '42', counts, erasing: [7, 9], at: now } }]);
     given(requested, progressed).when({ type: 'CompleteErasure', counts, now }).then([completed]);
     given(requested, progressed, completed).when({ type: 'CompleteErasure', counts, now }).thenNothingHappened();
     given(requested, completed).when({ type: 'RecordProgress', step: 'messages', scannedTo: '43', counts, now }).thenNothingHappened();

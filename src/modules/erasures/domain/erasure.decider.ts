@@ -29,7 +29,7 @@ export interface ErasureState {
 
 export type ErasureCommand =
   | { type: 'RequestErasure'; userId: string; userCreatedAt: string; requestedBy: Actor; now: string }
-  | { type: 'RecordProgress'; step: ErasureStep; scannedTo: string | null; counts: ErasureCounts; now: string }
+  | { type: 'RecordProgress'; step: ErasureStep; scannedTo: string | null; counts: ErasureCounts; erasing?: number[]; now: string }
   | { type: 'CompleteErasure'; counts: ErasureCounts; now: string };
 
 export const erasureNotFound = (id: string) => notFound('erasure_not_found', `There is no erasure "${id}"`);
@@ -89,7 +89,18 @@ export const erasureDecider: Decider<ErasureState, ErasureCommand, ErasureEvent>
         ];
       case 'RecordProgress':
         if (state.status === null || state.status === 'completed') return [];
-        return [{ type: 'ErasureProgressed', data: { step: command.step, scanned_to: command.scannedTo, counts: command.counts, at: command.now } }];
+        return [
+          {
+            type: 'ErasureProgressed',
+            data: {
+              step: command.step,
+              scanned_to: command.scannedTo,
+              counts: command.counts,
+              ...(command.erasing?.length && { erasing: command.erasing }),
+              at: command.now,
+            },
+          },
+        ];
       case 'CompleteErasure':
         if (state.status === null || state.status === 'completed') return [];
         return [{ type: 'ErasureCompleted', data: { counts: command.counts, completed_at: command.now } }];

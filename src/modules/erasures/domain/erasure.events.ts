@@ -33,9 +33,13 @@ export type ErasureRequested = DomainEvent<
   'ErasureRequested',
   { user_id: string; user_created_at: string; requested_by: Actor; requested_at: string }
 >;
+/**
+ * `erasing`: the ids of the messages about to become tombstones, recorded before them so that
+ * the keys of all their versions are destroyed in one write (ids are never sealed).
+ */
 export type ErasureProgressed = DomainEvent<
   'ErasureProgressed',
-  { step: ErasureStep; scanned_to: string | null; counts: ErasureCounts; at: string }
+  { step: ErasureStep; scanned_to: string | null; counts: ErasureCounts; erasing?: number[]; at: string }
 >;
 export type ErasureCompleted = DomainEvent<'ErasureCompleted', { counts: ErasureCounts; completed_at: string }>;
 

@@ -18,10 +18,20 @@ async function keysOfErasedUser(stream: string, history: ShredHistory): Promise<
   return [{ prefix: `${owner}/` }, { owner }];
 }
 
-/** Once the user is deleted, its profile keys go at once (before the scan of its messages). */
-export const erasureUserErasedShreds: ShredRule<ErasureProgressed> = {
+/**
+ * Once the user is deleted, its profile keys go at once (before the scan of its messages);
+ * then, page by page, every version of the messages about to become tombstones, in one write
+ * (their deletes find nothing left to destroy).
+ */
+export const erasureProgressShreds: ShredRule<ErasureProgressed> = {
   type: 'ErasureProgressed',
-  destroys: (event, stream, history) => (event.data.step === 'user_erased' ? keysOfErasedUser(stream, history) : []),
+  destroys(event, stream, history) {
+    if (event.data.step === 'user_erased') return keysOfErasedUser(stream, history);
+    const parsed = parseStreamName(stream);
+    const erasing = event.data.erasing ?? [];
+    if (!parsed || parsed.category !== ERASURE_CATEGORY || erasing.length === 0) return [];
+    return [{ prefixes: erasing.map((id) => dataKeyIds.message(parsed.instanceId, id)) }];
+  },
 };
 
 /**

@@ -89,9 +89,11 @@ export class UserErasure {
       occurred_at: this.now(),
       erasure_id: erasureId,
     });
-    const record = async (step: ErasureStep, scannedTo: LogPosition | null, counts: ErasureCounts) => {
+    const record = async (step: ErasureStep, scannedTo: LogPosition | null, counts: ErasureCounts, erasing?: number[]) => {
       // The checkpoint is in the log before the next step begins: that is all a resumed run reads.
-      ({ state } = await this.pipeline.run(stream, erasureDecider, { type: 'RecordProgress', step, scannedTo, counts, now: this.now() }, metadata(), { awaitProjections: [] }));
+      ({ state } = await this.pipeline.run(stream, erasureDecider, { type: 'RecordProgress', step, scannedTo, counts, erasing, now: this.now() }, metadata(), {
+        awaitProjections: [],
+      }));
     };
 
     if (state.step === null) await record('counted', null, await this.count(instanceId, state));
@@ -111,7 +113,9 @@ export class UserErasure {
         },
       });
       if (page.length === 0) break;
-      counts = await this.eraseMessages(instanceId, state, page, counts, metadata());
+      // The page's messages are named (their keys destroyed in one write) before they become tombstones; a resumed run reads the page again.
+      const pageStart = after;
+      counts = await this.eraseMessages(instanceId, state, page, counts, metadata(), (erasing) => record('messages', pageStart, counts, erasing));
       after = page[page.length - 1].position;
       await record('messages', after, counts);
     }
@@ -171,7 +175,14 @@ export class UserErasure {
    * One page of the log: the incarnation's messages become tombstones, and its plaintext
    * sends, edits and uploads' names are counted. Answered once the read models show the tombstones.
    */
-  private async eraseMessages(instanceId: string, erasure: ErasureState, page: readonly RecordedEvent[], counts: ErasureCounts, metadata: EventMetadata): Promise<ErasureCounts> {
+  private async eraseMessages(
+    instanceId: string,
+    erasure: ErasureState,
+    page: readonly RecordedEvent[],
+    counts: ErasureCounts,
+    metadata: EventMetadata,
+    beforeTombstones: (messageIds: number[]) => Promise<void>,
+  ): Promise<ErasureCounts> {
     const rooms = new Map<string, Promise<string | null>>();
     const roomCreatedAt = (roomId: string) => {
       let known = rooms.get(roomId);
@@ -183,7 +194,7 @@ export class UserErasure {
     };
     const mine = (sent: SentMessage) => sentBy(sent, erasure.userId!, erasure.userCreatedAt);
     let plaintext = 0;
-    const deletes: Promise<LogPosition | null>[] = [];
+    const doomed: { roomId: string; data: MessageSent['data']; roomCreatedAt: string }[] = [];
     for (const event of page) {
       const stream = parseStreamName(event.streamName);
       if (!stream) continue;
@@ -191,7 +202,9 @@ export class UserErasure {
         const data = event.data as MessageSent['data'];
         if (!mine(sentOf(data))) continue;
         if (isPlaintext(event, ['parts'])) plaintext++;
-        deletes.push(this.tombstone(instanceId, stream.id, data, await roomCreatedAt(stream.id), metadata));
+        // A message of a room since deleted went with it.
+        const room = await roomCreatedAt(stream.id);
+        if (room !== null && room === data.room_created_at) doomed.push({ roomId: stream.id, data, roomCreatedAt: room });
       } else if (event.type === 'AttachmentCreated' && isPlaintext(event, ATTACHMENT_FIELDS)) {
         const data = event.data as AttachmentCreated['data'];
         if (data.user_id === erasure.userId && data.created_at >= erasure.userCreatedAt!) plaintext++;
@@ -203,6 +216,8 @@ export class UserErasure {
         if (sent && mine(sent)) plaintext++;
       }
     }
+    if (doomed.length) await beforeTombstones(doomed.map((d) => d.data.id));
+    const deletes = doomed.map((d) => this.tombstone(instanceId, d.roomId, d.data, d.roomCreatedAt, metadata));
     const positions = (await Promise.all(deletes)).filter((p): p is LogPosition => p !== null);
     const newest = positions.reduce<LogPosition | null>((a, b) => (a === null || b > a ? b : a), null);
     if (newest !== null) await this.readYourWrites.waitFor(newest, CHANGE_READS);
@@ -222,10 +237,9 @@ export class UserErasure {
 
   /**
    * Deletes the message as the v2 route does (a tombstone keeps its place in the room), as su.
-   * A message already deleted, or of a room since deleted (it went with it), is left: null.
+   * A message already deleted is left: null, unless this erasure deleted it in an earlier run.
    */
-  private async tombstone(instanceId: string, roomId: string, data: MessageSent['data'], roomCreatedAt: string | null, metadata: EventMetadata): Promise<LogPosition | null> {
-    if (roomCreatedAt === null || roomCreatedAt !== data.room_created_at) return null;
+  private async tombstone(instanceId: string, roomId: string, data: MessageSent['data'], roomCreatedAt: string, metadata: EventMetadata): Promise<LogPosition | null> {
     const outcome = await this.ignoringGone(
       this.pipeline.run(
         messageStream(instanceId, data.id),
