@@ -28,6 +28,8 @@ import { ErasureCounts, ErasureStep } from '../domain/erasure.events';
 
 /** Events of the log read per page while looking for the user's messages (one progress checkpoint per page). */
 const SCAN_PAGE = 500;
+/** Pages of other users' events scanned between two checkpoints (a resumed run scans at most these again). */
+const QUIET_PAGES_PER_CHECKPOINT = 20;
 /** Passes of the blob janitor an erasure runs before it leaves the removal of its uploads' bytes to a later run. */
 const BLOB_PASSES = 3;
 /** Who an erasure's steps are recorded under when its request named no one (it always does). */
@@ -62,10 +64,11 @@ const sentOf = (data: MessageSent['data']): SentMessage => ({
  *    after it, so the user writes nothing more), and the step's event destroys every key the
  *    incarnation owns;
  * 3. `messages`: the log is scanned, page by page, for the messages the incarnation sent (and
- *    its uploads, only to count those named in plain text); each message becomes a tombstone (a delete: every version's key destroyed, the attachments it carried
- *    removed), in its room, in its place;
- * 4. once the bytes of the uploads that went are removed, completed with the counts, destroying the incarnation's keys once more (a message keyed
- *    at a send that raced the erasure).
+ *    its uploads, only to count those named in plain text); a page's messages are named in a
+ *    checkpoint that destroys the keys of all their versions in one write, then each becomes a
+ *    tombstone (a delete: the attachments it carried go), in its room, in its place;
+ * 4. once the bytes of the uploads that went are removed, completed with the counts, destroying
+ *    the incarnation's keys once more (a message keyed at a send that raced the erasure).
  */
 @Injectable()
 export class UserErasure {
@@ -103,6 +106,7 @@ export class UserErasure {
     }
     let counts = state.counts;
     let after = state.scannedTo;
+    let quietPages = 0;
     for (;;) {
       const page = await this.storedLog.readAll({
         after,
@@ -115,9 +119,14 @@ export class UserErasure {
       if (page.length === 0) break;
       // The page's messages are named (their keys destroyed in one write) before they become tombstones; a resumed run reads the page again.
       const pageStart = after;
-      counts = await this.eraseMessages(instanceId, state, page, counts, metadata(), (erasing) => record('messages', pageStart, counts, erasing));
+      const found = await this.eraseMessages(instanceId, state, page, counts, metadata(), (erasing) => record('messages', pageStart, counts, erasing));
       after = page[page.length - 1].position;
-      await record('messages', after, counts);
+      // A checkpoint per page that erased or counted something, and every few pages of others' events.
+      if (found !== counts || ++quietPages === QUIET_PAGES_PER_CHECKPOINT) {
+        counts = found;
+        quietPages = 0;
+        await record('messages', after, counts);
+      }
     }
     await this.uploadsBytesRemoved(instanceId, state.userId!);
     await this.pipeline.run(
@@ -221,6 +230,8 @@ export class UserErasure {
     const positions = (await Promise.all(deletes)).filter((p): p is LogPosition => p !== null);
     const newest = positions.reduce<LogPosition | null>((a, b) => (a === null || b > a ? b : a), null);
     if (newest !== null) await this.readYourWrites.waitFor(newest, CHANGE_READS);
+    // The same counts when the page held nothing of the user's.
+    if (positions.length === 0 && plaintext === 0) return counts;
     return { ...counts, messages: counts.messages + positions.length, unshreddable_plaintext_events: counts.unshreddable_plaintext_events + plaintext };
   }
 
