@@ -295,3 +295,35 @@ describe('user erasure on request', () => {
     exported.remove();
   }, 120_000);
 });
+
+describe('user erasure with an API process beside a projector worker', () => {
+  let api: ServerProcess | undefined;
+  let worker: ServerProcess | undefined;
+  afterAll(async () => {
+    await Promise.all([api?.stop('SIGKILL'), worker?.stop('SIGKILL')]);
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('is run by the API process, which waits for the worker to fold each step', async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'parley-erasure-separate-'));
+    const env = { DATA_DIR: dataDir, INSTANCE_LOCATOR: `v1:local:${INSTANCE}`, INSTANCE_KEY: `${KEY_ID}:${SECRET}`, MASTER_KEY: '' };
+    worker = await startProcess('dist/src/main.projector.js', env, /projector worker running/);
+    api = await startProcess('dist/src/main.api.js', env);
+    server = api;
+    const text = marker('separate');
+    await call('POST', v6('/batch_users'), { body: { users: [{ id: 'fay', name: 'Fay' }, { id: 'gus', name: 'Gus' }] } });
+    const fay = token({ sub: 'fay' });
+    await call('POST', v6('/rooms'), { body: { id: 'r9', name: 'r9', user_ids: ['gus'] }, as: fay });
+    await send('r9', text, fay);
+    const kept = marker('separate-kept');
+    await send('r9', kept, token({ sub: 'gus' }));
+
+    const report = await erase('fay');
+    expect(report.erased).toMatchObject({ user: 1, messages: 1 });
+    expect((await call('GET', v6('/rooms/r9/messages'))).body.map((m: { parts: { content: string }[] }) => m.parts[0].content)).toEqual([kept, 'DELETED']);
+    expect((await call('GET', v6('/users/fay'), { anyStatus: true })).status).toBe(404);
+    const history = (await call('GET', audit('/rooms/r9?limit=100'))).text;
+    expect(history).toContain(kept);
+    expect(history).not.toContain(text);
+  }, 120_000);
+});
