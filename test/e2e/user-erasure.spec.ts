@@ -238,6 +238,24 @@ describe('user erasure on request', () => {
     expect((await call('GET', audit('/rooms/fresh?limit=100'))).text).toContain(text);
   }, 60_000);
 
+  it('erases a user deleted before, whose messages stayed in their rooms', async () => {
+    const [said, named] = [marker('hal-said'), marker('hal-name')];
+    await call('POST', v6('/users'), { body: { id: 'hal', name: named } });
+    await call('POST', v6('/rooms'), { body: { id: 'r3', name: 'r3', user_ids: ['bob'] }, as: token({ sub: 'hal' }) });
+    const id = await send('r3', said, token({ sub: 'hal' }));
+    await call('DELETE', v6('/users/hal'));
+    // A user's delete leaves its messages, as Chatkit did.
+    expect((await call('GET', v6('/rooms/r3/messages'))).text).toContain(said);
+
+    const report = await erase('hal');
+    expect(report.erased).toMatchObject({ user: 0, messages: 1 });
+    expect((await call('GET', v6('/rooms/r3/messages'))).body.map((m: { id: number; parts: { content: string }[] }) => [m.id, m.parts[0].content])).toEqual([[id, 'DELETED']]);
+    const exported = await freshExport(dataDir, INSTANCE);
+    const answers = { timeline: (await call('GET', v6('/rooms/r3/messages'))).text, audit: (await call('GET', audit('/rooms/r3?limit=100'))).text };
+    expect(scanForMarkers({ files: [...filesBesideTheLog(), ...logFiles()], folders: [exported.folder], texts: answers }, [said])).toEqual([]);
+    exported.remove();
+  }, 60_000);
+
   it('erases everything the user wrote before it completed under concurrent sends and profile updates; the writes after it are refused', async () => {
     const created = marker('dave-created');
     await call('POST', v6('/users'), { body: { id: 'dave', name: created } });

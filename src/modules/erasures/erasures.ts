@@ -20,16 +20,19 @@ export class Erasures {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  /** Records the erasure of the user as it exists now (404 when it does not), and starts it; answers its id. */
+  /**
+   * Records the erasure of the user id's latest incarnation (the user as it exists, or the one
+   * deleted last; 404 for an id never created), and starts it; answers its id.
+   */
   async request(instanceId: string, userId: string, requestedBy: Actor): Promise<string> {
-    const user = (await this.pipeline.load(userStream(instanceId, userId), userDecider)).state;
-    if (!user.exists) throw userNotFound(userId);
+    const incarnation = (await this.pipeline.load(userStream(instanceId, userId), userDecider)).state.latestCreatedAt;
+    if (incarnation === null) throw userNotFound(userId);
     const erasureId = randomUUID();
     const now = this.clock.now().toISOString();
     await this.pipeline.run(
       erasureStream(instanceId, erasureId),
       erasureDecider,
-      { type: 'RequestErasure', userId, userCreatedAt: user.createdAt!, requestedBy, now },
+      { type: 'RequestErasure', userId, userCreatedAt: incarnation, requestedBy, now },
       { instance_id: instanceId, actor: requestedBy, occurred_at: now },
       // Its progress is read from its stream: no read model needs to show it first.
       { awaitProjections: [] },

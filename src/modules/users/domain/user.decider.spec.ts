@@ -39,7 +39,7 @@ describe('user decider', () => {
   });
 
   it('remembers when a user of the id was last deleted, for the tokens issued before it', () => {
-    expect(fold(userDecider, [created, deleted])).toEqual({ exists: false, createdAt: null, deletedAt: now });
+    expect(fold(userDecider, [created, deleted])).toEqual({ exists: false, createdAt: null, deletedAt: now, latestCreatedAt: now });
   });
 
   it('deletes only the incarnation an erasure names: a user created again with the id is another person', () => {

@@ -11,6 +11,8 @@ export interface UserState {
   readonly createdAt: string | null;
   /** When a user of this id was last deleted: tokens issued before it no longer act for anyone. */
   readonly deletedAt: string | null;
+  /** The latest incarnation, existing or deleted since: what an erasure of the id erases (a deleted user's messages stay). */
+  readonly latestCreatedAt: string | null;
 }
 
 export type UserCommand =
@@ -23,14 +25,14 @@ export type UserCommand =
 export const userNotFound = (id: string) => notFound('user_not_found', `The user does not exist: "${id}"`);
 
 export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
-  initialState: () => ({ exists: false, createdAt: null, deletedAt: null }),
+  initialState: () => ({ exists: false, createdAt: null, deletedAt: null, latestCreatedAt: null }),
 
   evolve(state, event) {
     switch (event.type) {
       case 'UserCreated':
-        return { ...state, exists: true, createdAt: event.data.created_at };
+        return { ...state, exists: true, createdAt: event.data.created_at, latestCreatedAt: event.data.created_at };
       case 'UserDeleted':
-        return { exists: false, createdAt: null, deletedAt: event.data.deleted_at };
+        return { ...state, exists: false, createdAt: null, deletedAt: event.data.deleted_at };
       default:
         return state;
     }
