@@ -14,6 +14,7 @@ import type { MessageEvent, MessageIdsReserved } from '../src/modules/messages/d
 import type { RoleEvent, UserRoleEvent } from '../src/modules/roles/domain/role.events';
 import type { RoomEvent } from '../src/modules/rooms/domain/room.events';
 import type { DeleteJobEvent } from '../src/modules/scheduler/domain/delete-job.events';
+import type { ErasureEvent } from '../src/modules/erasures/domain/erasure.events';
 import type { UserEvent } from '../src/modules/users/domain/user.events';
 import type { InstanceWiped } from '../src/modules/wipe/domain/instance-wipe.decider';
 
@@ -31,6 +32,7 @@ export type ParleyEvent =
   | UserRoleEvent
   | RoomEvent
   | DeleteJobEvent
+  | ErasureEvent
   | UserEvent
   | InstanceWiped;
 

@@ -6,6 +6,7 @@ import { beamsPendingWebhooksProjection } from './beams/beams-pending-webhooks.p
 import { cursorsProjection } from './cursors/cursors.projection';
 import { feedsProjection } from './feeds/feeds.projection';
 import { pendingDeleteJobsProjection } from './jobs/pending-delete-jobs.projection';
+import { pendingErasuresProjection } from './erasures/pending-erasures.projection';
 import { instancesProjection } from './instances/instances.projection';
 import { messagesProjection } from './messages/messages.projection';
 import { membershipsProjection } from './rooms/memberships.projection';
@@ -26,6 +27,7 @@ export const ALL_PROJECTIONS: readonly ProjectionDefinition[] = [
   forgettingWipedInstances(attachmentsProjectionV2, (doc, event) => goneAttachment(doc, event.recordedAt)),
   forgettingWipedInstances(attachmentsProjection, (doc, event) => goneAttachment(doc, event.recordedAt)),
   pendingDeleteJobsProjection,
+  pendingErasuresProjection,
   forgettingWipedInstances(beamsDevicesProjection),
   forgettingWipedInstances(beamsPendingPublishesProjection),
   forgettingWipedInstances(feedsProjection),

@@ -16,6 +16,7 @@ import { StreamingModule } from '../modules/streaming/streaming.module';
 import { MetricsModule } from '../modules/metrics/metrics.module';
 import { ApiDocsModule } from '../modules/api-docs/api-docs.module';
 import { AuditModule } from '../modules/audit/audit.module';
+import { ErasuresModule } from '../modules/erasures/erasures.module';
 import { CoreModule } from './core.module';
 import { Runtime } from './runtime';
 
@@ -43,6 +44,7 @@ export class AppModule {
         MetricsModule,
         ApiDocsModule,
         AuditModule,
+        ErasuresModule,
       ],
     };
   }

@@ -4,10 +4,11 @@ import { CONFIG } from '../config/config';
 import { CommandPipeline } from '../shared/application/write-path/command-pipeline';
 import { INSTANCE_EPOCHS, InstanceEpochs } from '../shared/application/write-path/instance-epochs';
 import { READ_YOUR_WRITES } from '../shared/application/write-path/read-your-writes';
-import { CLOCK, LEASE_OWNER } from '../shared/application/tokens';
+import { CLOCK, LEASE_OWNER, SERVES_REQUESTS } from '../shared/application/tokens';
 import { SECRET_BOX } from '../shared/crypto/secret-box';
 import { systemClock } from '../shared/domain/clock';
-import { EVENT_STORE } from '../shared/ports/event-store.port';
+import { EVENT_STORE, STORED_EVENT_LOG } from '../shared/ports/event-store.port';
+import { SealingEventStore } from '../shared/application/operations/sealing-event-store';
 import { READ_MODEL_STORE } from '../shared/ports/read-model-store.port';
 import { EPHEMERAL_BUS } from '../shared/ports/ephemeral-bus.port';
 import { BLOB_STORE } from '../shared/ports/blob-store.port';
@@ -27,6 +28,7 @@ export class CoreModule {
     const providers = [
       { provide: CONFIG, useValue: runtime.config },
       { provide: EVENT_STORE, useValue: runtime.stores.events },
+      { provide: STORED_EVENT_LOG, useValue: runtime.stores.events instanceof SealingEventStore ? runtime.stores.events.stored : runtime.stores.events },
       // Queries read whichever version of each projection serves now.
       { provide: READ_MODEL_STORE, useValue: new VersionedReadModels(runtime.stores.readModels, runtime.versions) },
       { provide: EPHEMERAL_BUS, useValue: runtime.stores.ephemeral },
@@ -36,6 +38,8 @@ export class CoreModule {
       { provide: READ_YOUR_WRITES, useValue: runtime.projections },
       { provide: CLOCK, useValue: systemClock },
       { provide: LEASE_OWNER, useValue: runtime.leaseOwner },
+      // The CLIs open the runtime `in-process`; the servers `embedded` or `separate`.
+      { provide: SERVES_REQUESTS, useValue: runtime.mode !== 'in-process' },
       { provide: INSTANCE_EPOCHS, useValue: new InstanceEpochs(runtime.stores.events) },
       { provide: HEALTH_SOURCES, useValue: healthSources(runtime) },
       { provide: OutgoingWebhooks, useValue: new OutgoingWebhooks(new WebhookTargets(runtime.config.webhookAllowedHosts)) },

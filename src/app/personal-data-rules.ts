@@ -4,6 +4,7 @@ import { instanceWipedShreds } from '../modules/wipe/domain/instance-wipe.person
 import { roomCreatedPersonalData, roomDeletedShredsRoom, roomUpdatedPersonalData } from '../modules/rooms/domain/room.personal-data';
 import { attachmentBlobRemovedShreds, attachmentCreatedPersonalData, attachmentDeletedShreds } from '../modules/attachments/domain/attachment.personal-data';
 import { userCreatedPersonalData, userDeletedShredsProfile, userUpdatedPersonalData } from '../modules/users/domain/user.personal-data';
+import { erasureCompletedShreds, erasureProgressShreds } from '../modules/erasures/domain/erasure.personal-data';
 import type { ParleyEvent } from '../../projections/events';
 
 /**
@@ -36,5 +37,7 @@ export const PERSONAL_DATA_RULES: {
     attachmentDeletedShreds,
     attachmentBlobRemovedShreds,
     userDeletedShredsProfile,
+    erasureProgressShreds,
+    erasureCompletedShreds,
   ],
 };

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { ParseArgsConfig } from 'node:util';
 import { AppModule } from '../app/app.module';
 import { openRuntime, Runtime } from '../app/runtime';
+import { ParleyConfig } from '../config/config';
 import { Actor } from '../shared/domain/event';
 import { notFound } from '../shared/domain/errors';
 import { CreateInstanceCommand } from '../modules/instances/create-instance/create-instance.handler';
@@ -14,10 +15,10 @@ import { DisableKeyCommand } from '../modules/instances/disable-key/disable-key.
 import { InstanceSummary, ListInstancesQuery } from '../modules/instances/list-instances/list-instances.handler';
 import { SetInstanceEnabledCommand } from '../modules/instances/set-instance-enabled/set-instance-enabled.handler';
 import { SetTokenProviderCommand } from '../modules/instances/set-token-provider/set-token-provider.handler';
+import { eraseUser } from './erase-user';
 import { CliIo, cliConfig, EXIT_OK, parseCommandLine, reportFailure, runAsMain, UsageError } from './cli-io';
 import { formatTable } from './table';
 import { sealDataDir } from './seal-data-dir';
-import { ParleyConfig } from '../config/config';
 
 export const ADMIN_USAGE = `Usage: npm run admin -- <command> [arguments]
 
@@ -33,6 +34,11 @@ Keys
                                             (key id and secret are generated when omitted)
   key:list <instance>                       list the instance's keys and their states
   key:disable <instance> <key_id>           tokens signed with the key are refused from now on
+
+Users
+  user:erase <instance> <user_id>           erase the user (GDPR): profile, messages (as tombstones),
+                                            uploads, cursors, Beams devices; prints what was erased.
+                                            Beside a running embedded server, the server runs it
 
 Test token provider
   token-provider:enable <instance>          switch the test token provider on
@@ -56,6 +62,8 @@ interface Context {
   readonly commands: CommandBus;
   readonly queries: QueryBus;
   readonly io: CliIo;
+  readonly app: INestApplicationContext;
+  readonly config: ParleyConfig;
 }
 
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -167,6 +175,11 @@ const COMMANDS: Record<string, AdminCommand> = {
     },
   },
 
+  'user:erase': {
+    args: ['instance', 'user_id'],
+    execute: (ctx, [instance, userId]) => eraseUser(ctx.app, ctx.config, instance!, userId!, CLI_ACTOR, ctx.io),
+  },
+
   'token-provider:enable': {
     args: ['instance'],
     async execute(ctx, [instance]) {
@@ -225,9 +238,9 @@ export function parseInvocation(argv: readonly string[]): Invocation | null {
 }
 
 /**
- * The admin CLI: instances, keys and the test token provider, through the same command
- * handlers as the server (a Nest application context over the configured stores); and the
- * offline commands on the data directory's files, which open no runtime.
+ * The admin CLI: instances, keys, user erasure and the test token provider, through the same
+ * command handlers as the server (a Nest application context over the configured stores); and
+ * the offline commands on the data directory's files, which open no runtime.
  */
 export async function run(argv: readonly string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<number> {
   let runtime: Runtime | undefined;
@@ -245,12 +258,13 @@ export async function run(argv: readonly string[], env: NodeJS.ProcessEnv, io: C
     }
     // In-process projectors: with no server running this process folds its own writes; when a
     // server holds the projection leases, a write waits until the server's checkpoints pass it.
-    runtime = await openRuntime(cliConfig(env), 'in-process');
+    const config = cliConfig(env);
+    runtime = await openRuntime(config, 'in-process');
     app = await NestFactory.createApplicationContext(AppModule.forRuntime(runtime), {
       logger: false,
       abortOnError: false,
     });
-    const ctx: Context = { commands: app.get(CommandBus), queries: app.get(QueryBus), io };
+    const ctx: Context = { commands: app.get(CommandBus), queries: app.get(QueryBus), io, app, config };
     await command.execute!(ctx, invocation.args, invocation.options);
     return EXIT_OK;
   } catch (error) {

@@ -2,7 +2,10 @@ import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { run } from '../../src/cli/admin';
 import { ALL_PROJECTIONS } from '../../projections';
-import { captureIo, eventually, newDataDir, Parley, startParley } from './cli-support';
+import jwt from 'jsonwebtoken';
+import { answerOf } from '../support/json-call';
+import { ServerProcess, startProcess } from '../support/server-process';
+import { captureIo, eventually, KEY_ID, KEY_SECRET, newDataDir, Parley, startParley } from './cli-support';
 
 const admin = async (dataDir: string, ...argv: string[]) => {
   const io = captureIo();
@@ -163,4 +166,53 @@ describe('admin CLI while a server runs on the same stores', () => {
     expect((await admin(dataDir, 'instance:enable', parley.instanceId)).code).toBe(0);
     await eventually(async () => (await parley.request('GET', parley.chat('/users'))).status === 200);
   });
+});
+
+describe('admin CLI user:erase', () => {
+  const INSTANCE = 'erasing';
+  let dataDir: string;
+  let server: ServerProcess;
+  const su = jwt.sign({ instance: INSTANCE, iss: `api_keys/${KEY_ID}`, su: true }, KEY_SECRET, { algorithm: 'HS256', expiresIn: 3600 });
+  const request = async (method: string, path: string, body?: unknown, token = su) => {
+    const response = await fetch(`http://127.0.0.1:${server.port}/services/chatkit/v6/${INSTANCE}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return answerOf(response);
+  };
+  beforeAll(async () => {
+    dataDir = newDataDir();
+    // The server is another process, as in production: it holds DATA_DIR's lock.
+    server = await startProcess('dist/src/main.js', { DATA_DIR: dataDir, INSTANCE_LOCATOR: `v1:local:${INSTANCE}`, INSTANCE_KEY: `${KEY_ID}:${KEY_SECRET}`, MASTER_KEY: '' });
+  });
+  afterAll(async () => {
+    await server?.stop('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('has the running server erase the user, then erases one itself with no server, printing what was erased', async () => {
+    expect((await request('POST', '/batch_users', { users: [{ id: 'ann', name: 'Ann' }, { id: 'ben', name: 'Ben' }] })).status).toBe(201);
+    const ann = jwt.sign({ instance: INSTANCE, iss: `api_keys/${KEY_ID}`, sub: 'ann' }, KEY_SECRET, { algorithm: 'HS256', expiresIn: 3600 });
+    expect((await request('POST', '/rooms', { id: 'r1', name: 'r1', user_ids: ['ben'] }, ann)).status).toBe(201);
+    for (const text of ['one', 'two']) expect((await request('POST', '/rooms/r1/messages', { parts: [{ type: 'text/plain', content: text }] }, ann)).status).toBe(201);
+
+    // Beside the running server (DATA_DIR locked), the server runs it; the CLI prints the outcome.
+    const besideServer = await admin(dataDir, 'user:erase', INSTANCE, 'ann');
+    expect(besideServer.code).toBe(0);
+    expect(besideServer.err).toContain('the running server erases it');
+    expect(JSON.parse(besideServer.out)).toMatchObject({ status: 'completed', user_id: 'ann', erased: { user: 1, messages: 2 } });
+    expect((await request('GET', '/users/ann')).status).toBe(404);
+    expect((await request('GET', '/rooms/r1/messages')).body.map((m: { parts: { content: string }[] }) => m.parts[0].content)).toEqual(['DELETED', 'DELETED']);
+
+    await server.stop('SIGTERM');
+    const alone = await admin(dataDir, 'user:erase', INSTANCE, 'ben');
+    expect(alone.code).toBe(0);
+    expect(alone.err).not.toContain('running server');
+    expect(JSON.parse(alone.out)).toMatchObject({ status: 'completed', user_id: 'ben', erased: { user: 1, messages: 0 } });
+    // Asked again, it finds nothing left to erase; an id never created is refused.
+    expect(JSON.parse((await admin(dataDir, 'user:erase', INSTANCE, 'ben')).out)).toMatchObject({ status: 'completed', erased: { user: 0, messages: 0 } });
+    expect(await admin(dataDir, 'user:erase', INSTANCE, 'nobody')).toMatchObject({ code: 1, err: expect.stringContaining('does not exist') });
+    expect((await admin(dataDir, 'user:erase', INSTANCE)).code).toBe(2);
+  }, 120_000);
 });

@@ -145,6 +145,7 @@ describe('CLI commands the documentation names', () => {
         'admin key:list',
         'admin token-provider:disable',
         'admin token-provider:enable',
+        'admin user:erase',
         'audit',
         'export',
         'import',

@@ -96,7 +96,7 @@ async function answers(rooms: readonly string[]): Promise<Record<string, string>
 
 /** Everything an operator can look through: every file under DATA_DIR, a fresh export, the API's answers, the server's output. */
 async function everywhere(rooms: readonly string[]): Promise<{ exported: string; scan: (markers: readonly string[]) => ReturnType<typeof scanForMarkers> }> {
-  const exported = await freshExport(dataDir, INSTANCE);
+  const exported = (await freshExport(dataDir, INSTANCE)).folder;
   const texts = { ...(await answers(rooms)), output: server.output.join('\n') };
   return { exported, scan: (markers) => scanForMarkers({ folders: [dataDir, exported], texts }, markers) };
 }
@@ -236,7 +236,7 @@ describe('deleted rooms and attachments are shredded from every surface (crypto-
   it('reads what was kept after a restart, and shreds all of it with the instance wipe', async () => {
     server = await startProcess('dist/src/main.js', { DATA_DIR: dataDir, INSTANCE_LOCATOR: `v1:local:${INSTANCE}`, INSTANCE_KEY: KEY, MASTER_KEY: '' });
     expect(stillKept.length).toBeGreaterThan(0);
-    const exported = await freshExport(dataDir, INSTANCE);
+    const exported = (await freshExport(dataDir, INSTANCE)).folder;
     // An export holds the instance's events (sealed content opened) and its blobs.
     expect(new Set(scanForMarkers({ folders: [exported] }, stillKept).map((f) => f.marker))).toEqual(new Set(stillKept));
     rmSync(join(exported, '..'), { recursive: true, force: true });

@@ -55,7 +55,7 @@ async function answers(): Promise<Record<string, string>> {
 }
 
 /** A fresh export of the instance, by the built CLI beside the running server. */
-const exportNow = () => freshExport(dataDir, INSTANCE);
+const exportNow = async () => (await freshExport(dataDir, INSTANCE)).folder;
 
 /** A server from dist/ on `dataDir`, the instance's users alice and bob, and a room r1 of both. */
 async function startOn(dir: string, setUp = true): Promise<void> {

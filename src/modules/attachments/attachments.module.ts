@@ -54,6 +54,6 @@ import { UploadAttachmentHandler } from './upload-attachment/upload-attachment';
     { provide: ATTACHMENT_RESOLVER, useClass: UploadedAttachments },
     { provide: DROPPED_ATTACHMENTS, useExisting: BlobJanitor },
   ],
-  exports: [ATTACHMENT_RESOLVER, DROPPED_ATTACHMENTS],
+  exports: [ATTACHMENT_RESOLVER, DROPPED_ATTACHMENTS, BlobJanitor],
 })
 export class AttachmentsModule {}

@@ -19,7 +19,7 @@ import { DROPPED_ATTACHMENTS, DroppedAttachments } from './dropped-attachments.p
  * dropped are gone (their links answer 404, then their bytes and names are removed), in every
  * deployment.
  */
-const CHANGE_READS = [...MESSAGE_READS, checkpointName(attachmentsProjection)];
+export const CHANGE_READS = [...MESSAGE_READS, checkpointName(attachmentsProjection)];
 
 export type MessageChangeKind = { type: 'EditMessage'; parts: MessagePart[] } | { type: 'DeleteMessage'; tombstone: boolean };
 

@@ -39,6 +39,6 @@ import { RoomSubscription } from './subscribe-to-room/subscribe-to-room';
     DeleteMessageHandler,
     RoomSubscription,
   ],
-  exports: [MessagesReadModel, AttachmentsModule],
+  exports: [MessagesReadModel, SentMessages, AttachmentsModule],
 })
 export class MessagesModule {}

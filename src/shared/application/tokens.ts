@@ -7,3 +7,9 @@ export const CLOCK = Symbol('Clock');
  * one of their own.
  */
 export const LEASE_OWNER = Symbol('LeaseOwner');
+/**
+ * Whether this process serves requests (the embedded server, an API process), as opposed to a
+ * CLI's application context: work a request hands to the background (an erasure) is run by a
+ * serving process, or by a CLI only when it asks for it.
+ */
+export const SERVES_REQUESTS = Symbol('ServesRequests');

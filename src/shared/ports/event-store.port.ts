@@ -197,3 +197,9 @@ export function newEventId(): string {
   const hex = bytes.toString('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
+
+/**
+ * The event log as stored, personal fields sealed and unopened: what tells an event sealed
+ * from one written in plain text before sealing (an erasure counts those it cannot shred).
+ */
+export const STORED_EVENT_LOG = Symbol('StoredEventLog');

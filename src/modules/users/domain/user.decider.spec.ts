@@ -51,6 +51,13 @@ describe('user decider', () => {
   });
 
   it('remembers when a user of the id was last deleted, for the tokens issued before it', () => {
-    expect(fold(userDecider, [created, deleted])).toEqual({ exists: false, createdAt: null, deletedAt: now, profileKey: null });
+    expect(fold(userDecider, [created, deleted])).toEqual({ exists: false, createdAt: null, deletedAt: now, profileKey: null, latestCreatedAt: now });
+  });
+
+  it('deletes only the incarnation an erasure names: a user created again with the id is another person', () => {
+    const later = '2026-02-01T00:00:00.000Z';
+    const again: UserEvent = { type: 'UserCreated', data: { id: 'a', name: 'A2', created_at: later } };
+    given(created).when({ type: 'DeleteUser', id: 'a', now, incarnation: now }).then([{ type: 'UserDeleted', data: { deleted_at: now, user_created_at: now } }]);
+    given(created, deleted, again).when({ type: 'DeleteUser', id: 'a', now, incarnation: now }).thenThrows(DomainError, { code: 'not_found/user_not_found' });
   });
 });

@@ -13,12 +13,15 @@ export interface UserState {
   readonly deletedAt: string | null;
   /** The data key the user's profile is sealed with (`UserCreated.profile_key`), or null for a user created before profiles were sealed. */
   readonly profileKey: string | null;
+  /** The latest incarnation, existing or deleted since: what an erasure of the id erases (a deleted user's messages stay). */
+  readonly latestCreatedAt: string | null;
 }
 
 export type UserCommand =
   | { type: 'CreateUser'; id: string; name: string; avatar_url?: string; custom_data?: JsonObject; now: string; profile_key?: string }
   | { type: 'UpdateUser'; id: string; name?: string; avatar_url?: string; custom_data?: JsonObject; now: string }
-  | { type: 'DeleteUser'; id: string; now: string };
+  /** `incarnation`: delete only the user created at that time (an erasure of one person must not reach a user created again with the id). */
+  | { type: 'DeleteUser'; id: string; now: string; incarnation?: string };
 
 // "user does not exist" is what chatkit-client tests look for when connecting as an unknown user.
 export const userNotFound = (id: string) => notFound('user_not_found', `The user does not exist: "${id}"`);
@@ -27,14 +30,14 @@ export const userNotFound = (id: string) => notFound('user_not_found', `The user
 const incarnationOf = (state: UserState) => ({ user_created_at: state.createdAt ?? undefined, ...(state.profileKey ? { profile_key: state.profileKey } : {}) });
 
 export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
-  initialState: () => ({ exists: false, createdAt: null, deletedAt: null, profileKey: null }),
+  initialState: () => ({ exists: false, createdAt: null, deletedAt: null, profileKey: null, latestCreatedAt: null }),
 
   evolve(state, event) {
     switch (event.type) {
       case 'UserCreated':
-        return { ...state, exists: true, createdAt: event.data.created_at, profileKey: event.data.profile_key ?? null };
+        return { ...state, exists: true, createdAt: event.data.created_at, profileKey: event.data.profile_key ?? null, latestCreatedAt: event.data.created_at };
       case 'UserDeleted':
-        return { exists: false, createdAt: null, deletedAt: event.data.deleted_at, profileKey: null };
+        return { ...state, exists: false, createdAt: null, deletedAt: event.data.deleted_at, profileKey: null };
       default:
         return state;
     }
@@ -58,7 +61,7 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
         return [{ type: 'UserUpdated', data: { name, avatar_url, custom_data, updated_at: now, ...incarnationOf(state) } }];
       }
       case 'DeleteUser':
-        if (!state.exists) throw userNotFound(command.id);
+        if (!state.exists || (command.incarnation !== undefined && command.incarnation !== state.createdAt)) throw userNotFound(command.id);
         return [{ type: 'UserDeleted', data: { deleted_at: command.now, ...incarnationOf(state) } }];
     }
   },

@@ -58,6 +58,11 @@ export class SealingEventStore implements EventStore {
     this.shredding = shredding;
   }
 
+  /** The log as stored: sealed fields unopened, plaintext from before sealing as it is. */
+  get stored(): EventStore {
+    return this.inner;
+  }
+
   /** The event types whose append destroys keys. */
   get shredTypes(): readonly string[] {
     return [...this.shredding.keys()];
