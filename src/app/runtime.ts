@@ -13,6 +13,7 @@ import { openStores, Stores } from '../infrastructure/stores';
 import { DataKeyRing } from '../shared/crypto/data-key-ring';
 import { SealingEventStore } from '../shared/application/operations/sealing-event-store';
 import { PERSONAL_DATA_RULES } from './personal-data-rules';
+import { PersonalDataOptIn, withOptIns } from '../shared/domain/personal-data';
 import { ShredSweep } from '../shared/application/operations/shred-sweep';
 import { PeriodicSweep } from '../shared/application/operations/periodic-sweep';
 import { createLogger, Logger } from '../infrastructure/logger';
@@ -80,7 +81,9 @@ export async function openRuntime(
   const observed = new ObservedEventStore(opened.events, storage);
   // Locked, the embedded server alone destroys the keys in DATA_DIR/keys.sqlite (a CLI beside it only destroys again what the server already forgot).
   const secretBox = await openMasterKey(config, observed);
-  const sealing = new SealingEventStore(observed, new DataKeyRing(opened.dataKeys, secretBox, { ...config.dataKeyCache, exclusive: lock !== null && !config.mongodbUri }), PERSONAL_DATA_RULES, (error, selectors) =>
+  const optedIn = new Set<PersonalDataOptIn>(config.feedsSealItems ? ['feed_items'] : []);
+  const rules = { ...PERSONAL_DATA_RULES, sealing: withOptIns(PERSONAL_DATA_RULES.sealing, optedIn) };
+  const sealing = new SealingEventStore(observed, new DataKeyRing(opened.dataKeys, secretBox, { ...config.dataKeyCache, exclusive: lock !== null && !config.mongodbUri }), rules, (error, selectors) =>
     logger.error({ err: error, data_keys: selectors.length }, 'a delete is stored but its data keys could not be destroyed yet; the next sweep destroys them'),
   );
   const stores: Stores = { ...opened, events: sealing };

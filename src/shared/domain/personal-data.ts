@@ -35,7 +35,15 @@ export interface PersonalDataRule<E extends DomainEvent = DomainEvent> {
   readonly erased: { readonly [F in keyof E['data']]?: E['data'][F] };
   /** The key, or null when this event holds nothing to seal (e.g. a stream name it cannot place). */
   keyOf(event: E, streamName: string): DataKeyOf | null;
+  /**
+   * Sealed on append only when the operator asks for it (`withOptIns`); events sealed while it
+   * was asked for are opened, and read as erased, whatever it is now.
+   */
+  readonly optIn?: PersonalDataOptIn;
 }
+
+/** Content an operator chooses to have sealed (FEEDS_SEAL_ITEMS): feed items are often public broadcasts. */
+export type PersonalDataOptIn = 'feed_items';
 
 /**
  * Keys an event makes ready for events to come (created durably with its append, in one write
@@ -69,7 +77,15 @@ export interface AnyPersonalDataRule {
   readonly fields: readonly string[];
   readonly erased: object;
   keyOf(event: never, streamName: string): DataKeyOf | null;
+  readonly optIn?: PersonalDataOptIn;
 }
+
+/**
+ * The sealing rules as a process applies them: a rule the operator did not opt into seals
+ * nothing on append (its `keyOf` answers null) but still names what its events read as once erased.
+ */
+export const withOptIns = <R extends AnyPersonalDataRule>(rules: readonly R[], optedIn: ReadonlySet<PersonalDataOptIn>): R[] =>
+  rules.map((rule) => (rule.optIn === undefined || optedIn.has(rule.optIn) ? rule : { ...rule, keyOf: () => null }));
 export interface AnyPreparedKeysRule {
   readonly type: string;
   prepares(event: never, streamName: string): readonly DataKeyOf[];
@@ -96,4 +112,12 @@ export const dataKeyIds = {
   messageVersion: (instanceId: string, messageId: number, version: string | number) => `${dataKeyIds.message(instanceId, messageId)}${segment(version)}`,
   /** A user incarnation (the same id created again is another person). */
   owner: (instanceId: string, userId: string, userCreatedAt: string | undefined) => `${segment(instanceId)}/${segment(userId)}@${userCreatedAt ?? ''}`,
+  /** A Beams publish's notification (the payloads of every platform). */
+  beamsPublish: (instanceId: string, publishId: string) => `${segment(instanceId)}/beams-publish/${segment(publishId)}`,
+  /** A Beams device's push address; without `registeredAt`, the prefix of every incarnation of the device id. */
+  beamsDevice: (instanceId: string, deviceId: string, registeredAt?: string) => `${segment(instanceId)}/beams-device/${segment(deviceId)}@${registeredAt === undefined ? '' : segment(registeredAt)}`,
+  /** Every key of a feed's items. */
+  feed: (instanceId: string, feedId: string) => `${segment(instanceId)}/feed/${segment(feedId)}/`,
+  /** The items of one publish to a feed, named by their first item id (ids never repeat in a feed). */
+  feedItems: (instanceId: string, feedId: string, firstItemId: string) => `${dataKeyIds.feed(instanceId, feedId)}${segment(firstItemId)}`,
 };
