@@ -9,7 +9,7 @@ import {
   BeamsPendingPublishDocument,
   beamsPendingPublishesProjection,
 } from '../../../../projections/beams/beams-pending-publishes.projection';
-import { unprocessable } from '../../../shared/domain/errors';
+import { DomainError, unprocessable } from '../../../shared/domain/errors';
 import { EVENT_STORE, EventStore } from '../../../shared/ports/event-store.port';
 import { READ_MODEL_STORE, ReadModelStore } from '../../../shared/ports/read-model-store.port';
 import { beamsUserDecider, beamsUserStream } from '../domain/beams.deciders';
@@ -51,7 +51,15 @@ export class DeleteBeamsUser {
    */
   private async heldFor(instanceId: string, userId: string): Promise<{ deviceIds: string[]; publishIds: string[] }> {
     const head = await this.events.headPosition();
-    if (head !== null) await this.readYourWrites.waitFor(head, [DEVICES, PENDING_PUBLISHES]);
+    try {
+      if (head !== null) await this.readYourWrites.waitFor(head, [DEVICES, PENDING_PUBLISHES]);
+    } catch (error) {
+      // Nothing is stored yet: the wait's own error would say the change was saved.
+      if (error instanceof DomainError && error.reason === 'projection_lag') {
+        throw new DomainError('unavailable', 'beams_registry_lag', 'The device registry is behind the log; nothing was deleted, retry shortly');
+      }
+      throw error;
+    }
     const devices = await this.readModels.find<BeamsDeviceDocument>(BEAMS_DEVICES, { where: { instance_id: instanceId, user_id: userId } });
     // The work list holds only what is undelivered (a delivered publish's notification is destroyed already).
     const pending = await this.readModels.find<BeamsPendingPublishDocument>(BEAMS_PENDING_PUBLISHES, { where: { instance_id: instanceId } });
