@@ -159,6 +159,7 @@ describe('Beams notifications, push addresses and feed items are shredded by the
     afterDelivery.done();
 
     await ok('DELETE', device(`/${doomed.id}`), { token: null });
+    expect(scanForMarkers({ folders: [dataDir] }, [notification])).toEqual([]); // as soon as it is answered
     const afterDelete = await everywhere([]);
     expect(scanForMarkers(afterDelete.places, [notification, address])).toEqual([]);
     expect(scanForMarkers({ texts: afterDelete.opened }, [keptAddress])).not.toEqual([]);
@@ -180,6 +181,7 @@ describe('Beams notifications, push addresses and feed items are shredded by the
     await until(() => held.has(grace.path) || undefined);
 
     await beams().deleteUser('grace');
+    expect(scanForMarkers({ folders: [dataDir] }, [notification])).toEqual([]); // as soon as it is answered
     const gone = await everywhere([]);
     expect(scanForMarkers(gone.places, [notification, address])).toEqual([]);
     expect(scanForMarkers({ texts: gone.opened }, [otherAddress])).not.toEqual([]);
@@ -204,6 +206,7 @@ describe('Beams notifications, push addresses and feed items are shredded by the
     expect(scanForMarkers({ files: logFiles }, [item, keptItem])).toEqual([]);
 
     await ok('DELETE', feeds('/feeds/doomed/items'), { token: feedsToken() });
+    expect(scanForMarkers({ folders: [dataDir] }, [item])).toEqual([]); // as soon as it is answered
     const gone = await everywhere(['doomed', 'kept']);
     expect(scanForMarkers(gone.places, [item])).toEqual([]);
     expect((gone.places.texts as Record<string, string>)[feeds('/feeds/kept/items')]).toContain(keptItem);
@@ -222,6 +225,7 @@ describe('Beams notifications, push addresses and feed items are shredded by the
     await register(address, ['news']);
     await ok('POST', feeds('/feeds/wiped/items'), { body: { items: [{ text: item }] }, token: feedsToken() });
     await ok('DELETE', `/services/chatkit/v6/${INSTANCE}/resources`);
+    expect(scanForMarkers({ folders: [dataDir] }, [item])).toEqual([]); // as soon as it is answered
     const gone = await everywhere(['wiped']);
     expect(scanForMarkers(gone.places, [address, item, ...destroyed])).toEqual([]);
     gone.done();
