@@ -85,4 +85,14 @@ describe('beams devices projection', () => {
     expect([...docs.keys()].every((k) => k.startsWith(`${BEAMS_DEVICES}|`))).toBe(true);
     expect([...docs.values()].map((d) => d.instance_id)).toEqual(['other']);
   });
+
+  it('rebuilds no device whose push address is erased (its key destroyed: the device or its user deleted)', async () => {
+    const docs = await project(beamsDevicesProjection, [
+      recorded('beamsdevice-acme.fcm-1', 'BeamsDeviceRegistered', { device_id: 'fcm-1', platform: 'fcm', subscription: null, sdk_version: null, registered_at: at }),
+      recorded('beamsdevice-acme.fcm-1', 'BeamsDeviceTokenChanged', { subscription: null, changed_at: at }),
+      registered('beamsdevice-acme.web-2'),
+      recorded('beamsdevice-acme.web-2', 'BeamsDeviceTokenChanged', { subscription: null, changed_at: at }),
+    ]);
+    expect([...docs.values()].map((d) => d.device_id)).toEqual([]);
+  });
 });

@@ -84,8 +84,10 @@ export const beamsDevicesProjection: ProjectionDefinition<
         // Absent when the device was deleted, or forgot with its earlier user.
         return doc ? { ...doc, user_id: event.data.user_id } : null;
       case 'BeamsDeviceTokenChanged':
-        return doc ? { ...doc, subscription: event.data.subscription } : null;
+        // Erased (null): the device's key is destroyed, so the device is gone (deleted, or its user).
+        return doc && event.data.subscription ? { ...doc, subscription: event.data.subscription } : null;
       case 'BeamsDeviceRegistered':
+        if (event.data.subscription === null) return null;
         return {
           _id: '',
           instance_id: stream.instanceId,

@@ -1,10 +1,13 @@
-import { PersonalDataRuleOf, PreparedKeysRuleOf, ShredRuleOf } from '../shared/domain/personal-data';
+import { PersonalDataOptIn, PersonalDataRuleOf, PreparedKeysRuleOf, ShredRuleOf, withOptIns } from '../shared/domain/personal-data';
+import type { ParleyConfig } from '../config/config';
 import { messageDeletedShreds, messageEditedPersonalData, messageEditedShredsPrevious, messageIdsReservedPreparesKeys, messageSentPersonalData, roomDeletedShredsMessages } from '../modules/messages/domain/message.personal-data';
 import { instanceWipedShreds } from '../modules/wipe/domain/instance-wipe.personal-data';
 import { roomCreatedPersonalData, roomDeletedShredsRoom, roomUpdatedPersonalData } from '../modules/rooms/domain/room.personal-data';
 import { attachmentBlobRemovedShreds, attachmentCreatedPersonalData, attachmentDeletedShreds } from '../modules/attachments/domain/attachment.personal-data';
 import { userCreatedPersonalData, userDeletedShredsProfile, userUpdatedPersonalData } from '../modules/users/domain/user.personal-data';
 import { erasureCompletedShreds, erasureProgressShreds } from '../modules/erasures/domain/erasure.personal-data';
+import { beamsDeviceDeletedShreds, beamsDeviceRegisteredPersonalData, beamsDeviceTokenChangedPersonalData, beamsPublishAcceptedPersonalData, beamsPublishDeliveredShreds, beamsUserDeletedShreds } from '../modules/beams/domain/beams.personal-data';
+import { feedItemsDeletedShreds, feedItemsPublishedPersonalData } from '../modules/feeds/domain/feed.personal-data';
 import type { ParleyEvent } from '../../projections/events';
 
 /**
@@ -24,6 +27,10 @@ export const PERSONAL_DATA_RULES: {
     attachmentCreatedPersonalData,
     userCreatedPersonalData,
     userUpdatedPersonalData,
+    beamsPublishAcceptedPersonalData,
+    beamsDeviceRegisteredPersonalData,
+    beamsDeviceTokenChangedPersonalData,
+    feedItemsPublishedPersonalData,
   ],
   preparing: [
     messageIdsReservedPreparesKeys,
@@ -39,5 +46,18 @@ export const PERSONAL_DATA_RULES: {
     userDeletedShredsProfile,
     erasureProgressShreds,
     erasureCompletedShreds,
+    beamsPublishDeliveredShreds,
+    beamsDeviceDeletedShreds,
+    beamsUserDeletedShreds,
+    feedItemsDeletedShreds,
   ],
 };
+
+/**
+ * The rules as this deployment applies them (the server, and the offline rewrite of a data
+ * directory): what is sealed only on the operator's request (FEEDS_SEAL_ITEMS) as configured.
+ */
+export function personalDataRulesFor(config: Pick<ParleyConfig, 'feedsSealItems'>): typeof PERSONAL_DATA_RULES {
+  const optedIn = new Set<PersonalDataOptIn>(config.feedsSealItems ? ['feed_items'] : []);
+  return { ...PERSONAL_DATA_RULES, sealing: withOptIns(PERSONAL_DATA_RULES.sealing, optedIn) };
+}

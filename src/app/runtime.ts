@@ -12,7 +12,7 @@ import { ObservedEventStore, StorageHealth } from '../shared/application/operati
 import { openStores, Stores } from '../infrastructure/stores';
 import { DataKeyRing } from '../shared/crypto/data-key-ring';
 import { SealingEventStore } from '../shared/application/operations/sealing-event-store';
-import { PERSONAL_DATA_RULES } from './personal-data-rules';
+import { personalDataRulesFor } from './personal-data-rules';
 import { ShredSweep } from '../shared/application/operations/shred-sweep';
 import { PeriodicSweep } from '../shared/application/operations/periodic-sweep';
 import { createLogger, Logger } from '../infrastructure/logger';
@@ -80,7 +80,8 @@ export async function openRuntime(
   const observed = new ObservedEventStore(opened.events, storage);
   // Locked, the embedded server alone destroys the keys in DATA_DIR/keys.sqlite (a CLI beside it only destroys again what the server already forgot).
   const secretBox = await openMasterKey(config, observed);
-  const sealing = new SealingEventStore(observed, new DataKeyRing(opened.dataKeys, secretBox, { ...config.dataKeyCache, exclusive: lock !== null && !config.mongodbUri }), PERSONAL_DATA_RULES, (error, selectors) =>
+  const rules = personalDataRulesFor(config);
+  const sealing = new SealingEventStore(observed, new DataKeyRing(opened.dataKeys, secretBox, { ...config.dataKeyCache, exclusive: lock !== null && !config.mongodbUri }), rules, (error, selectors) =>
     logger.error({ err: error, data_keys: selectors.length }, 'a delete is stored but its data keys could not be destroyed yet; the next sweep destroys them'),
   );
   const stores: Stores = { ...opened, events: sealing };

@@ -7,7 +7,7 @@ import { rewriteEventData, StoredEventRow } from '../adapters/event-store/sqlite
 import { SqliteDataKeyStore } from '../adapters/data-keys/sqlite/sqlite-data-key-store';
 import { openReadModelDatabase } from '../adapters/read-models/sqlite/schema';
 import { compactSqliteFile } from '../adapters/shared/sqlite-compaction';
-import { PERSONAL_DATA_RULES } from '../app/personal-data-rules';
+import { personalDataRulesFor } from '../app/personal-data-rules';
 import { openMasterKey } from '../shared/crypto/master-key';
 import { DataKeyRing } from '../shared/crypto/data-key-ring';
 import { DataKeySelector, DataKeyStore } from '../shared/ports/data-key-store.port';
@@ -78,7 +78,8 @@ export async function sealDataDir(config: ParleyConfig, progress: (line: string)
     const box = await openMasterKey(config, check).finally(() => check.close());
     const ring = new DataKeyRing(keyStore, box, { ...config.dataKeyCache, exclusive: true });
 
-    const sealer = new PlaintextSealer(ring, PERSONAL_DATA_RULES.sealing);
+    const rules = personalDataRulesFor(config);
+    const sealer = new PlaintextSealer(ring, rules.sealing);
     const rewritten = await rewriteEventData(
       eventsFile,
       async (rows: readonly StoredEventRow[], history) => {
@@ -92,7 +93,7 @@ export async function sealDataDir(config: ParleyConfig, progress: (line: string)
     progress("events.sqlite rewritten and compacted; replaying the log's deletes");
     // A ring of its own with a small cache: each destroy looks through the cache for what to forget.
     const shredRing = new DataKeyRing(keyStore, box, { ...config.dataKeyCache, size: SHRED_PASS_CACHE, exclusive: true });
-    const log = new SealingEventStore(new SqliteEventStore(eventsFile), shredRing, PERSONAL_DATA_RULES);
+    const log = new SealingEventStore(new SqliteEventStore(eventsFile), shredRing, rules);
     let deletesReplayed: number;
     try {
       deletesReplayed = await new ShredSweep(log, fromTheStart()).pass();

@@ -41,6 +41,8 @@ export interface ParleyConfig {
    * (DATA_KEY_CACHE_TTL_MS): the bound on how long a key another process destroyed stays usable in this one.
    */
   readonly dataKeyCache: { readonly size: number; readonly ttlMs: number };
+  /** FEEDS_SEAL_ITEMS: feed items sealed in the log under data keys (destroyed by the feed's items delete), like messages. */
+  readonly feedsSealItems: boolean;
   /** Gap between `[0, …]` keep-alive frames on SUBSCRIBE streams (at most 30 s). */
   readonly keepAliveMs: number;
   /** How long SIGTERM/SIGINT may take to drain requests and streams before the process gives up and exits 1. */
@@ -241,6 +243,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ParleyConfig {
       size: integerVariable(env, 'DATA_KEY_CACHE_SIZE', { min: 1, max: 10_000_000, what: 'a whole number of keys' }, 100_000),
       ttlMs: integerVariable(env, 'DATA_KEY_CACHE_TTL_MS', MILLISECONDS(1, 3_600_000), 60_000),
     },
+    feedsSealItems: booleanVariable(env, 'FEEDS_SEAL_ITEMS', false),
     // SDKs that watch heartbeats give up after 60 s of silence: a frame every 30 s at most.
     keepAliveMs: integerVariable(env, 'KEEPALIVE_INTERVAL_MS', MILLISECONDS(100, 30_000), 15_000),
     shutdownTimeoutMs: integerVariable(env, 'SHUTDOWN_TIMEOUT_MS', MILLISECONDS(100, 600_000), 10_000),

@@ -226,7 +226,7 @@ describe('Beams publish API', () => {
     });
   });
 
-  it('records publishes and user deletions as events, with the key id and never the secret', async () => {
+  it('records publishes and user deletions as events, with the key id and never the secret; the notification reads as erased once delivered or its user deleted', async () => {
     const client = beams();
     const { publishId } = await client.publishToUsers(['carol'], payload as any);
     await client.deleteUser('carol');
@@ -234,13 +234,16 @@ describe('Beams publish API', () => {
     const published = await events.readStream(`beamspublish-${s.instanceId}.${publishId}`, { fromRevision: 0 });
     // The accepting process starts delivery at once, so its record (no device here) may already follow.
     expect(published.map((e) => e.type)).toEqual(['BeamsPublishAccepted', 'BeamsPublishDelivered'].slice(0, Math.max(published.length, 1)));
+    // Delivered (its key destroyed then), or still pending and named by the user's delete (destroyed with it).
     expect(published[0]).toMatchObject({
       type: 'BeamsPublishAccepted',
-      data: { publish_id: publishId, target: { kind: 'users', users: ['carol'] }, request: { users: ['carol'], ...payload } },
+      data: { publish_id: publishId, target: { kind: 'users', users: ['carol'] }, request: {}, erased: true },
       metadata: { instance_id: s.instanceId, actor: { key_id: s.keyId } },
-      });
-      const deleted = await events.readStream(`beamsuser-${s.instanceId}.carol`, { fromRevision: 0 });
-      expect(deleted.map((e) => e.type)).toEqual(['BeamsUserDeleted']);
-      expect(JSON.stringify([published, deleted])).not.toContain(s.secret);
+    });
+    const deleted = await events.readStream(`beamsuser-${s.instanceId}.carol`, { fromRevision: 0 });
+    expect(deleted.map((e) => e.type)).toEqual(['BeamsUserDeleted']);
+    expect(deleted[0].data).toMatchObject({ user_id: 'carol', device_ids: [] });
+    expect(JSON.stringify([published, deleted])).not.toContain(s.secret);
+    expect(JSON.stringify(published)).not.toContain('World');
   });
 });

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -23,4 +23,13 @@ export function freshExport(dataDir: string, instanceId: string): Promise<{ read
       code === 0 ? resolve({ folder, remove: () => rmSync(parent, { recursive: true, force: true }) }) : reject(new Error(`export exited with ${code}: ${stderr}`)),
     ),
   );
+}
+
+/** Every file under `folder` as text, by its path. */
+export function folderTexts(folder: string): Record<string, string> {
+  const texts: Record<string, string> = {};
+  for (const entry of readdirSync(folder, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) texts[join(entry.parentPath, entry.name)] = readFileSync(join(entry.parentPath, entry.name), 'utf8');
+  }
+  return texts;
 }

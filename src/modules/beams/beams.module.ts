@@ -33,5 +33,6 @@ import { PublishWebhooks } from './webhooks/publish-webhooks';
     PublishWebhooks,
     { provide: INTEREST_PUBLISH_RATE, useFactory: (counters: RateCounters) => new InterestPublishRate(counters), inject: [RATE_COUNTERS] },
   ],
+  exports: [DeleteBeamsUser],
 })
 export class BeamsModule {}

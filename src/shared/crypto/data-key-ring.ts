@@ -223,13 +223,16 @@ export class DataKeyRing {
   }
 
   private forget(selector: DataKeySelector): void {
+    if ('ids' in selector) {
+      // By id: no scan of the cache (a Beams delivery destroys one key, many times a second).
+      for (const id of selector.ids) this.cache.delete(id);
+      return;
+    }
     const gone =
-      'ids' in selector
-        ? (id: string) => selector.ids.includes(id)
-        : 'prefix' in selector
-          ? (id: string) => id.startsWith(selector.prefix)
-          : 'prefixes' in selector
-            ? (id: string) => selector.prefixes.some((prefix) => id.startsWith(prefix))
+      'prefix' in selector
+        ? (id: string) => id.startsWith(selector.prefix)
+        : 'prefixes' in selector
+          ? (id: string) => selector.prefixes.some((prefix) => id.startsWith(prefix))
           : (_id: string, entry: CachedKey | typeof ABSENT) => entry !== ABSENT && entry.owner === selector.owner;
     const evicted: string[] = [];
     for (const [id, entry] of this.cache.entries()) {

@@ -42,7 +42,15 @@ export interface PersonalDataRule<E extends DomainEvent = DomainEvent> {
    * the sealed form (`data-dir:seal`) asks, for the events `keyOf` answers null.
    */
   keyOfWritten?(event: E, streamName: string, history: ShredHistory): Promise<DataKeyOf | null>;
+  /**
+   * Sealed on append only when the operator asks for it (`withOptIns`); events sealed while it
+   * was asked for are opened, and read as erased, whatever it is now.
+   */
+  readonly optIn?: PersonalDataOptIn;
 }
+
+/** Content an operator chooses to have sealed (FEEDS_SEAL_ITEMS): feed items are often public broadcasts. */
+export type PersonalDataOptIn = 'feed_items';
 
 /**
  * Keys an event makes ready for events to come (created durably with its append, in one write
@@ -77,7 +85,15 @@ export interface AnyPersonalDataRule {
   readonly erased: object;
   keyOf(event: never, streamName: string): DataKeyOf | null;
   keyOfWritten?(event: never, streamName: string, history: ShredHistory): Promise<DataKeyOf | null>;
+  readonly optIn?: PersonalDataOptIn;
 }
+
+/**
+ * The sealing rules as a process applies them: a rule the operator did not opt into seals
+ * nothing on append (its `keyOf` answers null) but still names what its events read as once erased.
+ */
+export const withOptIns = <R extends AnyPersonalDataRule>(rules: readonly R[], optedIn: ReadonlySet<PersonalDataOptIn>): R[] =>
+  rules.map((rule) => (rule.optIn === undefined || optedIn.has(rule.optIn) ? rule : { ...rule, keyOf: () => null, keyOfWritten: undefined }));
 export interface AnyPreparedKeysRule {
   readonly type: string;
   prepares(event: never, streamName: string): readonly DataKeyOf[];
@@ -119,4 +135,12 @@ export const dataKeyIds = {
    * profiles were sealed): under its owner's subtree, which an erasure destroys whole.
    */
   profile: (instanceId: string, userId: string, userCreatedAt: string) => `${dataKeyIds.owner(instanceId, userId, userCreatedAt)}/profile`,
+  /** A Beams publish's notification (the payloads of every platform). */
+  beamsPublish: (instanceId: string, publishId: string) => `${segment(instanceId)}/beams-publish/${segment(publishId)}`,
+  /** A Beams device's push address; without `registeredAt`, the prefix of every incarnation of the device id. */
+  beamsDevice: (instanceId: string, deviceId: string, registeredAt?: string) => `${segment(instanceId)}/beams-device/${segment(deviceId)}@${registeredAt === undefined ? '' : segment(registeredAt)}`,
+  /** Every key of a feed's items. */
+  feed: (instanceId: string, feedId: string) => `${segment(instanceId)}/feed/${segment(feedId)}/`,
+  /** The items of one publish to a feed, named by their first item id (ids never repeat in a feed). */
+  feedItems: (instanceId: string, feedId: string, firstItemId: string) => `${dataKeyIds.feed(instanceId, feedId)}${segment(firstItemId)}`,
 };

@@ -2,8 +2,9 @@ import Database from 'better-sqlite3';
 import { closeSync, fdatasync, fdatasyncSync, openSync } from 'node:fs';
 import { DataKeySelector, DataKeyStore, StoredDataKey } from '../../../shared/ports/data-key-store.port';
 import { SchemaMigration } from '../../shared/sqlite-schema-versions';
-import { openSqliteFile } from '../../shared/sqlite-file';
+import { IN_MEMORY, openSqliteFile } from '../../shared/sqlite-file';
 import { compactSqliteFile } from '../../shared/sqlite-compaction';
+import { WalCheckpointer } from '../../shared/sqlite-wal-checkpointer';
 
 export const DATA_KEY_MIGRATIONS: readonly SchemaMigration[] = [
   {
@@ -60,7 +61,8 @@ export interface SqliteDataKeyStoreOptions {
  * and one `fdatasync` of the WAL on the thread pool (the event log's own scheme): a key is on
  * disk before the event it seals is appended, and the event loop serves on meanwhile. `secure_delete` overwrites a destroyed key's bytes
  * in its page, and a destroy checkpoints and truncates the WAL, so no older frame of the page
- * keeps the key.
+ * keeps the key: on a thread (WalCheckpointer), never on the event loop, one truncation for
+ * the destroys that arrive while another runs (a Beams publish's key goes with each delivery).
  */
 export class SqliteDataKeyStore implements DataKeyStore {
   private readonly db: Database.Database;
@@ -74,6 +76,10 @@ export class SqliteDataKeyStore implements DataKeyStore {
   private readonly flushing = new Set<Promise<void>>();
   private walFd: number | null = null;
   private closed = false;
+  private readonly checkpointer: WalCheckpointer | null;
+  /** The truncation the next destroys join (not begun yet), and the last one begun. */
+  private nextTruncation: Promise<void> | null = null;
+  private lastTruncation: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly file: string,
@@ -93,6 +99,7 @@ export class SqliteDataKeyStore implements DataKeyStore {
     });
     // A process killed between a commit and its flush left the commit in the WAL: on disk before anything reads it.
     this.flushWalSync();
+    this.checkpointer = file === IN_MEMORY ? null : new WalCheckpointer(file);
   }
 
   create(keys: readonly StoredDataKey[]): Promise<Map<string, string>> {
@@ -131,7 +138,7 @@ export class SqliteDataKeyStore implements DataKeyStore {
       return this.db.prepare('DELETE FROM data_keys WHERE owner = ? AND created_at <= ?').run(selector.owner, upTo).changes;
     })();
     // The WAL still holds the pages as they were before: copied back (overwritten, secure_delete) and emptied.
-    if (deleted > 0 && (this.options.emptyWalAfterEachDestroy ?? true)) this.db.pragma('wal_checkpoint(TRUNCATE)');
+    if (deleted > 0 && (this.options.emptyWalAfterEachDestroy ?? true)) await this.emptyWal();
     return deleted;
   }
 
@@ -140,11 +147,27 @@ export class SqliteDataKeyStore implements DataKeyStore {
     compactSqliteFile(this.db, this.file);
   }
 
+  /** A TRUNCATE checkpoint begun after this call: destroys made while one runs share the next. */
+  private emptyWal(): Promise<void> {
+    const checkpointer = this.checkpointer;
+    if (checkpointer === null) return Promise.resolve();
+    this.nextTruncation ??= this.lastTruncation
+      .catch(() => undefined)
+      .then(() => {
+        this.nextTruncation = null;
+        return checkpointer.truncate();
+      });
+    this.lastTruncation = this.nextTruncation;
+    return this.nextTruncation;
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     if (this.queue.length) await this.track(this.flush());
     while (this.flushing.size) await Promise.all([...this.flushing]);
+    await this.lastTruncation.catch(() => undefined);
+    await this.checkpointer?.close();
     if (this.walFd !== null) closeSync(this.walFd);
     this.db.close();
   }

@@ -33,7 +33,7 @@ describe('beams device decider', () => {
     const renewed = { ...sealed, ciphertext: 'c2' };
     given(registered)
       .when({ type: 'ChangeToken', subscription: renewed, now })
-      .then([{ type: 'BeamsDeviceTokenChanged', data: { subscription: renewed, changed_at: now } }]);
+      .then([{ type: 'BeamsDeviceTokenChanged', data: { subscription: renewed, changed_at: now, registered_at: now } }]);
     given().when({ type: 'ChangeToken', subscription: renewed, now }).thenThrows(DomainError, { code: 'not_found/device_not_found' });
   });
 

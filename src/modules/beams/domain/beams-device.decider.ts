@@ -13,6 +13,8 @@ export interface DeviceState {
   readonly interests: readonly string[];
   readonly sdkVersion: string | null;
   readonly userId: string | null;
+  /** When the device was registered: names its data key. */
+  readonly registeredAt: string | null;
 }
 
 export type DeviceCommand =
@@ -37,11 +39,11 @@ const change = (state: DeviceState, next: readonly string[], now: string): Beams
 
 /** Interest changes record only what differs, so a repeated call adds nothing; a deleted device stays deleted. */
 export const beamsDeviceDecider: Decider<DeviceState, DeviceCommand, BeamsDeviceEvent> = {
-  initialState: () => ({ status: 'absent', interests: [], sdkVersion: null, userId: null }),
+  initialState: () => ({ status: 'absent', interests: [], sdkVersion: null, userId: null, registeredAt: null }),
   evolve: (state, event) => {
     switch (event.type) {
       case 'BeamsDeviceRegistered':
-        return { status: 'registered', interests: [], sdkVersion: event.data.sdk_version, userId: null };
+        return { status: 'registered', interests: [], sdkVersion: event.data.sdk_version, userId: null, registeredAt: event.data.registered_at };
       case 'BeamsDeviceTokenChanged':
         return state;
       case 'BeamsDeviceInterestsChanged':
@@ -51,7 +53,7 @@ export const beamsDeviceDecider: Decider<DeviceState, DeviceCommand, BeamsDevice
       case 'BeamsDeviceUserSet':
         return { ...state, userId: event.data.user_id };
       case 'BeamsDeviceDeleted':
-        return { status: 'deleted', interests: [], sdkVersion: null, userId: null };
+        return { status: 'deleted', interests: [], sdkVersion: null, userId: null, registeredAt: null };
     }
   },
   decide: (command, state) => {
@@ -70,7 +72,10 @@ export const beamsDeviceDecider: Decider<DeviceState, DeviceCommand, BeamsDevice
     }
     if (state.status !== 'registered') throw deviceNotFound();
     // Sealing is randomised, so a repeated refresh of the same token is recorded again: harmless, and rare.
-    if (command.type === 'ChangeToken') return [{ type: 'BeamsDeviceTokenChanged', data: { subscription: command.subscription, changed_at: command.now } }];
+    if (command.type === 'ChangeToken') {
+      const registeredAt = state.registeredAt === null ? {} : { registered_at: state.registeredAt };
+      return [{ type: 'BeamsDeviceTokenChanged', data: { subscription: command.subscription, changed_at: command.now, ...registeredAt } }];
+    }
     if (command.type === 'UpdateMetadata') {
       return command.sdkVersion === state.sdkVersion
         ? []

@@ -7,15 +7,24 @@ export type BeamsPlatform = 'web' | 'apns' | 'fcm';
 /**
  * A device and its push address, a capability to push to it, stored sealed under the master
  * key, never plain: for `web` the subscription JSON (endpoint and keys), for `apns`
- * `{token, bundle_id}`, for `fcm` `{token}`.
+ * `{token, bundle_id}`, for `fcm` `{token}`. In the log it is sealed again under the device's
+ * data key, destroyed by the device's delete, its user's delete and the wipe: it then reads as
+ * null (an erased push address reaches nothing).
  */
 export type BeamsDeviceRegistered = DomainEvent<
   'BeamsDeviceRegistered',
-  { device_id: string; platform: BeamsPlatform; subscription: SealedSecret; sdk_version: string | null; registered_at: string }
+  { device_id: string; platform: BeamsPlatform; subscription: SealedSecret | null; sdk_version: string | null; registered_at: string }
 >;
 
-/** The push service gave the device a new token (the Android SDK's refresh): its sealed push address after the change. */
-export type BeamsDeviceTokenChanged = DomainEvent<'BeamsDeviceTokenChanged', { subscription: SealedSecret; changed_at: string }>;
+/**
+ * The push service gave the device a new token (the Android SDK's refresh): its sealed push
+ * address after the change, under the device's data key (named by `registered_at`, absent in
+ * events written before).
+ */
+export type BeamsDeviceTokenChanged = DomainEvent<
+  'BeamsDeviceTokenChanged',
+  { subscription: SealedSecret | null; changed_at: string; registered_at?: string }
+>;
 
 /** The device's interests after a change, and what the change added and removed (projections need only the difference). */
 export type BeamsDeviceInterestsChanged = DomainEvent<

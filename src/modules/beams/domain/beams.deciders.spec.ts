@@ -74,11 +74,19 @@ describe('beams publish decider', () => {
 
 describe('beams user decider', () => {
   const given = deciderSpecification(beamsUserDecider);
-  const deleted = (deleted_at: string) => ({ type: 'BeamsUserDeleted' as const, data: { user_id: 'alice', deleted_at } });
+  const deleted = (deleted_at: string, device_ids: string[] = [], publish_ids: string[] = []) => ({
+    type: 'BeamsUserDeleted' as const,
+    data: { user_id: 'alice', deleted_at, device_ids, publish_ids },
+  });
+  const deleteUser = (at: string, deviceIds: string[] = [], publishIds: string[] = []) => ({ type: 'DeleteBeamsUser' as const, userId: 'alice', deviceIds, publishIds, now: at });
 
   it('records every delete asked for: the user may have registered devices since the last one', () => {
-    given().when({ type: 'DeleteBeamsUser', userId: 'alice', now }).then([deleted(now)]);
-    given(deleted(now)).when({ type: 'DeleteBeamsUser', userId: 'alice', now: later }).then([deleted(later)]);
+    given().when(deleteUser(now)).then([deleted(now)]);
+    given(deleted(now)).when(deleteUser(later)).then([deleted(later)]);
     expect(beamsUserDecider.foldsFrom!(deleted(now))).toBe(true);
+  });
+
+  it('names the devices and undelivered publishes of the user it forgets (what it destroys)', () => {
+    given().when(deleteUser(now, ['web-1'], ['pubid-1'])).then([deleted(now, ['web-1'], ['pubid-1'])]);
   });
 });

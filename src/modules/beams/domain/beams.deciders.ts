@@ -108,6 +108,9 @@ export const beamsPublishDecider: Decider<PublishState, AcceptPublish | RecordDe
 export interface DeleteBeamsUser {
   readonly type: 'DeleteBeamsUser';
   readonly userId: string;
+  /** The devices associated with the user, and the publishes to the user not yet delivered: destroyed with the delete. */
+  readonly deviceIds: readonly string[];
+  readonly publishIds: readonly string[];
   readonly now: string;
 }
 
@@ -118,6 +121,11 @@ export interface DeleteBeamsUser {
 export const beamsUserDecider: Decider<null, DeleteBeamsUser, BeamsUserEvent> = {
   initialState: () => null,
   evolve: (state) => state,
-  decide: (command) => [{ type: 'BeamsUserDeleted', data: { user_id: command.userId, deleted_at: command.now } }],
+  decide: (command) => [
+    {
+      type: 'BeamsUserDeleted',
+      data: { user_id: command.userId, deleted_at: command.now, device_ids: [...command.deviceIds], publish_ids: [...command.publishIds] },
+    },
+  ],
   foldsFrom: () => true,
 };

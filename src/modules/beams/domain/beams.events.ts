@@ -6,14 +6,24 @@ export type PublishTarget = { kind: 'interests'; interests: string[] } | { kind:
 /**
  * A publish accepted with its `publishId`: the targets and the notification as sent (the
  * `apns` / `fcm` / `web` payloads and any other field), never the key's secret, only its id.
+ * The notification is sealed in the log under the publish's data key, destroyed once the
+ * publish is delivered (nothing reads it after) or its user deleted: it then reads as `{}`.
  */
 export type BeamsPublishAccepted = DomainEvent<
   'BeamsPublishAccepted',
   { publish_id: string; target: PublishTarget; request: Record<string, unknown>; webhook_url: string | null; accepted_at: string }
 >;
 
-/** `deleteUser`: the user's devices are to be forgotten (the device registry folds this). */
-export type BeamsUserDeleted = DomainEvent<'BeamsUserDeleted', { user_id: string; deleted_at: string }>;
+/**
+ * `deleteUser`: the user's devices are to be forgotten (the device registry folds this). It
+ * names the devices associated with the user and the publishes to the user still undelivered
+ * when it was decided (absent in events written before): their push addresses and
+ * notifications are destroyed with it.
+ */
+export type BeamsUserDeleted = DomainEvent<
+  'BeamsUserDeleted',
+  { user_id: string; deleted_at: string; device_ids?: string[]; publish_ids?: string[] }
+>;
 
 /** The publish was sent to every matching device (each device tried until delivered, given up on, or removed as gone). */
 export type BeamsPublishDelivered = DomainEvent<

@@ -1,3 +1,4 @@
+import { DeleteBeamsUser } from '../../beams/delete-user/delete-beams-user';
 import { Inject, Injectable } from '@nestjs/common';
 import { CommandPipeline } from '../../../shared/application/write-path/command-pipeline';
 import { READ_YOUR_WRITES, ReadYourWrites } from '../../../shared/application/write-path/read-your-writes';
@@ -12,10 +13,9 @@ import { EventStore, STORED_EVENT_LOG } from '../../../shared/ports/event-store.
 import { READ_MODEL_STORE, ReadModelStore } from '../../../shared/ports/read-model-store.port';
 import { checkpointName } from '../../../../projections/projection';
 import { ATTACHMENTS } from '../../../../projections/attachments/attachments.projection';
-import { BEAMS_DEVICES, beamsDevicesProjection } from '../../../../projections/beams/beams-devices.projection';
+import { BEAMS_DEVICES } from '../../../../projections/beams/beams-devices.projection';
 import { READ_CURSORS } from '../../../../projections/cursors/cursors.projection';
 import { pendingErasuresProjection } from '../../../../projections/erasures/pending-erasures.projection';
-import { beamsUserDecider, beamsUserStream } from '../../beams/domain/beams.deciders';
 import { messageDecider, messageStream, SentMessage, sentBy } from '../../messages/domain/message.decider';
 import { MessageEdited, MessageSent } from '../../messages/domain/message.events';
 import { AttachmentCreated } from '../../attachments/domain/attachment.events';
@@ -79,6 +79,7 @@ export class UserErasure {
     @Inject(READ_YOUR_WRITES) private readonly readYourWrites: ReadYourWrites,
     private readonly sentMessages: SentMessages,
     private readonly blobJanitor: BlobJanitor,
+    private readonly deleteBeamsUser: DeleteBeamsUser,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
@@ -172,9 +173,7 @@ export class UserErasure {
   private async eraseUser(instanceId: string, erasure: ErasureState, metadata: EventMetadata): Promise<void> {
     const userId = erasure.userId!;
     // The Beams user API's delete (DeleteBeamsUser): the devices are forgotten once the registry folded it.
-    await this.pipeline.run(beamsUserStream(instanceId, userId), beamsUserDecider, { type: 'DeleteBeamsUser', userId, now: this.now() }, metadata, {
-      awaitProjections: [checkpointName(beamsDevicesProjection)],
-    });
+    await this.deleteBeamsUser.deleteRecording(instanceId, userId, metadata);
     await this.ignoringGone(
       this.pipeline.run(userStream(instanceId, userId), userDecider, { type: 'DeleteUser', id: userId, now: this.now(), incarnation: erasure.userCreatedAt! }, metadata),
     );

@@ -25,6 +25,7 @@ describe('feed decider', () => {
               { id: '2', created: 1767323045, data: { b: 1 } },
               { id: '3', created: 1767323045, data: null },
             ],
+            last_id: '3',
           },
         },
       ]);
@@ -34,7 +35,7 @@ describe('feed decider', () => {
     expect(fold(feedDecider, [published('1', '2'), deletedUpTo('2')])).toEqual({ lastId: 2, hasItems: false });
     given(published('1', '2'), deletedUpTo('2'))
       .when({ type: 'PublishItems', items: ['x'], now })
-      .then([{ type: 'FeedItemsPublished', data: { items: [{ id: '3', created: 1767323045, data: 'x' }] } }]);
+      .then([{ type: 'FeedItemsPublished', data: { items: [{ id: '3', created: 1767323045, data: 'x' }], last_id: '3' } }]);
   });
 
   it('records a deletion only when items exist', () => {
@@ -52,5 +53,13 @@ describe('feed decider', () => {
   it('folds from the newest event alone', () => {
     expect(feedDecider.foldsFrom!(published('7'))).toBe(true);
     expect(fold(feedDecider, [published('7')])).toEqual({ lastId: 7, hasItems: true });
+  });
+
+  it('goes on above items whose key is destroyed (they read as no items): their last id stays readable', () => {
+    const erased: FeedEvent = { type: 'FeedItemsPublished', data: { items: [], last_id: '9' } };
+    expect(fold(feedDecider, [erased])).toEqual({ lastId: 9, hasItems: true });
+    given(erased)
+      .when({ type: 'PublishItems', items: ['x'], now })
+      .then([{ type: 'FeedItemsPublished', data: { items: [{ id: '10', created: 1767323045, data: 'x' }], last_id: '10' } }]);
   });
 });

@@ -37,9 +37,9 @@ export const feedDecider: Decider<FeedState, FeedCommand, FeedEvent> = {
   initialState: () => ({ lastId: 0, hasItems: false }),
   // Each event says the last id and whether items remain, so the newest one gives the whole state.
   foldsFrom: () => true,
-  evolve: (_state, event) =>
+  evolve: (state, event) =>
     event.type === 'FeedItemsPublished'
-      ? { lastId: Number(event.data.items[event.data.items.length - 1].id), hasItems: true }
+      ? { lastId: Number(event.data.last_id ?? event.data.items[event.data.items.length - 1]?.id ?? state.lastId), hasItems: true }
       : { lastId: Number(event.data.up_to_id), hasItems: false },
 
   decide(command, state) {
@@ -54,6 +54,7 @@ export const feedDecider: Decider<FeedState, FeedCommand, FeedEvent> = {
     }
     const created = Math.floor(command.now.getTime() / 1000);
     const items = command.items.map((data, i) => ({ id: String(state.lastId + 1 + i), created, data }));
-    return [{ type: 'FeedItemsPublished', data: { items } }];
+    // `last_id` stays readable when the items are sealed and their key destroyed.
+    return [{ type: 'FeedItemsPublished', data: { items, last_id: items[items.length - 1].id } }];
   },
 };

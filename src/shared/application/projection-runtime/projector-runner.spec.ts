@@ -73,6 +73,37 @@ describe('ProjectorRunner over SQLite', () => {
     await runner.stop();
   });
 
+  it('shows a destroying batch as folded (read-your-writes) only once its freed space is overwritten', async () => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let overwriting = false;
+    const overwrite = readModels.overwriteFreedSpace.bind(readModels);
+    readModels.overwriteFreedSpace = async () => {
+      overwriting = true;
+      await released;
+      await overwrite();
+    };
+    const runner = new ProjectorRunner(events, readModels, [usersProjection]);
+    await runner.start();
+    const watch = new ProjectionWatch(readModels, [checkpointName(usersProjection)], runner, 5_000);
+    await seed();
+    await watch.waitFor((await events.headPosition())!);
+    const { position } = await events.append('user-acme.ann', [{ type: 'UserDeleted', data: { deleted_at: 't5' }, metadata: meta }], 1);
+    await eventually(() => overwriting);
+    // The batch is written; a write waiting for it (a delete's answer) is not answered while its content may still be in the files.
+    let answered = false;
+    const waited = watch.waitFor(position).then(() => (answered = true));
+    try {
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(answered).toBe(false);
+    } finally {
+      release();
+    }
+    await waited;
+    expect(runner.positionOf(checkpointName(usersProjection))).toBe(position);
+    await runner.stop();
+  });
+
   it('ignores redelivered events: a rewound checkpoint changes no document', async () => {
     await seed();
     const first = new ProjectorRunner(events, readModels, [usersProjection]);

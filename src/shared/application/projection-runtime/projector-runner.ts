@@ -91,6 +91,11 @@ export class ProjectorRunner {
   private dropped: string | null = null;
   /** Event types after which some projection's documents no longer hold what they held (`destroys`). */
   private readonly destroying: ReadonlySet<string>;
+  /**
+   * While the freed space of a destroying batch is overwritten, where the held projections stood
+   * before it: read-your-writes sees the batch as folded only once its content left the files.
+   */
+  private shownBefore: ReadonlyMap<string, LogPosition | null> | null = null;
 
   constructor(
     private readonly events: EventStore,
@@ -189,6 +194,7 @@ export class ProjectorRunner {
 
   /** The newest position this runner knows a projection folded (held ones are exact). */
   positionOf(checkpoint: string): LogPosition | null {
+    if (this.shownBefore?.has(checkpoint)) return this.shownBefore.get(checkpoint)!;
     return this.held.positionOf(checkpoint);
   }
 
@@ -308,8 +314,15 @@ export class ProjectorRunner {
   private async applyBatch(batch: readonly RecordedEvent[]): Promise<void> {
     const started = performance.now();
     const folding = this.held.folding(this.folds);
-    const applied = await this.folder!.fold(batch, folding);
-    if (batch.some((event) => this.destroying.has(event.type))) await this.overwriteFreedSpace();
+    const destroys = batch.some((event) => this.destroying.has(event.type));
+    if (destroys) this.shownBefore = new Map(this.held.all.map((slot) => [slot.checkpoint, slot.position]));
+    let applied: Awaited<ReturnType<BatchFolder['fold']>>;
+    try {
+      applied = await this.folder!.fold(batch, folding);
+      if (destroys) await this.overwriteFreedSpace();
+    } finally {
+      this.shownBefore = null;
+    }
     this.backoff.reset();
     this.parking.forgetPassed(folding);
     this.counts.read(batch.length);
