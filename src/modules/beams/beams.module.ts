@@ -3,6 +3,7 @@ import { InstancesModule } from '../instances/instances.module';
 import { BeamsRoutes } from './beams-routes';
 import { IssueBeamsTokenController } from './beams-token-provider/issue-beams-token';
 import { DeleteBeamsUser } from './delete-user/delete-beams-user';
+import { BEAMS_USER_DELETION } from './beams-user-deletion.port';
 import { ApnsProvider } from './delivery/apns-provider';
 import { BeamsDelivery } from './delivery/beams-delivery';
 import { FcmProvider } from './delivery/fcm-provider';
@@ -24,6 +25,7 @@ import { PublishWebhooks } from './webhooks/publish-webhooks';
     SecretKeyCheck,
     Publish,
     DeleteBeamsUser,
+    { provide: BEAMS_USER_DELETION, useExisting: DeleteBeamsUser },
     Devices,
     WebPushProvider,
     ApnsProvider,
@@ -33,6 +35,6 @@ import { PublishWebhooks } from './webhooks/publish-webhooks';
     PublishWebhooks,
     { provide: INTEREST_PUBLISH_RATE, useFactory: (counters: RateCounters) => new InterestPublishRate(counters), inject: [RATE_COUNTERS] },
   ],
-  exports: [DeleteBeamsUser],
+  exports: [BEAMS_USER_DELETION],
 })
 export class BeamsModule {}

@@ -13,6 +13,7 @@ import { DomainError, unprocessable } from '../../../shared/domain/errors';
 import { EVENT_STORE, EventStore } from '../../../shared/ports/event-store.port';
 import { READ_MODEL_STORE, ReadModelStore } from '../../../shared/ports/read-model-store.port';
 import { beamsUserDecider, beamsUserStream } from '../domain/beams.deciders';
+import { BeamsUserDeletion } from '../beams-user-deletion.port';
 import { isBeamsUserId, MAX_USER_ID_BYTES } from '../publish/publish-request';
 
 const DEVICES = checkpointName(beamsDevicesProjection);
@@ -24,7 +25,7 @@ const PENDING_PUBLISHES = checkpointName(beamsPendingPublishesProjection);
  * destroys in the log; answers once the device registry has forgotten them.
  */
 @Injectable()
-export class DeleteBeamsUser {
+export class DeleteBeamsUser implements BeamsUserDeletion {
   constructor(
     private readonly pipeline: CommandPipeline,
     @Inject(READ_MODEL_STORE) private readonly readModels: ReadModelStore,

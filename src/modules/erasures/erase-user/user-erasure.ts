@@ -1,4 +1,4 @@
-import { DeleteBeamsUser } from '../../beams/delete-user/delete-beams-user';
+import { BEAMS_USER_DELETION, BeamsUserDeletion } from '../../beams/beams-user-deletion.port';
 import { Inject, Injectable } from '@nestjs/common';
 import { CommandPipeline } from '../../../shared/application/write-path/command-pipeline';
 import { READ_YOUR_WRITES, ReadYourWrites } from '../../../shared/application/write-path/read-your-writes';
@@ -79,7 +79,7 @@ export class UserErasure {
     @Inject(READ_YOUR_WRITES) private readonly readYourWrites: ReadYourWrites,
     private readonly sentMessages: SentMessages,
     private readonly blobJanitor: BlobJanitor,
-    private readonly deleteBeamsUser: DeleteBeamsUser,
+    @Inject(BEAMS_USER_DELETION) private readonly beamsUsers: BeamsUserDeletion,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
@@ -173,7 +173,7 @@ export class UserErasure {
   private async eraseUser(instanceId: string, erasure: ErasureState, metadata: EventMetadata): Promise<void> {
     const userId = erasure.userId!;
     // The Beams user API's delete (DeleteBeamsUser): the devices are forgotten once the registry folded it.
-    await this.deleteBeamsUser.deleteRecording(instanceId, userId, metadata);
+    await this.beamsUsers.deleteRecording(instanceId, userId, metadata);
     await this.ignoringGone(
       this.pipeline.run(userStream(instanceId, userId), userDecider, { type: 'DeleteUser', id: userId, now: this.now(), incarnation: erasure.userCreatedAt! }, metadata),
     );
