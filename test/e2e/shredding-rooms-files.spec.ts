@@ -1,8 +1,8 @@
-import jwt from 'jsonwebtoken';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { instanceCalls } from '../support/instance-calls';
 import { scanForMarkers } from '../support/byte-scan';
 import { freshExport } from '../support/fresh-export';
 import { rawRequest } from '../support/raw-request';
@@ -23,23 +23,8 @@ const marker = (what: string) => `MARKER-${what}-${randomBytes(6).toString('hex'
 
 let dataDir: string;
 let server: ServerProcess;
-const token = (claims: { sub?: string; su?: boolean }) =>
-  jwt.sign({ instance: INSTANCE, iss: `api_keys/${KEY.split(':')[0]}`, ...claims }, KEY.slice(KEY.indexOf(':') + 1), { algorithm: 'HS256', expiresIn: 3600 });
-const su = () => token({ su: true });
-const as = (sub: string) => token({ sub });
-async function call(method: string, path: string, options: { body?: unknown; as?: string; anyStatus?: boolean } = {}): Promise<{ status: number; text: string; body: any }> {
-  const response = await fetch(`http://127.0.0.1:${server.port}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${options.as ?? su()}`, ...(options.body !== undefined && { 'content-type': 'application/json' }) },
-    body: options.body === undefined ? undefined : JSON.stringify(options.body),
-  });
-  const text = await response.text();
-  if (response.status >= 300 && !options.anyStatus) throw new Error(`${method} ${path}: ${response.status} ${text}`);
-  return { status: response.status, text, body: text ? JSON.parse(text) : undefined };
-}
+const { as, call, v6, audit } = instanceCalls(INSTANCE, KEY, () => server.port);
 const raw = (method: string, url: string, body?: Buffer, headers: Record<string, string> = {}) => rawRequest(`http://127.0.0.1:${server.port}`, method, url, body, headers);
-const v6 = (path: string) => `/services/chatkit/v6/${INSTANCE}${path}`;
-const audit = (path: string) => `/services/parley_audit/v1/${INSTANCE}${path}`;
 const files = (room: string) => `/services/chatkit_files/v1/${INSTANCE}/rooms/${room}`;
 
 /** An attachment or file, and the markers its name, custom data and bytes carry. */

@@ -1,8 +1,8 @@
-import jwt from 'jsonwebtoken';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { instanceCalls } from '../support/instance-calls';
 import { scanForMarkers } from '../support/byte-scan';
 import { freshExport } from '../support/fresh-export';
 import { ServerProcess, startProcess } from '../support/server-process';
@@ -20,22 +20,7 @@ const marker = (what: string) => `MARKER-${what}-${randomBytes(6).toString('hex'
 
 let dataDir: string;
 let server: ServerProcess;
-const token = (claims: { sub?: string; su?: boolean }) =>
-  jwt.sign({ instance: INSTANCE, iss: `api_keys/${KEY.split(':')[0]}`, ...claims }, KEY.slice(KEY.indexOf(':') + 1), { algorithm: 'HS256', expiresIn: 3600 });
-const su = () => token({ su: true });
-async function call(method: string, path: string, options: { body?: unknown; as?: string; anyStatus?: boolean } = {}): Promise<{ status: number; text: string; body: any }> {
-  const response = await fetch(`http://127.0.0.1:${server.port}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${options.as ?? su()}`, ...(options.body !== undefined && { 'content-type': 'application/json' }) },
-    body: options.body === undefined ? undefined : JSON.stringify(options.body),
-  });
-  const text = await response.text();
-  if (response.status >= 300 && !options.anyStatus) throw new Error(`${method} ${path}: ${response.status} ${text}`);
-  return { status: response.status, text, body: text ? JSON.parse(text) : undefined };
-}
-const v6 = (path: string) => `/services/chatkit/v6/${INSTANCE}${path}`;
-const v2 = (path: string) => `/services/chatkit/v2/${INSTANCE}${path}`;
-const audit = (path: string) => `/services/parley_audit/v1/${INSTANCE}${path}`;
+const { token, call, v6, v2, audit } = instanceCalls(INSTANCE, KEY, () => server.port);
 const logFiles = () => ['events.sqlite', 'events.sqlite-wal', 'keys.sqlite', 'keys.sqlite-wal'].map((f) => join(dataDir, f));
 
 /** Every answer a client or an operator can read the messages through. */

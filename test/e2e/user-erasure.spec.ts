@@ -10,6 +10,7 @@ import { rawRequest } from '../support/raw-request';
 import { ServerProcess, startProcess } from '../support/server-process';
 import { eventually } from '../support/waiting';
 import { eventsHoldingInPlainText } from '../support/sqlite-files';
+import { Answer, instanceCalls } from '../support/instance-calls';
 
 /**
  * User erasure on request (GDPR Art. 17), on a real server from dist/ (the embedded default):
@@ -34,26 +35,7 @@ const token = (claims: { sub?: string; su?: boolean }, instance = INSTANCE) =>
   jwt.sign({ instance, iss: `api_keys/${KEY_ID}`, ...claims }, SECRET, { algorithm: 'HS256', expiresIn: 3600 });
 const su = () => token({ su: true });
 
-interface Answer {
-  status: number;
-  text: string;
-  body: any;
-}
-async function call(method: string, path: string, options: { body?: unknown; as?: string | null; anyStatus?: boolean } = {}): Promise<Answer> {
-  const as = options.as === undefined ? su() : options.as;
-  const response = await fetch(`http://127.0.0.1:${server.port}${path}`, {
-    method,
-    headers: { ...(as !== null && { authorization: `Bearer ${as}` }), ...(options.body !== undefined && { 'content-type': 'application/json' }) },
-    body: options.body === undefined ? undefined : JSON.stringify(options.body),
-  });
-  const text = await response.text();
-  if (response.status >= 300 && !options.anyStatus) throw new Error(`${method} ${path}: ${response.status} ${text}`);
-  return { status: response.status, text, body: text ? JSON.parse(text) : undefined };
-}
-const v6 = (path: string) => `/services/chatkit/v6/${INSTANCE}${path}`;
-const v2 = (path: string) => `/services/chatkit/v2/${INSTANCE}${path}`;
-const admin = (path: string) => `/services/parley_admin/v1/${INSTANCE}${path}`;
-const audit = (path: string) => `/services/parley_audit/v1/${INSTANCE}${path}`;
+const { call, v6, v2, admin, audit } = instanceCalls(INSTANCE, `${KEY_ID}:${SECRET}`, () => server.port);
 const cursors = (path: string) => `/services/chatkit_cursors/v2/${INSTANCE}/cursors/0${path}`;
 const devices = (path = '') => `/device_api/v1/instances/${INSTANCE}/devices/fcm${path}`;
 const logFiles = () => readdirSync(dataDir).filter((f) => f.startsWith('events.sqlite')).map((f) => join(dataDir, f));
