@@ -2,6 +2,7 @@ import { RecordedEvent } from '../../domain/event';
 import { AnyPersonalDataRule, AnyPreparedKeysRule, AnyShredRule, DataKeyOf, DataKeySelector } from '../../domain/personal-data';
 import { DataKeyRing } from '../../crypto/data-key-ring';
 import { isSealedFields, openFields, SealedFields, sealFields } from '../../crypto/sealed-fields';
+import { ForwardingEventStore } from './forwarding-event-store';
 import {
   AppendResult,
   EventStore,
@@ -10,7 +11,6 @@ import {
   LogSubscription,
   ReadAllOptions,
   ReadStreamOptions,
-  SpaceLeft,
   SubscribeToAllOptions,
   SubscribeToStreamOptions,
 } from '../../ports/event-store.port';
@@ -39,18 +39,19 @@ type Data = Record<string, unknown>;
  * Once a delete's append is durable, what it destroys (its ShredRule) is destroyed before the
  * append is answered. A failure there is handed to `onShredFailure`; the sweep heals it.
  */
-export class SealingEventStore implements EventStore {
+export class SealingEventStore extends ForwardingEventStore {
   private readonly sealing: ReadonlyMap<string, AnyPersonalDataRule>;
   private readonly preparing: ReadonlyMap<string, AnyPreparedKeysRule>;
   /** Several contexts may destroy on one event (a room's delete: its messages, its name). */
   private readonly shredding: ReadonlyMap<string, readonly AnyShredRule[]>;
 
   constructor(
-    private readonly inner: EventStore,
+    inner: EventStore,
     private readonly keys: DataKeyRing,
     rules: PersonalDataRules,
     private readonly onShredFailure: (error: unknown, selectors: readonly DataKeySelector[]) => void = () => undefined,
   ) {
+    super(inner);
     this.sealing = new Map(rules.sealing.map((r) => [r.type, r]));
     this.preparing = new Map(rules.preparing.map((r) => [r.type, r]));
     const shredding = new Map<string, AnyShredRule[]>();
@@ -68,11 +69,7 @@ export class SealingEventStore implements EventStore {
     return [...this.shredding.keys()];
   }
 
-  get maxAppendBytes(): number | undefined {
-    return this.inner.maxAppendBytes;
-  }
-
-  async append(streamName: string, events: readonly EventToAppend[], expected: ExpectedRevision): Promise<AppendResult> {
+  override async append(streamName: string, events: readonly EventToAppend[], expected: ExpectedRevision): Promise<AppendResult> {
     const sealed = await this.seal(streamName, events);
     const result = await this.inner.append(streamName, sealed, expected);
     if (!events.some((event) => this.shredding.has(event.type))) return result;
@@ -106,41 +103,25 @@ export class SealingEventStore implements EventStore {
     for (const selector of selectors) await this.keys.destroy(selector);
   }
 
-  /** Keys made ready (created durably, in one write) for events to come that name them. */
+  /** Keys made ready (created durably, in one write, derived at first use) for events to come that name them. */
   async prepareKeys(keys: readonly DataKeyOf[]): Promise<void> {
-    if (keys.length) await this.keys.keysFor(keys);
+    await this.keys.prepare(keys);
   }
 
-  async readStream(streamName: string, options?: ReadStreamOptions): Promise<RecordedEvent[]> {
+  override async readStream(streamName: string, options?: ReadStreamOptions): Promise<RecordedEvent[]> {
     return this.open(await this.inner.readStream(streamName, options));
   }
 
-  async readAll(options?: ReadAllOptions): Promise<RecordedEvent[]> {
+  override async readAll(options?: ReadAllOptions): Promise<RecordedEvent[]> {
     return this.open(await this.inner.readAll(options));
   }
 
-  headPosition() {
-    return this.inner.headPosition();
-  }
-
-  subscribeToAll(options?: SubscribeToAllOptions): LogSubscription {
+  override subscribeToAll(options?: SubscribeToAllOptions): LogSubscription {
     return this.opened(this.inner.subscribeToAll(options));
   }
 
-  subscribeToStream(streamName: string, options?: SubscribeToStreamOptions): LogSubscription {
+  override subscribeToStream(streamName: string, options?: SubscribeToStreamOptions): LogSubscription {
     return this.opened(this.inner.subscribeToStream(streamName, options));
-  }
-
-  recognizes(position: string): boolean {
-    return this.inner.recognizes?.(position) ?? true;
-  }
-
-  spaceLeft(): Promise<SpaceLeft | null> {
-    return this.inner.spaceLeft?.() ?? Promise.resolve(null);
-  }
-
-  close(): Promise<void> {
-    return this.inner.close();
   }
 
   /**

@@ -1,18 +1,5 @@
-import {
-  AppendResult,
-  AppendTooLargeError,
-  EventStore,
-  EventToAppend,
-  ExpectedRevision,
-  LogSubscription,
-  ReadAllOptions,
-  ReadStreamOptions,
-  SpaceLeft,
-  SubscribeToAllOptions,
-  SubscribeToStreamOptions,
-  WrongExpectedRevisionError,
-} from '../../ports/event-store.port';
-import { RecordedEvent } from '../../domain/event';
+import { AppendResult, AppendTooLargeError, EventStore, EventToAppend, ExpectedRevision, WrongExpectedRevisionError } from '../../ports/event-store.port';
+import { ForwardingEventStore } from './forwarding-event-store';
 import { DomainError, messageOf } from '../../domain/errors';
 
 /**
@@ -53,17 +40,15 @@ export class StorageHealth {
  * to StorageHealth (a conflict on the expected revision, a deleted stream or an append too
  * large are the store working and refusing one write, not failing).
  */
-export class ObservedEventStore implements EventStore {
+export class ObservedEventStore extends ForwardingEventStore {
   constructor(
-    private readonly inner: EventStore,
+    inner: EventStore,
     private readonly health: StorageHealth,
-  ) {}
-
-  get maxAppendBytes(): number | undefined {
-    return this.inner.maxAppendBytes;
+  ) {
+    super(inner);
   }
 
-  async append(streamName: string, events: readonly EventToAppend[], expected: ExpectedRevision): Promise<AppendResult> {
+  override async append(streamName: string, events: readonly EventToAppend[], expected: ExpectedRevision): Promise<AppendResult> {
     try {
       const result = await this.inner.append(streamName, events, expected);
       this.health.recordSuccess();
@@ -73,38 +58,5 @@ export class ObservedEventStore implements EventStore {
       if (!refused) this.health.recordFailure(error);
       throw error;
     }
-  }
-
-  readStream(streamName: string, options?: ReadStreamOptions): Promise<RecordedEvent[]> {
-    return this.inner.readStream(streamName, options);
-  }
-
-  readAll(options?: ReadAllOptions): Promise<RecordedEvent[]> {
-    return this.inner.readAll(options);
-  }
-
-  headPosition() {
-    return this.inner.headPosition();
-  }
-
-  subscribeToAll(options?: SubscribeToAllOptions): LogSubscription {
-    return this.inner.subscribeToAll(options);
-  }
-
-  subscribeToStream(streamName: string, options?: SubscribeToStreamOptions): LogSubscription {
-    return this.inner.subscribeToStream(streamName, options);
-  }
-
-  recognizes(position: string): boolean {
-    return this.inner.recognizes?.(position) ?? true;
-  }
-
-  /** Null where the inner store cannot tell. */
-  spaceLeft(): Promise<SpaceLeft | null> {
-    return this.inner.spaceLeft?.() ?? Promise.resolve(null);
-  }
-
-  close(): Promise<void> {
-    return this.inner.close();
   }
 }
