@@ -1,7 +1,4 @@
-import type { ShredHistory } from './personal-data';
-
-/** Events read per page of a stream. */
-const PAGE = 1_000;
+import { eventsOfStream, ShredHistory } from './personal-data';
 
 /**
  * The `created_at` of the incarnation an event written at `at` belongs to: that of the latest
@@ -11,12 +8,9 @@ const PAGE = 1_000;
  */
 export async function incarnationAt(history: ShredHistory, stream: string, createdType: string, at: string): Promise<string | undefined> {
   let found: string | undefined;
-  for (let from = 0; ; from += PAGE) {
-    const page = await history.readStream(stream, { fromRevision: from, maxCount: PAGE });
-    for (const event of page) {
-      const createdAt = event.type === createdType ? (event.data as { created_at?: unknown }).created_at : undefined;
-      if (typeof createdAt === 'string' && createdAt <= at) found = createdAt;
-    }
-    if (page.length < PAGE) return found;
+  for await (const event of eventsOfStream(history, stream)) {
+    const createdAt = event.type === createdType ? (event.data as { created_at?: unknown }).created_at : undefined;
+    if (typeof createdAt === 'string' && createdAt <= at) found = createdAt;
   }
+  return found;
 }

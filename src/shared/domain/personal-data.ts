@@ -67,6 +67,18 @@ export interface ShredHistory {
   readStream(streamName: string, options: { fromRevision: number; maxCount: number }): Promise<readonly { type: string; data: unknown }[]>;
 }
 
+/** Events a rule reads per page of a stream. */
+const HISTORY_PAGE = 1_000;
+
+/** A stream's events as stored, read a page at a time: what a rule looks through (never its sealed fields). */
+export async function* eventsOfStream(history: ShredHistory, streamName: string): AsyncGenerator<{ type: string; data: unknown }> {
+  for (let from = 0; ; from += HISTORY_PAGE) {
+    const page = await history.readStream(streamName, { fromRevision: from, maxCount: HISTORY_PAGE });
+    yield* page;
+    if (page.length < HISTORY_PAGE) return;
+  }
+}
+
 /** What a delete destroys once its event is in the log. */
 export interface ShredRule<E extends DomainEvent = DomainEvent> {
   readonly type: E['type'];

@@ -1,5 +1,5 @@
 import { parseStreamName } from '../../../shared/domain/streams';
-import { dataKeyIds, PersonalDataRule, PreparedKeysRule, ShredRule } from '../../../shared/domain/personal-data';
+import { dataKeyIds, eventsOfStream, PersonalDataRule, PreparedKeysRule, ShredRule } from '../../../shared/domain/personal-data';
 import { MessageDeleted, MessageEdited, MessageIdsReserved, MessageSent } from './message.events';
 import { messagesStream } from './message.decider';
 import type { RoomDeleted } from '../../rooms/domain/room.events';
@@ -61,9 +61,6 @@ export const messageDeletedShreds: ShredRule<MessageDeleted> = {
   },
 };
 
-/** Messages read per page of a deleted room's timeline. */
-const TIMELINE_PAGE = 1_000;
-
 /**
  * A deleted room's messages are destroyed, every version of each: their ids are read from
  * the room's timeline (ids are never sealed).
@@ -75,10 +72,8 @@ export const roomDeletedShredsMessages: ShredRule<RoomDeleted> = {
     if (!parsed || parsed.category !== 'room') return [];
     const timeline = messagesStream(parsed.instanceId, parsed.id);
     const prefixes: string[] = [];
-    for (let from = 0; ; from += TIMELINE_PAGE) {
-      const page = await history.readStream(timeline, { fromRevision: from, maxCount: TIMELINE_PAGE });
-      for (const event of page) if (event.type === 'MessageSent') prefixes.push(dataKeyIds.message(parsed.instanceId, (event.data as MessageSent['data']).id));
-      if (page.length < TIMELINE_PAGE) break;
+    for await (const event of eventsOfStream(history, timeline)) {
+      if (event.type === 'MessageSent') prefixes.push(dataKeyIds.message(parsed.instanceId, (event.data as MessageSent['data']).id));
     }
     return prefixes.length ? [{ prefixes }] : [];
   },
@@ -99,14 +94,10 @@ export const messageEditedShredsPrevious: ShredRule<MessageEdited> = {
     const current = dataKeyIds.messageVersion(parsed.instanceId, id, `edit-${updated_at}`);
     const previous = new Set([dataKeyIds.messageVersion(parsed.instanceId, id, 0)]);
     if (parsed.category === 'message') {
-      for (let from = 0; ; from += TIMELINE_PAGE) {
-        const page = await history.readStream(stream, { fromRevision: from, maxCount: TIMELINE_PAGE });
-        for (const e of page) {
-          const at = e.type === 'MessageEdited' ? (e.data as MessageEdited['data']).updated_at : undefined;
-          // Only edits before this one: a later edit's text is the current one.
-          if (at !== undefined && at < updated_at) previous.add(dataKeyIds.messageVersion(parsed.instanceId, id, `edit-${at}`));
-        }
-        if (page.length < TIMELINE_PAGE) break;
+      for await (const e of eventsOfStream(history, stream)) {
+        const at = e.type === 'MessageEdited' ? (e.data as MessageEdited['data']).updated_at : undefined;
+        // Only edits before this one: a later edit's text is the current one.
+        if (at !== undefined && at < updated_at) previous.add(dataKeyIds.messageVersion(parsed.instanceId, id, `edit-${at}`));
       }
     }
     previous.delete(current);

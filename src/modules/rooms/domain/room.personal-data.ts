@@ -1,4 +1,4 @@
-import { dataKeyIds, PersonalDataRule, ShredRule } from '../../../shared/domain/personal-data';
+import { dataKeyIds, eventsOfStream, PersonalDataRule, ShredRule } from '../../../shared/domain/personal-data';
 import { parseStreamName } from '../../../shared/domain/streams';
 import { incarnationAt } from '../../../shared/domain/incarnations';
 import { RoomCreated, RoomDeleted, RoomUpdated } from './room.events';
@@ -38,9 +38,6 @@ export const roomUpdatedPersonalData: PersonalDataRule<RoomUpdated> = {
   keyOfWritten: async (event, stream, history) => roomKey(stream, await incarnationAt(history, stream, 'RoomCreated', event.data.updated_at)),
 };
 
-/** Room events read per page of the room's own stream. */
-const ROOM_PAGE = 1_000;
-
 /**
  * A deleted room's name and custom data: the key of each incarnation its stream holds
  * (`created_at` is never sealed). The sweep's bound (`createdUpTo`) leaves a later room of the
@@ -50,13 +47,9 @@ export const roomDeletedShredsRoom: ShredRule<RoomDeleted> = {
   type: 'RoomDeleted',
   async destroys(_event, stream, history) {
     const ids: string[] = [];
-    for (let from = 0; ; from += ROOM_PAGE) {
-      const page = await history.readStream(stream, { fromRevision: from, maxCount: ROOM_PAGE });
-      for (const event of page) {
-        const key = event.type === 'RoomCreated' ? roomKey(stream, (event.data as RoomCreated['data']).created_at) : null;
-        if (key) ids.push(key.id);
-      }
-      if (page.length < ROOM_PAGE) break;
+    for await (const event of eventsOfStream(history, stream)) {
+      const key = event.type === 'RoomCreated' ? roomKey(stream, (event.data as RoomCreated['data']).created_at) : null;
+      if (key) ids.push(key.id);
     }
     return ids.length ? [{ ids }] : [];
   },
