@@ -100,7 +100,7 @@ export async function sealDataDir(config: ParleyConfig, progress: (line: string)
     } finally {
       await log.close();
     }
-    keyFile.compact();
+    await keyFile.compact();
     progress(`replayed ${deletesReplayed} deletes of the log: ${keyStore.destroyed} data keys destroyed`);
 
     const readModelsFile = join(config.dataDir, 'read-models.sqlite');

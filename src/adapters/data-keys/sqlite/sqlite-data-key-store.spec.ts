@@ -39,7 +39,7 @@ describe('SqliteDataKeyStore', () => {
     const kept = { id: 'acme/message/1000/0', owner: null, wrapped: `KEPT-${randomBytes(24).toString('hex')}` };
     await store.create([...doomed, kept]);
     for (const key of doomed) expect(await store.destroy({ ids: [key.id] })).toBe(1);
-    store.compact();
+    await store.compact();
     expect(scanForMarkers({ folders: [dir] }, doomed.map((k) => k.wrapped))).toEqual([]);
     expect(await store.getMany([kept.id, doomed[0].id])).toEqual(new Map([[kept.id, kept.wrapped]]));
     await store.close();

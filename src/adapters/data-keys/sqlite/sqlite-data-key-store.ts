@@ -76,7 +76,7 @@ export class SqliteDataKeyStore implements DataKeyStore {
   private readonly flushing = new Set<Promise<void>>();
   private walFd: number | null = null;
   private closed = false;
-  private readonly checkpointer: WalCheckpointer | null;
+  private checkpointer: WalCheckpointer | null;
   /** The truncation the next destroys join (not begun yet), and the last one begun. */
   private nextTruncation: Promise<void> | null = null;
   private lastTruncation: Promise<void> = Promise.resolve();
@@ -142,9 +142,23 @@ export class SqliteDataKeyStore implements DataKeyStore {
     return deleted;
   }
 
-  /** Rebuilds the file from its live keys and empties its WAL (`compactSqliteFile`): nothing destroyed is left in either. */
-  compact(): void {
-    compactSqliteFile(this.db, this.file);
+  /**
+   * Rebuilds the file from its live keys and empties its WAL (`compactSqliteFile`): nothing
+   * destroyed is left in either. The checkpoint thread is stopped meanwhile (a checkpoint of its
+   * connection would keep the WAL from being emptied) and started again after.
+   */
+  async compact(): Promise<void> {
+    const checkpointer = this.checkpointer;
+    if (checkpointer !== null) {
+      this.checkpointer = null;
+      await this.lastTruncation.catch(() => undefined);
+      await checkpointer.close();
+    }
+    try {
+      compactSqliteFile(this.db, this.file);
+    } finally {
+      if (checkpointer !== null) this.checkpointer = new WalCheckpointer(this.file);
+    }
   }
 
   /** A TRUNCATE checkpoint begun after this call: destroys made while one runs share the next. */
