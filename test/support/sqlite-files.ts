@@ -40,15 +40,3 @@ export function schemaOf(file: string): { version: number; schema: unknown[] } {
     db.close();
   }
 }
-
-/** How many events of an `events.sqlite` hold one of `texts` readable in plain text in their data (read without Parley, beside a running server). */
-export function eventsHoldingInPlainText(file: string, texts: readonly string[]): number {
-  const db = new Database(file, { readonly: true });
-  try {
-    let count = 0;
-    for (const { data } of db.prepare('SELECT data FROM events').iterate() as Iterable<{ data: string }>) if (texts.some((text) => data.includes(text))) count++;
-    return count;
-  } finally {
-    db.close();
-  }
-}
