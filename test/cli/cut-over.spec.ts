@@ -23,10 +23,10 @@ async function ok(res: Promise<{ status: number; body: any }>): Promise<any> {
 }
 
 /** A write with an `Idempotency-Key` (the wire contract of docs/idempotency.md). */
-async function keyed(p: Parley, path: string, key: string, body: unknown, sub: string): Promise<{ status: number; replayed: string | null; body: any }> {
+async function keyed(p: Parley, path: string, key: string, body: unknown, as: { sub?: string; su?: boolean }): Promise<{ status: number; replayed: string | null; body: any }> {
   const response = await fetch(`http://127.0.0.1:${p.server.httpPort}${path}`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${p.token({ sub })}`, 'content-type': 'application/json', 'idempotency-key': key },
+    headers: { authorization: `Bearer ${p.token(as)}`, 'content-type': 'application/json', 'idempotency-key': key },
     body: JSON.stringify(body),
   });
   return { status: response.status, replayed: response.headers.get('idempotent-replayed'), body: await response.json() };
@@ -107,8 +107,9 @@ describe('a live cut-over: export, import, export again later, import again', ()
     const [oldest] = (await ok(src.request('GET', src.chat('/rooms/general/messages?limit=100')))).slice(-1);
     await ok(src.request('DELETE', src.chat(`/rooms/general/messages/${oldest.id}`), { token: as('alice') }));
     await ok(src.request('POST', src.chat('/rooms'), { body: { id: 'later', name: 'later' }, token: as('carol') }));
-    keyedSend = await keyed(src, src.chat('/rooms/later/messages'), 'app-job-42', { parts: [{ type: 'text/plain', content: 'sent once' }] }, 'carol');
+    keyedSend = await keyed(src, src.chat('/rooms/later/messages'), 'app-job-42', { parts: [{ type: 'text/plain', content: 'sent once' }] }, { sub: 'carol' });
     expect(keyedSend.status).toBe(201);
+    expect((await keyed(src, src.chat('/users'), 'app-job-43', { id: 'dave', name: 'Dave' }, { su: true })).status).toBe(201);
 
     const [first] = exports;
     const second = await freshExport(source, INSTANCE);
@@ -132,20 +133,28 @@ describe('a live cut-over: export, import, export again later, import again', ()
     dst = await startParley(target, INSTANCE);
     const there = await contents(dst);
     expect(there).toEqual(await contents(src));
-    expect(there.users.map((u) => u.id).sort()).toEqual(['alice', 'bob', 'carol']);
+    expect(there.users.map((u) => u.id).sort()).toEqual(['alice', 'bob', 'carol', 'dave']);
     expect(there.rooms.map((r) => r.id).sort()).toEqual(['general', 'later']);
     const general = there.messages.general.filter((m) => !m.deleted).map((m) => m.parts[0].content);
     expect(general).toEqual(['two', 'three', 'four, edited']);
     expect(there.messages.later.map((m) => m.parts[0].content)).toEqual(['sent once']);
     const all = Object.values(there.messages).flat().map((m) => m.id);
     expect(new Set(all).size).toBe(all.length);
+    // The message deleted on the source after the first import is shredded on the target too: its key is gone there.
+    const fromTarget = await freshExport(target, INSTANCE);
+    exports.push(fromTarget);
+    const [deleted] = eventLines(fromTarget.folder).map((l) => JSON.parse(l)).filter((e) => e.type === 'MessageSent' && e.data.id === 1);
+    expect(deleted.data).toMatchObject({ parts: [], erased: true });
   }, 60_000);
 
-  it('a send retried on the target with the key it had on the source is answered as on the source, and not sent again', async () => {
-    const retried = await keyed(dst!, dst!.chat('/rooms/later/messages'), 'app-job-42', { parts: [{ type: 'text/plain', content: 'sent once' }] }, 'carol');
+  it('writes retried on the target with the keys they had on the source are not made again: a send answered with its message_id, a user 409 answer_lost', async () => {
+    const retried = await keyed(dst!, dst!.chat('/rooms/later/messages'), 'app-job-42', { parts: [{ type: 'text/plain', content: 'sent once' }] }, { sub: 'carol' });
     expect(retried).toEqual({ status: keyedSend.status, replayed: 'true', body: keyedSend.body });
     const later = await ok(dst!.request('GET', dst!.chat('/rooms/later/messages?limit=100')));
     expect(later.map((m: any) => m.id)).toEqual([keyedSend.body.message_id]);
+    // A keyed write whose answer is not in the log (a user's, stored sealed beside the source's read models) is not made again either.
+    const user = await keyed(dst!, dst!.chat('/users'), 'app-job-43', { id: 'dave', name: 'Dave' }, { su: true });
+    expect(user).toMatchObject({ status: 409, body: { error: 'services/chatkit/conflict/idempotency_key_answer_lost' } });
     // A new send on the target gets an id above every id the source handed out.
     const next = await ok(dst!.request('POST', dst!.chat('/rooms/later/messages'), { body: { parts: [{ type: 'text/plain', content: 'after' }] }, token: dst!.token({ sub: 'carol' }) }));
     expect(next.message_id).toBeGreaterThan(keyedSend.body.message_id);

@@ -97,4 +97,12 @@ describe('client libraries retry writes whose answer was lost: the real server a
     expect(proxy.lost.at(-1)!.status).toBeLessThan(300);
     await expect(direct.getUser({ id: 'bob' })).rejects.toMatchObject({ status: 404 });
   });
+
+  it("the same write twice at once with the caller's key (a job run twice): one message, both calls answered with its id", async () => {
+    const send = () => chat.sendSimpleMessage({ roomId: general.id, userId: 'alice', text: 'job 7', idempotencyKey: 'job-7' });
+    const [a, b] = await Promise.all([send(), send()]);
+    expect(b).toEqual(a);
+    const messages = await direct.fetchMultipartMessages({ roomId: general.id, limit: 100 });
+    expect(messages.filter((m) => m.parts[0].content === 'job 7').map((m) => m.id)).toEqual([a.message_id]);
+  });
 });
