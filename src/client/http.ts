@@ -48,11 +48,14 @@ type Attempt =
 export class ServiceClient {
   private readonly base: string;
   private readonly retry: RetryPolicy;
+  private readonly onRetry: RetryOptions['onRetry'];
 
   constructor(locator: InstanceLocator, service: string, version: string, { host, port, tls = true, retry }: ServerOptions = {}) {
     if (port !== undefined && !(Number.isInteger(port) && port > 0 && port < 65536)) throw new TypeError(`port must be an integer 1–65535, got ${port}`);
     this.base = `${origin(host ?? `${locator.cluster}.pusherplatform.io`, port, tls)}/services/${service}/${version}/${encodeURIComponent(locator.instanceId)}`;
     this.retry = retryPolicy(retry);
+    if (retry?.onRetry !== undefined && typeof retry.onRetry !== 'function') throw new TypeError('retry.onRetry must be a function');
+    this.onRetry = retry?.onRetry;
   }
 
   /**
@@ -73,8 +76,10 @@ export class ServiceClient {
     for (let attempt = 1; ; attempt++) {
       const outcome = await this.attempt(url, init);
       if (outcome.kind === 'ok') return (outcome.text === '' ? undefined : JSON.parse(outcome.text)) as T;
+      const error = outcome.kind === 'answer' ? outcome.refusal : outcome.error;
       const wait = retryDelayMs(outcome, attempt, this.retry);
-      if (wait === null) throw outcome.kind === 'answer' ? outcome.refusal : outcome.error;
+      if (wait === null) throw error;
+      this.onRetry?.({ attempt, delayMs: wait, error });
       await sleep(wait);
     }
   }

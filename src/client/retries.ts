@@ -15,15 +15,22 @@ export interface RetryOptions {
   maxDelayMs?: number;
   /** An attempt without a whole answer after this long is abandoned, and retried (default 30,000 ms). */
   timeoutMs?: number;
+  /**
+   * Called before each wait for a retry, e.g. to log it: the attempt that failed (from 1), how
+   * long until the next, and why (an `ErrorResponse`, or the transport's error). A hook that
+   * throws ends the call with its error.
+   */
+  onRetry?: (retry: { attempt: number; delayMs: number; error: unknown }) => void;
 }
 
-export type RetryPolicy = Required<RetryOptions>;
+export type RetryPolicy = Required<Omit<RetryOptions, 'onRetry'>>;
 
 export const DEFAULT_RETRY: RetryPolicy = { retries: 4, minDelayMs: 250, maxDelayMs: 5_000, timeoutMs: 30_000 };
 
 /** The options merged over the defaults, each checked (a TypeError names a bad one). */
-export function retryPolicy(options: RetryOptions = {}): RetryPolicy {
-  const policy = { ...DEFAULT_RETRY, ...Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) };
+export function retryPolicy({ retries, minDelayMs, maxDelayMs, timeoutMs }: RetryOptions = {}): RetryPolicy {
+  const given = Object.entries({ retries, minDelayMs, maxDelayMs, timeoutMs }).filter(([, v]) => v !== undefined);
+  const policy: RetryPolicy = { ...DEFAULT_RETRY, ...Object.fromEntries(given) };
   for (const [name, value] of Object.entries(policy)) {
     if (!(Number.isInteger(value) && value >= 0)) throw new TypeError(`retry.${name} must be a whole number ≥ 0, got ${String(value)}`);
   }

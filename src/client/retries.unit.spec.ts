@@ -69,7 +69,7 @@ describe('client retries', () => {
 
   it('checks its options', () => {
     expect(retryPolicy()).toEqual(DEFAULT_RETRY);
-    expect(retryPolicy({ retries: 0, timeoutMs: undefined })).toEqual({ ...DEFAULT_RETRY, retries: 0 });
+    expect(retryPolicy({ retries: 0, timeoutMs: undefined, onRetry: () => undefined })).toEqual({ ...DEFAULT_RETRY, retries: 0 });
     expect(() => retryPolicy({ retries: -1 })).toThrow(/retry.retries must be a whole number/);
     expect(() => retryPolicy({ maxDelayMs: 1.5 })).toThrow(/retry.maxDelayMs/);
     expect(() => retryPolicy({ timeoutMs: 0 })).toThrow(/retry.timeoutMs must be at least 1/);

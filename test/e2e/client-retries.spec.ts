@@ -1,5 +1,6 @@
 import { ChatServer, ErrorResponse, Feeds } from '../../src/client';
 import { FakeService, SeenRequest, startFakeService } from '../support/idempotent-fake-service';
+import { eventually } from '../support/waiting';
 
 /**
  * Parley's client libraries retry writes safely: one `Idempotency-Key` per logical write, the
@@ -138,18 +139,33 @@ describe('client libraries: idempotency keys and retries (a local service speaki
     expect(fake.requests).toHaveLength(1);
   }, 20_000);
 
-  it('a refused connection (the server restarting) is retried, and reads are retried too', async () => {
+  it('reads are retried too, without a key', async () => {
+    fake.faults.push('reset-before', 'unavailable');
+    await expect(chat.getUser({ id: 'alice' })).resolves.toEqual({ id: 'alice', name: 'Alice' });
+    expect(fake.requests.map((r) => [r.method, r.status, r.key])).toEqual([
+      ['GET', null, undefined],
+      ['GET', 503, undefined],
+      ['GET', 200, undefined],
+    ]);
+  });
+
+  it('a refused connection (the server restarting) is retried until the server is back, telling onRetry why', async () => {
     const { port } = fake;
     await fake.close();
-    const reader = new ChatServer({ instanceLocator: 'v1:local:fake', key: KEY, host: '127.0.0.1', port, tls: false, retry: { retries: 2, minDelayMs: 1, maxDelayMs: 2 } });
-    await expect(reader.getUser({ id: 'alice' })).rejects.toMatchObject({ message: 'fetch failed', cause: expect.objectContaining({ code: 'ECONNREFUSED' }) });
-    fake = await startFakeService(answer);
-    fake.faults.push('reset-before');
-    const got = await new ChatServer({ instanceLocator: 'v1:local:fake', key: KEY, host: '127.0.0.1', port: fake.port, tls: false, retry }).sendSimpleMessage({
-      roomId: 'general',
-      userId: 'alice',
-      text: 'after',
+    const retries: { attempt: number; code: unknown }[] = [];
+    const patient = new ChatServer({
+      instanceLocator: 'v1:local:fake',
+      key: KEY,
+      host: '127.0.0.1',
+      port,
+      tls: false,
+      retry: { retries: 1_000, minDelayMs: 5, maxDelayMs: 20, onRetry: ({ attempt, error }) => retries.push({ attempt, code: (error as { cause?: { code?: unknown } }).cause?.code }) },
     });
-    expect(got).toEqual({ message_id: 1 });
+    const sending = patient.sendSimpleMessage({ roomId: 'general', userId: 'alice', text: 'after the restart' });
+    await eventually(() => retries.length > 0, { what: 'a refused attempt' });
+    expect(retries[0]).toEqual({ attempt: 1, code: 'ECONNREFUSED' });
+    fake = await startFakeService(answer, undefined, port);
+    await expect(sending).resolves.toEqual({ message_id: 1 });
+    expect(fake.changes).toHaveLength(1);
   });
 });

@@ -9,7 +9,8 @@ import { AddressInfo } from 'node:net';
  * same with `Idempotent-Replayed: true`, the same key on another request is 422
  * `…/idempotency_key_reused`, and while the first is still being handled 409
  * `…/idempotency_key_in_flight` with `Retry-After: 1`. Faults, taken one per keyed write in the
- * order queued, make the transport or the service fail as networks and servers do.
+ * order queued, make the transport or the service fail as networks and servers do (a read takes
+ * one too: `hold` aside, each fails it the same way).
  */
 export type Fault =
   /** The connection is cut before the request is handled: nothing changes. */
@@ -43,7 +44,7 @@ export interface FakeService {
   readonly requests: AnsweredRequest[];
   /** The writes the service applied (once per key), in order. */
   readonly changes: SeenRequest[];
-  /** Faults for the next keyed writes, one each. */
+  /** Faults for the next requests (keyed writes and reads), one each. */
   readonly faults: Fault[];
   close(): Promise<void>;
 }
@@ -52,9 +53,11 @@ export interface FakeService {
  * `answer(change, n)` is the service's answer to the n-th change (from 1), e.g. a send's
  * `{message_id: n}`; the error prefix is the service's (`services/chatkit/`).
  */
+/** On `port` when given (a service coming back where it was), else on any free port. */
 export async function startFakeService(
   answer: (change: SeenRequest, n: number) => { status: number; body: unknown },
   errorPrefix = 'services/chatkit/',
+  port = 0,
 ): Promise<FakeService> {
   const requests: AnsweredRequest[] = [];
   const changes: SeenRequest[] = [];
@@ -85,7 +88,12 @@ export async function startFakeService(
     const header = req.headers['idempotency-key'];
     const key = typeof header === 'string' ? header : undefined;
     const seen: SeenRequest = { method: req.method ?? '', path, key, body: text };
-    if (req.method === 'GET') return send(res, seen, 200, answer(seen, changes.length).body);
+    if (req.method === 'GET') {
+      const fault = faults.shift();
+      if (fault === 'reset-before' || fault === 'drop-answer') return cut(req, seen);
+      if (fault === 'unavailable') return send(res, seen, 503, { error: `${errorPrefix}service_unavailable/try_again`, error_description: 'busy' });
+      return send(res, seen, 200, answer(seen, changes.length).body);
+    }
     if (key === undefined) {
       const done = apply(seen, '');
       return send(res, seen, done.status, done.body);
@@ -132,7 +140,7 @@ export async function startFakeService(
     req.on('data', (chunk: string) => (text += chunk));
     req.on('end', () => handle(req, res, text));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   return {
     port: (server.address() as AddressInfo).port,
     requests,
