@@ -15,9 +15,12 @@ export const IMPORT_USAGE = `Usage: npm run import -- <DIR> [--instance <id>]
 Loads an instance export (npm run export) into the stores of DATA_DIR, or of
 EVENTSTORE_CONNECTION_STRING and MONGODB_URI, as for the server: blobs first, then the events
 in their order, with their ids, data, metadata and recorded times. Idempotent: what the target
-already holds from this export is skipped, so a second import changes nothing and an
-interrupted one can be run again. The read models catch up by the projectors: start the server
-(npm start) or the projector workers (npm run start:projector), or run npm run rebuild.
+already holds from this export, or from an earlier or later export of the same instance, is
+skipped, so a second import changes nothing, an interrupted one can be run again, and a later
+export imported over an earlier one appends only what is new (a cut-over: the target must take
+no writes before its last import; where it did, the import stops and says so). The read models
+catch up by the projectors: start the server (npm start) or the projector workers
+(npm run start:projector), or run npm run rebuild.
 
 --instance <id>: refuse unless the export is of this instance (an export is imported under its
 own instance id: ids appear in tokens, event data and blob keys, so there is no renaming).

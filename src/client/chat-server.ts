@@ -1,9 +1,10 @@
-import { ServerOptions, ServiceClient } from './http';
+import { ServerOptions, ServiceClient, WriteOptions } from './http';
 import { InstanceKey, InstanceLocator, parseInstanceLocator, parseKey } from './instance-locator';
 import { signToken, TOKEN_LIFETIME_SECONDS } from './tokens';
 
 export { ErrorResponse } from './errors';
-export type { ServerOptions } from './http';
+export type { ServerOptions, WriteOptions } from './http';
+export type { RetryOptions } from './retries';
 
 export interface ChatServerOptions extends ServerOptions {
   /** `v1:<cluster>:<instanceId>` */
@@ -72,7 +73,8 @@ export interface Message {
  * What an app server needs from Parley's chat API (`chatkit/v6`), with the same option names
  * as `@pusher/chatkit-server`: issue access tokens for its users, manage users and rooms, send
  * and read messages. Every call rejects with `ErrorResponse` carrying the server's
- * `{error, error_description}` and status.
+ * `{error, error_description}` and status. Writes carry an `Idempotency-Key` and every call is
+ * retried on transport failures, timeouts and 503 (`ServerOptions.retry`).
  */
 export class ChatServer {
   private readonly locator: InstanceLocator;
@@ -113,8 +115,14 @@ export class ChatServer {
     return { token, expires_in: tokenExpiry };
   }
 
-  createUser({ id, name, avatarURL, customData }: { id: string; name: string; avatarURL?: string; customData?: Record<string, unknown> }): Promise<User> {
-    return this.call('POST', '/users', { su: true }, { id, name, avatar_url: avatarURL, custom_data: customData });
+  createUser({
+    id,
+    name,
+    avatarURL,
+    customData,
+    idempotencyKey,
+  }: { id: string; name: string; avatarURL?: string; customData?: Record<string, unknown> } & WriteOptions): Promise<User> {
+    return this.call('POST', '/users', { su: true }, { id, name, avatar_url: avatarURL, custom_data: customData }, undefined, idempotencyKey);
   }
 
   getUser({ id }: { id: string }): Promise<User> {
@@ -122,8 +130,8 @@ export class ChatServer {
   }
 
   /** Deletes the user at once (the deprecated synchronous delete the server SDK also offers). */
-  async deleteUser({ userId }: { userId: string }): Promise<void> {
-    await this.call('DELETE', `/users/${encodeURIComponent(userId)}`, { su: true });
+  async deleteUser({ userId, idempotencyKey }: { userId: string } & WriteOptions): Promise<void> {
+    await this.call('DELETE', `/users/${encodeURIComponent(userId)}`, { su: true }, undefined, undefined, idempotencyKey);
   }
 
   /** The creator becomes a member; they are the token's user, as in the original SDK. */
@@ -135,7 +143,8 @@ export class ChatServer {
     userIds,
     customData,
     pushNotificationTitleOverride,
-  }: {
+    idempotencyKey,
+  }: WriteOptions & {
     creatorId: string;
     name: string;
     id?: string;
@@ -156,6 +165,8 @@ export class ChatServer {
         custom_data: customData,
         push_notification_title_override: pushNotificationTitleOverride,
       },
+      undefined,
+      idempotencyKey,
     );
   }
 
@@ -163,12 +174,18 @@ export class ChatServer {
     return this.call('GET', `/rooms/${encodeURIComponent(roomId)}`, { su: true });
   }
 
-  sendSimpleMessage({ roomId, userId, text }: { roomId: string; userId: string; text: string }): Promise<{ message_id: number }> {
-    return this.sendMultipartMessage({ roomId, userId, parts: [{ type: 'text/plain', content: text }] });
+  sendSimpleMessage({ roomId, userId, text, idempotencyKey }: { roomId: string; userId: string; text: string } & WriteOptions): Promise<{ message_id: number }> {
+    return this.sendMultipartMessage({ roomId, userId, parts: [{ type: 'text/plain', content: text }], idempotencyKey });
   }
 
-  sendMultipartMessage({ roomId, userId, parts }: { roomId: string; userId: string; parts: NewPart[] }): Promise<{ message_id: number }> {
-    return this.call('POST', `/rooms/${encodeURIComponent(roomId)}/messages`, { su: true, userId }, { parts });
+  /** A retry of a send whose answer was lost answers the first send's `message_id`: one message, never two. */
+  sendMultipartMessage({
+    roomId,
+    userId,
+    parts,
+    idempotencyKey,
+  }: { roomId: string; userId: string; parts: NewPart[] } & WriteOptions): Promise<{ message_id: number }> {
+    return this.call('POST', `/rooms/${encodeURIComponent(roomId)}/messages`, { su: true, userId }, { parts }, undefined, idempotencyKey);
   }
 
   /** Newest first; `initialId` is exclusive and pages backwards (with the default direction). */
@@ -196,10 +213,11 @@ export class ChatServer {
     as: { su: true; userId?: string },
     body?: Record<string, unknown>,
     query?: Record<string, string | number | undefined>,
+    idempotencyKey?: string,
   ): Promise<T> {
     const token = this.generateAccessToken({ userId: as.userId, su: as.su, tokenExpiry: 5 * 60 }).token;
     const definedBody = body && Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined));
-    return this.chat.request<T>({ method, path, query, body: definedBody, token });
+    return this.chat.request<T>({ method, path, query, body: definedBody, token, idempotencyKey });
   }
 }
 

@@ -1,10 +1,11 @@
 import { ClientError, InvalidGrantTypeError, UnsupportedGrantTypeError } from './errors';
-import { ServerOptions, ServiceClient } from './http';
+import { ServerOptions, ServiceClient, WriteOptions } from './http';
 import { InstanceKey, InstanceLocator, parseInstanceLocator, parseKey } from './instance-locator';
 import { CachedToken, FEEDS_TOKEN_LEEWAY_SECONDS, signToken, TOKEN_LIFETIME_SECONDS, verifyToken } from './tokens';
 
 export { ClientError, ErrorResponse, InvalidGrantTypeError, UnsupportedGrantTypeError } from './errors';
-export type { ServerOptions } from './http';
+export type { ServerOptions, WriteOptions } from './http';
+export type { RetryOptions } from './retries';
 
 export interface FeedsOptions extends ServerOptions {
   /** `v1:<cluster>:<instanceId>` */
@@ -68,6 +69,8 @@ const CLIENT_ACTIONS: readonly string[] = ['READ'];
  * (`/services/feeds/v1/<instanceId>`), and issue read tokens to feeds clients from an app's
  * auth endpoint. Same operations and errors as `pusher-feeds-server`, with a `host`/`port`/`tls`
  * option; requests reject with `ErrorResponse` carrying the server's `{error, error_description}`.
+ * Writes carry an `Idempotency-Key` and every request is retried on transport failures,
+ * timeouts and 503 (`ServerOptions.retry`).
  */
 export class Feeds {
   private readonly locator: InstanceLocator;
@@ -88,14 +91,14 @@ export class Feeds {
   }
 
   /** Appends one item (creating the feed if needed). */
-  async publish(feedId: string, item: unknown): Promise<PublishResult> {
-    return this.publishBatch(feedId, [item]);
+  async publish(feedId: string, item: unknown, options?: WriteOptions): Promise<PublishResult> {
+    return this.publishBatch(feedId, [item], options);
   }
 
-  /** Appends the items in array order, all or none. */
-  async publishBatch(feedId: string, items: unknown[]): Promise<PublishResult> {
+  /** Appends the items in array order, all or none; a retry whose first answer was lost answers the same `item_ids`. */
+  async publishBatch(feedId: string, items: unknown[], { idempotencyKey }: WriteOptions = {}): Promise<PublishResult> {
     if (!Array.isArray(items)) throw new TypeError('items must be an array');
-    return this.service.request({ method: 'POST', path: itemsPath(feedId), body: { items }, token: this.serverToken.get() });
+    return this.service.request({ method: 'POST', path: itemsPath(feedId), body: { items }, token: this.serverToken.get(), idempotencyKey });
   }
 
   /** One page, newest first; without `cursor` the most recent items. */
@@ -109,8 +112,8 @@ export class Feeds {
   }
 
   /** Deletes every item of the feed. */
-  async delete(feedId: string): Promise<void> {
-    await this.service.request({ method: 'DELETE', path: itemsPath(feedId), token: this.serverToken.get() });
+  async delete(feedId: string, { idempotencyKey }: WriteOptions = {}): Promise<void> {
+    await this.service.request({ method: 'DELETE', path: itemsPath(feedId), token: this.serverToken.get(), idempotencyKey });
   }
 
   /**

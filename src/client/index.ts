@@ -4,4 +4,5 @@ export type { ChatServerOptions, AuthenticateOptions, AuthenticationResponse, Us
 export { Feeds } from './feeds';
 export type { FeedsOptions, FeedItem, FeedPage, FeedSummary, PublishResult, AuthorizePayload, FeedsToken, FeedsAction } from './feeds';
 export { ErrorResponse, ClientError, InvalidGrantTypeError, UnsupportedGrantTypeError } from './errors';
-export type { ServerOptions } from './http';
+export type { ServerOptions, WriteOptions } from './http';
+export type { RetryOptions } from './retries';

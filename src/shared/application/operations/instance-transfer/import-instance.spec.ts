@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { FsBlobStore } from '../../../../adapters/blobs/fs/fs-blob-store';
 import { SqliteEventStore } from '../../../../adapters/event-store/sqlite/sqlite-event-store';
 import { refusingAppendsOver } from '../../../../../test/support/event-store-overrides';
-import { checkExport, importInstance, ImportSourceError } from './import-instance';
+import { checkExport, ImportConflictError, importInstance, ImportSourceError } from './import-instance';
 import { EVENTS_FILE, EXPORT_FORMAT, EXPORT_VERSION, ExportedEvent, MANIFEST_FILE } from './transfer-format';
 
 /**
@@ -28,8 +28,8 @@ describe('importInstance into a log with a largest append', () => {
   });
 
   /** An export of one room's messages, each `text` long: one stream, so the import batches them. */
-  function exportOf(texts: readonly string[]): string {
-    const out = join(dir, 'export');
+  function exportOf(texts: readonly string[], name = 'export'): string {
+    const out = join(dir, name);
     mkdirSync(out);
     const events: ExportedEvent[] = texts.map((text, revision) => ({
       stream: 'timeline-acme.r1',
@@ -77,5 +77,30 @@ describe('importInstance into a log with a largest append', () => {
       /^the event MessageSent 00000000-0000-7000-8000-000000000001 \(timeline-acme\.r1 revision 1\) is \d+ bytes, more than the target event log takes in one append \(4096\); raise its limit \(EventStoreDB: EVENTSTORE_MAX_APPEND_SIZE\)/,
     );
     expect(await stored()).toEqual(['first']);
+  });
+
+  it('a later, overlapping export appends only what is new; a target that took writes of its own after the first import stops it where they diverge', async () => {
+    const first = exportOf(texts.slice(0, 40), 'first');
+    expect(await importInstance(first, await checkExport(first), log, blobs)).toMatchObject({ eventsAppended: 40, eventsPresent: 0 });
+    const later = exportOf(texts, 'later');
+    expect(await importInstance(later, await checkExport(later), log, blobs)).toMatchObject({ eventsAppended: 20, eventsPresent: 40 });
+    expect(await importInstance(first, await checkExport(first), log, blobs)).toMatchObject({ eventsAppended: 0, eventsPresent: 40 });
+    expect(await stored()).toEqual(texts);
+
+    // A target that took a write of its own after the first import: the export's event 40 is another one there.
+    const diverged = new SqliteEventStore(join(dir, 'diverged.sqlite'), { synchronous: 'NORMAL' });
+    try {
+      await importInstance(first, await checkExport(first), diverged, blobs);
+      await diverged.append('timeline-acme.r1', [{ type: 'MessageSent', data: { text: 'written on the target' }, metadata: { occurred_at: '2026-01-02T00:00:00.000Z' } }], 39);
+      const failure = await importInstance(later, await checkExport(later), diverged, blobs).catch((e: unknown) => e);
+      expect(failure).toBeInstanceOf(ImportConflictError);
+      expect((failure as Error).message).toMatch(
+        /^the target's stream timeline-acme\.r1 holds another event at revision 40 \(MessageSent \S+ instead of MessageSent 00000000-0000-7000-8000-000000000040\): the target took writes of its own after an earlier import.*must take no writes until its last import/,
+      );
+      const there = (await diverged.readStream('timeline-acme.r1')).map((e) => (e.data as { text: string }).text);
+      expect(there).toEqual([...texts.slice(0, 40), 'written on the target']);
+    } finally {
+      await diverged.close();
+    }
   });
 });

@@ -284,13 +284,27 @@ async function appendInParts(log: EventStore, stream: string, events: readonly E
   }
 }
 
-const conflictAt = (exported: ExportedEvent, stored: { type: string; id: string } | undefined) =>
-  new ImportConflictError(
+/**
+ * The target holds another event where the export has one. At a stream's start, the instance
+ * (or that user, room…) was created in the target apart from the export; further on, the target
+ * took writes of its own after an earlier import of this instance, and the two histories
+ * diverge there: importing past it would interleave two histories (a message twice, under two
+ * ids), so the import stops.
+ */
+const conflictAt = (exported: ExportedEvent, stored: { type: string; id: string } | undefined) => {
+  const where =
     `the target's stream ${exported.stream} holds another event at revision ${exported.revision} ` +
-      `(${stored?.type ?? 'none'} ${stored?.id ?? ''} instead of ${exported.type} ${exported.id}): the instance exists there already, ` +
-      'created apart from this export (a bootstrap with INSTANCE_KEY?). Import into stores where it does not exist yet, ' +
-      'and start the server there only after the import.',
+    `(${stored?.type ?? 'none'} ${stored?.id ?? ''} instead of ${exported.type} ${exported.id}): `;
+  return new ImportConflictError(
+    exported.revision === 0
+      ? where +
+          'the instance exists there already, created apart from this export (a bootstrap with INSTANCE_KEY?). ' +
+          'Import into stores where it does not exist yet, and start the server there only after the import.'
+      : where +
+          'the target took writes of its own after an earlier import, so its history and the export\'s diverge there. ' +
+          'In a cut-over the target must take no writes until its last import (stop writes on the source, import, then move the writers).',
   );
+};
 
 /** Copies one blob's bytes into the store, checking them against the export's SHA-256 on the way. */
 async function copyBlobIn(dir: string, blob: ExportedBlob, blobs: BlobStore): Promise<void> {
