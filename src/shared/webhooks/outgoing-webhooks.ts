@@ -6,7 +6,7 @@ import { WebhookTargets } from './webhook-targets';
 
 /** A webhook not sent because its URL leads to an address WEBHOOK_ALLOWED_HOSTS does not allow. */
 export class WebhookTargetRefused extends Error {
-  constructor(reason: string) {
+  constructor(readonly reason: string) {
     super(`not sent: ${reason}, which webhooks may not reach unless WEBHOOK_ALLOWED_HOSTS allows it`);
   }
 }
@@ -69,6 +69,24 @@ export class OutgoingWebhooks {
       request.on('error', reject);
       request.end(post.body);
     });
+  }
+
+  /**
+   * Why `url` may not be a webhook's target, or null when it may: not http(s), or its host
+   * resolves to no allowed address. A host that does not resolve now is not refused here (it is
+   * checked again, as every target is, when a webhook is sent). For checks at registration.
+   */
+  async refusal(url: string, signal: AbortSignal = AbortSignal.timeout(5_000)): Promise<string | null> {
+    const target = new URL(url);
+    if (target.protocol !== 'http:' && target.protocol !== 'https:') return `${target.protocol} is not http or https`;
+    const host = target.hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+    const port = Number(target.port || (target.protocol === 'https:' ? 443 : 80));
+    try {
+      await this.checkedAddresses(host, port, signal);
+      return null;
+    } catch (error) {
+      return error instanceof WebhookTargetRefused ? error.reason : null;
+    }
   }
 
   /** The addresses `host` resolves to that the targets allow, in the resolver's order; throws WebhookTargetRefused when none is. */

@@ -1,0 +1,33 @@
+import type { LogPosition } from '../../../shared/domain/event';
+import type { CollectionSpec, Document } from '../../../shared/ports/read-model-store.port';
+
+/**
+ * The delivery log: one document per event delivered to a webhook (or given up on), written in
+ * the same batch as the webhook's checkpoint. No payload: ids, type, outcome and time only.
+ * Not a projection (the worker writes it), so a rebuild of the read models leaves it as it is.
+ */
+export const WEBHOOK_DELIVERIES = 'webhook_deliveries';
+export const WEBHOOK_DELIVERIES_COLLECTION: CollectionSpec = {
+  name: WEBHOOK_DELIVERIES,
+  indexes: [{ fields: ['instance_id', 'webhook_id', 'delivered_at'] }],
+};
+
+export interface WebhookDeliveryDocument extends Document {
+  readonly instance_id: string;
+  readonly webhook_id: string;
+  readonly event_id: string;
+  readonly event_type: string;
+  /** Where the log holds the event the delivery carried (what a redelivery replays from). */
+  readonly position: LogPosition;
+  readonly status: 'delivered' | 'failed';
+  readonly attempts: number;
+  readonly response_code: number | null;
+  readonly error?: string;
+  /** When the last attempt ended. */
+  readonly delivered_at: string;
+}
+
+/** The checkpoint of a webhook's deliveries: one per replay, so a replay starts from its own position. */
+export const webhookCheckpoint = (instanceId: string, webhookId: string, replay: number) => `webhook:${instanceId}/${webhookId}#${replay}`;
+/** The lease one process holds while it delivers a webhook's events. */
+export const webhookLease = (instanceId: string, webhookId: string) => `webhook:${instanceId}/${webhookId}`;
