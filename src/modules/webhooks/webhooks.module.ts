@@ -6,6 +6,8 @@ import { GetWebhookController } from './get-webhook/get-webhook';
 import { ListWebhooksController } from './list-webhooks/list-webhooks';
 import { ReplayWebhookController } from './replay-webhook/replay-webhook';
 import { UpdateWebhookController } from './update-webhook/update-webhook';
+import { ListDeliveriesController } from './list-deliveries/list-deliveries';
+import { WebhookFeedController } from './webhook-feed/webhook-feed';
 import { Webhooks } from './webhooks';
 
 /**
@@ -14,7 +16,7 @@ import { Webhooks } from './webhooks';
  */
 @Module({
   imports: [InstancesModule],
-  controllers: [CreateWebhookController, ListWebhooksController, GetWebhookController, UpdateWebhookController, DeleteWebhookController, ReplayWebhookController],
+  controllers: [CreateWebhookController, ListWebhooksController, GetWebhookController, UpdateWebhookController, DeleteWebhookController, ReplayWebhookController, ListDeliveriesController, WebhookFeedController],
   providers: [Webhooks],
   exports: [Webhooks],
 })

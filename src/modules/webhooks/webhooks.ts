@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { CommandPipeline } from '../../shared/application/write-path/command-pipeline';
 import { CLOCK } from '../../shared/application/tokens';
@@ -7,15 +7,20 @@ import { Clock } from '../../shared/domain/clock';
 import { badRequest, conflict } from '../../shared/domain/errors';
 import { EventMetadata, LogPosition, RecordedEvent } from '../../shared/domain/event';
 import { Actor } from '../../shared/domain/event';
+import { parseStreamName } from '../../shared/domain/streams';
 import { EVENT_STORE, EventStore } from '../../shared/ports/event-store.port';
 import { READ_MODEL_STORE, ReadModelStore } from '../../shared/ports/read-model-store.port';
 import { OutgoingWebhooks } from '../../shared/webhooks/outgoing-webhooks';
 import { WEBHOOKS, WebhookDocument } from '../../../projections/webhooks/webhooks.projection';
-import { CHATKIT_WEBHOOK_EVENT_TYPES, ChatkitWebhookEventType, WEBHOOK_SOURCE_EVENT_TYPES } from './domain/chatkit-webhook-events';
+import { chatkitWebhookEventsOf, CHATKIT_WEBHOOK_EVENT_TYPES, ChatkitWebhookEventType, WEBHOOK_SOURCE_EVENT_TYPES } from './domain/chatkit-webhook-events';
 import { WebhookCommand, webhookDecider, webhookNotFound, WebhookState, webhookStream } from './domain/webhook.decider';
 import { WebhookSettings } from './domain/webhook.events';
+import { WEBHOOK_DELIVERIES_COLLECTION } from './deliver-webhooks/webhook-deliveries';
 import { MAX_WEBHOOKS_PER_INSTANCE, WebhookCreateDto, WebhookUpdateDto } from './presentation/webhook-fields.dto';
 
+/** Log events read per page by the pull feed, and at most per request (a page of a sparse webhook still answers promptly). */
+const FEED_PAGE = 500;
+const FEED_SCAN = 5_000;
 /** Events read per page when a replay from a time looks for its start. */
 const TIME_SEARCH_PAGE = 1_000;
 
@@ -24,7 +29,7 @@ const TIME_SEARCH_PAGE = 1_000;
  * secret sealed with the master key. The delivery worker (deliver-webhooks/) follows them.
  */
 @Injectable()
-export class Webhooks {
+export class Webhooks implements OnModuleInit {
   constructor(
     private readonly pipeline: CommandPipeline,
     private readonly outgoing: OutgoingWebhooks,
@@ -33,6 +38,11 @@ export class Webhooks {
     @Inject(EVENT_STORE) private readonly events: EventStore,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
+
+  /** The delivery log is the worker's, which may not have run yet in this deployment: its route reads it anyway. */
+  async onModuleInit(): Promise<void> {
+    await this.readModels.ensureCollections([WEBHOOK_DELIVERIES_COLLECTION]);
+  }
 
   async create(instanceId: string, body: WebhookCreateDto, actor: Actor): Promise<{ id: string; state: WebhookState }> {
     if ((await this.readModels.count(WEBHOOKS, { instance_id: instanceId })) >= MAX_WEBHOOKS_PER_INSTANCE) {
@@ -101,6 +111,33 @@ export class Webhooks {
 
   list(instanceId: string): Promise<WebhookDocument[]> {
     return this.readModels.find<WebhookDocument>(WEBHOOKS, { where: { instance_id: instanceId }, sort: [{ field: 'created_at' }], limit: MAX_WEBHOOKS_PER_INSTANCE * 2 });
+  }
+
+  /**
+   * The events the webhook carries after `after`, up to `limit` of them, reading at most
+   * FEED_SCAN log events per call; `next`: the position to ask from next.
+   */
+  async feed(instanceId: string, webhookId: string, after: LogPosition | null, limit: number) {
+    const state = await this.get(instanceId, webhookId);
+    if (after !== null && this.events.recognizes && !this.events.recognizes(after)) {
+      throw badRequest('invalid_position', `after: "${after}" is not a position of this event log`);
+    }
+    const wanted = new Set<string>(state.settings!.event_types);
+    const items: Record<string, unknown>[] = [];
+    let next = after;
+    for (let scanned = 0; items.length < limit && scanned < FEED_SCAN; ) {
+      const page = await this.events.readAll({ after: next, maxCount: Math.min(FEED_PAGE, FEED_SCAN - scanned), filter: { eventTypes: WEBHOOK_SOURCE_EVENT_TYPES } });
+      for (const event of page) {
+        scanned++;
+        const carried = parseStreamName(event.streamName)?.instanceId === instanceId ? chatkitWebhookEventsOf(event, {}).filter((e) => wanted.has(e.type)) : [];
+        if (items.length + carried.length > limit && items.length > 0) return { events: items, next };
+        for (const e of carried) items.push({ position: event.position, metadata: { event_type: e.type, event_id: e.id, timestamp: e.timestamp }, payload: e.payload });
+        next = event.position;
+        if (items.length >= limit) break;
+      }
+      if (page.length === 0 || page.length < FEED_PAGE) break;
+    }
+    return { events: items, next };
   }
 
   /** The position just before the first webhook-carrying event recorded at or after `time` (null: the start of the log). */
