@@ -20,6 +20,11 @@ export type Answer = number | 'hang' | 'reset';
 export class WebhookReceiver {
   readonly requests: ReceivedRequest[] = [];
   answer: (request: { body: string; headers: IncomingHttpHeaders }) => Answer = () => 200;
+  /** How long the receiver takes before it answers (a slower receiver widens the window two senders would overlap in). */
+  answerAfterMs = 0;
+  /** The most requests it was handling at once. */
+  maxInFlight = 0;
+  private inFlight = 0;
   private readonly hanging = new Set<import('node:http').ServerResponse>();
 
   private constructor(
@@ -30,6 +35,8 @@ export class WebhookReceiver {
   static async start(port = 0): Promise<WebhookReceiver> {
     let receiver!: WebhookReceiver;
     const server = createServer((req, res) => {
+      receiver.maxInFlight = Math.max(receiver.maxInFlight, ++receiver.inFlight);
+      res.on('close', () => receiver.inFlight--);
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
@@ -43,8 +50,12 @@ export class WebhookReceiver {
           receiver.hanging.add(res);
           return;
         }
-        receiver.requests.push({ path: req.url ?? '', headers: req.headers, body, answered: answer });
-        res.writeHead(answer).end();
+        const respond = () => {
+          receiver.requests.push({ path: req.url ?? '', headers: req.headers, body, answered: answer });
+          res.writeHead(answer).end();
+        };
+        if (receiver.answerAfterMs > 0) setTimeout(respond, receiver.answerAfterMs);
+        else respond();
       });
     });
     await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
