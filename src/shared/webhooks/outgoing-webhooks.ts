@@ -1,5 +1,5 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
+import { request as httpRequest, type Agent, type IncomingMessage, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { WebhookTargets } from './webhook-targets';
@@ -20,8 +20,15 @@ const systemResolver: ResolveAll = (host) =>
 export interface WebhookPost {
   readonly headers: Readonly<Record<string, string>>;
   readonly body: string;
-  /** Ends the attempt (resolving, connecting, waiting for the answer's status). */
+  /** Ends the attempt (resolving, connecting, waiting for the answer's status, reading the rest of it). */
   readonly signal: AbortSignal;
+  /**
+   * Keeps the connection for the next POST to the same target (an `http.Agent` or `https.Agent`
+   * with keepAlive, matching the URL's scheme): the answer's body is then read to its end and
+   * dropped, within `signal`. A kept connection goes to the address checked when it was made.
+   * Without it, each POST has a connection of its own, closed once the status came.
+   */
+  readonly agent?: Agent;
 }
 
 /**
@@ -58,13 +65,14 @@ export class OutgoingWebhooks {
       path: `${target.pathname}${target.search}`,
       headers: { ...post.headers, host: target.host, 'content-length': String(Buffer.byteLength(post.body)) },
       lookup: pinned,
-      agent: false,
+      agent: post.agent ?? false,
       signal: post.signal,
     };
     return new Promise<number>((resolve, reject) => {
       const request = (target.protocol === 'https:' ? httpsRequest : httpRequest)(options, (response: IncomingMessage) => {
         resolve(response.statusCode ?? 0);
-        response.destroy();
+        if (post.agent) response.resume();
+        else response.destroy();
       });
       request.on('error', reject);
       request.end(post.body);

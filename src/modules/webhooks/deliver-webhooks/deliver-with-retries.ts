@@ -1,3 +1,4 @@
+import type { Agent } from 'node:http';
 import { messageOf } from '../../../shared/domain/errors';
 import type { OutgoingWebhooks } from '../../../shared/webhooks/outgoing-webhooks';
 
@@ -28,13 +29,14 @@ export async function deliverWithRetries(
   request: { body: string; headers: Record<string, string> },
   policy: RetryPolicy,
   stop: AbortSignal,
+  agent?: Agent,
 ): Promise<DeliveryOutcome> {
   let last: DeliveryOutcome = { delivered: false, attempts: 0, responseCode: null };
   for (let attempt = 1; attempt <= policy.scheduleMs.length + 1; attempt++) {
     if (attempt > 1) await pause(policy.scheduleMs[attempt - 2], stop);
     stop.throwIfAborted();
     try {
-      const status = await outgoing.post(url, { ...request, signal: AbortSignal.any([stop, AbortSignal.timeout(policy.timeoutMs)]) });
+      const status = await outgoing.post(url, { ...request, signal: AbortSignal.any([stop, AbortSignal.timeout(policy.timeoutMs)]), agent });
       if (status >= 200 && status < 300) return { delivered: true, attempts: attempt, responseCode: status };
       last = { delivered: false, attempts: attempt, responseCode: status };
     } catch (error) {

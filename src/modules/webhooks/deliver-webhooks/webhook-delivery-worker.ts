@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
 import { PeriodicSweep } from '../../../shared/application/operations/periodic-sweep';
 import { underLease } from '../../../shared/application/operations/under-lease';
 import { CommandPipeline } from '../../../shared/application/write-path/command-pipeline';
@@ -14,14 +16,13 @@ import { WEBHOOKS, WebhookDocument } from '../../../../projections/webhooks/webh
 import { chatkitWebhookEventsOf, ChatkitWebhookContext, WEBHOOK_SOURCE_EVENT_TYPES } from '../domain/chatkit-webhook-events';
 import { webhookDecider, webhookStream } from '../domain/webhook.decider';
 import { WebhookEvent } from '../domain/webhook.events';
+import { CheckpointWriter } from './checkpoint-writer';
 import { deliverWithRetries, RetryPolicy } from './deliver-with-retries';
 import { WEBHOOK_DELIVERIES, WEBHOOK_DELIVERIES_COLLECTION, WebhookDeliveryDocument, webhookCheckpoint, webhookLease } from './webhook-deliveries';
 import { webhookRequest } from './webhook-request';
 
 /** How often a process looks for webhooks to deliver (new, changed, or left by a dead worker). */
 export const WEBHOOK_SWEEP_INTERVAL_MS = 1_000;
-/** Events of no interest to a webhook (other instances, other types) passed before its checkpoint is moved past them anyway. */
-const SKIPPED_BEFORE_CHECKPOINT = 500;
 /** The most active webhooks one sweep reads (all instances). */
 const MAX_ACTIVE_WEBHOOKS = 10_000;
 
@@ -128,21 +129,23 @@ export class WebhookDeliveryWorker {
     const close = () => void subscription.close();
     stop.addEventListener('abort', close, { once: true });
     const context: ChatkitWebhookContext = {};
-    let skipped = 0;
+    // One kept connection per webhook: a round trip per event rather than a connection per event.
+    const agent = new (state.settings.url.startsWith('https:') ? HttpsAgent : HttpAgent)({ keepAlive: true, maxSockets: 1 });
+    const progress = new CheckpointWriter(readModels, checkpoint, { name: lease, owner }, (error) => {
+      if (!(error instanceof LeaseLostError)) this.options.onError(error, `the checkpoint of webhook ${doc.id} of ${doc.instance_id} could not be written; its deliveries stop and resume from the last one written`);
+      this.running.get(lease)?.stop.abort(error);
+    });
     try {
       for await (const event of subscription) {
-        if (stop.aborted) return;
+        if (stop.aborted || progress.failed) break;
         const carried = parseStreamName(event.streamName)?.instanceId === doc.instance_id ? chatkitWebhookEventsOf(event, context).filter((e) => wantedTypes.has(e.type)) : [];
         if (carried.length === 0) {
-          if (++skipped >= SKIPPED_BEFORE_CHECKPOINT) {
-            await readModels.applyBatch([], { [checkpoint]: event.position }, [{ name: lease, owner }]);
-            skipped = 0;
-          }
+          progress.passed(event.position, []);
           continue;
         }
         const deliveries: WebhookDeliveryDocument[] = [];
         for (const carriedEvent of carried) {
-          const outcome = await deliverWithRetries(this.options.outgoing, state.settings.url, webhookRequest(webhook, carriedEvent), this.options.retry, stop);
+          const outcome = await deliverWithRetries(this.options.outgoing, state.settings.url, webhookRequest(webhook, carriedEvent), this.options.retry, stop, agent);
           const record: WebhookDeliveryDocument = {
             _id: randomUUID(),
             instance_id: doc.instance_id,
@@ -157,26 +160,19 @@ export class WebhookDeliveryWorker {
             delivered_at: this.now().toISOString(),
           };
           if (!outcome.delivered) {
-            // The failure is logged, the checkpoint stays before the event: reactivated, the webhook resumes with it.
-            await readModels.applyBatch(
-              [...deliveries, record].map((document) => ({ collection: WEBHOOK_DELIVERIES, kind: 'put' as const, document, position: event.position })),
-              {},
-              [{ name: lease, owner }],
-            );
+            // The failure is logged; the checkpoint stays before the event: reactivated, the webhook resumes with it.
+            await progress.logOnly([...deliveries, record]);
             await this.deactivate(doc, record);
             return;
           }
           deliveries.push(record);
         }
-        await readModels.applyBatch(
-          deliveries.map((document) => ({ collection: WEBHOOK_DELIVERIES, kind: 'put' as const, document, position: event.position })),
-          { [checkpoint]: event.position },
-          [{ name: lease, owner }],
-        );
-        skipped = 0;
+        progress.passed(event.position, deliveries);
       }
     } finally {
       stop.removeEventListener('abort', close);
+      await progress.flush().catch(() => undefined);
+      agent.destroy();
       await subscription.close();
     }
   }
