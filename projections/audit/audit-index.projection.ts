@@ -74,6 +74,7 @@ const EVERY_TYPE: Record<ParleyEvent['type'], true> = {
   WebhookDeactivated: true,
   WebhookActivated: true,
   WebhookReplayRequested: true,
+  WebhookRedeliveryRequested: true,
   WebhookDeleted: true,
   InstanceWiped: true,
 };

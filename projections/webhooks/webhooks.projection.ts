@@ -33,7 +33,7 @@ export const webhooksProjection: ProjectionDefinition<WebhookEvent, WebhookDocum
   name: 'webhooks',
   version: 1,
   collections: [{ name: WEBHOOKS, indexes: [{ fields: ['instance_id', 'created_at'] }] }],
-  handles: ['WebhookCreated', 'WebhookUpdated', 'WebhookDeactivated', 'WebhookActivated', 'WebhookReplayRequested', 'WebhookDeleted'],
+  handles: ['WebhookCreated', 'WebhookUpdated', 'WebhookDeactivated', 'WebhookActivated', 'WebhookReplayRequested', 'WebhookRedeliveryRequested', 'WebhookDeleted'],
 
   targets(event) {
     const stream = parseStreamName(event.streamName);
@@ -70,6 +70,8 @@ export const webhooksProjection: ProjectionDefinition<WebhookEvent, WebhookDocum
         return document && { ...document, active: true, deactivation: null, updated_at: event.data.at, revision: event.revision };
       case 'WebhookReplayRequested':
         return document && { ...document, replay: event.data.replay, updated_at: event.data.at, revision: event.revision };
+      case 'WebhookRedeliveryRequested':
+        return document && { ...document, updated_at: event.data.at, revision: event.revision };
       case 'WebhookDeleted':
         return null;
       default:

@@ -222,6 +222,30 @@ describe('webhook delivery', () => {
     await call('DELETE', hooks(`/${id}`));
   }, 90_000);
 
+  it('redelivers one delivery on request: the same request again, logged as a redelivery', async () => {
+    const receiver = await newReceiver();
+    const id = await createWebhook(receiver);
+    await send(3);
+    await eventually(() => receiver.delivered().length >= 3, { what: 'the deliveries' });
+    const log = (await deliveryLog(id, 3)).reverse();
+    const asked = await call('POST', hooks(`/${id}/deliveries/${log[1].id}/redeliver`));
+    expect(asked.status).toBe(202);
+    expect(asked.body).toEqual({ delivery_id: log[1].id, event_id: log[1].event_id, redelivery: 1 });
+    await eventually(() => receiver.requests.length >= 4, { what: 'the redelivery' });
+    expect(receiver.requests[3].body).toBe(receiver.requests[1].body);
+    expect(receiver.requests[3].headers['webhook-signature']).toBe(receiver.requests[1].headers['webhook-signature']);
+    const [latest] = await deliveryLog(id, 4);
+    expect(latest).toMatchObject({ event_id: log[1].event_id, position: log[1].position, redelivery: 1, status: 'delivered', attempts: 1, response_code: 200 });
+    // Sent once per request: the next event goes out after it, and the redelivery is not repeated.
+    const [next] = await send(1);
+    await eventually(() => receiver.requests.length >= 5, { what: 'the next delivery' });
+    expect(textsOf(receiver.delivered().slice(4))).toEqual([next]);
+    const missing = await call('POST', hooks(`/${id}/deliveries/no-such-delivery/redeliver`), { anyStatus: true });
+    expect(missing.status).toBe(404);
+    expect(missing.body.error).toBe('services/parley_webhooks/not_found/delivery_not_found');
+    await call('DELETE', hooks(`/${id}`));
+  }, 60_000);
+
   it('serves the same events to pull, from a position, page by page', async () => {
     const receiver = await newReceiver();
     const id = await createWebhook(receiver);

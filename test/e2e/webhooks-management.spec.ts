@@ -106,6 +106,7 @@ describe('webhook management', () => {
       ['POST', hooks(`/${id}/replay`), { from_position: '' }],
       ['GET', hooks(`/${id}/deliveries`)],
       ['GET', hooks(`/${id}/events`)],
+      ['POST', hooks(`/${id}/deliveries/any/redeliver`)],
     ];
     const otherInstance = jwt.sign({ instance: 'another-instance', iss: `api_keys/${KEY.split(':')[0]}`, su: true }, KEY.split(':')[1], { algorithm: 'HS256', expiresIn: 3600 });
     for (const [method, path, body] of attempts) {

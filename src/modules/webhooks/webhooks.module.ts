@@ -6,6 +6,7 @@ import { GetWebhookController } from './get-webhook/get-webhook';
 import { ListWebhooksController } from './list-webhooks/list-webhooks';
 import { ReplayWebhookController } from './replay-webhook/replay-webhook';
 import { UpdateWebhookController } from './update-webhook/update-webhook';
+import { RedeliverDeliveryController } from './redeliver-delivery/redeliver-delivery';
 import { ListDeliveriesController } from './list-deliveries/list-deliveries';
 import { WebhookFeedController } from './webhook-feed/webhook-feed';
 import { Webhooks } from './webhooks';
@@ -16,7 +17,7 @@ import { Webhooks } from './webhooks';
  */
 @Module({
   imports: [InstancesModule],
-  controllers: [CreateWebhookController, ListWebhooksController, GetWebhookController, UpdateWebhookController, DeleteWebhookController, ReplayWebhookController, ListDeliveriesController, WebhookFeedController],
+  controllers: [CreateWebhookController, ListWebhooksController, GetWebhookController, UpdateWebhookController, DeleteWebhookController, ReplayWebhookController, ListDeliveriesController, RedeliverDeliveryController, WebhookFeedController],
   providers: [Webhooks],
   exports: [Webhooks],
 })

@@ -4,7 +4,7 @@ import { CommandPipeline } from '../../shared/application/write-path/command-pip
 import { CLOCK } from '../../shared/application/tokens';
 import { SECRET_BOX, SecretBox } from '../../shared/crypto/secret-box';
 import { Clock } from '../../shared/domain/clock';
-import { badRequest, conflict } from '../../shared/domain/errors';
+import { badRequest, conflict, notFound } from '../../shared/domain/errors';
 import { EventMetadata, LogPosition, RecordedEvent } from '../../shared/domain/event';
 import { Actor } from '../../shared/domain/event';
 import { parseStreamName } from '../../shared/domain/streams';
@@ -15,7 +15,7 @@ import { WEBHOOKS, WebhookDocument } from '../../../projections/webhooks/webhook
 import { chatkitWebhookEventsOf, CHATKIT_WEBHOOK_EVENT_TYPES, ChatkitWebhookEventType, WEBHOOK_SOURCE_EVENT_TYPES } from './domain/chatkit-webhook-events';
 import { WebhookCommand, webhookDecider, webhookNotFound, WebhookState, webhookStream } from './domain/webhook.decider';
 import { WebhookSettings } from './domain/webhook.events';
-import { WEBHOOK_DELIVERIES_COLLECTION } from './deliver-webhooks/webhook-deliveries';
+import { WEBHOOK_DELIVERIES, WEBHOOK_DELIVERIES_COLLECTION, WebhookDeliveryDocument } from './deliver-webhooks/webhook-deliveries';
 import { MAX_WEBHOOKS_PER_INSTANCE, WebhookCreateDto, WebhookUpdateDto } from './presentation/webhook-fields.dto';
 
 /** Log events read per page by the pull feed, and at most per request (a page of a sparse webhook still answers promptly). */
@@ -100,6 +100,24 @@ export class Webhooks implements OnModuleInit {
     }
     const state = await this.run(instanceId, webhookId, actor, (now) => ({ type: 'ReplayWebhook', fromPosition, now }));
     return { state, from_position: fromPosition };
+  }
+
+  /**
+   * Sends one delivery of the webhook's again (whatever its outcome was), with the same event id
+   * and bytes; its worker sends it before going on, and the delivery log gets an entry for it.
+   */
+  async redeliver(instanceId: string, webhookId: string, deliveryId: string, actor: Actor): Promise<{ state: WebhookState; delivery: WebhookDeliveryDocument }> {
+    await this.get(instanceId, webhookId);
+    const delivery = await this.readModels.get<WebhookDeliveryDocument>(WEBHOOK_DELIVERIES, deliveryId);
+    if (!delivery || delivery.instance_id !== instanceId || delivery.webhook_id !== webhookId) {
+      throw notFound('delivery_not_found', `The webhook "${webhookId}" has no delivery "${deliveryId}"`);
+    }
+    const state = await this.run(instanceId, webhookId, actor, (now) => ({
+      type: 'RedeliverDelivery',
+      delivery: { delivery_id: deliveryId, event_id: delivery.event_id, position: delivery.position, after_position: delivery.after_position ?? null },
+      now,
+    }));
+    return { state, delivery };
   }
 
   /** The webhook as its stream says now (404 for one that does not exist, was deleted, or wiped with its instance). */

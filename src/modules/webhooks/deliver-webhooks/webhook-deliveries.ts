@@ -19,6 +19,10 @@ export interface WebhookDeliveryDocument extends Document {
   readonly event_type: string;
   /** Where the log holds the event the delivery carried (what a redelivery replays from). */
   readonly position: LogPosition;
+  /** The position the worker read the event after (with the same filter): where a redelivery finds it again. */
+  readonly after_position: LogPosition | null;
+  /** Set on the entry of a redelivery: the number of the request. */
+  readonly redelivery?: number;
   readonly status: 'delivered' | 'failed';
   readonly attempts: number;
   readonly response_code: number | null;
@@ -29,5 +33,8 @@ export interface WebhookDeliveryDocument extends Document {
 
 /** The checkpoint of a webhook's deliveries: one per replay, so a replay starts from its own position. */
 export const webhookCheckpoint = (instanceId: string, webhookId: string, replay: number) => `webhook:${instanceId}/${webhookId}#${replay}`;
+/** How many of a webhook's redelivery requests were sent (a count, as a checkpoint's fixed-width text). */
+export const redeliveryCheckpoint = (instanceId: string, webhookId: string) => `webhook:${instanceId}/${webhookId}!redeliveries`;
+export const redeliveryCount = (n: number): string => String(n).padStart(20, '0');
 /** The lease one process holds while it delivers a webhook's events. */
 export const webhookLease = (instanceId: string, webhookId: string) => `webhook:${instanceId}/${webhookId}`;

@@ -14,11 +14,11 @@ import { LeaseLostError, ReadModelStore } from '../../../shared/ports/read-model
 import type { OutgoingWebhooks } from '../../../shared/webhooks/outgoing-webhooks';
 import { WEBHOOKS, WebhookDocument } from '../../../../projections/webhooks/webhooks.projection';
 import { chatkitWebhookEventsOf, ChatkitWebhookContext, WEBHOOK_SOURCE_EVENT_TYPES } from '../domain/chatkit-webhook-events';
-import { webhookDecider, webhookStream } from '../domain/webhook.decider';
+import { webhookDecider, WebhookState, webhookStream } from '../domain/webhook.decider';
 import { WebhookEvent } from '../domain/webhook.events';
 import { CheckpointWriter } from './checkpoint-writer';
 import { deliverWithRetries, RetryPolicy } from './deliver-with-retries';
-import { WEBHOOK_DELIVERIES, WEBHOOK_DELIVERIES_COLLECTION, WebhookDeliveryDocument, webhookCheckpoint, webhookLease } from './webhook-deliveries';
+import { redeliveryCheckpoint, redeliveryCount, WEBHOOK_DELIVERIES, WEBHOOK_DELIVERIES_COLLECTION, WebhookDeliveryDocument, webhookCheckpoint, webhookLease } from './webhook-deliveries';
 import { webhookRequest } from './webhook-request';
 
 /** How often a process looks for webhooks to deliver (new, changed, or left by a dead worker). */
@@ -135,9 +135,13 @@ export class WebhookDeliveryWorker {
       if (!(error instanceof LeaseLostError)) this.options.onError(error, `the checkpoint of webhook ${doc.id} of ${doc.instance_id} could not be written; its deliveries stop and resume from the last one written`);
       this.running.get(lease)?.stop.abort(error);
     });
+    let previous = start;
     try {
+      await this.redeliver(doc, state, webhook, agent, stop);
       for await (const event of subscription) {
         if (stop.aborted || progress.failed) break;
+        const after = previous;
+        previous = event.position;
         const carried = parseStreamName(event.streamName)?.instanceId === doc.instance_id ? chatkitWebhookEventsOf(event, context).filter((e) => wantedTypes.has(e.type)) : [];
         if (carried.length === 0) {
           progress.passed(event.position, []);
@@ -153,6 +157,7 @@ export class WebhookDeliveryWorker {
             event_id: carriedEvent.id,
             event_type: carriedEvent.type,
             position: event.position,
+            after_position: after,
             status: outcome.delivered ? 'delivered' : 'failed',
             attempts: outcome.attempts,
             response_code: outcome.responseCode,
@@ -174,6 +179,41 @@ export class WebhookDeliveryWorker {
       await progress.flush().catch(() => undefined);
       agent.destroy();
       await subscription.close();
+    }
+  }
+
+  /** Sends the redeliveries requested since the last one sent, each once, before the webhook's deliveries go on. */
+  private async redeliver(doc: WebhookDocument, state: WebhookState, webhook: Parameters<typeof webhookRequest>[0], agent: HttpAgent, stop: AbortSignal): Promise<void> {
+    const { events, readModels, owner } = this.options;
+    const checkpoint = redeliveryCheckpoint(doc.instance_id, doc.id);
+    const done = Number((await readModels.getCheckpoint(checkpoint)) ?? 0);
+    for (const request of state.pendingRedeliveries.filter((r) => r.redelivery > done)) {
+      stop.throwIfAborted();
+      const [event] = await events.readAll({ after: request.after_position, maxCount: 1, filter: { eventTypes: WEBHOOK_SOURCE_EVENT_TYPES } });
+      const carried = event?.position === request.position ? chatkitWebhookEventsOf(event, {}).find((e) => e.id === request.event_id) : undefined;
+      const outcome = carried
+        ? await deliverWithRetries(this.options.outgoing, state.settings!.url, webhookRequest(webhook, carried), this.options.retry, stop, agent)
+        : { delivered: false, attempts: 0, responseCode: null, error: 'the event is not in the log any more (its instance was wiped)' };
+      const record: WebhookDeliveryDocument = {
+        _id: randomUUID(),
+        instance_id: doc.instance_id,
+        webhook_id: doc.id,
+        event_id: request.event_id,
+        event_type: carried?.type ?? '',
+        position: request.position,
+        after_position: request.after_position,
+        redelivery: request.redelivery,
+        status: outcome.delivered ? 'delivered' : 'failed',
+        attempts: outcome.attempts,
+        response_code: outcome.responseCode,
+        ...(outcome.error !== undefined && { error: outcome.error }),
+        delivered_at: this.now().toISOString(),
+      };
+      await readModels.applyBatch(
+        [{ collection: WEBHOOK_DELIVERIES, kind: 'put', document: record, position: record.position }],
+        { [checkpoint]: redeliveryCount(request.redelivery) },
+        [{ name: webhookLease(doc.instance_id, doc.id), owner }],
+      );
     }
   }
 

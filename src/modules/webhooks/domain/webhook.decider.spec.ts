@@ -49,6 +49,13 @@ describe('webhook decider', () => {
       .then([{ type: 'WebhookReplayRequested', data: { replay: 2, from_position: '00000000000000000042', at: now } }]);
   });
 
+  it('numbers redelivery requests and keeps the latest ones for the worker', () => {
+    const delivery = { delivery_id: 'd1', event_id: 'e1', position: '00000000000000000042', after_position: '00000000000000000040' };
+    const first: WebhookEvent = { type: 'WebhookRedeliveryRequested', data: { redelivery: 1, ...delivery, at: now } };
+    given(created).when({ type: 'RedeliverDelivery', delivery, now }).then([first]);
+    given(created, first).when({ type: 'RedeliverDelivery', delivery, now }).then([{ type: 'WebhookRedeliveryRequested', data: { redelivery: 2, ...delivery, at: now } }]);
+  });
+
   it('refuses every change to a webhook that does not exist or was deleted', () => {
     for (const history of [[], [created, deleted]]) {
       given(...history).when({ type: 'UpdateWebhook', settings, now }).thenThrows({ category: 'not_found', reason: 'webhook_not_found' });

@@ -1,7 +1,7 @@
 import { Decider } from '../../../shared/domain/decider';
 import { notFound } from '../../../shared/domain/errors';
 import { streamName } from '../../../shared/domain/streams';
-import { WebhookDeactivated, WebhookEvent, WebhookSettings } from './webhook.events';
+import { WebhookDeactivated, WebhookEvent, WebhookRedeliveryRequested, WebhookSettings } from './webhook.events';
 
 /** One stream per webhook: its settings, activation and replays. */
 export const WEBHOOK_CATEGORY = 'webhook';
@@ -15,6 +15,9 @@ export interface WebhookState {
   readonly deactivation: WebhookDeactivated['data'] | null;
   readonly replay: number;
   readonly replayFrom: string | null;
+  /** Redeliveries requested so far, and the latest few (a worker sends those its checkpoint has not passed). */
+  readonly redeliveries: number;
+  readonly pendingRedeliveries: readonly WebhookRedeliveryRequested['data'][];
   readonly createdAt: string | null;
   readonly updatedAt: string | null;
 }
@@ -24,7 +27,14 @@ export type WebhookCommand =
   | { type: 'UpdateWebhook'; settings: WebhookSettings; active?: boolean; now: string }
   | { type: 'DeactivateWebhook'; failure: Omit<WebhookDeactivated['data'], 'by' | 'at'>; now: string }
   | { type: 'ReplayWebhook'; fromPosition: string | null; now: string }
+  | { type: 'RedeliverDelivery'; delivery: Omit<WebhookRedeliveryRequested['data'], 'redelivery' | 'at'>; now: string }
   | { type: 'DeleteWebhook'; now: string };
+
+/**
+ * Redelivery requests a webhook's state keeps. Its worker sends each within a sweep of its
+ * request; one more than this many requests behind (the webhook inactive meanwhile) is not sent.
+ */
+export const MAX_PENDING_REDELIVERIES = 100;
 
 export const webhookNotFound = (id: string) => notFound('webhook_not_found', `There is no webhook "${id}"`);
 
@@ -33,7 +43,7 @@ export const webhookNotFound = (id: string) => notFound('webhook_not_found', `Th
  * last attempt fail (one lost its lease meanwhile) record it once.
  */
 export const webhookDecider: Decider<WebhookState, WebhookCommand, WebhookEvent> = {
-  initialState: () => ({ status: null, settings: null, active: false, deactivation: null, replay: 0, replayFrom: null, createdAt: null, updatedAt: null }),
+  initialState: () => ({ status: null, settings: null, active: false, deactivation: null, replay: 0, replayFrom: null, redeliveries: 0, pendingRedeliveries: [], createdAt: null, updatedAt: null }),
 
   evolve(state, event) {
     switch (event.type) {
@@ -51,6 +61,13 @@ export const webhookDecider: Decider<WebhookState, WebhookCommand, WebhookEvent>
         return { ...state, active: true, deactivation: null, updatedAt: event.data.at };
       case 'WebhookReplayRequested':
         return { ...state, replay: event.data.replay, replayFrom: event.data.from_position, updatedAt: event.data.at };
+      case 'WebhookRedeliveryRequested':
+        return {
+          ...state,
+          redeliveries: event.data.redelivery,
+          pendingRedeliveries: [...state.pendingRedeliveries, event.data].slice(-MAX_PENDING_REDELIVERIES),
+          updatedAt: event.data.at,
+        };
       case 'WebhookDeleted':
         return { ...state, status: 'deleted', active: false, updatedAt: event.data.deleted_at };
       default:
@@ -76,6 +93,8 @@ export const webhookDecider: Decider<WebhookState, WebhookCommand, WebhookEvent>
         return [{ type: 'WebhookDeactivated', data: { by: 'delivery', ...command.failure, at: command.now } }];
       case 'ReplayWebhook':
         return [{ type: 'WebhookReplayRequested', data: { replay: state.replay + 1, from_position: command.fromPosition, at: command.now } }];
+      case 'RedeliverDelivery':
+        return [{ type: 'WebhookRedeliveryRequested', data: { redelivery: state.redeliveries + 1, ...command.delivery, at: command.now } }];
       case 'DeleteWebhook':
         return [{ type: 'WebhookDeleted', data: { deleted_at: command.now } }];
     }

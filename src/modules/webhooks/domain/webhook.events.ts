@@ -33,9 +33,17 @@ export type WebhookActivated = DomainEvent<'WebhookActivated', { at: string }>;
  * `replay` number: each replay has its own checkpoint, so the one of the previous never counts.
  */
 export type WebhookReplayRequested = DomainEvent<'WebhookReplayRequested', { replay: number; from_position: string | null; at: string }>;
+/**
+ * One delivery sent again (the `redelivery`-th of the webhook): the event at `position` in the
+ * log (read after `after_position`) that carried `event_id`. Its worker sends it before going on.
+ */
+export type WebhookRedeliveryRequested = DomainEvent<
+  'WebhookRedeliveryRequested',
+  { redelivery: number; delivery_id: string; event_id: string; position: string; after_position: string | null; at: string }
+>;
 export type WebhookDeleted = DomainEvent<'WebhookDeleted', { deleted_at: string }>;
 
-export type WebhookEvent = WebhookCreated | WebhookUpdated | WebhookDeactivated | WebhookActivated | WebhookReplayRequested | WebhookDeleted;
+export type WebhookEvent = WebhookCreated | WebhookUpdated | WebhookDeactivated | WebhookActivated | WebhookReplayRequested | WebhookRedeliveryRequested | WebhookDeleted;
 
 export const WEBHOOK_EVENT_TYPES: WebhookEvent['type'][] = [
   'WebhookCreated',
@@ -43,5 +51,6 @@ export const WEBHOOK_EVENT_TYPES: WebhookEvent['type'][] = [
   'WebhookDeactivated',
   'WebhookActivated',
   'WebhookReplayRequested',
+  'WebhookRedeliveryRequested',
   'WebhookDeleted',
 ];

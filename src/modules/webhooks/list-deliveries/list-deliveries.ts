@@ -29,11 +29,12 @@ export class ListDeliveriesController {
       sort: [{ field: 'delivered_at', descending: true }],
       limit,
     });
-    return docs.map(({ _id, event_id, event_type, position, status, attempts, response_code, error, delivered_at }) => ({
+    return docs.map(({ _id, event_id, event_type, position, redelivery, status, attempts, response_code, error, delivered_at }) => ({
       id: _id,
       event_id,
       event_type,
       position,
+      ...(redelivery !== undefined && { redelivery }),
       status,
       attempts,
       response_code,
