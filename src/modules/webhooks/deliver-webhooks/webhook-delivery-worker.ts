@@ -19,6 +19,7 @@ import { WebhookEvent } from '../domain/webhook.events';
 import { CheckpointWriter } from './checkpoint-writer';
 import { deliverWithRetries, RetryPolicy } from './deliver-with-retries';
 import { redeliveryCheckpoint, redeliveryCount, WEBHOOK_DELIVERIES, WEBHOOK_DELIVERIES_COLLECTION, WebhookDeliveryDocument, webhookCheckpoint, webhookLease } from './webhook-deliveries';
+import { webhookContext } from './webhook-context';
 import { webhookRequest } from './webhook-request';
 
 /** How often a process looks for webhooks to deliver (new, changed, or left by a dead worker). */
@@ -128,7 +129,7 @@ export class WebhookDeliveryWorker {
     const subscription = events.subscribeToAll({ after: start, filter: { eventTypes: WEBHOOK_SOURCE_EVENT_TYPES } });
     const close = () => void subscription.close();
     stop.addEventListener('abort', close, { once: true });
-    const context: ChatkitWebhookContext = {};
+    const context: ChatkitWebhookContext = webhookContext(this.options, doc.instance_id);
     // One kept connection per webhook: a round trip per event rather than a connection per event.
     const agent = new (state.settings.url.startsWith('https:') ? HttpsAgent : HttpAgent)({ keepAlive: true, maxSockets: 1 });
     const progress = new CheckpointWriter(readModels, checkpoint, { name: lease, owner }, (error) => {
@@ -190,7 +191,7 @@ export class WebhookDeliveryWorker {
     for (const request of state.pendingRedeliveries.filter((r) => r.redelivery > done)) {
       stop.throwIfAborted();
       const [event] = await events.readAll({ after: request.after_position, maxCount: 1, filter: { eventTypes: WEBHOOK_SOURCE_EVENT_TYPES } });
-      const carried = event?.position === request.position ? chatkitWebhookEventsOf(event, {}).find((e) => e.id === request.event_id) : undefined;
+      const carried = event?.position === request.position ? chatkitWebhookEventsOf(event, webhookContext(this.options, doc.instance_id)).find((e) => e.id === request.event_id) : undefined;
       const outcome = carried
         ? await deliverWithRetries(this.options.outgoing, state.settings!.url, webhookRequest(webhook, carried), this.options.retry, stop, agent)
         : { delivered: false, attempts: 0, responseCode: null, error: 'the event is not in the log any more (its instance was wiped)' };

@@ -25,7 +25,11 @@ export interface ChatkitWebhookEvent {
 /** What the mapping needs beyond the log event itself (lookups the worker supplies). */
 export interface ChatkitWebhookContext {}
 
-/** The log event types some Chatkit webhook event comes from: what the worker's subscription is filtered to. */
+/**
+ * The log event types some Chatkit webhook event comes from: what the delivery worker, the pull
+ * feed and a replay from a time read the log filtered to (an export beyond the contract's two:
+ * the full mapping must list every type it reads, or those events are never delivered).
+ */
 export const WEBHOOK_SOURCE_EVENT_TYPES: readonly string[] = ['MessageSent'];
 
 /** The Chatkit webhook events one (opened) log event stands for; [] for events no webhook carries. */
