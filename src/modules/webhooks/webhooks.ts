@@ -16,7 +16,7 @@ import { chatkitWebhookEventsOf, CHATKIT_WEBHOOK_EVENT_TYPES, ChatkitWebhookEven
 import { WebhookCommand, webhookDecider, webhookNotFound, WebhookState, webhookStream } from './domain/webhook.decider';
 import { WebhookSettings } from './domain/webhook.events';
 import { webhookContext } from './deliver-webhooks/webhook-context';
-import { WEBHOOK_DELIVERIES, WEBHOOK_DELIVERIES_COLLECTION, WebhookDeliveryDocument } from './deliver-webhooks/webhook-deliveries';
+import { pruneDeliveries, WEBHOOK_DELIVERIES, WEBHOOK_DELIVERIES_COLLECTION, WebhookDeliveryDocument } from './deliver-webhooks/webhook-deliveries';
 import { MAX_WEBHOOKS_PER_INSTANCE, WebhookCreateDto, WebhookUpdateDto } from './presentation/webhook-fields.dto';
 
 /** Log events read per page by the pull feed, and at most per request (a page of a sparse webhook still answers promptly). */
@@ -77,6 +77,8 @@ export class Webhooks implements OnModuleInit {
   async delete(instanceId: string, webhookId: string, actor: Actor): Promise<void> {
     await this.get(instanceId, webhookId);
     await this.run(instanceId, webhookId, actor, (now) => ({ type: 'DeleteWebhook', now }));
+    // Its delivery log goes with it (a worker still finishing its last delivery may add an entry, which nothing shows).
+    await pruneDeliveries(this.readModels, instanceId, webhookId, 0);
   }
 
   /**

@@ -1,6 +1,6 @@
 import type { LogPosition } from '../../../shared/domain/event';
 import type { LeaseFence, ReadModelStore } from '../../../shared/ports/read-model-store.port';
-import { WEBHOOK_DELIVERIES, WebhookDeliveryDocument } from './webhook-deliveries';
+import { DELIVERY_LOG_ENTRIES, WEBHOOK_DELIVERIES, WebhookDeliveryDocument } from './webhook-deliveries';
 
 /** Delivered events whose checkpoint and log entries are written together at most (a busy webhook). */
 const MAX_PENDING = 100;
@@ -21,11 +21,16 @@ export class CheckpointWriter {
   /** Why a write failed (the lease lost, the store unavailable): the deliveries stop and are resumed from the last written checkpoint. */
   failed: Error | null = null;
 
+  /** Entries written since the log was last pruned. */
+  private sincePruned = 0;
+
   constructor(
     private readonly readModels: ReadModelStore,
     private readonly checkpoint: string,
     private readonly fence: LeaseFence,
     private readonly onFailure: (error: unknown) => void,
+    /** Keeps the delivery log bounded: run after every DELIVERY_LOG_ENTRIES / 2 entries written. */
+    private readonly prune: () => Promise<void> = async () => undefined,
   ) {}
 
   /** The events up to `position` are done with (delivered, or carried nothing for the webhook). */
@@ -60,6 +65,11 @@ export class CheckpointWriter {
       if (this.failed) throw this.failed;
       try {
         await this.readModels.applyBatch(changes, checkpoints, [this.fence]);
+        this.sincePruned += changes.length;
+        if (this.sincePruned >= DELIVERY_LOG_ENTRIES / 2) {
+          this.sincePruned = 0;
+          await this.prune().catch(() => undefined); // the next prune tries again; deliveries go on
+        }
       } catch (error) {
         this.failed = error instanceof Error ? error : new Error(String(error));
         this.onFailure(error);

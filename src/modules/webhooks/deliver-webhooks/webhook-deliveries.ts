@@ -1,5 +1,5 @@
 import type { LogPosition } from '../../../shared/domain/event';
-import type { CollectionSpec, Document } from '../../../shared/ports/read-model-store.port';
+import type { CollectionSpec, Document, ReadModelStore } from '../../../shared/ports/read-model-store.port';
 
 /**
  * The delivery log: one document per event delivered to a webhook (or given up on), written in
@@ -38,3 +38,23 @@ export const redeliveryCheckpoint = (instanceId: string, webhookId: string) => `
 export const redeliveryCount = (n: number): string => String(n).padStart(20, '0');
 /** The lease one process holds while it delivers a webhook's events. */
 export const webhookLease = (instanceId: string, webhookId: string) => `webhook:${instanceId}/${webhookId}`;
+
+/** Entries the delivery log keeps per webhook: the newest ones. */
+export const DELIVERY_LOG_ENTRIES = 1_000;
+/** Entries removed per write when the log is pruned. */
+const PRUNE_PAGE = 500;
+
+/**
+ * Removes a webhook's oldest delivery log entries beyond `keep` (all of them with 0, for a
+ * deleted webhook), a page at a time: the log of a busy webhook stays bounded.
+ */
+export async function pruneDeliveries(readModels: ReadModelStore, instanceId: string, webhookId: string, keep = DELIVERY_LOG_ENTRIES): Promise<void> {
+  const where = { instance_id: instanceId, webhook_id: webhookId };
+  for (;;) {
+    const excess = (await readModels.count(WEBHOOK_DELIVERIES, where)) - keep;
+    if (excess <= 0) return;
+    const oldest = await readModels.find<WebhookDeliveryDocument>(WEBHOOK_DELIVERIES, { where, sort: [{ field: 'delivered_at' }], limit: Math.min(excess, PRUNE_PAGE) });
+    if (oldest.length === 0) return;
+    await readModels.applyBatch(oldest.map((d) => ({ collection: WEBHOOK_DELIVERIES, kind: 'delete' as const, id: d._id })), {});
+  }
+}

@@ -18,7 +18,7 @@ import { webhookDecider, WebhookState, webhookStream } from '../domain/webhook.d
 import { WebhookEvent } from '../domain/webhook.events';
 import { CheckpointWriter } from './checkpoint-writer';
 import { deliverWithRetries, RetryPolicy } from './deliver-with-retries';
-import { redeliveryCheckpoint, redeliveryCount, WEBHOOK_DELIVERIES, WEBHOOK_DELIVERIES_COLLECTION, WebhookDeliveryDocument, webhookCheckpoint, webhookLease } from './webhook-deliveries';
+import { pruneDeliveries, redeliveryCheckpoint, redeliveryCount, WEBHOOK_DELIVERIES, WEBHOOK_DELIVERIES_COLLECTION, WebhookDeliveryDocument, webhookCheckpoint, webhookLease } from './webhook-deliveries';
 import { webhookContext } from './webhook-context';
 import { webhookRequest } from './webhook-request';
 
@@ -135,7 +135,7 @@ export class WebhookDeliveryWorker {
     const progress = new CheckpointWriter(readModels, checkpoint, { name: lease, owner }, (error) => {
       if (!(error instanceof LeaseLostError)) this.options.onError(error, `the checkpoint of webhook ${doc.id} of ${doc.instance_id} could not be written; its deliveries stop and resume from the last one written`);
       this.running.get(lease)?.stop.abort(error);
-    });
+    }, () => pruneDeliveries(readModels, doc.instance_id, doc.id));
     let previous = start;
     try {
       await this.redeliver(doc, state, webhook, agent, stop);
