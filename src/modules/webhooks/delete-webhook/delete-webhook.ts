@@ -6,7 +6,7 @@ import { Requires } from '../../roles/requires.decorator';
 import { Webhooks } from '../webhooks';
 import { PARLEY_WEBHOOKS_ROUTE } from '../webhooks-route';
 
-/** `DELETE /webhooks/:id`: 204; no delivery starts after the answer (one in flight may end). */
+/** `DELETE /webhooks/:id`: 204; the worker stops its deliveries at its next look (within about a second). */
 @Controller(PARLEY_WEBHOOKS_ROUTE)
 export class DeleteWebhookController {
   constructor(private readonly webhooks: Webhooks) {}
