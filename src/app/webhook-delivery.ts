@@ -1,3 +1,4 @@
+import { noLookups, WebhookContextAt } from '../modules/webhooks/deliver-webhooks/webhook-context';
 import { WebhookDeliveryWorker } from '../modules/webhooks/deliver-webhooks/webhook-delivery-worker';
 import { VersionedReadModels } from '../shared/application/projection-runtime/versioned-read-models';
 import { CommandPipeline } from '../shared/application/write-path/command-pipeline';
@@ -11,7 +12,7 @@ import type { Runtime } from './runtime';
  * workers do (API processes beside workers and the CLIs do not). Outside Nest, since a
  * projector worker has no Nest application.
  */
-export function startWebhookDelivery(runtime: Runtime): WebhookDeliveryWorker {
+export function startWebhookDelivery(runtime: Runtime, contextAt: WebhookContextAt = noLookups): WebhookDeliveryWorker {
   const { config, logger, stores } = runtime;
   const worker = new WebhookDeliveryWorker({
     events: stores.events,
@@ -23,6 +24,7 @@ export function startWebhookDelivery(runtime: Runtime): WebhookDeliveryWorker {
     leaseMs: config.projectionLeaseTtlMs,
     retry: { scheduleMs: config.webhookRetryScheduleMs, timeoutMs: config.webhookDeliveryTimeoutMs },
     onError: (error, what) => logger.warn({ err: error }, what),
+    contextAt,
   });
   worker.start();
   return worker;

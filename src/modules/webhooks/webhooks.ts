@@ -1,4 +1,4 @@
-import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, OnModuleInit, Optional } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { CommandPipeline } from '../../shared/application/write-path/command-pipeline';
 import { CLOCK } from '../../shared/application/tokens';
@@ -15,7 +15,7 @@ import { WEBHOOKS, WebhookDocument } from '../../../projections/webhooks/webhook
 import { chatkitWebhookEventsOf, CHATKIT_WEBHOOK_EVENT_TYPES, ChatkitWebhookEventType, WEBHOOK_SOURCE_EVENT_TYPES } from './domain/chatkit-webhook-events';
 import { WebhookCommand, webhookDecider, webhookNotFound, WebhookState, webhookStream } from './domain/webhook.decider';
 import { WebhookSettings } from './domain/webhook.events';
-import { webhookContext } from './deliver-webhooks/webhook-context';
+import { noLookups, WEBHOOK_CONTEXT_AT, WebhookContextAt } from './deliver-webhooks/webhook-context';
 import { pruneDeliveries, WEBHOOK_DELIVERIES, WEBHOOK_DELIVERIES_COLLECTION, WebhookDeliveryDocument } from './deliver-webhooks/webhook-deliveries';
 import { MAX_WEBHOOKS_PER_INSTANCE, WebhookCreateDto, WebhookUpdateDto } from './presentation/webhook-fields.dto';
 
@@ -38,6 +38,7 @@ export class Webhooks implements OnModuleInit {
     @Inject(READ_MODEL_STORE) private readonly readModels: ReadModelStore,
     @Inject(EVENT_STORE) private readonly events: EventStore,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Optional() @Inject(WEBHOOK_CONTEXT_AT) private readonly contextAt: WebhookContextAt = noLookups,
   ) {}
 
   /** The delivery log is the worker's, which may not have run yet in this deployment: its route reads it anyway. */
@@ -145,13 +146,12 @@ export class Webhooks implements OnModuleInit {
     }
     const wanted = new Set<string>(state.settings!.event_types);
     const items: Record<string, unknown>[] = [];
-    const context = webhookContext({ events: this.events, readModels: this.readModels }, instanceId);
     let next = after;
     for (let scanned = 0; items.length < limit && scanned < FEED_SCAN; ) {
       const page = await this.events.readAll({ after: next, maxCount: Math.min(FEED_PAGE, FEED_SCAN - scanned), filter: { eventTypes: WEBHOOK_SOURCE_EVENT_TYPES } });
       for (const event of page) {
         scanned++;
-        const carried = parseStreamName(event.streamName)?.instanceId === instanceId ? chatkitWebhookEventsOf(event, context).filter((e) => wanted.has(e.type)) : [];
+        const carried = parseStreamName(event.streamName)?.instanceId === instanceId ? await chatkitWebhookEventsOf(event, this.contextAt(event), wanted) : [];
         if (items.length + carried.length > limit && items.length > 0) return { events: items, next };
         for (const e of carried) items.push({ position: event.position, metadata: { event_type: e.type, event_id: e.id, timestamp: e.timestamp }, payload: e.payload });
         next = event.position;

@@ -13,13 +13,13 @@ import type { EventStore } from '../../../shared/ports/event-store.port';
 import { LeaseLostError, ReadModelStore } from '../../../shared/ports/read-model-store.port';
 import type { OutgoingWebhooks } from '../../../shared/webhooks/outgoing-webhooks';
 import { WEBHOOKS, WebhookDocument } from '../../../../projections/webhooks/webhooks.projection';
-import { chatkitWebhookEventsOf, ChatkitWebhookContext, WEBHOOK_SOURCE_EVENT_TYPES } from '../domain/chatkit-webhook-events';
+import { chatkitWebhookEventsOf, WEBHOOK_SOURCE_EVENT_TYPES } from '../domain/chatkit-webhook-events';
 import { webhookDecider, WebhookState, webhookStream } from '../domain/webhook.decider';
 import { WebhookEvent } from '../domain/webhook.events';
 import { CheckpointWriter } from './checkpoint-writer';
 import { deliverWithRetries, RetryPolicy } from './deliver-with-retries';
 import { pruneDeliveries, redeliveryCheckpoint, redeliveryCount, WEBHOOK_DELIVERIES, WEBHOOK_DELIVERIES_COLLECTION, WebhookDeliveryDocument, webhookCheckpoint, webhookLease } from './webhook-deliveries';
-import { webhookContext } from './webhook-context';
+import type { WebhookContextAt } from './webhook-context';
 import { webhookRequest } from './webhook-request';
 
 /** How often a process looks for webhooks to deliver (new, changed, or left by a dead worker). */
@@ -38,6 +38,8 @@ export interface WebhookDeliveryOptions {
   readonly leaseMs: number;
   readonly retry: RetryPolicy;
   readonly onError: (error: unknown, what: string) => void;
+  /** The lookups the mapping gets for each event delivered. */
+  readonly contextAt: WebhookContextAt;
   readonly now?: () => Date;
 }
 
@@ -129,7 +131,6 @@ export class WebhookDeliveryWorker {
     const subscription = events.subscribeToAll({ after: start, filter: { eventTypes: WEBHOOK_SOURCE_EVENT_TYPES } });
     const close = () => void subscription.close();
     stop.addEventListener('abort', close, { once: true });
-    const context: ChatkitWebhookContext = webhookContext(this.options, doc.instance_id);
     // One kept connection per webhook: a round trip per event rather than a connection per event.
     const agent = new (state.settings.url.startsWith('https:') ? HttpsAgent : HttpAgent)({ keepAlive: true, maxSockets: 1 });
     const progress = new CheckpointWriter(readModels, checkpoint, { name: lease, owner }, (error) => {
@@ -143,7 +144,7 @@ export class WebhookDeliveryWorker {
         if (stop.aborted || progress.failed) break;
         const after = previous;
         previous = event.position;
-        const carried = parseStreamName(event.streamName)?.instanceId === doc.instance_id ? chatkitWebhookEventsOf(event, context).filter((e) => wantedTypes.has(e.type)) : [];
+        const carried = parseStreamName(event.streamName)?.instanceId === doc.instance_id ? await chatkitWebhookEventsOf(event, this.options.contextAt(event), wantedTypes) : [];
         if (carried.length === 0) {
           progress.passed(event.position, []);
           continue;
@@ -191,7 +192,7 @@ export class WebhookDeliveryWorker {
     for (const request of state.pendingRedeliveries.filter((r) => r.redelivery > done)) {
       stop.throwIfAborted();
       const [event] = await events.readAll({ after: request.after_position, maxCount: 1, filter: { eventTypes: WEBHOOK_SOURCE_EVENT_TYPES } });
-      const carried = event?.position === request.position ? chatkitWebhookEventsOf(event, webhookContext(this.options, doc.instance_id)).find((e) => e.id === request.event_id) : undefined;
+      const carried = event?.position === request.position ? (await chatkitWebhookEventsOf(event, this.options.contextAt(event))).find((e) => e.id === request.event_id) : undefined;
       const outcome = carried
         ? await deliverWithRetries(this.options.outgoing, state.settings!.url, webhookRequest(webhook, carried), this.options.retry, stop, agent)
         : { delivered: false, attempts: 0, responseCode: null, error: 'the event is not in the log any more (its instance was wiped)' };

@@ -32,9 +32,12 @@ export interface ChatkitWebhookContext {}
  */
 export const WEBHOOK_SOURCE_EVENT_TYPES: readonly string[] = ['MessageSent'];
 
-/** The Chatkit webhook events one (opened) log event stands for; [] for events no webhook carries. */
-export function chatkitWebhookEventsOf(event: RecordedEvent, _context: ChatkitWebhookContext): ChatkitWebhookEvent[] {
-  if (event.type !== 'MessageSent') return [];
+/**
+ * The Chatkit webhook events one (opened) log event stands for; [] for events no webhook carries.
+ * With `wanted`, only events of those types.
+ */
+export async function chatkitWebhookEventsOf(event: RecordedEvent, _context: ChatkitWebhookContext, wanted?: ReadonlySet<string>): Promise<ChatkitWebhookEvent[]> {
+  if (event.type !== 'MessageSent' || (wanted && !wanted.has('v1.messages_created'))) return [];
   const sent = (event as RecordedEvent<MessageSent>).data;
   const roomId = parseStreamName(event.streamName)?.id ?? '';
   return [
