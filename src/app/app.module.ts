@@ -17,6 +17,7 @@ import { MetricsModule } from '../modules/metrics/metrics.module';
 import { ApiDocsModule } from '../modules/api-docs/api-docs.module';
 import { AuditModule } from '../modules/audit/audit.module';
 import { ErasuresModule } from '../modules/erasures/erasures.module';
+import { IdempotencyModule } from '../modules/idempotency/idempotency.module';
 import { CoreModule } from './core.module';
 import { Runtime } from './runtime';
 
@@ -27,6 +28,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         CoreModule.forRuntime(runtime),
+        IdempotencyModule,
         HealthModule,
         StreamingModule,
         InstancesModule,

@@ -1,0 +1,159 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { checkpointName } from '../../../projections/projection';
+import { IDEMPOTENCY_KEYS, IdempotencyKeyDocument, idempotencyKeysProjection } from '../../../projections/idempotency/idempotency-keys.projection';
+import { CONFIG, ParleyConfig } from '../../config/config';
+import { PeriodicSweep } from '../../shared/application/operations/periodic-sweep';
+import { CLOCK, SERVES_REQUESTS } from '../../shared/application/tokens';
+import { guardRequest, IdempotencyRecord, releaseRequest } from '../../shared/application/write-path/idempotency-guards';
+import { READ_YOUR_WRITES, ReadYourWrites } from '../../shared/application/write-path/read-your-writes';
+import { SECRET_BOX, SecretBox } from '../../shared/crypto/secret-box';
+import { Clock } from '../../shared/domain/clock';
+import { DomainError, messageOf } from '../../shared/domain/errors';
+import { EVENT_STORE, EventStore } from '../../shared/ports/event-store.port';
+import { READ_MODEL_STORE, ReadModelStore } from '../../shared/ports/read-model-store.port';
+import { answerLost, KeyScope, keyInFlight, keyReused, requestFingerprint, scopedKeyId } from './idempotency-key';
+import { IdempotentAnswer, IdempotentAnswers } from './idempotent-answers';
+
+/** A write request that sent an `Idempotency-Key`, as the HTTP layer hands it over. */
+export interface KeyedRequest {
+  readonly scope: KeyScope;
+  readonly key: string;
+  readonly method: string;
+  /** The path with its query string. */
+  readonly url: string;
+  readonly body: unknown;
+  /** The request's id: what its commands' actors name (`actingInRequest`), so their appends carry the key record. */
+  readonly requestId: string;
+}
+
+/** Run the request, then `finish` with its answer (or `abandon` when it failed; after `finish`, nothing); or answer it again as the first time. */
+export type KeyedOutcome =
+  | { readonly kind: 'run'; finish(answer: IdempotentAnswer): Promise<void>; abandon(): void }
+  | { readonly kind: 'replay'; readonly answer: IdempotentAnswer };
+
+const keysBehind = (cause: unknown) =>
+  Object.assign(
+    new DomainError(
+      'unavailable',
+      'idempotency_keys_behind',
+      'The server could not check this Idempotency-Key against earlier requests yet (its record of keys is behind the log); nothing was done, retry shortly',
+    ),
+    { cause },
+  );
+
+/** How often expired keys and answers are removed. */
+const SWEEP_INTERVAL_MS = 60_000;
+
+/**
+ * Idempotent writes. A request with a key:
+ * 1. is refused (409, Retry-After) while a request with the same key runs in this process;
+ * 2. looks its key up in `idempotency_keys`, after that projection reached the log's head when
+ *    the first look finds nothing (the record may be in the log and not yet folded);
+ * 3. found: the same request is answered as the first time (its stored answer, or the answer the
+ *    change itself tells); another request with the key is refused (422);
+ * 4. not found: runs, and every event it appends carries the key record (in the same append as
+ *    the change, see idempotency-guards.ts); once answered 2xx, its answer is stored (sealed).
+ * A request that changed nothing (a 4xx, a no-op) leaves no record: a retry runs again and is
+ * answered as it would have been. Across several API processes, two attempts with one key that
+ * overlap in time on two processes can both run (see docs/idempotency.md).
+ */
+@Injectable()
+export class IdempotentRequests implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger('idempotency');
+  private readonly inFlight = new Set<string>();
+  private readonly answers: IdempotentAnswers;
+  private readonly ttlMs: number;
+  private readonly sweeper = new PeriodicSweep(() => this.removeExpired(), SWEEP_INTERVAL_MS, (error) =>
+    this.logger.warn(`removing expired idempotency keys failed; retrying in ${SWEEP_INTERVAL_MS} ms: ${messageOf(error)}`),
+  );
+
+  constructor(
+    @Inject(READ_MODEL_STORE) private readonly readModels: ReadModelStore,
+    @Inject(EVENT_STORE) private readonly events: EventStore,
+    @Inject(READ_YOUR_WRITES) private readonly readYourWrites: ReadYourWrites,
+    @Inject(SECRET_BOX) box: SecretBox,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(CONFIG) config: ParleyConfig,
+    @Inject(SERVES_REQUESTS) private readonly servesRequests: boolean,
+  ) {
+    this.answers = new IdempotentAnswers(readModels, box);
+    this.ttlMs = config.idempotencyKeyTtlMs;
+  }
+
+  onApplicationBootstrap(): void {
+    if (this.servesRequests) this.sweeper.start();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.sweeper.stop();
+  }
+
+  async begin(request: KeyedRequest): Promise<KeyedOutcome> {
+    const keyId = scopedKeyId(request.scope, request.key);
+    if (this.inFlight.has(keyId)) throw keyInFlight();
+    this.inFlight.add(keyId);
+    try {
+      const fingerprint = requestFingerprint(request.method, request.url, request.body);
+      const found = await this.lookUp(keyId);
+      if (found) {
+        if (found.request !== fingerprint) throw keyReused();
+        const answer = (await this.answers.find(keyId, found.expires_at)) ?? found.derived_answer;
+        if (!answer) throw answerLost();
+        this.inFlight.delete(keyId);
+        return { kind: 'replay', answer };
+      }
+      const record: IdempotencyRecord = { key: keyId, request: fingerprint, expires_at: new Date(this.clock.now().getTime() + this.ttlMs).toISOString() };
+      // Another request in flight with the same id (a client's X-Request-Id sent twice) would share the guard.
+      if (!guardRequest(request.requestId, record)) throw keyInFlight();
+      let settled = false;
+      return {
+        kind: 'run',
+        finish: async (answer) => {
+          if (settled) return;
+          settled = true;
+          try {
+            const appended = releaseRequest(request.requestId);
+            if (appended && answer.status >= 200 && answer.status < 300) {
+              await this.answers.store(keyId, request.scope.instanceId, record.expires_at, answer);
+            }
+          } catch (error) {
+            // The change is made and answered; a retry gets the answer the change tells, or 409 answer_lost.
+            this.logger.warn(`the answer of an idempotent request could not be stored: ${messageOf(error)}`);
+          } finally {
+            this.inFlight.delete(keyId);
+          }
+        },
+        abandon: () => {
+          if (settled) return;
+          settled = true;
+          releaseRequest(request.requestId);
+          this.inFlight.delete(keyId);
+        },
+      };
+    } catch (error) {
+      this.inFlight.delete(keyId);
+      throw error;
+    }
+  }
+
+  /** The live record of a key: read, and read again once the keys projection reached the log's head if it was not there. */
+  private async lookUp(keyId: string): Promise<IdempotencyKeyDocument | null> {
+    const now = this.clock.now().toISOString();
+    const live = (doc: IdempotencyKeyDocument | null) => (doc && doc.expires_at > now ? doc : null);
+    const first = live(await this.readModels.get<IdempotencyKeyDocument>(IDEMPOTENCY_KEYS, keyId));
+    if (first) return first;
+    const head = await this.events.headPosition();
+    if (head === null) return null;
+    try {
+      await this.readYourWrites.waitFor(head, [checkpointName(idempotencyKeysProjection)]);
+    } catch (error) {
+      // Its own words would say a change was saved: none was, yet.
+      throw keysBehind(error);
+    }
+    return live(await this.readModels.get<IdempotencyKeyDocument>(IDEMPOTENCY_KEYS, keyId));
+  }
+
+  private async removeExpired(): Promise<void> {
+    while (!this.sweeper.stopped && (await this.answers.removeExpired(this.clock.now().toISOString())));
+  }
+}
