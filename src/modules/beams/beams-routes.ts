@@ -105,7 +105,8 @@ export class BeamsRoutes implements OnModuleInit {
         const keyId = await this.keys.keyIdFor(request.params.instanceId!, bearerCredential(request.headers.authorization)!);
         const actor = actingInRequest({ key_id: keyId }, request.id);
         const publishId = await this.publish.accept(request.params.instanceId!, parse(body), actor, this.clock.now());
-        void reply.status(200).send({ publishId });
+        // Returned: the send completes after the (asynchronous) idempotency onSend hook.
+        return reply.status(200).send({ publishId });
       });
     route('interests', INTERESTS_BODY_LIMIT, interestsPublish);
     route('users', USERS_BODY_LIMIT, usersPublish);
@@ -120,7 +121,7 @@ export class BeamsRoutes implements OnModuleInit {
       const keyId = await this.keys.keyIdFor(request.params.instanceId!, bearerCredential(request.headers.authorization)!);
       const actor = actingInRequest({ key_id: keyId }, request.id);
       await this.deleteUser.delete(request.params.instanceId!, request.params.userId ?? '', actor, this.clock.now());
-      void reply.status(200).send();
+      return reply.status(200).send();
     });
     return undefined;
   }
