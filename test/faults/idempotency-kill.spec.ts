@@ -1,0 +1,60 @@
+import { join } from 'node:path';
+import { rowsOf } from '../support/plaintext-log';
+import { chat, eventually, FaultLab, health, INSTANCE, processEnv, tokenFor } from './process-client';
+
+/**
+ * An idempotent send whose answer was lost: the API process is killed (-9) after the message is in
+ * the log and before it answered. The retry with the same key, to the server started again on the
+ * same data, is answered with the message's id, and the room holds the message once.
+ */
+describe('Idempotency-Key across a kill -9 between the append and the answer (real processes)', () => {
+  const lab = new FaultLab();
+  afterEach(() => lab.stopAll());
+  afterAll(() => lab.cleanUp());
+
+  const send = async (port: number, key: string): Promise<{ status: number; body: any; replayed: string | null }> => {
+    try {
+      const response = await fetch(`http://127.0.0.1:${port}/services/chatkit/v6/${INSTANCE}/rooms/lobby/messages`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${tokenFor({ sub: 'ann' })}`, 'content-type': 'application/json', 'idempotency-key': key },
+        body: JSON.stringify({ parts: [{ type: 'text/plain', content: 'sent once' }] }),
+      });
+      const text = await response.text();
+      return { status: response.status, body: text ? JSON.parse(text) : undefined, replayed: response.headers.get('idempotent-replayed') };
+    } catch {
+      return { status: 0, body: null, replayed: null };
+    }
+  };
+
+  it('answers the retry after the restart with the id of the one message the first attempt wrote', async () => {
+    const dir = lab.dataDir();
+    // Writes wait for their read models far longer than the test takes: the send hangs after its append.
+    const env = processEnv(dir, { PROJECTION_LEASE_TTL_MS: '1000', READ_YOUR_WRITES_TIMEOUT_MS: '120000' });
+    const worker = await lab.startWorker(env);
+    const api = await lab.start('dist/src/main.api.js', env);
+    expect(await eventually(async () => (await health(api.port)).status === 200, 15_000)).toBe(true);
+    expect((await chat(api.port, 'POST', '/users', { id: 'ann', name: 'Ann' })).status).toBe(201);
+    expect((await chat(api.port, 'POST', '/rooms', { id: 'lobby', name: 'Lobby' }, { sub: 'ann' })).status).toBe(201);
+
+    // No worker: what the API appends from now on is in the log, and no read model shows it.
+    await worker.stop('SIGKILL');
+    const key = 'retry-after-crash-1';
+    const lost = send(api.port, key);
+    const guarded = () =>
+      rowsOf(join(dir, 'events.sqlite')).filter((row) => row.type === 'MessageSent' && JSON.parse(row.metadata).idempotency !== undefined);
+    expect(await eventually(async () => guarded().length === 1, 30_000)).toBe(true);
+    await api.stop('SIGKILL');
+    expect((await lost).status).toBe(0); // the client never heard back
+
+    const server = await lab.start('dist/src/main.js', env);
+    const retry = await send(server.port, key);
+    const [row] = guarded();
+    const loggedId = (JSON.parse(row.data) as { id: number }).id;
+    expect(retry).toEqual({ status: 201, body: { message_id: loggedId }, replayed: 'true' });
+    expect(guarded()).toHaveLength(1);
+    const messages = await chat(server.port, 'GET', '/rooms/lobby/messages', undefined, { sub: 'ann' });
+    expect(messages.body.map((m: { id: number }) => m.id)).toEqual([loggedId]);
+    // And again, now from a live server's stored state.
+    expect(await send(server.port, key)).toEqual(retry);
+  }, 120_000);
+});
