@@ -1,7 +1,7 @@
 import { physicalCollection } from '../../../projections/projection';
 import { IDEMPOTENCY_KEYS, IDEMPOTENT_ANSWERS, idempotencyKeysProjection } from '../../../projections/idempotency/idempotency-keys.projection';
 import { SealedSecret, SecretBox } from '../../shared/crypto/secret-box';
-import { Document, ReadModelStore } from '../../shared/ports/read-model-store.port';
+import { Document, DocumentChange, ReadModelStore } from '../../shared/ports/read-model-store.port';
 
 /** What a request with a key was answered: what a retry of it is answered again. */
 export interface IdempotentAnswer {
@@ -37,10 +37,28 @@ export class IdempotentAnswers {
     private readonly box: SecretBox,
   ) {}
 
-  async store(keyId: string, instanceId: string, expiresAt: string, answer: IdempotentAnswer): Promise<void> {
+  /** Answers to write, and whom to tell once written: one write per turn of the event loop for all the answers of that turn. */
+  private pending: { readonly change: DocumentChange; readonly done: { resolve(): void; reject(error: unknown): void } }[] = [];
+
+  /** Resolves once the answer is stored (written with the other answers of the same event-loop turn). */
+  store(keyId: string, instanceId: string, expiresAt: string, answer: IdempotentAnswer): Promise<void> {
     const document: AnswerDocument = { _id: keyId, instance_id: instanceId, expires_at: expiresAt, answer: this.box.seal(JSON.stringify(answer)) };
-    // The position orders answers of one key: a later use (after it expired) expires later.
-    await this.readModels.applyBatch([{ collection: this.collection, kind: 'put', document, position: expiresAt }], {});
+    return new Promise((resolve, reject) => {
+      if (this.pending.length === 0) setImmediate(() => void this.flush());
+      // The position orders answers of one key: a later use (after it expired) expires later.
+      this.pending.push({ change: { collection: this.collection, kind: 'put', document, position: expiresAt }, done: { resolve, reject } });
+    });
+  }
+
+  private async flush(): Promise<void> {
+    const batch = this.pending;
+    this.pending = [];
+    try {
+      await this.readModels.applyBatch(batch.map((p) => p.change), {});
+      for (const p of batch) p.done.resolve();
+    } catch (error) {
+      for (const p of batch) p.done.reject(error);
+    }
   }
 
   /** The answer stored for a key that expires at `expiresAt` (an answer of an earlier use of the key is not it). */

@@ -47,8 +47,8 @@ const SWEEP_INTERVAL_MS = 60_000;
 /**
  * Idempotent writes. A request with a key:
  * 1. is refused (409, Retry-After) while a request with the same key runs in this process;
- * 2. looks its key up in `idempotency_keys`, after that projection reached the log's head when
- *    the first look finds nothing (the record may be in the log and not yet folded);
+ * 2. looks its key up in `idempotency_keys` once that projection reached the log's head (the
+ *    record may be in the log and not yet folded);
  * 3. found: the same request is answered as the first time (its stored answer, or the answer the
  *    change itself tells); another request with the key is refused (422);
  * 4. not found: runs, and every event it appends carries the key record (in the same append as
@@ -136,21 +136,23 @@ export class IdempotentRequests implements OnApplicationBootstrap, OnModuleDestr
     }
   }
 
-  /** The live record of a key: read, and read again once the keys projection reached the log's head if it was not there. */
+  /**
+   * The live record of a key, read once the keys projection reached the log's head: a record
+   * appended (by any process) before this request arrived is then folded. Read only after the
+   * wait: a retry is the rare case, and a first read would miss for every new key.
+   */
   private async lookUp(keyId: string): Promise<IdempotencyKeyDocument | null> {
-    const now = this.clock.now().toISOString();
-    const live = (doc: IdempotencyKeyDocument | null) => (doc && doc.expires_at > now ? doc : null);
-    const first = live(await this.readModels.get<IdempotencyKeyDocument>(IDEMPOTENCY_KEYS, keyId));
-    if (first) return first;
     const head = await this.events.headPosition();
-    if (head === null) return null;
-    try {
-      await this.readYourWrites.waitFor(head, [checkpointName(idempotencyKeysProjection)]);
-    } catch (error) {
-      // Its own words would say a change was saved: none was, yet.
-      throw keysBehind(error);
+    if (head !== null) {
+      try {
+        await this.readYourWrites.waitFor(head, [checkpointName(idempotencyKeysProjection)]);
+      } catch (error) {
+        // Its own words would say a change was saved: none was, yet.
+        throw keysBehind(error);
+      }
     }
-    return live(await this.readModels.get<IdempotencyKeyDocument>(IDEMPOTENCY_KEYS, keyId));
+    const found = await this.readModels.get<IdempotencyKeyDocument>(IDEMPOTENCY_KEYS, keyId);
+    return found && found.expires_at > this.clock.now().toISOString() ? found : null;
   }
 
   private async removeExpired(): Promise<void> {
