@@ -3,7 +3,7 @@ import { rowsOf } from '../support/plaintext-log';
 import { chat, eventually, FaultLab, health, INSTANCE, processEnv, tokenFor } from './process-client';
 
 /**
- * An idempotent send whose answer was lost: the API process is killed (-9) after the message is in
+ * Idempotent sends where more than one process is involved. A send whose answer was lost: the API process is killed (-9) after the message is in
  * the log and before it answered. The retry with the same key, to the server started again on the
  * same data, is answered with the message's id, and the room holds the message once.
  */
@@ -12,17 +12,22 @@ describe('Idempotency-Key across a kill -9 between the append and the answer (re
   afterEach(() => lab.stopAll());
   afterAll(() => lab.cleanUp());
 
-  const send = async (port: number, key: string): Promise<{ status: number; body: any; replayed: string | null }> => {
+  const send = async (port: number, key: string, text = 'sent once'): Promise<{ status: number; body: any; replayed: string | null; retryAfter: string | null }> => {
     try {
       const response = await fetch(`http://127.0.0.1:${port}/services/chatkit/v6/${INSTANCE}/rooms/lobby/messages`, {
         method: 'POST',
         headers: { authorization: `Bearer ${tokenFor({ sub: 'ann' })}`, 'content-type': 'application/json', 'idempotency-key': key },
-        body: JSON.stringify({ parts: [{ type: 'text/plain', content: 'sent once' }] }),
+        body: JSON.stringify({ parts: [{ type: 'text/plain', content: text }] }),
       });
-      const text = await response.text();
-      return { status: response.status, body: text ? JSON.parse(text) : undefined, replayed: response.headers.get('idempotent-replayed') };
+      const body = await response.text();
+      return {
+        status: response.status,
+        body: body ? JSON.parse(body) : undefined,
+        replayed: response.headers.get('idempotent-replayed'),
+        retryAfter: response.headers.get('retry-after'),
+      };
     } catch {
-      return { status: 0, body: null, replayed: null };
+      return { status: 0, body: null, replayed: null, retryAfter: null };
     }
   };
 
@@ -50,11 +55,35 @@ describe('Idempotency-Key across a kill -9 between the append and the answer (re
     const retry = await send(server.port, key);
     const [row] = guarded();
     const loggedId = (JSON.parse(row.data) as { id: number }).id;
-    expect(retry).toEqual({ status: 201, body: { message_id: loggedId }, replayed: 'true' });
+    expect(retry).toEqual({ status: 201, body: { message_id: loggedId }, replayed: 'true', retryAfter: null });
     expect(guarded()).toHaveLength(1);
     const messages = await chat(server.port, 'GET', '/rooms/lobby/messages', undefined, { sub: 'ann' });
     expect(messages.body.map((m: { id: number }) => m.id)).toEqual([loggedId]);
     // And again, now from a live server's stored state.
     expect(await send(server.port, key)).toEqual(retry);
+  }, 120_000);
+
+  it('makes one change for duplicates sent at once to two API processes on the same data', async () => {
+    const env = processEnv(lab.dataDir(), { READ_YOUR_WRITES_TIMEOUT_MS: '60000' });
+    await lab.startWorker(env);
+    const apis = [await lab.start('dist/src/main.api.js', env), await lab.start('dist/src/main.api.js', env)];
+    for (const api of apis) expect(await eventually(async () => (await health(api.port)).status === 200, 15_000)).toBe(true);
+    expect((await chat(apis[0].port, 'POST', '/users', { id: 'ann', name: 'Ann' })).status).toBe(201);
+    expect((await chat(apis[0].port, 'POST', '/rooms', { id: 'lobby', name: 'Lobby' }, { sub: 'ann' })).status).toBe(201);
+
+    for (let round = 0; round < 3; round++) {
+      const key = `across-processes-${round}`;
+      const text = `round ${round}`;
+      const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => send(apis[i % 2].port, key, text)));
+      const messages = (await chat(apis[1].port, 'GET', '/rooms/lobby/messages?limit=100', undefined, { sub: 'ann' })).body as { id: number; parts: { content: string }[] }[];
+      const sent = messages.filter((m) => m.parts[0].content === text);
+      expect(sent).toHaveLength(1);
+      for (const answer of answers) {
+        if (answer.status === 409) expect({ error: answer.body.error, retryAfter: answer.retryAfter }).toEqual({ error: 'services/chatkit/conflict/idempotency_key_in_flight', retryAfter: '1' });
+        else expect({ status: answer.status, body: answer.body }).toEqual({ status: 201, body: { message_id: sent[0].id } });
+      }
+      // The answer, from either process, once the first is done.
+      for (const api of apis) expect((await send(api.port, key, text)).body).toEqual({ message_id: sent[0].id });
+    }
   }, 120_000);
 });

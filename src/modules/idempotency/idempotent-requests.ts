@@ -3,7 +3,7 @@ import { checkpointName } from '../../../projections/projection';
 import { IDEMPOTENCY_KEYS, IdempotencyKeyDocument, idempotencyKeysProjection } from '../../../projections/idempotency/idempotency-keys.projection';
 import { CONFIG, ParleyConfig } from '../../config/config';
 import { PeriodicSweep } from '../../shared/application/operations/periodic-sweep';
-import { CLOCK, SERVES_REQUESTS } from '../../shared/application/tokens';
+import { CLOCK, LEASE_OWNER, SERVES_REQUESTS, SOLE_API_PROCESS } from '../../shared/application/tokens';
 import { guardRequest, IdempotencyRecord, releaseRequest } from '../../shared/application/write-path/idempotency-guards';
 import { READ_YOUR_WRITES, ReadYourWrites } from '../../shared/application/write-path/read-your-writes';
 import { SECRET_BOX, SecretBox } from '../../shared/crypto/secret-box';
@@ -41,6 +41,9 @@ const keysBehind = (cause: unknown) =>
     { cause },
   );
 
+/** What a claim on a key in flight outlives the longest a write waits for its read models by (the append and the rest). */
+const CLAIM_MARGIN_MS = 30_000;
+
 /** How often expired keys and answers are removed. */
 const SWEEP_INTERVAL_MS = 60_000;
 
@@ -54,8 +57,8 @@ const SWEEP_INTERVAL_MS = 60_000;
  * 4. not found: runs, and every event it appends carries the key record (in the same append as
  *    the change, see idempotency-guards.ts); once answered 2xx, its answer is stored (sealed).
  * A request that changed nothing (a 4xx, a no-op) leaves no record: a retry runs again and is
- * answered as it would have been. Across several API processes, two attempts with one key that
- * overlap in time on two processes can both run (see docs/idempotency.md).
+ * answered as it would have been. Several API processes share the in-flight refusal through a
+ * lease per key in the read-model store (see `claim`).
  */
 @Injectable()
 export class IdempotentRequests implements OnApplicationBootstrap, OnModuleDestroy {
@@ -63,6 +66,7 @@ export class IdempotentRequests implements OnApplicationBootstrap, OnModuleDestr
   private readonly inFlight = new Set<string>();
   private readonly answers: IdempotentAnswers;
   private readonly ttlMs: number;
+  private readonly claimTtlMs: number;
   private readonly sweeper = new PeriodicSweep(() => this.removeExpired(), SWEEP_INTERVAL_MS, (error) =>
     this.logger.warn(`removing expired idempotency keys failed; retrying in ${SWEEP_INTERVAL_MS} ms: ${messageOf(error)}`),
   );
@@ -75,9 +79,13 @@ export class IdempotentRequests implements OnApplicationBootstrap, OnModuleDestr
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(CONFIG) config: ParleyConfig,
     @Inject(SERVES_REQUESTS) private readonly servesRequests: boolean,
+    @Inject(SOLE_API_PROCESS) private readonly soleProcess: boolean,
+    @Inject(LEASE_OWNER) private readonly leaseOwner: string,
   ) {
     this.answers = new IdempotentAnswers(readModels, box);
     this.ttlMs = config.idempotencyKeyTtlMs;
+    // As long as a request may run: past it a dead process's claim lapses.
+    this.claimTtlMs = config.readYourWritesTimeoutMs + CLAIM_MARGIN_MS;
   }
 
   onApplicationBootstrap(): void {
@@ -92,6 +100,14 @@ export class IdempotentRequests implements OnApplicationBootstrap, OnModuleDestr
     const keyId = scopedKeyId(request.scope, request.key);
     if (this.inFlight.has(keyId)) throw keyInFlight();
     this.inFlight.add(keyId);
+    const claim = await this.claim(keyId, request.requestId).catch((error: unknown) => {
+      this.inFlight.delete(keyId);
+      throw error;
+    });
+    const release = () => {
+      this.inFlight.delete(keyId);
+      claim?.release();
+    };
     try {
       const fingerprint = requestFingerprint(request.method, request.url, request.body);
       const found = await this.lookUp(keyId);
@@ -99,7 +115,7 @@ export class IdempotentRequests implements OnApplicationBootstrap, OnModuleDestr
         if (found.request !== fingerprint) throw keyReused();
         const answer = (await this.answers.find(keyId, found.expires_at)) ?? found.derived_answer;
         if (!answer) throw answerLost();
-        this.inFlight.delete(keyId);
+        release();
         return { kind: 'replay', answer };
       }
       const record: IdempotencyRecord = { key: keyId, request: fingerprint, expires_at: new Date(this.clock.now().getTime() + this.ttlMs).toISOString() };
@@ -120,20 +136,39 @@ export class IdempotentRequests implements OnApplicationBootstrap, OnModuleDestr
             // The change is made and answered; a retry gets the answer the change tells, or 409 answer_lost.
             this.logger.warn(`the answer of an idempotent request could not be stored: ${messageOf(error)}`);
           } finally {
-            this.inFlight.delete(keyId);
+            release();
           }
         },
         abandon: () => {
           if (settled) return;
           settled = true;
           releaseRequest(request.requestId);
-          this.inFlight.delete(keyId);
+          release();
         },
       };
     } catch (error) {
-      this.inFlight.delete(keyId);
+      release();
       throw error;
     }
+  }
+
+  /**
+   * Where several API processes serve the same data, a key in flight is claimed in the shared
+   * store (a lease named after it), so a duplicate sent to another process meanwhile is refused
+   * 409 too; the embedded server is the only process, and its memory is enough. Null: no claim.
+   */
+  private async claim(keyId: string, requestId: string): Promise<{ release(): void } | null> {
+    if (this.soleProcess) return null;
+    const name = `idempotency-key:${keyId}`;
+    const owner = `${this.leaseOwner}:${requestId}`;
+    if (!(await this.readModels.acquireLease(name, owner, this.claimTtlMs))) throw keyInFlight();
+    return {
+      release: () =>
+        void this.readModels.releaseLease(name, owner).catch((error: unknown) => {
+          // Lapses by itself: a retry meanwhile is answered 409 until then.
+          this.logger.warn(`releasing the claim on an idempotency key failed: ${messageOf(error)}`);
+        }),
+    };
   }
 
   /**
