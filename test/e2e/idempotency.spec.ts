@@ -1,8 +1,13 @@
 import jwt from 'jsonwebtoken';
 import { randomUUID } from 'node:crypto';
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { startTestServer, TestServer, TestResponse } from '../support/test-server';
 import { rawRequest } from '../support/raw-request';
 import { eventually } from '../support/waiting';
+
+/** Every file under the data directory's blob store. */
+const blobFiles = (dataDir: string): string[] => (readdirSync(join(dataDir, 'blobs'), { recursive: true }) as string[]).filter((name) => statSync(join(dataDir, 'blobs', name)).isFile());
 
 /**
  * `Idempotency-Key` on the writes of every API family (docs/idempotency.md): a retry with the
@@ -155,15 +160,24 @@ describe('idempotent writes (Idempotency-Key)', () => {
       expect({ status: retry.status, replayed: replayed(retry) }).toEqual({ status: 201, replayed: 'true' });
     });
 
-    it('files: a file deleted once (the retry is answered 204, not 404)', async () => {
+    it('files: a file uploaded once and deleted once (the delete retried is answered 204, not 404)', async () => {
       const files = (path: string) => `/services/chatkit_files/v1/${s.instanceId}${path}`;
       const boundary = 'b0undary';
       const form = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\nhello\r\n--${boundary}--\r\n`);
-      const uploaded = await rawRequest(s.baseUrl, 'POST', files('/rooms/lobby/users/ann/files/a.txt'), form, {
-        'content-type': `multipart/form-data; boundary=${boundary}`,
-        authorization: `Bearer ${as('ann')}`,
-      });
+      const uploadKey = randomUUID();
+      const upload = () =>
+        rawRequest(s.baseUrl, 'POST', files('/rooms/lobby/users/ann/files/a.txt'), form, {
+          'content-type': `multipart/form-data; boundary=${boundary}`,
+          authorization: `Bearer ${as('ann')}`,
+          'idempotency-key': uploadKey,
+        });
+      const uploaded = await upload();
       expect(uploaded.status).toBe(200);
+      const blobs = blobFiles(s.dataDir).length;
+      const again = await upload();
+      expect({ status: again.status, json: again.json, replayed: again.headers.get('idempotent-replayed') }).toEqual({ status: 200, json: uploaded.json, replayed: 'true' });
+      expect(blobFiles(s.dataDir)).toHaveLength(blobs); // no second copy of the bytes
+
       const key = randomUUID();
       const remove = () => s.request('DELETE', files('/rooms/lobby/files/a.txt'), { token: as('ann'), headers: keyed(key) });
       expect((await remove()).status).toBe(204);

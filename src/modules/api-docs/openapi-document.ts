@@ -126,9 +126,9 @@ function addUnseen(document: OpenAPIObject, method: UnseenMethod, path: string, 
   item[field] = { responses: {}, ...operation };
 }
 
-/** docs/idempotency.md: every write but the streamed uploads, the Beams device API and the token providers (which change nothing). */
+/** docs/idempotency.md: every write but the Beams device API and the token providers (which change nothing). */
 const takesIdempotencyKey = (method: string, path: string): boolean =>
-  ['post', 'put', 'patch', 'delete'].includes(method) && !/^\/(device_api|attachments\/upload)\/|\/users\/\{userId\}\/files\/\{fileName\}$|_token_provider\//.test(path);
+  ['post', 'put', 'patch', 'delete'].includes(method) && !/^\/device_api\/|_token_provider\//.test(path);
 
 const IDEMPOTENCY_KEY_PARAMETER: ParameterObject = {
   name: 'Idempotency-Key',

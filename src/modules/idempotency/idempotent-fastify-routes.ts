@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Readable } from 'node:stream';
 import type { AuthenticatedRequest } from '../instances/authentication/access-token.guard';
 import { headersForKeyError, scopeOf, subjectOf } from './idempotency.interceptor';
 import { idempotencyKeyOf, IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, WRITE_METHODS } from './idempotency-key';
@@ -6,11 +7,14 @@ import { IdempotentRequests, KeyedOutcome } from './idempotent-requests';
 
 type Running = Extract<KeyedOutcome, { kind: 'run' }>;
 
+const STREAMED_BODY = { streamed: true };
+
 /**
  * `Idempotency-Key` on the write routes a Fastify scope serves itself, outside the Nest router
- * (Beams' publish API): the same `IdempotentRequests` as the Nest interceptor, through hooks. Such
- * routes check their credential in the handler, after these hooks: the credential itself (hashed)
- * is the key's subject (`subjectOf`), so only its holder gets a replayed answer.
+ * (Beams' publish API, the files API's upload): the same `IdempotentRequests` as the Nest interceptor, through hooks. Such
+ * routes check their credential in the handler or a route's own hook, after these hooks: the
+ * credential itself (hashed) is the key's subject (`subjectOf`), so only its holder gets a replayed
+ * answer.
  */
 export function idempotentFastifyRoutes(scope: FastifyInstance, requests: IdempotentRequests): void {
   const running = new WeakMap<FastifyRequest, Running>();
@@ -32,7 +36,8 @@ export function idempotentFastifyRoutes(scope: FastifyInstance, requests: Idempo
         key,
         method: request.method,
         url: request.url,
-        body: request.body,
+        // A body streamed to storage by the handler (an upload) is not read here: it is no part of the request's identity.
+        body: request.body instanceof Readable ? STREAMED_BODY : request.body,
         requestId: request.id,
       });
     } catch (error) {
