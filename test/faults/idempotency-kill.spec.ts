@@ -31,7 +31,7 @@ describe('Idempotency-Key across a kill -9 between the append and the answer (re
     }
   };
 
-  it('answers the retry after the restart with the id of the one message the first attempt wrote', async () => {
+  it('answers the retry after the restart with the id of the one message the first attempt wrote (and a create whose answer is lost with 409 answer_lost)', async () => {
     const dir = lab.dataDir();
     // Writes wait for their read models far longer than the test takes: the send hangs after its append.
     const env = processEnv(dir, { PROJECTION_LEASE_TTL_MS: '1000', READ_YOUR_WRITES_TIMEOUT_MS: '120000' });
@@ -45,11 +45,24 @@ describe('Idempotency-Key across a kill -9 between the append and the answer (re
     await worker.stop('SIGKILL');
     const key = 'retry-after-crash-1';
     const lost = send(api.port, key);
-    const guarded = () =>
-      rowsOf(join(dir, 'events.sqlite')).filter((row) => row.type === 'MessageSent' && JSON.parse(row.metadata).idempotency !== undefined);
-    expect(await eventually(async () => guarded().length === 1, 30_000)).toBe(true);
+    // A change whose answer the log does not hold (a created user's), killed the same way.
+    const createUser = (port: number) =>
+      fetch(`http://127.0.0.1:${port}/services/chatkit/v6/${INSTANCE}/users`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${tokenFor({ su: true })}`, 'content-type': 'application/json', 'idempotency-key': 'create-bob' },
+        body: JSON.stringify({ id: 'bob', name: 'Bob' }),
+      }).then(
+        async (response) => ({ status: response.status, body: (await response.json()) as { error: string } }),
+        () => ({ status: 0, body: null }),
+      );
+    const lostCreate = createUser(api.port);
+    const guardedOf = (type: string) => () =>
+      rowsOf(join(dir, 'events.sqlite')).filter((row) => row.type === type && JSON.parse(row.metadata).idempotency !== undefined);
+    const guarded = guardedOf('MessageSent');
+    expect(await eventually(async () => guarded().length === 1 && guardedOf('UserCreated')().length === 1, 30_000)).toBe(true);
     await api.stop('SIGKILL');
     expect((await lost).status).toBe(0); // the client never heard back
+    expect((await lostCreate).status).toBe(0);
 
     const server = await lab.start('dist/src/main.js', env);
     const retry = await send(server.port, key);
@@ -61,6 +74,12 @@ describe('Idempotency-Key across a kill -9 between the append and the answer (re
     expect(messages.body.map((m: { id: number }) => m.id)).toEqual([loggedId]);
     // And again, now from a live server's stored state.
     expect(await send(server.port, key)).toEqual(retry);
+
+    // The user is created once; its answer is not in the log: the retry is told the change was made.
+    const createRetry = await createUser(server.port);
+    expect({ status: createRetry.status, error: createRetry.body?.error }).toEqual({ status: 409, error: 'services/chatkit/conflict/idempotency_key_answer_lost' });
+    expect(guardedOf('UserCreated')()).toHaveLength(1);
+    expect((await chat(server.port, 'GET', '/users/bob')).body).toMatchObject({ id: 'bob', name: 'Bob' });
   }, 120_000);
 
   it('makes one change for duplicates sent at once to two API processes on the same data', async () => {
