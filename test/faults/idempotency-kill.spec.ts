@@ -41,6 +41,14 @@ describe('Idempotency-Key across a kill -9 between the append and the answer (re
     expect((await chat(api.port, 'POST', '/users', { id: 'ann', name: 'Ann' })).status).toBe(201);
     expect((await chat(api.port, 'POST', '/rooms', { id: 'lobby', name: 'Lobby' }, { sub: 'ann' })).status).toBe(201);
 
+    // A keyed request looks its key up once idempotency_keys reached the log's head: this one (to
+    // no room, so it changes nothing) returns once the worker folded everything written so far.
+    const barrier = await fetch(`http://127.0.0.1:${api.port}/services/chatkit/v6/${INSTANCE}/rooms/nowhere/messages`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${tokenFor({ sub: 'ann' })}`, 'content-type': 'application/json', 'idempotency-key': 'barrier' },
+      body: JSON.stringify({ parts: [{ type: 'text/plain', content: 'x' }] }),
+    });
+    expect(barrier.status).toBe(404);
     // No worker: what the API appends from now on is in the log, and no read model shows it.
     await worker.stop('SIGKILL');
     const key = 'retry-after-crash-1';
@@ -104,5 +112,24 @@ describe('Idempotency-Key across a kill -9 between the append and the answer (re
       // The answer, from either process, once the first is done.
       for (const api of apis) expect((await send(api.port, key, text)).body).toEqual({ message_id: sent[0].id });
     }
+  }, 120_000);
+
+  it('refuses a keyed write it cannot check yet (its key records behind the log) with 503, and writes nothing', async () => {
+    const dir = lab.dataDir();
+    const env = processEnv(dir, { READ_YOUR_WRITES_TIMEOUT_MS: '1500' });
+    const worker = await lab.startWorker(env);
+    const api = await lab.start('dist/src/main.api.js', env);
+    expect(await eventually(async () => (await health(api.port)).status === 200, 15_000)).toBe(true);
+    expect((await chat(api.port, 'POST', '/users', { id: 'ann', name: 'Ann' })).status).toBe(201);
+    expect((await chat(api.port, 'POST', '/rooms', { id: 'lobby', name: 'Lobby' }, { sub: 'ann' })).status).toBe(201);
+    await worker.stop('SIGKILL');
+    // Saved, not shown: the log's head is now past every read model, idempotency_keys included.
+    const unkeyed = await chat(api.port, 'POST', '/rooms/lobby/messages', { parts: [{ type: 'text/plain', content: 'no key' }] }, { sub: 'ann' });
+    expect({ status: unkeyed.status, error: unkeyed.body.error }).toEqual({ status: 503, error: 'services/chatkit/unavailable/projection_lag' });
+
+    const keyed = await send(api.port, 'checked-later', 'with a key');
+    expect({ status: keyed.status, error: keyed.body.error }).toEqual({ status: 503, error: 'services/chatkit/unavailable/idempotency_keys_behind' });
+    expect(keyed.body.error_description).toMatch(/nothing was done/);
+    expect(rowsOf(join(dir, 'events.sqlite')).filter((row) => row.type === 'MessageSent').map((row) => JSON.parse(row.metadata).idempotency)).toEqual([undefined]);
   }, 120_000);
 });
