@@ -149,6 +149,15 @@ describe('idempotent writes (Idempotency-Key)', () => {
       const retry = await create();
       expect({ status: retry.status, replayed: replayed(retry) }).toEqual({ status: 201, replayed: 'true' });
       expect((await s.request('POST', `/services/chatkit_authorizer/v2/${s.instanceId}/roles`, { body: { name: 'mod', scope: 'global', permissions: ['message:create'] } })).status).toBe(409);
+
+      // A route whose status tells whether it changed anything: the replay keeps the first's 201.
+      expect((await s.request('POST', s.chat('/users'), { body: { id: 'moderator', name: 'M' } })).status).toBe(201);
+      const assignKey = randomUUID();
+      const assign = () => s.request('PUT', `/services/chatkit_authorizer/v2/${s.instanceId}/users/moderator/roles`, { body: { name: 'mod' }, headers: keyed(assignKey) });
+      expect((await assign()).status).toBe(201);
+      const assignedAgain = await assign();
+      expect({ status: assignedAgain.status, replayed: replayed(assignedAgain) }).toEqual({ status: 201, replayed: 'true' });
+      expect((await s.request('PUT', `/services/chatkit_authorizer/v2/${s.instanceId}/users/moderator/roles`, { body: { name: 'mod' } })).status).toBe(200);
     });
 
     it('cursors: a cursor set once', async () => {

@@ -1,6 +1,4 @@
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
-import { HTTP_CODE_METADATA } from '@nestjs/common/constants';
-import { Reflector } from '@nestjs/core';
 import type { FastifyReply } from 'fastify';
 import { createHash } from 'node:crypto';
 import { defer, finalize, from, mergeMap, Observable, of } from 'rxjs';
@@ -41,10 +39,7 @@ export function headersForKeyError(error: unknown, reply: FastifyReply): void {
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
-  constructor(
-    private readonly requests: IdempotentRequests,
-    private readonly reflector: Reflector,
-  ) {}
+  constructor(private readonly requests: IdempotentRequests) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     if (context.getType() !== 'http') return next.handle();
@@ -53,9 +48,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
     if (!WRITE_METHODS.has(request.method)) return next.handle();
     const key = idempotencyKeyOf(request.headers[IDEMPOTENCY_KEY_HEADER]);
     if (key === undefined) return next.handle();
+    // Nest set the route's status before the interceptors run; a handler may set another (201 or 200).
     const reply = http.getResponse<FastifyReply>();
-    // The status the route answers with (Nest applies it to whatever the handler returns, a replay included).
-    const status = this.reflector.get<number | undefined>(HTTP_CODE_METADATA, context.getHandler()) ?? (request.method === 'POST' ? 201 : 200);
     const begun = defer(() =>
       this.requests
         .begin({ scope: scopeOf(request, subjectOf(request)), key, method: request.method, url: request.url, body: request.body, requestId: request.id })
@@ -67,11 +61,11 @@ export class IdempotencyInterceptor implements NestInterceptor {
     return begun.pipe(
       mergeMap((outcome) => {
         if (outcome.kind === 'replay') {
-          void reply.header(IDEMPOTENT_REPLAYED_HEADER, 'true');
+          void reply.header(IDEMPOTENT_REPLAYED_HEADER, 'true').status(outcome.answer.status);
           return of(outcome.answer.body ?? undefined);
         }
         return next.handle().pipe(
-          mergeMap((body: unknown) => from(outcome.finish({ status, body: body ?? null }).then(() => body))),
+          mergeMap((body: unknown) => from(outcome.finish({ status: reply.statusCode, body: body ?? null }).then(() => body))),
           // A failed handler (or a client gone before the answer): nothing stored, the key free again.
           finalize(() => outcome.abandon()),
         );
