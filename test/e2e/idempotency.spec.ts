@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { startTestServer, TestServer, TestResponse } from '../support/test-server';
 import { rawRequest } from '../support/raw-request';
 import { eventually } from '../support/waiting';
+import { openHttpSubscription } from '../support/subscribe-client';
 
 /** Every file under the data directory's blob store. */
 const blobFiles = (dataDir: string): string[] => (readdirSync(join(dataDir, 'blobs'), { recursive: true }) as string[]).filter((name) => statSync(join(dataDir, 'blobs', name)).isFile());
@@ -106,6 +107,28 @@ describe('idempotent writes (Idempotency-Key)', () => {
     const stranger = await send(key, 'private', forged);
     expect(stranger.status).toBe(401);
     expect(stranger.text).not.toContain('message_id');
+  });
+
+  it('names each request in flight by an id of its own, even when clients send the same X-Request-Id (the key record follows the request id)', async () => {
+    const stream = await openHttpSubscription(`${s.baseUrl}${s.chat('/rooms/lobby')}`, { authorization: `Bearer ${as('ann')}`, 'x-request-id': 'shared-id' });
+    try {
+      expect(stream.headers.get('x-request-id')).toBe('shared-id');
+      const key = randomUUID();
+      const named = await s.request('POST', s.chat('/rooms/lobby/messages'), {
+        body: { parts: [{ type: 'text/plain', content: 'named' }] },
+        token: as('ann'),
+        headers: keyed(key, { 'x-request-id': 'shared-id' }),
+      });
+      expect(named.status).toBe(201);
+      expect(named.headers.get('x-request-id')).not.toBe('shared-id');
+      expect((await send(key, 'named')).body).toEqual(named.body);
+    } finally {
+      await stream.close();
+    }
+    // Once the stream is over, the id is the client's again.
+    await eventually(async () => (await s.request('GET', s.chat('/rooms/lobby'), { token: as('ann'), headers: { 'x-request-id': 'shared-id' } })).headers.get('x-request-id') === 'shared-id', {
+      what: 'the stream ended and its id was free again',
+    });
   });
 
   it('runs a request without a key as before: no record, no header', async () => {
