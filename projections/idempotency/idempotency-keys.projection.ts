@@ -6,8 +6,8 @@ import type { Document, ProjectionDefinition, Target } from '../projection';
 
 export const IDEMPOTENCY_KEYS = 'idempotency_keys';
 /**
- * The answers of idempotent requests, written by the API process that answered (sealed with the
- * master key; see src/modules/idempotency/idempotent-answers.ts), never by the projector: declared
+ * The answers of idempotent requests, written by the API process that answered (sealed under the
+ * data keys of what they show; see src/modules/idempotency/idempotent-answers.ts), never by the projector: declared
  * here so that it is made, versioned and dropped with the keys it answers for.
  */
 export const IDEMPOTENT_ANSWERS = 'idempotent_answers';

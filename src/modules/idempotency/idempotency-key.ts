@@ -61,3 +61,11 @@ export const answerLost = () =>
     'idempotency_key_answer_lost',
     'The change this Idempotency-Key guards was made, but the server stopped before it could store its answer; do not send it again, read the result back',
   );
+
+/** The change the key guards was made and answered, but what it answered (a user's name, a room's) has been deleted since: it is not answered again. */
+export const answerDeleted = () =>
+  new DomainError(
+    'conflict',
+    'idempotency_key_answer_lost',
+    'The change this Idempotency-Key guards was made, but what it answered has since been deleted, so it cannot be answered again; do not send it again',
+  );

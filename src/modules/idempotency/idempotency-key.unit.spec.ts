@@ -1,5 +1,5 @@
 import { DomainError } from '../../shared/domain/errors';
-import { guardOf, guardRequest, releaseRequest } from '../../shared/application/write-path/idempotency-guards';
+import { answerShows, guardOf, guardRequest, noteAppended, releaseRequest } from '../../shared/application/write-path/idempotency-guards';
 import { idempotencyKeyOf, requestFingerprint, scopedKeyId } from './idempotency-key';
 
 const reasonOf = (f: () => unknown): string => {
@@ -41,16 +41,37 @@ describe('Idempotency-Key', () => {
     expect(requestFingerprint('POST', '/a?x=1', undefined)).not.toBe(one);
   });
 
-  it("stamps a guarded request's commands with its record, one request per id, and says whether any command was stamped", () => {
+  it("stamps a guarded request's commands with its record, one request per id, and tells what they appended", () => {
     const record = { key: 'k', request: 'r', expires_at: '2026-01-02T00:00:00.000Z' };
     expect(guardRequest('req-1', record)).toBe(true);
     expect(guardRequest('req-1', { ...record, key: 'other' })).toBe(false);
     expect(guardOf('req-2')).toBeUndefined();
     expect(guardOf(undefined)).toBeUndefined();
     expect(guardOf('req-1')).toBe(record);
-    expect(releaseRequest('req-1')).toBe(true);
+    const event = (type: string, metadata: Record<string, unknown>) => ({ type, data: { type }, metadata: { occurred_at: 'now', ...metadata } });
+    noteAppended('room-a', [
+      event('RoomCreated', { request_id: 'req-1', idempotency: record }),
+      event('UserJoinedRoom', { request_id: 'req-1', idempotency: record }),
+      // Another request's, or the same id with another record (an earlier request of that id): not this one's.
+      event('Other', { request_id: 'req-2' }),
+      event('Earlier', { request_id: 'req-1', idempotency: { ...record } }),
+    ]);
+    noteAppended('user-b', [event('UserCreated', { request_id: 'req-1', idempotency: record })]);
+    answerShows('req-1', ['key-of-what-it-shows']);
+    answerShows('req-2', ['not guarded']);
+    expect(releaseRequest('req-1')).toEqual({
+      appended: [
+        { stream: 'room-a', events: [{ type: 'RoomCreated', data: { type: 'RoomCreated' } }, { type: 'UserJoinedRoom', data: { type: 'UserJoinedRoom' } }] },
+        { stream: 'user-b', events: [{ type: 'UserCreated', data: { type: 'UserCreated' } }] },
+      ],
+      shows: ['key-of-what-it-shows'],
+    });
     expect(guardOf('req-1')).toBeUndefined();
+    // Stamped, nothing known durable yet: nothing appended; never stamped: null.
     guardRequest('req-3', record);
-    expect(releaseRequest('req-3')).toBe(false);
+    guardOf('req-3');
+    expect(releaseRequest('req-3')).toEqual({ appended: [], shows: [] });
+    guardRequest('req-4', record);
+    expect(releaseRequest('req-4')).toBeNull();
   });
 });

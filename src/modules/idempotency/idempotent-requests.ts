@@ -4,15 +4,16 @@ import { IDEMPOTENCY_KEYS, IdempotencyKeyDocument, idempotencyKeysProjection } f
 import { CONFIG, ParleyConfig } from '../../config/config';
 import { PeriodicSweep } from '../../shared/application/operations/periodic-sweep';
 import { CLOCK, LEASE_OWNER, SERVES_REQUESTS, SOLE_API_PROCESS } from '../../shared/application/tokens';
-import { guardRequest, IdempotencyRecord, releaseRequest } from '../../shared/application/write-path/idempotency-guards';
+import { GuardedRequest, guardRequest, IdempotencyRecord, releaseRequest } from '../../shared/application/write-path/idempotency-guards';
 import { READ_YOUR_WRITES, ReadYourWrites } from '../../shared/application/write-path/read-your-writes';
 import { SECRET_BOX, SecretBox } from '../../shared/crypto/secret-box';
 import { Clock } from '../../shared/domain/clock';
 import { DomainError, messageOf } from '../../shared/domain/errors';
 import { EVENT_STORE, EventStore } from '../../shared/ports/event-store.port';
 import { READ_MODEL_STORE, ReadModelStore } from '../../shared/ports/read-model-store.port';
-import { answerLost, KeyScope, keyInFlight, keyReused, requestFingerprint, scopedKeyId } from './idempotency-key';
-import { IdempotentAnswer, IdempotentAnswers } from './idempotent-answers';
+import { answerDeleted, answerLost, KeyScope, keyInFlight, keyReused, requestFingerprint, scopedKeyId } from './idempotency-key';
+import { ANSWER_DELETED, IdempotentAnswer, IdempotentAnswers } from './idempotent-answers';
+import { SealingEventStore } from '../../shared/application/operations/sealing-event-store';
 
 /** A write request that sent an `Idempotency-Key`, as the HTTP layer hands it over. */
 export interface KeyedRequest {
@@ -65,6 +66,8 @@ export class IdempotentRequests implements OnApplicationBootstrap, OnModuleDestr
   private readonly logger = new Logger('idempotency');
   private readonly inFlight = new Set<string>();
   private readonly answers: IdempotentAnswers;
+  /** What knows which data keys a change's events are sealed with, and seals answers under them (null: the log seals nothing). */
+  private readonly sealing: SealingEventStore | null;
   private readonly ttlMs: number;
   private readonly claimTtlMs: number;
   private readonly sweeper = new PeriodicSweep(() => this.removeExpired(), SWEEP_INTERVAL_MS, (error) =>
@@ -82,7 +85,8 @@ export class IdempotentRequests implements OnApplicationBootstrap, OnModuleDestr
     @Inject(SOLE_API_PROCESS) private readonly soleProcess: boolean,
     @Inject(LEASE_OWNER) private readonly leaseOwner: string,
   ) {
-    this.answers = new IdempotentAnswers(readModels, box);
+    this.sealing = events instanceof SealingEventStore ? events : null;
+    this.answers = new IdempotentAnswers(readModels, box, this.sealing);
     this.ttlMs = config.idempotencyKeyTtlMs;
     // As long as a request may run: past it a dead process's claim lapses.
     this.claimTtlMs = config.readYourWritesTimeoutMs + CLAIM_MARGIN_MS;
@@ -113,8 +117,10 @@ export class IdempotentRequests implements OnApplicationBootstrap, OnModuleDestr
       const found = await this.lookUp(keyId);
       if (found) {
         if (found.request !== fingerprint) throw keyReused();
-        const answer = (await this.answers.find(keyId, found.expires_at)) ?? found.derived_answer;
-        if (!answer) throw answerLost();
+        const stored = await this.answers.find(keyId, found.expires_at);
+        // What the change itself tells (a send's id) shows nothing personal: it outlives a delete.
+        const answer = stored === ANSWER_DELETED ? found.derived_answer : (stored ?? found.derived_answer);
+        if (!answer) throw stored === ANSWER_DELETED ? answerDeleted() : answerLost();
         release();
         return { kind: 'replay', answer };
       }
@@ -128,9 +134,10 @@ export class IdempotentRequests implements OnApplicationBootstrap, OnModuleDestr
           if (settled) return;
           settled = true;
           try {
-            const appended = releaseRequest(request.requestId);
-            if (appended && answer.status >= 200 && answer.status < 300) {
-              await this.answers.store(keyId, request.scope.instanceId, record.expires_at, answer);
+            const done = releaseRequest(request.requestId);
+            // Without an append there is no key record in the log to answer a retry from: it runs again.
+            if (done?.appended.length && answer.status >= 200 && answer.status < 300) {
+              await this.answers.store(keyId, request.scope.instanceId, record.expires_at, answer, this.dataKeysOf(done));
             }
           } catch (error) {
             // The change is made and answered; a retry gets the answer the change tells, or 409 answer_lost.
@@ -188,6 +195,17 @@ export class IdempotentRequests implements OnApplicationBootstrap, OnModuleDestr
     }
     const found = await this.readModels.get<IdempotencyKeyDocument>(IDEMPOTENCY_KEYS, keyId);
     return found && found.expires_at > this.clock.now().toISOString() ? found : null;
+  }
+
+  /**
+   * The data keys a request's appends sealed content under, and those of content its answer shows
+   * besides (`answerShows`): its answer may show that content, so it is sealed under them too.
+   */
+  private dataKeysOf(done: GuardedRequest): string[] {
+    if (!this.sealing) return [];
+    const ids = new Set<string>(done.shows);
+    for (const { stream, events } of done.appended) for (const key of this.sealing.dataKeysOf(stream, events)) ids.add(key.id);
+    return [...ids];
   }
 
   private async removeExpired(): Promise<void> {
