@@ -1,6 +1,8 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { checkpointName } from '../../../projections/projection';
-import { IDEMPOTENCY_KEYS, IdempotencyKeyDocument, idempotencyKeysProjection } from '../../../projections/idempotency/idempotency-keys.projection';
+import type { ParleyEvent } from '../../../projections/events';
+import type { RecordedEvent } from '../../shared/domain/event';
+import { derivedAnswerOf, IDEMPOTENCY_KEYS, IdempotencyKeyDocument, idempotencyKeysProjection } from '../../../projections/idempotency/idempotency-keys.projection';
 import { CONFIG, ParleyConfig } from '../../config/config';
 import { PeriodicSweep } from '../../shared/application/operations/periodic-sweep';
 import { CLOCK, LEASE_OWNER, SERVES_REQUESTS, SOLE_API_PROCESS } from '../../shared/application/tokens';
@@ -41,6 +43,21 @@ const keysBehind = (cause: unknown) =>
     ),
     { cause },
   );
+
+/**
+ * Whether the change itself tells the whole answer (a send's `{message_id}`: derivedAnswerOf, which
+ * the keys projection folds from the same append as the key record): then nothing is stored, and a
+ * retry is answered from the key record.
+ */
+const toldByTheChange = (done: GuardedRequest, answer: IdempotentAnswer): boolean => {
+  for (const { events } of done.appended) {
+    for (const event of events) {
+      const derived = derivedAnswerOf(event as RecordedEvent<ParleyEvent>);
+      if (derived) return derived.status === answer.status && JSON.stringify(derived.body) === JSON.stringify(answer.body);
+    }
+  }
+  return false;
+};
 
 /** What a claim on a key in flight outlives the longest a write waits for its read models by (the append and the rest). */
 const CLAIM_MARGIN_MS = 30_000;
@@ -136,7 +153,7 @@ export class IdempotentRequests implements OnApplicationBootstrap, OnModuleDestr
           try {
             const done = releaseRequest(request.requestId);
             // Without an append there is no key record in the log to answer a retry from: it runs again.
-            if (done?.appended.length && answer.status >= 200 && answer.status < 300) {
+            if (done?.appended.length && answer.status >= 200 && answer.status < 300 && !toldByTheChange(done, answer)) {
               await this.answers.store(keyId, request.scope.instanceId, record.expires_at, answer, this.dataKeysOf(done));
             }
           } catch (error) {
