@@ -75,6 +75,11 @@ describe('the stored answer of an idempotent write goes with the content it show
     const sendCall = () => server.call('POST', v6('/rooms/kept-room/messages'), { body: message, headers: keyed(sendKey), as: owner, anyStatus: true });
     const sent = await sendCall();
     expect(sent.status).toBe(201);
+    // An update, answered 204: its answer shows nothing, though its change sealed the new name.
+    const updateKey = randomUUID();
+    const updated = { name: marker('updated-name') };
+    const updateCall = () => server.call('PUT', v6('/users/gone-user'), { body: updated, headers: keyed(updateKey), anyStatus: true });
+    expect((await updateCall()).status).toBe(204);
     // A join, whose answer shows the room it joined (its name), which the join's own events do not hold.
     await server.call('POST', v6('/rooms'), { body: { id: 'joined-room', name: joinedName }, as: owner });
     const joinCall = () => server.call('POST', v6('/users/joiner/rooms/joined-room/join'), { headers: keyed(joinKey), as: server.token({ sub: 'joiner' }), anyStatus: true });
@@ -99,8 +104,9 @@ describe('the stored answer of an idempotent write goes with the content it show
     // What was not deleted is answered again; a deleted message's send is answered with its id, which shows nothing of it.
     expect(answerOf(await keptCall())).toEqual({ status: 201, body: kept.body, replayed: 'true' });
     expect(answerOf(await sendCall())).toEqual({ status: 201, body: sent.body, replayed: 'true' });
+    expect(answerOf(await updateCall())).toEqual({ status: 204, body: undefined, replayed: 'true' });
 
-    const deleted = [userName, userCustom, roomName, roomCustom, joinedName];
+    const deleted = [userName, userCustom, roomName, roomCustom, joinedName, updated.name];
     const retries = { 'user retry': userRetry.text, 'room retry': roomRetry.text, 'join retry': joinRetry.text };
     expect(scanForMarkers({ folders: [dataDir], texts: { ...retries, log: server.log } }, deleted)).toEqual([]);
     await server.stop('SIGTERM');

@@ -154,7 +154,9 @@ export class IdempotentRequests implements OnApplicationBootstrap, OnModuleDestr
             const done = releaseRequest(request.requestId);
             // Without an append there is no key record in the log to answer a retry from: it runs again.
             if (done?.appended.length && answer.status >= 200 && answer.status < 300 && !toldByTheChange(done, answer)) {
-              await this.answers.store(keyId, request.scope.instanceId, record.expires_at, answer, this.dataKeysOf(done));
+              // An answer without a body (204) shows nothing of what the change sealed: it outlives a delete.
+              const dataKeys = answer.body === null || answer.body === undefined ? [] : this.dataKeysOf(done);
+              await this.answers.store(keyId, request.scope.instanceId, record.expires_at, answer, dataKeys);
             }
           } catch (error) {
             // The change is made and answered; a retry gets the answer the change tells, or 409 answer_lost.
