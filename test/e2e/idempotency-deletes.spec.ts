@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { scanForMarkers } from '../support/byte-scan';
 import { Answer, ChatServerOnDataDir } from '../support/chat-server-on-data-dir';
 import { readableIdempotentAnswers } from '../support/readable-idempotent-answers';
+import { eventually } from '../support/waiting';
 
 /**
  * Deleting means gone, for the answers of idempotent writes too (docs/idempotency.md): a stored
@@ -14,7 +15,8 @@ import { readableIdempotentAnswers } from '../support/readable-idempotent-answer
  * carry markers) are answered again on a retry; once deleted, a retry is answered 409
  * `idempotency_key_answer_lost` (the change is not made again), and nothing the data directory
  * holds or can open with its own master key and data keys (the stored answers opened included)
- * shows a marker. What was not deleted is still answered.
+ * shows a marker. What was not deleted is still answered, and so are answers that show nothing
+ * (a send's id, a 204). The same for a user erased on request.
  */
 const INSTANCE = 'idempotent-deletes';
 const KEY = 'idempotent-deletes-key:idempotent-deletes-secret-41b7';
@@ -116,5 +118,33 @@ describe('the stored answer of an idempotent write goes with the content it show
     expect(scanForMarkers({ texts: readable }, [keptName])).not.toEqual([]);
     server = await ChatServerOnDataDir.start(dataDir, INSTANCE, KEY);
     expectAnswerDeleted(await userCall());
+  }, 180_000);
+});
+
+describe('the stored answer of an idempotent write goes with an erased user', () => {
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'parley-idempotent-erasure-'));
+    server = await ChatServerOnDataDir.start(dataDir, INSTANCE, KEY);
+  }, 120_000);
+  afterAll(async () => {
+    await server?.stop('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('answers a retry of the erased user\'s creation 409 answer_lost, with no marker of the profile left readable', async () => {
+    const [name, custom] = ['erased-name', 'erased-custom'].map(marker);
+    const key = randomUUID();
+    const create = () => server.call('POST', v6('/users'), { body: { id: 'erased', name, custom_data: { note: custom } }, headers: keyed(key), anyStatus: true });
+    expect((await create()).body).toMatchObject({ name });
+    const requested = await server.call('POST', `/services/parley_admin/v1/${INSTANCE}/erasures`, { body: { user_id: 'erased' } });
+    await eventually(async () => (await server.call('GET', `/services/parley_admin/v1/${INSTANCE}/erasures/${requested.body.id}`)).body.status === 'completed', {
+      what: 'the erasure to complete',
+      timeoutMs: 60_000,
+    });
+    const retry = await create();
+    expectAnswerDeleted(retry);
+    await server.stop('SIGTERM');
+    expect(scanForMarkers({ folders: [dataDir], texts: { retry: retry.text, ...(await readableIdempotentAnswers(dataDir)) } }, [name, custom])).toEqual([]);
+    server = await ChatServerOnDataDir.start(dataDir, INSTANCE, KEY);
   }, 180_000);
 });
