@@ -5,6 +5,7 @@ import { beamsPendingPublishesProjection } from './beams/beams-pending-publishes
 import { beamsPendingWebhooksProjection } from './beams/beams-pending-webhooks.projection';
 import { cursorsProjection } from './cursors/cursors.projection';
 import { feedsProjection } from './feeds/feeds.projection';
+import { idempotencyKeysProjection } from './idempotency/idempotency-keys.projection';
 import { pendingDeleteJobsProjection } from './jobs/pending-delete-jobs.projection';
 import { pendingErasuresProjection } from './erasures/pending-erasures.projection';
 import { instancesProjection } from './instances/instances.projection';
@@ -36,4 +37,6 @@ export const ALL_PROJECTIONS: readonly ProjectionDefinition[] = [
   forgettingWipedInstances(webhooksProjection),
   // Not forgotten on a wipe: the log keeps what came before it, and so does its audit.
   auditIndexProjection,
+  // Not forgotten on a wipe either: a key lives its time (IDEMPOTENCY_KEY_TTL_HOURS) whatever happens to what it guarded.
+  idempotencyKeysProjection,
 ];

@@ -1,6 +1,6 @@
 import type { RecordedEvent } from '../../src/shared/domain/event';
 import { documentId, documentIdParts, parseStreamName } from '../../src/shared/domain/streams';
-import type { ParleyEvent } from '../events';
+import { EVERY_EVENT_TYPE, type ParleyEvent } from '../events';
 import type { Document, ProjectionDefinition, Target } from '../projection';
 
 export const AUDIT_INDEX = 'audit_index';
@@ -19,65 +19,6 @@ export interface AuditIndexDocument extends Document {
   readonly type: string;
 }
 
-/** Every event type, checked by the compiler: a new type left out here fails the build. */
-const EVERY_TYPE: Record<ParleyEvent['type'], true> = {
-  AttachmentCreated: true,
-  AttachmentUploaded: true,
-  AttachmentDeleted: true,
-  AttachmentBlobRemoved: true,
-  BeamsDeviceRegistered: true,
-  BeamsDeviceTokenChanged: true,
-  BeamsDeviceInterestsChanged: true,
-  BeamsDeviceMetadataUpdated: true,
-  BeamsDeviceUserSet: true,
-  BeamsDeviceDeleted: true,
-  BeamsPublishAccepted: true,
-  BeamsPublishDelivered: true,
-  BeamsPublishWebhookAttempted: true,
-  BeamsUserDeleted: true,
-  ReadCursorSet: true,
-  FeedItemsPublished: true,
-  FeedItemsDeleted: true,
-  InstanceCreated: true,
-  InstanceDisabled: true,
-  InstanceEnabled: true,
-  KeyCreated: true,
-  KeyDisabled: true,
-  TokenProviderEnabled: true,
-  TokenProviderDisabled: true,
-  MessageSent: true,
-  MessageEdited: true,
-  MessageDeleted: true,
-  MessageIdsReserved: true,
-  RoleCreated: true,
-  RoleDeleted: true,
-  RolePermissionsChanged: true,
-  BuiltInRolesRestored: true,
-  UserRoleAssigned: true,
-  UserRoleRemoved: true,
-  RoomCreated: true,
-  RoomUpdated: true,
-  RoomDeleted: true,
-  RoomMembersAdded: true,
-  RoomMembersRemoved: true,
-  DeleteJobScheduled: true,
-  DeleteJobCompleted: true,
-  DeleteJobFailed: true,
-  ErasureRequested: true,
-  ErasureProgressed: true,
-  ErasureCompleted: true,
-  UserCreated: true,
-  UserUpdated: true,
-  UserDeleted: true,
-  WebhookCreated: true,
-  WebhookUpdated: true,
-  WebhookDeactivated: true,
-  WebhookActivated: true,
-  WebhookReplayRequested: true,
-  WebhookRedeliveryRequested: true,
-  WebhookDeleted: true,
-  InstanceWiped: true,
-};
 
 export const actorKey = {
   user: (userId: string) => `user:${userId}`,
@@ -124,7 +65,7 @@ export const auditIndexProjection: ProjectionDefinition<ParleyEvent, AuditIndexD
   name: 'audit_index',
   version: 2,
   collections: [{ name: AUDIT_INDEX, indexes: [{ fields: ['instance_id', 'key', 'position'] }] }],
-  handles: Object.keys(EVERY_TYPE) as ParleyEvent['type'][],
+  handles: EVERY_EVENT_TYPE,
   // The audit routes wait for the log's head before reading it (src/modules/audit/audit-trail.ts).
   awaitedByReaders: true,
 

@@ -18,6 +18,7 @@ import { ApiDocsModule } from '../modules/api-docs/api-docs.module';
 import { AuditModule } from '../modules/audit/audit.module';
 import { ErasuresModule } from '../modules/erasures/erasures.module';
 import { WebhooksModule } from '../modules/webhooks/webhooks.module';
+import { IdempotencyModule } from '../modules/idempotency/idempotency.module';
 import { CoreModule } from './core.module';
 import { Runtime } from './runtime';
 
@@ -28,6 +29,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         CoreModule.forRuntime(runtime),
+        IdempotencyModule,
         HealthModule,
         StreamingModule,
         InstancesModule,

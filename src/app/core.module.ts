@@ -4,7 +4,7 @@ import { CONFIG } from '../config/config';
 import { CommandPipeline } from '../shared/application/write-path/command-pipeline';
 import { INSTANCE_EPOCHS, InstanceEpochs } from '../shared/application/write-path/instance-epochs';
 import { READ_YOUR_WRITES } from '../shared/application/write-path/read-your-writes';
-import { CLOCK, LEASE_OWNER, SERVES_REQUESTS } from '../shared/application/tokens';
+import { CLOCK, LEASE_OWNER, SERVES_REQUESTS, SOLE_API_PROCESS } from '../shared/application/tokens';
 import { SECRET_BOX } from '../shared/crypto/secret-box';
 import { systemClock } from '../shared/domain/clock';
 import { EVENT_STORE, STORED_EVENT_LOG } from '../shared/ports/event-store.port';
@@ -40,6 +40,7 @@ export class CoreModule {
       { provide: LEASE_OWNER, useValue: runtime.leaseOwner },
       // The CLIs open the runtime `in-process`; the servers `embedded` or `separate`.
       { provide: SERVES_REQUESTS, useValue: runtime.mode !== 'in-process' },
+      { provide: SOLE_API_PROCESS, useValue: runtime.mode === 'embedded' },
       { provide: INSTANCE_EPOCHS, useValue: new InstanceEpochs(runtime.stores.events) },
       { provide: HEALTH_SOURCES, useValue: healthSources(runtime) },
       { provide: OutgoingWebhooks, useValue: new OutgoingWebhooks(new WebhookTargets(runtime.config.webhookAllowedHosts)) },

@@ -30,6 +30,12 @@ describe('loadConfig', () => {
     expect(config).toMatchObject({ port: 0, httpsPort: 8443, readYourWritesTimeoutMs: 250, keepAliveMs: 30_000, shutdownTimeoutMs: 100 });
   });
 
+  it('keeps idempotency keys 24 hours unless IDEMPOTENCY_KEY_TTL_HOURS says otherwise (fractions allowed)', () => {
+    expect(loadConfig({}).idempotencyKeyTtlMs).toBe(86_400_000);
+    expect(loadConfig({ IDEMPOTENCY_KEY_TTL_HOURS: ' 48 ' }).idempotencyKeyTtlMs).toBe(172_800_000);
+    expect(loadConfig({ IDEMPOTENCY_KEY_TTL_HOURS: '0.001' }).idempotencyKeyTtlMs).toBe(3_600);
+  });
+
   // Each bad value stops the start with the variable's name, what it accepts, and what it got.
   it.each([
     ['PORT', 'abc', /^PORT must be a port number from 0 to 65535, got "abc"$/],
@@ -50,6 +56,9 @@ describe('loadConfig', () => {
     ['ORPHAN_BLOB_GRACE_MS', '1h', /^ORPHAN_BLOB_GRACE_MS must be a whole number of milliseconds from 1000 to 2592000000, got "1h"$/],
     ['ORPHAN_BLOB_GRACE_MS', '0', /^ORPHAN_BLOB_GRACE_MS must be/],
     ['STORAGE_LOW_SPACE_BYTES', '1GB', /^STORAGE_LOW_SPACE_BYTES must be a whole number of bytes from 0 to \d+, got "1GB"$/],
+    ['IDEMPOTENCY_KEY_TTL_HOURS', '0', /^IDEMPOTENCY_KEY_TTL_HOURS must be a number of hours from 0.0003 to 8760, got "0"$/],
+    ['IDEMPOTENCY_KEY_TTL_HOURS', '1d', /^IDEMPOTENCY_KEY_TTL_HOURS must be a number of hours/],
+    ['IDEMPOTENCY_KEY_TTL_HOURS', '-1', /^IDEMPOTENCY_KEY_TTL_HOURS must be a number of hours/],
     ['TOKEN_PROVIDER_ENABLED', 'yes', /^TOKEN_PROVIDER_ENABLED must be true or false, got "yes"$/],
     ['RATE_LIMIT_SU', '1', /^RATE_LIMIT_SU must be true or false, got "1"$/],
     ['LOG_LEVEL', 'loud', /^LOG_LEVEL must be one of trace, debug, info, warn, error, fatal, silent, got "loud"$/],

@@ -86,6 +86,11 @@ export interface ParleyConfig {
   readonly webhookRetryScheduleMs: readonly number[];
   /** WEBHOOK_DELIVERY_TIMEOUT_MS: how long one delivery attempt may take to get the receiver's status. */
   readonly webhookDeliveryTimeoutMs: number;
+  /**
+   * IDEMPOTENCY_KEY_TTL_HOURS, in milliseconds: how long a retry with the same `Idempotency-Key`
+   * is answered from the first request's answer (a fraction of an hour is allowed, for tests).
+   */
+  readonly idempotencyKeyTtlMs: number;
   /** TOKEN_MAX_LIFETIME_SECONDS: tokens whose `exp` lies further than this past their `iat` (or now) are refused. */
   readonly tokenMaxLifetimeSeconds: number;
   /** METRICS_TOKEN: the Bearer token GET /metrics requires; unset, /metrics answers 404. */
@@ -120,6 +125,17 @@ export function integerVariable<F extends number | undefined = undefined>(
     throw new ConfigError(`${name} must be ${what} from ${min} to ${max}, got "${env[name]}"`);
   }
   return n;
+}
+
+/** A positive number of hours (decimals allowed: `0.5`) within [min, max], in milliseconds; the fallback when unset. */
+function hoursVariable(env: NodeJS.ProcessEnv, name: string, min: number, max: number, fallbackHours: number): number {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === '') return fallbackHours * 3_600_000;
+  const hours = /^(\d+(\.\d*)?|\.\d+)$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isFinite(hours) || hours < min || hours > max) {
+    throw new ConfigError(`${name} must be a number of hours from ${min} to ${max}, got "${env[name]}"`);
+  }
+  return Math.round(hours * 3_600_000);
 }
 
 /** `true` or `false` (any case), or the fallback when unset; anything else stops the start rather than meaning "off". */
@@ -269,6 +285,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ParleyConfig {
     webhookAllowedHosts: webhookAllowedHostsVariable(env),
     webhookRetryScheduleMs: webhookRetryScheduleVariable(env),
     webhookDeliveryTimeoutMs: integerVariable(env, 'WEBHOOK_DELIVERY_TIMEOUT_MS', MILLISECONDS(100, 600_000), 10_000),
+    // At least a second (0.0003 h), at most a year; the IETF draft leaves it to the server, Stripe keeps keys 24 h.
+    idempotencyKeyTtlMs: hoursVariable(env, 'IDEMPOTENCY_KEY_TTL_HOURS', 0.0003, 8_760, 24),
     customDataMaxBytes: integerVariable(env, 'CUSTOM_DATA_MAX_BYTES', { min: 2, max: JSON_BODY_LIMIT_BYTES, what: 'a whole number of bytes' }, DEFAULT_CUSTOM_DATA_MAX_BYTES),
     ...beamsProviderVariables(env),
     tokenMaxLifetimeSeconds: integerVariable(env, 'TOKEN_MAX_LIFETIME_SECONDS', SECONDS(60, 10 * 365 * 86_400), DEFAULT_TOKEN_MAX_LIFETIME_SECONDS),

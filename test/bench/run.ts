@@ -14,7 +14,8 @@
  *   BENCH_SCENARIOS    comma-separated subset of: write, read, send, realtime, fanout, idle, scale, feeds, beams
  *                      (default all but beams)
  *                      feeds: feed publishes (one feed, many feeds) and 1,000 HTTP SUBSCRIBE feed subscribers (Parley only);
- *                      send: durable send-message (Parley only, against the baseline insert);
+ *                      send: durable send-message (Parley only, against the baseline insert), then the same
+ *                      with an Idempotency-Key per request;
  *                      realtime: fanout and idle (Parley only);
  *                      fanout: one sender at 50 messages/s to a room of 1,000 WebSocket
  *                      subscribers: delivery and acknowledgement latency, server CPU per delivery;
@@ -37,6 +38,7 @@
 import autocannon from 'autocannon';
 import jwt from 'jsonwebtoken';
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
@@ -247,7 +249,7 @@ interface Target {
 
 interface Row {
   readonly scenario: string;
-  readonly kind: 'write' | 'read' | 'send' | 'send-webhooks' | 'scale-send' | 'feed-publish' | 'beams-publish';
+  readonly kind: 'write' | 'read' | 'send' | 'send-webhooks' | 'keyed-send' | 'scale-send' | 'feed-publish' | 'beams-publish';
   readonly server: 'baseline' | 'parley';
   readonly result: autocannon.Result;
   readonly cpu?: CpuShare;
@@ -444,6 +446,17 @@ async function benchSends(target: Target, senderToken: string): Promise<void> {
     },
   };
   await scenario(`${target.label} send-message`, target, spec, 'send', 'parley');
+  // The same sends, each with an Idempotency-Key of its own (a UUID per logical write, as the
+  // client libraries make them): the key's look-up, its record in the append and the stored answer.
+  const keyed: autocannon.RequestSpec = {
+    ...spec,
+    setupRequest: (request) => {
+      request.headers = { ...spec.headers, 'idempotency-key': randomUUID() };
+      request.body = JSON.stringify({ parts: [{ type: 'text/plain', content: `message ${n++}` }] });
+      return request;
+    },
+  };
+  await scenario(`${target.label} send-message with Idempotency-Key`, target, keyed, 'keyed-send', 'parley');
 }
 
 /**
@@ -916,6 +929,8 @@ function report(): boolean {
         (webhookDeliveries ? ` (the live receiver had ${fmt(webhookDeliveries.received)} of ${fmt(webhookDeliveries.sent)} messages when the scenario ended)` : ''),
     );
   }
+  const keyedSend = find('keyed-send', 'parley');
+  if (send && keyedSend) console.log(`ratio parley send-message with Idempotency-Key / without: ${((keyedSend / send) * 100).toFixed(1)} %`);
   if (fanOut) {
     const l = (x: FanOutResult['delivery']) => `p50 ${x.p50Ms.toFixed(1)} ms, p99 ${x.p99Ms.toFixed(1)} ms, max ${x.maxMs.toFixed(1)} ms`;
     console.log('');

@@ -191,6 +191,17 @@ describe('OpenAPI document', () => {
     expect(faults).toEqual([]);
   });
 
+  it('offers Idempotency-Key on the writes that take it (docs/idempotency.md), not on reads or the Beams device API', () => {
+    const takesKey = (method: string, path: string) =>
+      (document.paths[path][method].parameters as { name: string; in: string }[]).some((p) => p.name === 'Idempotency-Key' && p.in === 'header');
+    expect(takesKey('post', '/services/chatkit/{version}/{instanceId}/rooms/{roomId}/messages')).toBe(true);
+    expect(takesKey('post', '/publish_api/v1/instances/{instanceId}/publishes/interests')).toBe(true);
+    expect(takesKey('delete', '/services/chatkit_files/v1/{instanceId}/rooms/{roomId}/files/{fileName}')).toBe(true);
+    expect(takesKey('get', '/services/chatkit/{version}/{instanceId}/rooms/{roomId}/messages')).toBe(false);
+    expect(takesKey('post', '/services/chatkit_files/v1/{instanceId}/rooms/{roomId}/users/{userId}/files/{fileName}')).toBe(true);
+    expect(takesKey('post', '/device_api/v1/instances/{instanceId}/devices/web')).toBe(false);
+  });
+
   it('describes the services with their credentials', () => {
     const room = document.paths['/services/chatkit/{version}/{instanceId}/rooms/{roomId}'];
     expect(room.get.tags).toEqual(['Chat']);

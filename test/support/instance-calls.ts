@@ -4,6 +4,7 @@ export interface Answer {
   readonly status: number;
   readonly text: string;
   readonly body: any;
+  readonly headers: Headers;
 }
 
 export interface CallOptions {
@@ -12,6 +13,8 @@ export interface CallOptions {
   readonly as?: string | null;
   /** Answers of 300 or more are returned, not thrown. */
   readonly anyStatus?: boolean;
+  /** Headers besides the token's and the body's (an `Idempotency-Key`). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -32,12 +35,12 @@ export function instanceCalls(instance: string, key: string, port: () => number)
       const as = options.as === undefined ? su() : options.as;
       const response = await fetch(`http://127.0.0.1:${port()}${path}`, {
         method,
-        headers: { ...(as !== null && { authorization: `Bearer ${as}` }), ...(options.body !== undefined && { 'content-type': 'application/json' }) },
+        headers: { ...(as !== null && { authorization: `Bearer ${as}` }), ...(options.body !== undefined && { 'content-type': 'application/json' }), ...options.headers },
         body: options.body === undefined ? undefined : JSON.stringify(options.body),
       });
       const text = await response.text();
       if (response.status >= 300 && !options.anyStatus) throw new Error(`${method} ${path}: ${response.status} ${text}`);
-      return { status: response.status, text, body: text ? JSON.parse(text) : undefined };
+      return { status: response.status, text, body: text ? JSON.parse(text) : undefined, headers: response.headers };
     },
     v6: (path: string) => `/services/chatkit/v6/${instance}${path}`,
     v2: (path: string) => `/services/chatkit/v2/${instance}${path}`,

@@ -99,7 +99,11 @@ export class OpenApiDocument {
         operation.security ??= service?.security;
         operation.requestBody ??= operation.operationId ? REQUEST_BODIES[operation.operationId] : undefined;
         const queryParameters = (operation.operationId && QUERY_PARAMETERS[operation.operationId]) || [];
-        operation.parameters = [...withPathParameters(method, path, operation.parameters as ParameterObject[] | undefined), ...queryParameters];
+        operation.parameters = [
+          ...withPathParameters(method, path, operation.parameters as ParameterObject[] | undefined),
+          ...queryParameters,
+          ...(takesIdempotencyKey(method, path) ? [IDEMPOTENCY_KEY_PARAMETER] : []),
+        ];
         for (const [status, response] of Object.entries(operation.responses ?? {})) {
           if (response && 'description' in response && !response.description) response.description = STATUS_TEXT[status] ?? 'Done';
         }
@@ -121,6 +125,20 @@ function addUnseen(document: OpenAPIObject, method: UnseenMethod, path: string, 
   if (item[field]) throw new Error(`${method.toUpperCase()} ${path} is documented twice: by a controller and by UNSEEN_ROUTES`);
   item[field] = { responses: {}, ...operation };
 }
+
+/** docs/idempotency.md: every write but the Beams device API and the token providers (which change nothing). */
+const takesIdempotencyKey = (method: string, path: string): boolean =>
+  ['post', 'put', 'patch', 'delete'].includes(method) && !/^\/device_api\/|_token_provider\//.test(path);
+
+const IDEMPOTENCY_KEY_PARAMETER: ParameterObject = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[!-~]+$' },
+  description:
+    'Makes the write safe to retry (docs/idempotency.md): a retry with the same key and request is answered as the first attempt ' +
+    '(`Idempotent-Replayed: true`) without a second change; the same key with another request 422; while the first runs 409 with Retry-After.',
+};
 
 /** Every `{param}` of the path declared once, as the scanner sometimes leaves some out. */
 function withPathParameters(method: string, path: string, parameters: ParameterObject[] = []): ParameterObject[] {

@@ -15,6 +15,8 @@ import { AttachmentLinks, DOWNLOAD_ROUTE, UPLOAD_ROUTE } from './links/attachmen
 import { PublicOrigin } from './links/public-origin';
 import { UploadAttachmentCommand } from './upload-attachment/upload-attachment';
 import { Access } from '../roles/access-rules';
+import { idempotentFastifyRoutes } from '../idempotency/idempotent-fastify-routes';
+import { IdempotentRequests } from '../idempotency/idempotent-requests';
 
 export const FILE_UPLOAD_ROUTE = '/services/chatkit_files/v1/:instanceId/rooms/:roomId/users/:userId/files/:fileName';
 
@@ -47,6 +49,7 @@ export class TransferRoutes implements OnModuleInit {
     private readonly queries: QueryBus,
     private readonly links: AttachmentLinks,
     private readonly origin: PublicOrigin,
+    private readonly idempotentRequests: IdempotentRequests,
   ) {}
 
   onModuleInit(): void {
@@ -65,6 +68,7 @@ export class TransferRoutes implements OnModuleInit {
       // One byte over the limit, so our own count (not busboy's silent truncation) refuses it.
       limits: { fileSize: MAX_ATTACHMENT_BYTES + 1, files: 4, fields: 20, fieldSize: 64 * 1024, parts: 30, headerPairs: 100 },
     });
+    idempotentFastifyRoutes(scope, this.idempotentRequests);
     scope.setErrorHandler((error, request, reply) => {
       const { status, body } = toErrorResponse(error, request.url);
       if (status >= 500) this.logger.error(`${request.method} ${request.url.split('?')[0]} failed`, (error as Error)?.stack);
@@ -105,7 +109,8 @@ export class TransferRoutes implements OnModuleInit {
   /** Files API: `multipart/form-data` with the file in the part named `file`; other parts are ignored. */
   private async uploadFile(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const { instanceId, roomId, userId, fileName } = request.params as Params;
-    const actor = (request as AuthenticatedRequest).actor!;
+    // The verified caller, in this request: its events name the request (and carry its Idempotency-Key record).
+    const actor = { ...(request as AuthenticatedRequest).actor!, requestId: request.id };
     assertFileName(fileName);
     const uploaded: UploadedFile = await this.commands.execute(
       new UploadFileCommand(instanceId, roomId, userId, fileName, new FileForm(request), actor, auditActor(actor)),

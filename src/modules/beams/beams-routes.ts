@@ -16,6 +16,8 @@ import { bearerCredential } from '../../shared/http/bearer';
 import { unfitJsonBody } from '../../shared/http/body-parser';
 import { actingInRequest } from '../../shared/observability/request-context';
 import { Access } from '../roles/access-rules';
+import { idempotentFastifyRoutes } from '../idempotency/idempotent-fastify-routes';
+import { IdempotentRequests } from '../idempotency/idempotent-requests';
 
 /** Body limits of the publish API (seed, Limits). */
 export const INTERESTS_BODY_LIMIT = 10 * 1024;
@@ -77,6 +79,7 @@ export class BeamsRoutes implements OnModuleInit {
     private readonly devices: Devices,
     private readonly webPush: WebPushProvider,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly idempotentRequests: IdempotentRequests,
   ) {}
 
   onModuleInit(): void {
@@ -89,6 +92,7 @@ export class BeamsRoutes implements OnModuleInit {
 
   private publishRoutes(scope: FastifyInstance): undefined {
     this.commonHandling(scope);
+    idempotentFastifyRoutes(scope, this.idempotentRequests);
     scope.addHook('onRequest', async (request) => {
       if (!isJson(request.headers['content-type'])) {
         throw badRequest('invalid_content_type', 'The Content-Type must be application/json');
@@ -101,7 +105,8 @@ export class BeamsRoutes implements OnModuleInit {
         const keyId = await this.keys.keyIdFor(request.params.instanceId!, bearerCredential(request.headers.authorization)!);
         const actor = actingInRequest({ key_id: keyId }, request.id);
         const publishId = await this.publish.accept(request.params.instanceId!, parse(body), actor, this.clock.now());
-        void reply.status(200).send({ publishId });
+        // Returned: the send completes after the (asynchronous) idempotency onSend hook.
+        return reply.status(200).send({ publishId });
       });
     route('interests', INTERESTS_BODY_LIMIT, interestsPublish);
     route('users', USERS_BODY_LIMIT, usersPublish);
@@ -110,12 +115,13 @@ export class BeamsRoutes implements OnModuleInit {
 
   private userRoutes(scope: FastifyInstance): undefined {
     this.commonHandling(scope);
+    idempotentFastifyRoutes(scope, this.idempotentRequests);
     scope.addHook('onRequest', async (request) => this.authorizationPresent(request));
     scope.delete<{ Params: Params }>('/instances/:instanceId/users/:userId', SECRET_KEY, async (request, reply) => {
       const keyId = await this.keys.keyIdFor(request.params.instanceId!, bearerCredential(request.headers.authorization)!);
       const actor = actingInRequest({ key_id: keyId }, request.id);
       await this.deleteUser.delete(request.params.instanceId!, request.params.userId ?? '', actor, this.clock.now());
-      void reply.status(200).send();
+      return reply.status(200).send();
     });
     return undefined;
   }

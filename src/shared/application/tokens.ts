@@ -13,3 +13,8 @@ export const LEASE_OWNER = Symbol('LeaseOwner');
  * serving process, or by a CLI only when it asks for it.
  */
 export const SERVES_REQUESTS = Symbol('ServesRequests');
+/**
+ * Whether this process is the only one serving requests on its data (the embedded server, which
+ * holds `DATA_DIR`'s lock), so that what it keeps in memory about requests in flight is all there is.
+ */
+export const SOLE_API_PROCESS = Symbol('SoleApiProcess');

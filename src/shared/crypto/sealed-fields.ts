@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 
 /**
  * Personal fields of an event as the log holds them: AES-256-GCM under a data key, the key's
@@ -50,3 +50,33 @@ export function openFields(sealed: SealedFields, key: Buffer): string | null {
 
 export const isSealedFields = (value: unknown): value is SealedFields =>
   typeof value === 'object' && value !== null && typeof (value as SealedFields).k === 'string' && typeof (value as SealedFields).ct === 'string';
+
+/** Separates the key ids of a text sealed under several keys (ids are URI-encoded segments: never a line break). */
+const KEY_ID_SEPARATOR = '\n';
+
+/**
+ * One key standing for every key of `keys` (by id): the key itself when there is one, else
+ * HKDF-SHA256 of them all in id order. What is sealed with it opens only while every one of
+ * them exists: destroying any one makes it unreadable.
+ */
+function keyOfAll(keys: ReadonlyMap<string, Buffer>): { keyId: string; key: Buffer } {
+  const ids = [...keys.keys()].sort();
+  if (ids.length === 1) return { keyId: ids[0], key: keys.get(ids[0])! };
+  const key = Buffer.from(hkdfSync('sha256', Buffer.concat(ids.map((id) => keys.get(id)!)), Buffer.alloc(0), 'parley:sealed-under-all', 32));
+  return { keyId: ids.join(KEY_ID_SEPARATOR), key };
+}
+
+/** `plaintext` sealed under every key of `keys` together (at least one): see keyOfAll. */
+export function sealUnderAll(keys: ReadonlyMap<string, Buffer>, plaintext: string): SealedFields {
+  const { keyId, key } = keyOfAll(keys);
+  return sealFields(keyId, key, plaintext);
+}
+
+/** The ids of the keys `sealed` was sealed under (one, or several with sealUnderAll). */
+export const keyIdsOf = (sealed: SealedFields): string[] => sealed.k.split(KEY_ID_SEPARATOR);
+
+/** What `sealUnderAll` sealed, given its keys (`keyIdsOf`); null when they do not open it. */
+export function openUnderAll(sealed: SealedFields, keys: ReadonlyMap<string, Buffer>): string | null {
+  const { keyId, key } = keyOfAll(keys);
+  return keyId === sealed.k ? openFields(sealed, key) : null;
+}

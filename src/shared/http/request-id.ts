@@ -13,10 +13,25 @@ export function requestIdOf(request: IncomingMessage): string {
   return typeof given === 'string' && ACCEPTED_REQUEST_ID.test(given) ? given : randomUUID();
 }
 
+/**
+ * The ids of the requests this process is handling. A request's id names it to its commands
+ * (`actingInRequest`: its events' `request_id`, an `Idempotency-Key`'s record), so two requests in
+ * flight never share one: a client's id already in use gets a new one.
+ */
+const inFlight = new Set<string>();
+
+/** The request's id: the client's X-Request-Id when acceptable and not in use by another request in flight, otherwise a new UUID. */
+function uniqueRequestIdOf(request: IncomingMessage): string {
+  let id = requestIdOf(request);
+  if (inFlight.has(id)) id = randomUUID();
+  inFlight.add(id);
+  return id;
+}
+
 /** Fastify options that make `request.id` the request id (Fastify's own header handling does not validate). */
 export const requestIdOptions: Pick<FastifyServerOptions, 'genReqId' | 'requestIdHeader'> = {
   requestIdHeader: false,
-  genReqId: requestIdOf,
+  genReqId: uniqueRequestIdOf,
 };
 
 /**
@@ -26,6 +41,14 @@ export const requestIdOptions: Pick<FastifyServerOptions, 'genReqId' | 'requestI
 export function registerRequestId(fastify: FastifyInstance): void {
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header(REQUEST_ID_HEADER, request.id);
+    done();
+  });
+  fastify.addHook('onResponse', (request, _reply, done) => {
+    inFlight.delete(request.id);
+    done();
+  });
+  fastify.addHook('onRequestAbort', (request, done) => {
+    inFlight.delete(request.id);
     done();
   });
 }

@@ -2,6 +2,9 @@ import { Controller, HttpCode, Inject, Param, Post } from '@nestjs/common';
 import { CommandBus, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { CommandPipeline } from '../../../shared/application/write-path/command-pipeline';
 import { CLOCK } from '../../../shared/application/tokens';
+import { answerShows } from '../../../shared/application/write-path/idempotency-guards';
+import { dataKeyIds } from '../../../shared/domain/personal-data';
+import { requestIdOf } from '../../../shared/observability/request-context';
 import { Clock } from '../../../shared/domain/clock';
 import { Actor } from '../../../shared/domain/event';
 import { CHATKIT_ROUTE, ChatApiVersion, ChatApiVersionPipe } from '../../../shared/http/chatkit-route';
@@ -49,6 +52,8 @@ export class JoinRoomHandler implements ICommandHandler<JoinRoomCommand, RoomRes
       { instance_id: instanceId, actor, occurred_at: now },
     );
     const room = await this.rooms.get(instanceId, roomId);
+    // The answer shows the room's name and custom data: a stored answer of it goes with them.
+    answerShows(requestIdOf(actor), [dataKeyIds.room(instanceId, roomId, room.created_at)]);
     return presentRoom(version, room, await this.rooms.memberIds(instanceId, roomId));
   }
 }

@@ -119,6 +119,26 @@ describe('SealingEventStore', () => {
     expect(failures).toEqual([]);
   });
 
+  it('names the data keys an append seals under, and seals a text under several of them that reads only while every one exists', async () => {
+    const events = [sent(1, 'a'), sent(2, 'b')];
+    const named = log.dataKeysOf(TIMELINE, events).map((key) => key.id);
+    expect(named).toHaveLength(2);
+    expect(log.dataKeysOf(TIMELINE, [deleted(1)])).toEqual([]);
+    // Nothing is sealed under a key that does not exist (none is made for it).
+    expect(await log.sealUnderKeys(named, 'too early')).toBeNull();
+    await log.append(TIMELINE, events, 'any');
+    const secret = marker('answer');
+    const sealed = (await log.sealUnderKeys(named, JSON.stringify({ secret })))!;
+    expect(scanForMarkers({ texts: { sealed: JSON.stringify(sealed) } }, [secret])).toEqual([]);
+    expect(await log.openUnderKeys(sealed)).toBe(JSON.stringify({ secret }));
+    const single = (await log.sealUnderKeys([named[1]], 'one key'))!;
+
+    await log.append(ownStream(1), [deleted(1)], 'any');
+    expect(await log.openUnderKeys(sealed)).toBeNull();
+    expect(await log.sealUnderKeys(named, 'after the delete')).toBeNull();
+    expect(await log.openUnderKeys(single)).toBe('one key');
+  });
+
   it("runs every context's rule for one delete: a room's delete destroys its messages and its own name", async () => {
     const [text, name, otherName] = [marker('room-text'), marker('room-name'), marker('other-room-name')];
     const room = (id: string, roomName: string): EventToAppend => ({

@@ -1,7 +1,7 @@
 import { RecordedEvent } from '../../domain/event';
 import { AnyPersonalDataRule, AnyPreparedKeysRule, AnyShredRule, DataKeyOf, DataKeySelector } from '../../domain/personal-data';
 import { DataKeyRing } from '../../crypto/data-key-ring';
-import { isSealedFields, openFields, SealedFields, sealFields } from '../../crypto/sealed-fields';
+import { isSealedFields, keyIdsOf, openFields, openUnderAll, SealedFields, sealFields, sealUnderAll } from '../../crypto/sealed-fields';
 import { ForwardingEventStore } from './forwarding-event-store';
 import {
   AppendResult,
@@ -108,6 +108,33 @@ export class SealingEventStore extends ForwardingEventStore {
     await this.keys.prepare(keys);
   }
 
+  /** The data keys the events of an append to `streamName` are sealed with (their PersonalDataRules), as the append picks them. */
+  dataKeysOf(streamName: string, events: readonly { type: string; data: unknown }[]): DataKeyOf[] {
+    const keys: DataKeyOf[] = [];
+    for (const event of events) {
+      const key = this.sealingKeyOf(event, streamName);
+      if (key) keys.push(key.key);
+    }
+    return keys;
+  }
+
+  /**
+   * `plaintext` sealed under every one of the existing data keys `ids` together (sealUnderAll):
+   * it reads only while all of them exist, so whichever delete destroys one takes it too. Null
+   * when one is gone already (what it would show was deleted); no key is ever made here.
+   */
+  async sealUnderKeys(ids: readonly string[], plaintext: string): Promise<SealedFields | null> {
+    const keys = await this.keys.existing(ids);
+    return ids.every((id) => keys.has(id)) ? sealUnderAll(keys, plaintext) : null;
+  }
+
+  /** What `sealUnderKeys` sealed, or null once one of its keys is destroyed. */
+  async openUnderKeys(sealed: SealedFields): Promise<string | null> {
+    const ids = keyIdsOf(sealed);
+    const keys = await this.keys.existing(ids);
+    return ids.every((id) => keys.has(id)) ? openUnderAll(sealed, keys) : null;
+  }
+
   override async readStream(streamName: string, options?: ReadStreamOptions): Promise<RecordedEvent[]> {
     return this.open(await this.inner.readStream(streamName, options));
   }
@@ -135,9 +162,8 @@ export class SealingEventStore extends ForwardingEventStore {
     events.forEach((event, index) => {
       const preparing = this.preparing.get(event.type);
       if (preparing) prepared.push(...preparing.prepares(event as never, streamName));
-      const rule = this.sealing.get(event.type);
-      const key = rule ? keyToSeal(rule, event, streamName) : null;
-      if (key) wanted.push({ index, rule: rule!, key });
+      const sealing = this.sealingKeyOf(event, streamName);
+      if (sealing) wanted.push({ index, ...sealing });
     });
     if (wanted.length === 0 && prepared.length === 0) return events;
     const [keys] = await Promise.all([this.keys.keysFor(wanted.map((w) => w.key)), this.keys.prepare(prepared)]);
@@ -150,6 +176,13 @@ export class SealingEventStore extends ForwardingEventStore {
       sealed[index] = { ...events[index], data };
     }
     return sealed;
+  }
+
+  /** The rule and key an event is sealed with on append, or null when it seals nothing. */
+  private sealingKeyOf(event: { type: string; data: unknown }, streamName: string): { rule: AnyPersonalDataRule; key: DataKeyOf } | null {
+    const rule = this.sealing.get(event.type);
+    const key = rule ? keyToSeal(rule, event, streamName) : null;
+    return key ? { rule: rule!, key } : null;
   }
 
   private async open(events: RecordedEvent[]): Promise<RecordedEvent[]> {

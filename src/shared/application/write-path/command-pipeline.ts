@@ -5,6 +5,7 @@ import { EVENT_STORE, EventStore, ReadStreamOptions } from '../../ports/event-st
 import { DataKeyOf } from '../../domain/personal-data';
 import { requestIdOf } from '../../observability/request-context';
 import { BuiltCommand, CommandOutcome, QueuedCommand } from './batch-decision';
+import { guardOf } from './idempotency-guards';
 import { INSTANCE_EPOCHS, InstanceEpochs } from './instance-epochs';
 import { READ_YOUR_WRITES, ReadYourWrites } from './read-your-writes';
 import { Folded, StreamStates } from './stream-states';
@@ -28,10 +29,17 @@ export interface RunOptions {
   readonly awaitProjections?: readonly string[];
 }
 
-/** The HTTP request a command runs for (if any) is named in its events, joining the audit trail to the access log. */
+/**
+ * The HTTP request a command runs for (if any) is named in its events, joining the audit trail to
+ * the access log; a request with an `Idempotency-Key` has its key record travel in the same append
+ * as the change it guards (see idempotency-guards.ts).
+ */
 const stamped = (metadata: EventMetadata): EventMetadata => {
   const requestId = requestIdOf(metadata.actor);
-  return requestId && metadata.request_id === undefined ? { ...metadata, request_id: requestId } : metadata;
+  if (!requestId) return metadata;
+  const idempotency = guardOf(requestId);
+  if (metadata.request_id !== undefined && !idempotency) return metadata;
+  return { ...metadata, request_id: metadata.request_id ?? requestId, ...(idempotency && { idempotency }) };
 };
 
 /** What a queued command needs besides the command itself: its decider and how to answer it. */

@@ -1,6 +1,7 @@
 import { AppendResult, AppendTooLargeError, EventStore, ExpectedRevision } from '../../ports/event-store.port';
 import { recordAppend } from '../../observability/metrics';
 import { decideBatch, DecidedCommand, QueuedCommand } from './batch-decision';
+import { noteAppended } from './idempotency-guards';
 import { answerOnceProjected } from './projected-answers';
 import { ReadYourWrites } from './read-your-writes';
 import { StreamStates } from './stream-states';
@@ -126,6 +127,7 @@ export class StreamWriter {
       }
     }
     this.states.appended(stream, state, result.nextExpectedRevision, folded.epoch);
+    noteAppended(stream, toAppend);
     // The next batch may append while this one waits for the read models.
     answerOnceProjected(this.readYourWrites, decided, result.position);
   }
