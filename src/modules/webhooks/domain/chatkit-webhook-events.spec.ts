@@ -20,7 +20,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{1
 const context = (overrides: Partial<ChatkitWebhookContext> = {}): ChatkitWebhookContext => ({
   room: async (instanceId, roomId) => (instanceId === 'i1' && roomId === 'general' ? general : null),
   users: async (_instanceId, ids) => [ann, ben].filter((u) => ids.includes(u.id)),
-  messageOrigin: async (_instanceId, id) => (id === 7 ? { user_id: 'ann', created_at: at } : null),
+  messageOrigin: async (_instanceId, roomId, id) => (roomId === 'general' && id === 7 ? { user_id: 'ann', created_at: at } : null),
   offlineUserIds: async (_instanceId, ids) => ids.filter((id) => id !== 'ben'),
   attachment: (instanceId, roomId, a): ChatkitObject => ({ id: a.id, download_url: `https://parley.example/${instanceId}/${roomId}/${a.id}`, name: a.name, size: a.size }),
   ...overrides,

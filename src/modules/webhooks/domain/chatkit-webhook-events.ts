@@ -43,7 +43,7 @@ export interface ChatkitWebhookContext {
   /** The users as the API shows them, as they are now; users that no longer exist are left out. */
   users(instanceId: string, userIds: readonly string[]): Promise<ChatkitObject[]>;
   /** Who sent a message and when (an edit's event names neither); null once the message is gone. */
-  messageOrigin(instanceId: string, messageId: number): Promise<{ user_id: string; created_at: string } | null>;
+  messageOrigin(instanceId: string, roomId: string, messageId: number): Promise<{ user_id: string; created_at: string } | null>;
   /**
    * Of `userIds`, those offline for a message sent at `sentAt`; null when presence then is not
    * known any more (presence has no history: a late delivery, a replay), and no
@@ -144,7 +144,7 @@ export async function chatkitWebhookEventsOf(event: RecordedEvent, context: Chat
       const edited = (event as RecordedEvent<MessageEdited>).data;
       const roomId = edited.room_id ?? (stream.category === 'messages' ? streamId : undefined);
       if (roomId === undefined) return [];
-      const origin = await context.messageOrigin(instanceId, edited.id);
+      const origin = await context.messageOrigin(instanceId, roomId, edited.id);
       const message = {
         id: edited.id,
         ...(origin && { user_id: origin.user_id }),
