@@ -210,6 +210,21 @@ describe('Chatkit webhook events of the log', () => {
     expect(unknown.map((e) => e.type)).toEqual(['v1.messages_created']);
   });
 
+  it('gives only the types a webhook wants, without the lookups of the others', async () => {
+    const sent = recorded('messages-i1.general', 'MessageSent', { id: 46, user_id: 'ann', parts: [], room_created_at: at, created_at: at });
+    const lookups: string[] = [];
+    const counting = context({
+      room: async () => (lookups.push('room'), general),
+      offlineUserIds: async (_i, ids) => (lookups.push('presence'), [...ids]),
+    });
+    expect((await chatkitWebhookEventsOf(sent, counting, new Set(['v1.messages_created']))).map((e) => e.type)).toEqual(['v1.messages_created']);
+    expect(lookups).toEqual([]);
+    expect((await chatkitWebhookEventsOf(sent, counting, new Set(['v1.message_sent_user_offline']))).map((e) => e.type)).toEqual([
+      'v1.message_sent_user_offline',
+    ]);
+    expect(lookups).toEqual(['room', 'presence']);
+  });
+
   it('v1.messages_edited: the message as edited, its sender and creation looked up (an edit names neither)', async () => {
     const edited = await only(
       recorded('message-i1.7', 'MessageEdited', { id: 7, room_id: 'general', parts: [{ type: 'text/plain', content: 'fixed' }], updated_at: '2026-03-01T11:00:00.000Z' }),

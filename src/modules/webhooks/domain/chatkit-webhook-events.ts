@@ -80,8 +80,23 @@ export const webhookEventId = (logEventId: string, type: ChatkitWebhookEventType
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 };
 
-/** The Chatkit webhook events one (opened) log event stands for; [] for events no webhook carries. */
-export async function chatkitWebhookEventsOf(event: RecordedEvent, context: ChatkitWebhookContext): Promise<ChatkitWebhookEvent[]> {
+/**
+ * The Chatkit webhook events one (opened) log event stands for; [] for events no webhook carries.
+ * With `wanted`, only events of those types, and none of the lookups the others need (an offline
+ * member's push asks presence for every member of the room).
+ */
+export async function chatkitWebhookEventsOf(
+  event: RecordedEvent,
+  context: ChatkitWebhookContext,
+  wanted?: ReadonlySet<string>,
+): Promise<ChatkitWebhookEvent[]> {
+  const all = await eventsOf(event, context, wanted ?? ALL_TYPES);
+  return wanted ? all.filter((e) => wanted.has(e.type)) : all;
+}
+
+const ALL_TYPES: ReadonlySet<string> = new Set(CHATKIT_WEBHOOK_EVENT_TYPES);
+
+async function eventsOf(event: RecordedEvent, context: ChatkitWebhookContext, wanted: ReadonlySet<string>): Promise<ChatkitWebhookEvent[]> {
   const stream = parseStreamName(event.streamName);
   if (!stream) return [];
   const { instanceId, id: streamId } = stream;
@@ -133,7 +148,7 @@ export async function chatkitWebhookEventsOf(event: RecordedEvent, context: Chat
         updated_at: sent.created_at,
       };
       const events = [one('v1.messages_created', { messages: [message] })];
-      const offline = await offlineMembers(context, instanceId, streamId, sent);
+      const offline = wanted.has('v1.message_sent_user_offline') ? await offlineMembers(context, instanceId, streamId, sent) : null;
       if (offline) {
         const [sender] = await usersOrIds(context, instanceId, [sent.user_id]);
         events.push(one('v1.message_sent_user_offline', { message, sender, room: offline.room, offline_user_ids: offline.userIds }));
