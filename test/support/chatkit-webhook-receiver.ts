@@ -42,6 +42,8 @@ export class ChatkitWebhookReceiver {
   readonly received: ReceivedWebhook[] = [];
   private constructor(
     private readonly server: Server,
+    /** The receiver's port on 127.0.0.1 (for `WEBHOOK_ALLOWED_HOSTS`). */
+    readonly port: number,
     readonly url: string,
   ) {}
 
@@ -62,7 +64,8 @@ export class ChatkitWebhookReceiver {
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    receiver = new ChatkitWebhookReceiver(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}/chatkit-webhooks`);
+    const { port } = server.address() as AddressInfo;
+    receiver = new ChatkitWebhookReceiver(server, port, `http://127.0.0.1:${port}/chatkit-webhooks`);
     return receiver;
   }
 

@@ -1,15 +1,19 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { READ_YOUR_WRITES, ReadYourWrites } from '../../../shared/application/write-path/read-your-writes';
+import { RoomDocument, roomsProjection } from '../../../../projections/rooms/rooms.projection';
+import { UserDocument, usersProjection } from '../../../../projections/users/users.projection';
 import { CLOCK } from '../../../shared/application/tokens';
 import type { Clock } from '../../../shared/domain/clock';
-import type { LogPosition } from '../../../shared/domain/event';
+import { positionAfter, type LogPosition, type RecordedEvent } from '../../../shared/domain/event';
+import { EVENT_STORE, EventStore } from '../../../shared/ports/event-store.port';
 import { ATTACHMENT_RESOLVER, AttachmentResolver } from '../../messages/presentation/attachments.port';
 import { SentMessages } from '../../messages/sent-messages';
 import { PresenceState, PresenceTracker, PresenceWatch } from '../../presence/presence-tracker';
+import { roomDecider, RoomState, roomStream } from '../../rooms/domain/room.decider';
+import type { RoomEvent } from '../../rooms/domain/room.events';
 import { presentRoom } from '../../rooms/presentation/room.presenter';
-import { RoomsReadModel } from '../../rooms/rooms.read-model';
+import { userStream } from '../../users/domain/user.decider';
+import type { UserEvent } from '../../users/domain/user.events';
 import { presentUser } from '../../users/presentation/user.presenter';
-import { UsersReadModel } from '../../users/users.read-model';
 import type { ChatkitWebhookContext } from '../domain/chatkit-webhook-events';
 
 /**
@@ -22,41 +26,41 @@ import type { ChatkitWebhookContext } from '../domain/chatkit-webhook-events';
  */
 export const OFFLINE_PRESENCE_WINDOW_MS = 60_000;
 
-/** The read models a payload reads (rooms with their members, users), awaited up to the event delivered. */
-const FOLDING = ['RoomCreated', 'RoomUpdated', 'RoomMembersAdded', 'RoomMembersRemoved', 'UserCreated', 'UserUpdated'];
+type RoomDocumentEvent = Parameters<typeof roomsProjection.evolve>[1];
+/** The folds here keep one document in memory, not in a read model. */
+const NO_TARGET = { collection: '', id: '' };
+
+/** Events read per page of a stream. */
+const PAGE = 500;
 
 /**
  * The worker's answers to the Chatkit mapping's lookups (`ChatkitWebhookContext`), for one log
- * event: rooms and users from the read models once they have folded the log up to that event
- * (a room and its first members arrive in the same append as the webhook that names them),
- * a message's sender and creation from its room's timeline in the log, presence from the
- * tracker (see OFFLINE_PRESENCE_WINDOW_MS), attachments with fresh signed links.
+ * event. Rooms (with their members) and users are folded from their streams in the log up to
+ * that event, opened when read, with the projections' own folds: a payload says what was true
+ * when the change happened, whatever came after (a room deleted since, a member removed), and
+ * nothing of it is kept. A message's sender and creation come from its room's timeline,
+ * presence from the tracker (see OFFLINE_PRESENCE_WINDOW_MS), attachments with fresh links.
  */
 @Injectable()
 export class ChatkitWebhookLookups {
   constructor(
-    private readonly rooms: RoomsReadModel,
-    private readonly users: UsersReadModel,
+    @Inject(EVENT_STORE) private readonly events: EventStore,
     private readonly sentMessages: SentMessages,
     private readonly presence: PresenceTracker,
     @Inject(ATTACHMENT_RESOLVER) private readonly attachments: AttachmentResolver,
-    @Inject(READ_YOUR_WRITES) private readonly projections: ReadYourWrites,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   /** The lookups for the log event at `position`. */
   at(position: LogPosition): ChatkitWebhookContext {
-    let folded: Promise<void> | undefined;
-    const caughtUp = () => (folded ??= this.projections.waitFor(position, { folding: FOLDING }));
     return {
       room: async (instanceId, roomId) => {
-        await caughtUp();
-        const room = await this.rooms.find(instanceId, roomId);
-        return room ? { ...presentRoom(6, room, await this.rooms.memberIds(instanceId, roomId)) } : null;
+        const { doc, members } = await this.roomAt(instanceId, roomId, position);
+        return doc ? { ...presentRoom(6, doc, [...members.keys()]) } : null;
       },
       users: async (instanceId, userIds) => {
-        await caughtUp();
-        return (await this.users.findMany(instanceId, userIds)).map((u) => ({ ...presentUser(u) }));
+        const docs = await Promise.all([...new Set(userIds)].map((id) => this.userAt(instanceId, id, position)));
+        return docs.filter((d): d is UserDocument => d !== null).map((d) => ({ ...presentUser(d) }));
       },
       messageOrigin: async (instanceId, roomId, messageId) => {
         const sent = await this.sentMessages.find(instanceId, roomId, messageId);
@@ -69,6 +73,37 @@ export class ChatkitWebhookLookups {
       },
       attachment: (instanceId, roomId, attachment) => ({ ...this.attachments.render(instanceId, roomId, attachment) }),
     };
+  }
+
+  private async roomAt(instanceId: string, roomId: string, position: LogPosition): Promise<{ doc: RoomDocument | null; members: RoomState['members'] }> {
+    let doc: RoomDocument | null = null;
+    let state = roomDecider.initialState();
+    const stream = roomStream(instanceId, roomId);
+    for await (const event of this.upTo(stream, position)) {
+      if ((roomsProjection.handles as readonly string[]).includes(event.type)) doc = roomsProjection.evolve(doc, event as RoomDocumentEvent, NO_TARGET);
+      state = roomDecider.evolve(state, event as RecordedEvent<RoomEvent>);
+    }
+    return { doc, members: state.members };
+  }
+
+  private async userAt(instanceId: string, userId: string, position: LogPosition): Promise<UserDocument | null> {
+    let doc: UserDocument | null = null;
+    for await (const event of this.upTo(userStream(instanceId, userId), position)) {
+      doc = usersProjection.evolve(doc, event as RecordedEvent<UserEvent>, NO_TARGET);
+    }
+    return doc;
+  }
+
+  /** The stream's events (opened) at or before `position`, a page at a time. */
+  private async *upTo(stream: string, position: LogPosition): AsyncGenerator<RecordedEvent> {
+    for (let from = 0; ; from += PAGE) {
+      const page = await this.events.readStream(stream, { fromRevision: from, maxCount: PAGE });
+      for (const event of page) {
+        if (positionAfter(event.position, position)) return;
+        yield event;
+      }
+      if (page.length < PAGE) return;
+    }
   }
 
   /** The user's presence as a watch first tells it: truthful across processes (bounded by the tracker's grace and answer wait). */

@@ -108,7 +108,7 @@ describe('Chatkit webhook events of the log', () => {
     });
   });
 
-  it('v1.users_added_to_room: the room and the users added, in order; a user deleted since reads as its id', async () => {
+  it('v1.users_added_to_room: the room and the users added, in order; a user that did not exist then reads as its id', async () => {
     const added = await only(
       recorded('room-i1.general', 'RoomMembersAdded', {
         members: [
@@ -122,7 +122,7 @@ describe('Chatkit webhook events of the log', () => {
     expect(added).toMatchObject({ type: 'v1.users_added_to_room', payload: { room: general, users: [ben, { id: 'gone' }, ann] } });
   });
 
-  it('v1.users_removed_from_room: the room (its id alone once deleted) and the users removed', async () => {
+  it('v1.users_removed_from_room: the room (its id alone when it did not exist then) and the users removed', async () => {
     const removed = await only(withActor(recorded('room-i1.general', 'RoomMembersRemoved', { user_ids: ['ben'], removed_at: at }), 'ann'));
     expect(removed).toMatchObject({ type: 'v1.users_removed_from_room', payload: { room: general, users: [ben] } });
     const ofDeletedRoom = await only(recorded('room-i1.old', 'RoomMembersRemoved', { user_ids: ['ben', 'ann'], removed_at: at }));

@@ -34,13 +34,14 @@ export type ChatkitObject = Record<string, unknown>;
 
 /**
  * What the mapping needs beyond the (opened) log event: lookups the worker answers at delivery
- * time from the read models and presence (`deliver-webhooks/chatkit-webhook-lookups.ts`).
- * Nothing they answer is stored by the webhooks: personal content is read when delivered.
+ * time from the log and presence, for the event being delivered
+ * (`deliver-webhooks/chatkit-webhook-lookups.ts`). Nothing they answer is stored by the
+ * webhooks: personal content is read when delivered.
  */
 export interface ChatkitWebhookContext {
-  /** The room as the v6 API shows it, with `member_user_ids`, as it is now; null once deleted. */
+  /** The room as the v6 API shows it, with `member_user_ids`, as it was at the event; null when it did not exist then. */
   room(instanceId: string, roomId: string): Promise<ChatkitObject | null>;
-  /** The users as the API shows them, as they are now; users that no longer exist are left out. */
+  /** The users as the API shows them, as they were at the event; users that did not exist then are left out. */
   users(instanceId: string, userIds: readonly string[]): Promise<ChatkitObject[]>;
   /** Who sent a message and when (an edit's event names neither); null once the message is gone. */
   messageOrigin(instanceId: string, roomId: string, messageId: number): Promise<{ user_id: string; created_at: string } | null>;
@@ -206,11 +207,11 @@ const roomOf = (data: RoomCreated['data']): ChatkitObject => ({
 const partsOf = (parts: readonly MessagePart[], context: ChatkitWebhookContext, instanceId: string, roomId: string): ChatkitObject[] =>
   parts.map((p) => ('attachment' in p ? { type: p.type, attachment: context.attachment(instanceId, roomId, p.attachment) } : { ...currentPart(p) }));
 
-/** A deleted room still has its id (the change happened to it). */
+/** A room that did not exist then still has its id (the change happened to it). */
 const roomOrId = async (context: ChatkitWebhookContext, instanceId: string, roomId: string): Promise<ChatkitObject> =>
   (await context.room(instanceId, roomId)) ?? { id: roomId };
 
-/** In the order asked; a user deleted since reads as its id alone. */
+/** In the order asked; a user that did not exist then reads as its id alone. */
 const usersOrIds = async (context: ChatkitWebhookContext, instanceId: string, ids: readonly string[]): Promise<ChatkitObject[]> => {
   const found = new Map((await context.users(instanceId, ids)).map((u) => [u.id as string, u]));
   return ids.map((id) => found.get(id) ?? { id });
