@@ -223,6 +223,9 @@ describe('Chatkit webhook events of the log', () => {
       'v1.message_sent_user_offline',
     ]);
     expect(lookups).toEqual(['room', 'presence']);
+    const added = recorded('room-i1.general', 'RoomMembersAdded', { members: [{ user_id: 'ben', user_created_at: at }], added_at: at });
+    expect(await chatkitWebhookEventsOf(added, counting, new Set(['v1.messages_created']))).toEqual([]);
+    expect(lookups).toEqual(['room', 'presence']);
   });
 
   it('v1.messages_edited: the message as edited, its sender and creation looked up (an edit names neither)', async () => {

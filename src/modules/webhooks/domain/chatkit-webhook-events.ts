@@ -55,18 +55,21 @@ export interface ChatkitWebhookContext {
   attachment(instanceId: string, roomId: string, attachment: { id: string; name?: string; size?: number; custom_data?: unknown }): ChatkitObject;
 }
 
+/** The Chatkit webhook event types each log event type can stand for. */
+const TYPES_OF_SOURCE: Readonly<Record<string, readonly ChatkitWebhookEventType[]>> = {
+  UserCreated: ['v1.users_created'],
+  UserDeleted: ['v1.users_deleted'],
+  RoomCreated: ['v1.rooms_created'],
+  RoomDeleted: ['v1.rooms_deleted'],
+  RoomMembersAdded: ['v1.users_added_to_room'],
+  RoomMembersRemoved: ['v1.users_removed_from_room', 'v1.user_left_room'],
+  MessageSent: ['v1.messages_created', 'v1.message_sent_user_offline'],
+  MessageEdited: ['v1.messages_edited'],
+  MessageDeleted: ['v1.messages_deleted'],
+};
+
 /** The log event types some Chatkit webhook event comes from: what the worker's subscription is filtered to. */
-export const WEBHOOK_SOURCE_EVENT_TYPES: readonly string[] = [
-  'UserCreated',
-  'UserDeleted',
-  'RoomCreated',
-  'RoomDeleted',
-  'RoomMembersAdded',
-  'RoomMembersRemoved',
-  'MessageSent',
-  'MessageEdited',
-  'MessageDeleted',
-];
+export const WEBHOOK_SOURCE_EVENT_TYPES: readonly string[] = Object.keys(TYPES_OF_SOURCE);
 
 /**
  * A UUID (version 5 layout: SHA-1 of a name) for the webhook event of `type` that the log event
@@ -91,6 +94,7 @@ export async function chatkitWebhookEventsOf(
   context: ChatkitWebhookContext,
   wanted?: ReadonlySet<string>,
 ): Promise<ChatkitWebhookEvent[]> {
+  if (wanted && !TYPES_OF_SOURCE[event.type]?.some((t) => wanted.has(t))) return [];
   const all = await eventsOf(event, context, wanted ?? ALL_TYPES);
   return wanted ? all.filter((e) => wanted.has(e.type)) : all;
 }
