@@ -9,7 +9,7 @@ describe('ChatkitWebhookLookups: rooms and users at the event delivered', () => 
   const t = (s: number) => `2026-03-01T10:00:0${s}.000Z`;
   const append = async (stream: string, ...events: DomainEvent[]): Promise<LogPosition> =>
     (await stores.events.append(stream, events.map((e) => ({ ...e, metadata: { occurred_at: t(0) } })), 'any')).position;
-  const lookups = () => new ChatkitWebhookLookups(stores.events, null as never, null as never, null as never, { now: () => new Date() });
+  const lookups = () => new ChatkitWebhookLookups({ events: stores.events, sentMessages: null as never, presence: null as never, attachment: null as never });
 
   beforeEach(() => {
     stores = openSqliteStores('parley-webhook-lookups-');

@@ -1,11 +1,8 @@
-import { Inject, Injectable } from '@nestjs/common';
 import { RoomDocument, roomsProjection } from '../../../../projections/rooms/rooms.projection';
 import { UserDocument, usersProjection } from '../../../../projections/users/users.projection';
-import { CLOCK } from '../../../shared/application/tokens';
-import type { Clock } from '../../../shared/domain/clock';
+import { Clock, systemClock } from '../../../shared/domain/clock';
 import { positionAfter, type LogPosition, type RecordedEvent } from '../../../shared/domain/event';
-import { EVENT_STORE, EventStore } from '../../../shared/ports/event-store.port';
-import { ATTACHMENT_RESOLVER, AttachmentResolver } from '../../messages/presentation/attachments.port';
+import type { EventStore } from '../../../shared/ports/event-store.port';
 import { SentMessages } from '../../messages/sent-messages';
 import { PresenceState, PresenceTracker, PresenceWatch } from '../../presence/presence-tracker';
 import { roomDecider, RoomState, roomStream } from '../../rooms/domain/room.decider';
@@ -41,15 +38,22 @@ const PAGE = 500;
  * nothing of it is kept. A message's sender and creation come from its room's timeline,
  * presence from the tracker (see OFFLINE_PRESENCE_WINDOW_MS), attachments with fresh links.
  */
-@Injectable()
+export interface ChatkitWebhookLookupsOptions {
+  /** The log, opened as read (the sealing store). */
+  readonly events: EventStore;
+  readonly sentMessages: SentMessages;
+  /** This process's tracker (the API's in the embedded server; a projector worker's own, over the shared ephemeral bus). */
+  readonly presence: PresenceTracker;
+  /** An attachment part's attachment with fresh links (`renderAttachment`). */
+  readonly attachment: ChatkitWebhookContext['attachment'];
+  readonly clock?: Clock;
+}
+
 export class ChatkitWebhookLookups {
-  constructor(
-    @Inject(EVENT_STORE) private readonly events: EventStore,
-    private readonly sentMessages: SentMessages,
-    private readonly presence: PresenceTracker,
-    @Inject(ATTACHMENT_RESOLVER) private readonly attachments: AttachmentResolver,
-    @Inject(CLOCK) private readonly clock: Clock,
-  ) {}
+  private readonly clock: Clock;
+  constructor(private readonly options: ChatkitWebhookLookupsOptions) {
+    this.clock = options.clock ?? systemClock;
+  }
 
   /** The lookups for the log event at `position`. */
   at(position: LogPosition): ChatkitWebhookContext {
@@ -63,7 +67,7 @@ export class ChatkitWebhookLookups {
         return docs.filter((d): d is UserDocument => d !== null).map((d) => ({ ...presentUser(d) }));
       },
       messageOrigin: async (instanceId, roomId, messageId) => {
-        const sent = await this.sentMessages.find(instanceId, roomId, messageId);
+        const sent = await this.options.sentMessages.find(instanceId, roomId, messageId);
         return sent ? { user_id: sent.userId, created_at: sent.createdAt } : null;
       },
       offlineUserIds: async (instanceId, userIds, sentAt) => {
@@ -71,7 +75,7 @@ export class ChatkitWebhookLookups {
         const states = await Promise.all(userIds.map((id) => this.firstState(instanceId, id)));
         return userIds.filter((_, i) => states[i] === 'offline');
       },
-      attachment: (instanceId, roomId, attachment) => ({ ...this.attachments.render(instanceId, roomId, attachment) }),
+      attachment: this.options.attachment,
     };
   }
 
@@ -97,7 +101,7 @@ export class ChatkitWebhookLookups {
   /** The stream's events (opened) at or before `position`, a page at a time. */
   private async *upTo(stream: string, position: LogPosition): AsyncGenerator<RecordedEvent> {
     for (let from = 0; ; from += PAGE) {
-      const page = await this.events.readStream(stream, { fromRevision: from, maxCount: PAGE });
+      const page = await this.options.events.readStream(stream, { fromRevision: from, maxCount: PAGE });
       for (const event of page) {
         if (positionAfter(event.position, position)) return;
         yield event;
@@ -111,7 +115,7 @@ export class ChatkitWebhookLookups {
     return new Promise((resolve) => {
       let state: PresenceState | undefined;
       let watch: PresenceWatch | undefined;
-      watch = this.presence.watch(instanceId, userId, (s) => {
+      watch = this.options.presence.watch(instanceId, userId, (s) => {
         if (state) return;
         state = s;
         resolve(s);

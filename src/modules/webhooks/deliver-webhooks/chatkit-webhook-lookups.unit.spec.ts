@@ -26,7 +26,7 @@ describe('ChatkitWebhookLookups: who was offline for a message', () => {
   });
 
   const lookups = () =>
-    new ChatkitWebhookLookups(null as never, null as never, worker, null as never, clock).at('0');
+    new ChatkitWebhookLookups({ events: null as never, sentMessages: null as never, presence: worker, attachment: null as never, clock }).at('0');
 
   it('asks presence across processes, for a message sent moments ago: the members not online', async () => {
     api.register('i1', 'ben');
