@@ -16,6 +16,7 @@ import type { RoomEvent } from '../src/modules/rooms/domain/room.events';
 import type { DeleteJobEvent } from '../src/modules/scheduler/domain/delete-job.events';
 import type { ErasureEvent } from '../src/modules/erasures/domain/erasure.events';
 import type { UserEvent } from '../src/modules/users/domain/user.events';
+import type { WebhookEvent } from '../src/modules/webhooks/domain/webhook.events';
 import type { InstanceWiped } from '../src/modules/wipe/domain/instance-wipe.decider';
 
 export type ParleyEvent =
@@ -34,6 +35,7 @@ export type ParleyEvent =
   | DeleteJobEvent
   | ErasureEvent
   | UserEvent
+  | WebhookEvent
   | InstanceWiped;
 
 /** The event of a type name, e.g. `EventOfType<'RoomDeleted'>`. */

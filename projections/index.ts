@@ -12,6 +12,7 @@ import { messagesProjection } from './messages/messages.projection';
 import { membershipsProjection } from './rooms/memberships.projection';
 import { roomsProjection } from './rooms/rooms.projection';
 import { usersProjection } from './users/users.projection';
+import { webhooksProjection } from './webhooks/webhooks.projection';
 import { forgettingWipedInstances } from './instance-wipe';
 import type { ProjectionDefinition } from './projection';
 
@@ -32,6 +33,7 @@ export const ALL_PROJECTIONS: readonly ProjectionDefinition[] = [
   forgettingWipedInstances(beamsPendingPublishesProjection),
   forgettingWipedInstances(feedsProjection),
   forgettingWipedInstances(beamsPendingWebhooksProjection),
+  forgettingWipedInstances(webhooksProjection),
   // Not forgotten on a wipe: the log keeps what came before it, and so does its audit.
   auditIndexProjection,
 ];

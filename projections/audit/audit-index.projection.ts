@@ -69,6 +69,13 @@ const EVERY_TYPE: Record<ParleyEvent['type'], true> = {
   UserCreated: true,
   UserUpdated: true,
   UserDeleted: true,
+  WebhookCreated: true,
+  WebhookUpdated: true,
+  WebhookDeactivated: true,
+  WebhookActivated: true,
+  WebhookReplayRequested: true,
+  WebhookRedeliveryRequested: true,
+  WebhookDeleted: true,
   InstanceWiped: true,
 };
 

@@ -17,6 +17,7 @@ import { MetricsModule } from '../modules/metrics/metrics.module';
 import { ApiDocsModule } from '../modules/api-docs/api-docs.module';
 import { AuditModule } from '../modules/audit/audit.module';
 import { ErasuresModule } from '../modules/erasures/erasures.module';
+import { WebhooksModule } from '../modules/webhooks/webhooks.module';
 import { CoreModule } from './core.module';
 import { Runtime } from './runtime';
 
@@ -45,6 +46,7 @@ export class AppModule {
         ApiDocsModule,
         AuditModule,
         ErasuresModule,
+        WebhooksModule,
       ],
     };
   }

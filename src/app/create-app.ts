@@ -1,3 +1,4 @@
+import { startWebhookDelivery } from './webhook-delivery';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance } from 'fastify';
@@ -225,6 +226,8 @@ export async function startServer(runtime: Runtime, hooks: { beforeListen?: () =
   runtime.logger.info({ httpPort, httpsPort }, 'Parley is listening');
   // From here /health computes readiness (projections caught up, live log, storage) on every call.
   readiness.state = 'serving';
+  // The embedded server delivers webhooks itself; beside projector workers, they do.
+  const webhookDelivery = runtime.mode === 'embedded' ? startWebhookDelivery(runtime) : null;
   let closing: Promise<void> | null = null;
   const drainAndClose = async () => {
     readiness.state = 'stopping';
@@ -236,7 +239,7 @@ export async function startServer(runtime: Runtime, hooks: { beforeListen?: () =
     const presenceStopped = app.get(PresenceTracker).stop();
     streams.endAll(ENDED_BY_DRAIN);
     bridge.endAll(ENDED_BY_DRAIN);
-    await Promise.all([answered, presenceStopped]);
+    await Promise.all([answered, presenceStopped, webhookDelivery?.stop()]);
     const listeners = [app.getHttpServer() as HttpServer, ...(https ? [https] : [])].map(stopListening);
     // Sockets close only now: a client reconnects at once, and should find the port closed.
     await bridge.close();

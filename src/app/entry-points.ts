@@ -8,6 +8,7 @@ import { healthSources } from './health-sources';
 import type { Service } from './process';
 import { openRuntime } from './runtime';
 import { listenWhileStarting } from './startup-listener';
+import { startWebhookDelivery } from './webhook-delivery';
 
 /**
  * What each of Parley's processes runs, configured from the environment (src/main*.ts run them
@@ -63,9 +64,11 @@ export async function startProjectorWorker(projections: readonly ProjectionDefin
     }
     if (!config.metricsToken) logger.warn('METRICS_PORT is set but METRICS_TOKEN is not: /metrics answers 404 until it is');
   }
+  const webhookDelivery = startWebhookDelivery(runtime);
   logger.info({ projections: runtime.runner?.running, metricsPort: metrics?.port }, 'projector worker running');
   return {
     close: async () => {
+      await webhookDelivery.stop();
       await metrics?.close();
       await runtime.close();
     },

@@ -19,6 +19,7 @@ import { eraseUser } from './erase-user';
 import { CliIo, cliConfig, EXIT_OK, parseCommandLine, reportFailure, runAsMain, UsageError } from './cli-io';
 import { formatTable } from './table';
 import { sealDataDir } from './seal-data-dir';
+import { WEBHOOK_OPTIONS, webhookCommand } from './webhooks';
 
 export const ADMIN_USAGE = `Usage: npm run admin -- <command> [arguments]
 
@@ -39,6 +40,15 @@ Users
   user:erase <instance> <user_id>           erase the user (GDPR): profile, messages (as tombstones),
                                             uploads, cursors, Beams devices; prints what was erased.
                                             Beside a running embedded server, the server runs it
+
+Webhooks (Chatkit's; see docs/webhooks.md)
+  webhook:create <instance> --url <url> --secret <s> [--event-types <t1,t2>] [--custom-data <json>]
+                 [--standard-webhooks true|false] [--active true|false]
+                                            register a webhook; prints it (never its secret)
+  webhook:list <instance>                   list the instance's webhooks and their states
+  webhook:update <instance> <id> [the options of webhook:create]
+                                            change what is given; --active true reactivates
+  webhook:delete <instance> <id>            delete the webhook; no delivery starts after
 
 Test token provider
   token-provider:enable <instance>          switch the test token provider on
@@ -178,6 +188,25 @@ const COMMANDS: Record<string, AdminCommand> = {
   'user:erase': {
     args: ['instance', 'user_id'],
     execute: (ctx, [instance, userId]) => eraseUser(ctx.app, ctx.config, instance!, userId!, CLI_ACTOR, ctx.io),
+  },
+
+  'webhook:create': {
+    args: ['instance'],
+    options: WEBHOOK_OPTIONS,
+    execute: (ctx, args, options) => webhookCommand(ctx.app, CLI_ACTOR, ctx.io, 'create', args, options),
+  },
+  'webhook:list': {
+    args: ['instance'],
+    execute: (ctx, args, options) => webhookCommand(ctx.app, CLI_ACTOR, ctx.io, 'list', args, options),
+  },
+  'webhook:update': {
+    args: ['instance', 'id'],
+    options: WEBHOOK_OPTIONS,
+    execute: (ctx, args, options) => webhookCommand(ctx.app, CLI_ACTOR, ctx.io, 'update', args, options),
+  },
+  'webhook:delete': {
+    args: ['instance', 'id'],
+    execute: (ctx, args, options) => webhookCommand(ctx.app, CLI_ACTOR, ctx.io, 'delete', args, options),
   },
 
   'token-provider:enable': {

@@ -61,10 +61,23 @@ describe('loadConfig', () => {
     ['CORS_ORIGINS', 'https://a.example.com,*', /^CORS_ORIGINS must be/],
     ['WEBHOOK_ALLOWED_HOSTS', 'hooks.internal,http://x.example', /^WEBHOOK_ALLOWED_HOSTS must be a comma-separated list of host names, IP addresses and CIDR ranges.*got "http:\/\/x.example"$/],
     ['WEBHOOK_ALLOWED_HOSTS', '10.0.0.0/40', /^WEBHOOK_ALLOWED_HOSTS must be/],
+    ['WEBHOOK_RETRY_SCHEDULE_MS', '10s,30s', /^WEBHOOK_RETRY_SCHEDULE_MS must be a comma-separated list of up to 20 whole numbers of milliseconds from 0 to 86400000, got "10s,30s"$/],
+    ['WEBHOOK_RETRY_SCHEDULE_MS', '100,,200', /^WEBHOOK_RETRY_SCHEDULE_MS must be/],
+    ['WEBHOOK_RETRY_SCHEDULE_MS', '86400001', /^WEBHOOK_RETRY_SCHEDULE_MS must be/],
+    ['WEBHOOK_DELIVERY_TIMEOUT_MS', '50', /^WEBHOOK_DELIVERY_TIMEOUT_MS must be a whole number of milliseconds from 100 to 600000, got "50"$/],
   ])('%s=%s is refused', (name, value, message) => {
     const env = { [name]: value, ...(name === 'HTTPS_PORT' && { TLS_CERT_FILE: 'c', TLS_KEY_FILE: 'k' }) };
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  it("reads the webhook retry schedule: Chatkit's by default, a comma list, or none", () => {
+    expect(loadConfig({})).toMatchObject({ webhookRetryScheduleMs: [10_000, 30_000, 120_000, 300_000], webhookDeliveryTimeoutMs: 10_000 });
+    expect(loadConfig({ WEBHOOK_RETRY_SCHEDULE_MS: ' 100, 200 ,0', WEBHOOK_DELIVERY_TIMEOUT_MS: '500' })).toMatchObject({
+      webhookRetryScheduleMs: [100, 200, 0],
+      webhookDeliveryTimeoutMs: 500,
+    });
+    expect(loadConfig({ WEBHOOK_RETRY_SCHEDULE_MS: '' }).webhookRetryScheduleMs).toEqual([]);
   });
 
   it('never repeats a refused MASTER_KEY in its message', () => {

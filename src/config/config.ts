@@ -79,6 +79,13 @@ export interface ParleyConfig {
   readonly customDataMaxBytes: number;
   /** WEBHOOK_ALLOWED_HOSTS: the non-public webhook targets allowed (host names, `host:port`, IP addresses, CIDR ranges). */
   readonly webhookAllowedHosts: readonly string[];
+  /**
+   * WEBHOOK_RETRY_SCHEDULE_MS: the waits before each retry of a Chatkit webhook delivery; after
+   * the last one fails the webhook is deactivated. Default: Chatkit's own (10 s, 30 s, 2 min, 5 min).
+   */
+  readonly webhookRetryScheduleMs: readonly number[];
+  /** WEBHOOK_DELIVERY_TIMEOUT_MS: how long one delivery attempt may take to get the receiver's status. */
+  readonly webhookDeliveryTimeoutMs: number;
   /** TOKEN_MAX_LIFETIME_SECONDS: tokens whose `exp` lies further than this past their `iat` (or now) are refused. */
   readonly tokenMaxLifetimeSeconds: number;
   /** METRICS_TOKEN: the Bearer token GET /metrics requires; unset, /metrics answers 404. */
@@ -260,6 +267,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ParleyConfig {
     beamsVapidSubject,
     beamsWebPushHosts: webPushHostsVariable(env),
     webhookAllowedHosts: webhookAllowedHostsVariable(env),
+    webhookRetryScheduleMs: webhookRetryScheduleVariable(env),
+    webhookDeliveryTimeoutMs: integerVariable(env, 'WEBHOOK_DELIVERY_TIMEOUT_MS', MILLISECONDS(100, 600_000), 10_000),
     customDataMaxBytes: integerVariable(env, 'CUSTOM_DATA_MAX_BYTES', { min: 2, max: JSON_BODY_LIMIT_BYTES, what: 'a whole number of bytes' }, DEFAULT_CUSTOM_DATA_MAX_BYTES),
     ...beamsProviderVariables(env),
     tokenMaxLifetimeSeconds: integerVariable(env, 'TOKEN_MAX_LIFETIME_SECONDS', SECONDS(60, 10 * 365 * 86_400), DEFAULT_TOKEN_MAX_LIFETIME_SECONDS),
@@ -325,6 +334,24 @@ function trustProxyVariable(env: NodeJS.ProcessEnv): readonly string[] {
     }
   }
   return entries;
+}
+
+/**
+ * Chatkit retried a webhook four times, after 10 s, a further 30 s, 120 s and 300 s, then marked
+ * it inactive (support.pusher.com, "Why are my Chatkit webhooks being disabled?").
+ */
+export const CHATKIT_WEBHOOK_RETRY_SCHEDULE_MS: readonly number[] = [10_000, 30_000, 120_000, 300_000];
+
+/** A comma list of waits in ms (empty: no retry); unset, Chatkit's schedule. */
+function webhookRetryScheduleVariable(env: NodeJS.ProcessEnv): readonly number[] {
+  const raw = env.WEBHOOK_RETRY_SCHEDULE_MS?.trim();
+  if (raw === undefined) return CHATKIT_WEBHOOK_RETRY_SCHEDULE_MS;
+  if (raw === '') return [];
+  const waits = raw.split(',').map((wait) => wait.trim());
+  if (waits.length > 20 || !waits.every((wait) => /^\d+$/.test(wait) && Number(wait) <= 86_400_000)) {
+    throw new ConfigError(`WEBHOOK_RETRY_SCHEDULE_MS must be a comma-separated list of up to 20 whole numbers of milliseconds from 0 to 86400000, got "${env.WEBHOOK_RETRY_SCHEDULE_MS}"`);
+  }
+  return waits.map(Number);
 }
 
 /** Outgoing webhooks may reach non-public addresses only where the operator says so. */

@@ -247,7 +247,7 @@ interface Target {
 
 interface Row {
   readonly scenario: string;
-  readonly kind: 'write' | 'read' | 'send' | 'scale-send' | 'feed-publish' | 'beams-publish';
+  readonly kind: 'write' | 'read' | 'send' | 'send-webhooks' | 'scale-send' | 'feed-publish' | 'beams-publish';
   readonly server: 'baseline' | 'parley';
   readonly result: autocannon.Result;
   readonly cpu?: CpuShare;
@@ -446,6 +446,71 @@ async function benchSends(target: Target, senderToken: string): Promise<void> {
   await scenario(`${target.label} send-message`, target, spec, 'send', 'parley');
 }
 
+/**
+ * A webhook receiver in a process of its own (not competing with autocannon's loop) that answers
+ * every POST 200 and counts them; resolves with its port and a way to read the count and stop it.
+ */
+async function startWebhookReceiver(): Promise<{ port: number; received(): Promise<number>; stop(): void }> {
+  const code = `let n = 0; const s = require('node:http').createServer((q, r) => { q.resume(); q.on('end', () => { n++; r.writeHead(200).end(); }); });
+    s.listen(0, '127.0.0.1', () => console.log(s.address().port)); process.stdin.on('data', () => console.log(n));`;
+  const proc = spawn(process.execPath, ['-e', code], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines: string[] = [];
+  const waiters: ((line: string) => void)[] = [];
+  proc.stdout!.on('data', (chunk: Buffer) => {
+    for (const line of chunk.toString().split('\n').filter(Boolean)) {
+      const waiter = waiters.shift();
+      if (waiter) waiter(line);
+      else lines.push(line);
+    }
+  });
+  const nextLine = () => new Promise<string>((resolve) => (lines.length ? resolve(lines.shift()!) : waiters.push(resolve)));
+  const port = Number(await nextLine());
+  return {
+    port,
+    received: async () => {
+      proc.stdin!.write('?\n');
+      return Number(await nextLine());
+    },
+    stop: () => void proc.kill(),
+  };
+}
+
+/**
+ * Durable send-message again, with two webhooks of the instance carrying every message: one to a
+ * live receiver, one to a port nothing listens on (every delivery refused, retried on Chatkit's
+ * schedule). Writes must not notice either (issue 20: "not slower than their own noise").
+ */
+async function benchSendsWithWebhooks(target: Target, senderToken: string): Promise<void> {
+  const receiver = await startWebhookReceiver();
+  try {
+    const dead = await freePort();
+    for (const port of [receiver.port, dead]) {
+      const response = await fetch(`${target.baseUrl}/services/parley_webhooks/v1/${INSTANCE_ID}/webhooks`, {
+        method: 'POST',
+        headers: target.headers,
+        body: JSON.stringify({ url: `http://127.0.0.1:${port}/hooks`, secret: 'bench-webhook-secret', event_types: ['v1.messages_created'] }),
+      });
+      if (response.status !== 201) throw new Error(`creating a webhook: ${response.status} ${await response.text()}`);
+    }
+    const chat = target.usersPath.replace(/\/users$/, '');
+    let n = 0;
+    const spec: autocannon.RequestSpec = {
+      method: 'POST',
+      path: `${chat}/rooms/bench-send/messages`,
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${senderToken}` },
+      setupRequest: (request) => {
+        request.body = JSON.stringify({ parts: [{ type: 'text/plain', content: `hooked message ${n++}` }] });
+        return request;
+      },
+    };
+    await scenario(`${target.label} send-message, webhooks to a live and a dead receiver`, target, spec, 'send-webhooks', 'parley');
+    webhookDeliveries = { sent: n, received: await receiver.received() };
+  } finally {
+    receiver.stop();
+  }
+}
+let webhookDeliveries: { sent: number; received: number } | undefined;
+
 let fanOut: FanOutResult | undefined;
 let idleMemory: IdleMemoryResult | undefined;
 let writeFloor: WriteFloorResult | undefined;
@@ -538,6 +603,7 @@ async function runParley(): Promise<void> {
     if (SCENARIOS.has('write')) await benchWrites(target, 'parley');
     if (SCENARIOS.has('read')) await benchReads(target, 'parley');
     if (SCENARIOS.has('send')) await benchSends(target, mint({ sub: 'bench-sender' }));
+    if (SCENARIOS.has('send')) await benchSendsWithWebhooks(target, mint({ sub: 'bench-sender' }));
     if (['realtime', 'fanout', 'idle'].some((name) => SCENARIOS.has(name))) await benchRealtime(target, mint);
     if (SCENARIOS.has('feeds')) await benchFeeds(target);
   } finally {
@@ -606,6 +672,8 @@ const parleyEnv = (dataDir: string): Record<string, string> => ({
   // registered from one address.
   RATE_LIMIT_PER_USER: '0',
   RATE_LIMIT_PER_INSTANCE: '0',
+  // The send scenario's webhooks go to receivers on this host.
+  WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
   RATE_LIMIT_ANONYMOUS_PER_ADDRESS: '0',
   RATE_LIMIT_ANONYMOUS_PER_INSTANCE: '0',
   SUBSCRIPTIONS_PER_CONNECTION: '0',
@@ -840,6 +908,13 @@ function report(): boolean {
     const ratio = send / baseWrite;
     console.log(`ratio parley send-message / baseline insert: ${(ratio * 100).toFixed(1)} %`);
     console.log(`GOAL: Parley durable send-message >= ${WRITE_GOAL * 100} % of baseline — ${ratio >= WRITE_GOAL ? 'MET' : 'NOT MET'}`);
+  }
+  const hooked = find('send-webhooks', 'parley');
+  if (send && hooked) {
+    console.log(
+      `ratio parley send-message with webhooks (a live and a dead receiver) / without: ${((hooked / send) * 100).toFixed(1)} %` +
+        (webhookDeliveries ? ` (the live receiver had ${fmt(webhookDeliveries.received)} of ${fmt(webhookDeliveries.sent)} messages when the scenario ended)` : ''),
+    );
   }
   if (fanOut) {
     const l = (x: FanOutResult['delivery']) => `p50 ${x.p50Ms.toFixed(1)} ms, p99 ${x.p99Ms.toFixed(1)} ms, max ${x.maxMs.toFixed(1)} ms`;

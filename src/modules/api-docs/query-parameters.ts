@@ -29,4 +29,6 @@ export const QUERY_PARAMETERS: Readonly<Record<string, ParameterObject[]>> = {
   AuditUser_audit: auditPage,
   AuditRoom_audit: auditPage,
   AuditActor_audit: auditPage,
+  ListDeliveries_list: [limit(50, 500)],
+  WebhookFeed_feed: [query('after', { type: 'string' }, 'Events after this log position (a previous page\'s `next`); absent: from the start of the log'), limit(100, 1000)],
 };

@@ -50,6 +50,12 @@ export const SERVICES: readonly Service[] = [
   { tag: 'Scheduler', prefix: '/services/chatkit_scheduler/', security: ACCESS_TOKEN, description: 'Asynchronous deletion of users and rooms, and the status of those jobs.' },
   { tag: 'Audit', prefix: '/services/parley_audit/', security: ACCESS_TOKEN, description: 'Who did what: the events of a user, a room or an actor, paged (su tokens).' },
   { tag: 'Administration', prefix: '/services/parley_admin/', security: ACCESS_TOKEN, description: 'User erasure on request (GDPR Art. 17) and its progress (su tokens).' },
+  {
+    tag: 'Webhooks',
+    prefix: '/services/parley_webhooks/',
+    security: ACCESS_TOKEN,
+    description: "Chatkit webhooks delivered from the log: manage them, replay from a position or a time (su tokens).",
+  },
   { tag: 'Feeds', prefix: '/services/feeds/', security: OPTIONAL_ACCESS_TOKEN, description: 'Pusher Feeds: publish, page, delete and subscribe to feed items.' },
   { tag: 'Beams publish', prefix: '/publish_api/', beamsErrors: true, security: BEAMS_SECRET_KEY, description: 'Beams publish API: push notifications to interests or users.' },
   { tag: 'Beams users', prefix: '/user_api/', beamsErrors: true, security: BEAMS_SECRET_KEY, description: "Beams user API: forget a user's devices." },

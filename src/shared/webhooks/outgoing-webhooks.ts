@@ -1,12 +1,12 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
+import { request as httpRequest, type Agent, type IncomingMessage, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { WebhookTargets } from './webhook-targets';
 
 /** A webhook not sent because its URL leads to an address WEBHOOK_ALLOWED_HOSTS does not allow. */
 export class WebhookTargetRefused extends Error {
-  constructor(reason: string) {
+  constructor(readonly reason: string) {
     super(`not sent: ${reason}, which webhooks may not reach unless WEBHOOK_ALLOWED_HOSTS allows it`);
   }
 }
@@ -20,8 +20,15 @@ const systemResolver: ResolveAll = (host) =>
 export interface WebhookPost {
   readonly headers: Readonly<Record<string, string>>;
   readonly body: string;
-  /** Ends the attempt (resolving, connecting, waiting for the answer's status). */
+  /** Ends the attempt (resolving, connecting, waiting for the answer's status, reading the rest of it). */
   readonly signal: AbortSignal;
+  /**
+   * Keeps the connection for the next POST to the same target (an `http.Agent` or `https.Agent`
+   * with keepAlive, matching the URL's scheme): the answer's body is then read to its end and
+   * dropped, within `signal`. A kept connection goes to the address checked when it was made.
+   * Without it, each POST has a connection of its own, closed once the status came.
+   */
+  readonly agent?: Agent;
 }
 
 /**
@@ -58,17 +65,36 @@ export class OutgoingWebhooks {
       path: `${target.pathname}${target.search}`,
       headers: { ...post.headers, host: target.host, 'content-length': String(Buffer.byteLength(post.body)) },
       lookup: pinned,
-      agent: false,
+      agent: post.agent ?? false,
       signal: post.signal,
     };
     return new Promise<number>((resolve, reject) => {
       const request = (target.protocol === 'https:' ? httpsRequest : httpRequest)(options, (response: IncomingMessage) => {
         resolve(response.statusCode ?? 0);
-        response.destroy();
+        if (post.agent) response.resume();
+        else response.destroy();
       });
       request.on('error', reject);
       request.end(post.body);
     });
+  }
+
+  /**
+   * Why `url` may not be a webhook's target, or null when it may: not http(s), or its host
+   * resolves to no allowed address. A host that does not resolve now is not refused here (it is
+   * checked again, as every target is, when a webhook is sent). For checks at registration.
+   */
+  async refusal(url: string, signal: AbortSignal = AbortSignal.timeout(5_000)): Promise<string | null> {
+    const target = new URL(url);
+    if (target.protocol !== 'http:' && target.protocol !== 'https:') return `${target.protocol} is not http or https`;
+    const host = target.hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+    const port = Number(target.port || (target.protocol === 'https:' ? 443 : 80));
+    try {
+      await this.checkedAddresses(host, port, signal);
+      return null;
+    } catch (error) {
+      return error instanceof WebhookTargetRefused ? error.reason : null;
+    }
   }
 
   /** The addresses `host` resolves to that the targets allow, in the resolver's order; throws WebhookTargetRefused when none is. */
