@@ -38,11 +38,7 @@ export function webhookRequest(
   event: ChatkitWebhookEvent,
   attemptAt: Date = new Date(event.timestamp),
 ): { body: string; headers: Record<string, string> } {
-  const body = JSON.stringify({
-    payload: event.payload,
-    metadata: { created_at: event.timestamp, event_type: event.type, event_id: event.id, product: 'chatkit' },
-    custom_data: webhook.customData ?? {},
-  });
+  const body = JSON.stringify({ payload: event.payload, metadata: chatkitMetadata(event), custom_data: webhook.customData ?? {} });
   const common = {
     'user-agent': CHATKIT_WEBHOOK_USER_AGENT,
     'content-type': 'application/json',
@@ -67,6 +63,9 @@ export function webhookRequest(
     },
   };
 }
+
+/** A delivery's `metadata` (Chatkit's: when the change happened, the type, the event's id, the product), also what the pull feed shows. */
+export const chatkitMetadata = (event: ChatkitWebhookEvent) => ({ created_at: event.timestamp, event_type: event.type, event_id: event.id, product: 'chatkit' });
 
 /** The base64 HMAC-SHA256 of `<id>.<timestamp>.<body>` (Standard Webhooks, "Signature scheme"). */
 export const standardWebhooksSignature = (secret: string, id: string, timestamp: string, body: string): string =>
