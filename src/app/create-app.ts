@@ -1,4 +1,5 @@
 import { startWebhookDelivery } from './webhook-delivery';
+import { WEBHOOK_CONTEXT_AT, WebhookContextAt } from '../modules/webhooks/deliver-webhooks/webhook-context';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance } from 'fastify';
@@ -227,7 +228,7 @@ export async function startServer(runtime: Runtime, hooks: { beforeListen?: () =
   // From here /health computes readiness (projections caught up, live log, storage) on every call.
   readiness.state = 'serving';
   // The embedded server delivers webhooks itself; beside projector workers, they do.
-  const webhookDelivery = runtime.mode === 'embedded' ? startWebhookDelivery(runtime) : null;
+  const webhookDelivery = runtime.mode === 'embedded' ? startWebhookDelivery(runtime, app.get<WebhookContextAt>(WEBHOOK_CONTEXT_AT)) : null;
   let closing: Promise<void> | null = null;
   const drainAndClose = async () => {
     readiness.state = 'stopping';

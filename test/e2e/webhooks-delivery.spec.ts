@@ -265,7 +265,7 @@ describe('webhook delivery', () => {
       after = answer.next;
     }
     expect(pulled.map((e) => ({ metadata: e.metadata, payload: e.payload }))).toEqual(
-      pushed.map((b) => ({ metadata: { event_type: b.metadata.event_type, event_id: b.metadata.event_id, timestamp: b.metadata.timestamp }, payload: b.payload })),
+      pushed.map((b) => ({ metadata: b.metadata, payload: b.payload })),
     );
     await call('DELETE', hooks(`/${id}`));
   }, 60_000);

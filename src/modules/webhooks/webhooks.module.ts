@@ -10,15 +10,34 @@ import { RedeliverDeliveryController } from './redeliver-delivery/redeliver-deli
 import { ListDeliveriesController } from './list-deliveries/list-deliveries';
 import { WebhookFeedController } from './webhook-feed/webhook-feed';
 import { Webhooks } from './webhooks';
+import { EVENT_STORE, EventStore } from '../../shared/ports/event-store.port';
+import { ATTACHMENT_RESOLVER, AttachmentResolver } from '../messages/presentation/attachments.port';
+import { MessagesModule } from '../messages/messages.module';
+import { SentMessages } from '../messages/sent-messages';
+import { PresenceModule } from '../presence/presence.module';
+import { PresenceTracker } from '../presence/presence-tracker';
+import { ChatkitWebhookLookups } from './deliver-webhooks/chatkit-webhook-lookups';
+import { WEBHOOK_CONTEXT_AT, WebhookContextAt } from './deliver-webhooks/webhook-context';
 
 /**
  * Chatkit webhooks (`parley_webhooks`): management by su tokens; delivery from the log by the
  * worker (deliver-webhooks/), which runs outside Nest in the projector workers too.
  */
 @Module({
-  imports: [InstancesModule],
+  imports: [InstancesModule, MessagesModule, PresenceModule],
   controllers: [CreateWebhookController, ListWebhooksController, GetWebhookController, UpdateWebhookController, DeleteWebhookController, ReplayWebhookController, ListDeliveriesController, RedeliverDeliveryController, WebhookFeedController],
-  providers: [Webhooks],
-  exports: [Webhooks],
+  providers: [
+    Webhooks,
+    {
+      // The lookups of the API process: its presence tracker, its attachment links.
+      provide: WEBHOOK_CONTEXT_AT,
+      inject: [EVENT_STORE, SentMessages, PresenceTracker, ATTACHMENT_RESOLVER],
+      useFactory: (events: EventStore, sentMessages: SentMessages, presence: PresenceTracker, attachments: AttachmentResolver): WebhookContextAt => {
+        const lookups = new ChatkitWebhookLookups({ events, sentMessages, presence, attachment: (instanceId, roomId, a) => ({ ...attachments.render(instanceId, roomId, a) }) });
+        return (event) => lookups.at(event.position);
+      },
+    },
+  ],
+  exports: [Webhooks, WEBHOOK_CONTEXT_AT],
 })
 export class WebhooksModule {}

@@ -1,4 +1,4 @@
-import { Inject, Injectable, OnModuleInit, Optional } from '@nestjs/common';
+import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { CommandPipeline } from '../../shared/application/write-path/command-pipeline';
 import { CLOCK } from '../../shared/application/tokens';
@@ -15,7 +15,8 @@ import { WEBHOOKS, WebhookDocument } from '../../../projections/webhooks/webhook
 import { chatkitWebhookEventsOf, CHATKIT_WEBHOOK_EVENT_TYPES, ChatkitWebhookEventType, WEBHOOK_SOURCE_EVENT_TYPES } from './domain/chatkit-webhook-events';
 import { WebhookCommand, webhookDecider, webhookNotFound, WebhookState, webhookStream } from './domain/webhook.decider';
 import { WebhookSettings } from './domain/webhook.events';
-import { noLookups, WEBHOOK_CONTEXT_AT, WebhookContextAt } from './deliver-webhooks/webhook-context';
+import { WEBHOOK_CONTEXT_AT, WebhookContextAt } from './deliver-webhooks/webhook-context';
+import { chatkitMetadata } from './deliver-webhooks/webhook-request';
 import { pruneDeliveries, WEBHOOK_DELIVERIES, WEBHOOK_DELIVERIES_COLLECTION, WebhookDeliveryDocument } from './deliver-webhooks/webhook-deliveries';
 import { MAX_WEBHOOKS_PER_INSTANCE, WebhookCreateDto, WebhookUpdateDto } from './presentation/webhook-fields.dto';
 
@@ -38,7 +39,7 @@ export class Webhooks implements OnModuleInit {
     @Inject(READ_MODEL_STORE) private readonly readModels: ReadModelStore,
     @Inject(EVENT_STORE) private readonly events: EventStore,
     @Inject(CLOCK) private readonly clock: Clock,
-    @Optional() @Inject(WEBHOOK_CONTEXT_AT) private readonly contextAt: WebhookContextAt = noLookups,
+    @Inject(WEBHOOK_CONTEXT_AT) private readonly contextAt: WebhookContextAt,
   ) {}
 
   /** The delivery log is the worker's, which may not have run yet in this deployment: its route reads it anyway. */
@@ -153,7 +154,7 @@ export class Webhooks implements OnModuleInit {
         scanned++;
         const carried = parseStreamName(event.streamName)?.instanceId === instanceId ? await chatkitWebhookEventsOf(event, this.contextAt(event), wanted) : [];
         if (items.length + carried.length > limit && items.length > 0) return { events: items, next };
-        for (const e of carried) items.push({ position: event.position, metadata: { event_type: e.type, event_id: e.id, timestamp: e.timestamp }, payload: e.payload });
+        for (const e of carried) items.push({ position: event.position, metadata: chatkitMetadata(e), payload: e.payload });
         next = event.position;
         if (items.length >= limit) break;
       }

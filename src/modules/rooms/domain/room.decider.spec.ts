@@ -72,6 +72,12 @@ describe('room decider', () => {
     given(created()).when({ type: 'RemoveMembers', id: 'r', user_ids: ['ben'], now }).thenNothingHappened();
   });
 
+  it('records a leave as such, so that webhooks tell it from a removal', () => {
+    given(created(), joined(ann, ben))
+      .when({ type: 'RemoveMembers', id: 'r', user_ids: ['ben'], leave: true, now })
+      .then([{ type: 'RoomMembersRemoved', data: { user_ids: ['ben'], removed_at: now, left: true } }]);
+  });
+
   it('tracks privacy through updates', () => {
     const state = fold(roomDecider, [created(), { type: 'RoomUpdated', data: { private: true, updated_at: now } }]);
     expect(state.private).toBe(true);

@@ -39,7 +39,8 @@ export type RoomCommand =
   | { type: 'DeleteRoom'; id: string; now: string }
   /** `join` is a user acting for themselves: a private room only admits existing members. */
   | { type: 'AddMembers'; id: string; members: RoomMember[]; join: boolean; su: boolean; now: string }
-  | { type: 'RemoveMembers'; id: string; user_ids: string[]; now: string };
+  /** `leave`: a user leaving by themselves (recorded, so webhooks tell a leave from a removal). */
+  | { type: 'RemoveMembers'; id: string; user_ids: string[]; leave?: boolean; now: string };
 
 export const roomNotFound = (id: string) => notFound('room_not_found', `The room "${id}" does not exist`);
 
@@ -124,7 +125,7 @@ export const roomDecider: Decider<RoomState, RoomCommand, RoomEvent> = {
       case 'RemoveMembers': {
         const user_ids = [...new Set(command.user_ids)].filter((u) => state.members.has(u));
         if (user_ids.length === 0) return [];
-        return [{ type: 'RoomMembersRemoved', data: { user_ids, removed_at: command.now } }];
+        return [{ type: 'RoomMembersRemoved', data: { user_ids, removed_at: command.now, ...(command.leave && { left: true as const }) } }];
       }
     }
   },

@@ -34,6 +34,10 @@ export type RoomUpdated = DomainEvent<
 >;
 export type RoomDeleted = DomainEvent<'RoomDeleted', { deleted_at: string }>;
 export type RoomMembersAdded = DomainEvent<'RoomMembersAdded', { members: RoomMember[]; added_at: string }>;
-export type RoomMembersRemoved = DomainEvent<'RoomMembersRemoved', { user_ids: string[]; removed_at: string }>;
+/**
+ * `left`: the user left (the leave route) rather than being removed by someone with the
+ * permission to (absent for removals, and in logs written before it was recorded).
+ */
+export type RoomMembersRemoved = DomainEvent<'RoomMembersRemoved', { user_ids: string[]; removed_at: string; left?: true }>;
 
 export type RoomEvent = RoomCreated | RoomUpdated | RoomDeleted | RoomMembersAdded | RoomMembersRemoved;

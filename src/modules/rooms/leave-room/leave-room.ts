@@ -39,7 +39,7 @@ export class LeaveRoomHandler implements ICommandHandler<LeaveRoomCommand, void>
     await this.pipeline.run(
       roomStream(instanceId, roomId),
       roomDecider,
-      { type: 'RemoveMembers', id: roomId, user_ids: [userId], now },
+      { type: 'RemoveMembers', id: roomId, user_ids: [userId], leave: true, now },
       { instance_id: instanceId, actor, occurred_at: now },
     );
   }

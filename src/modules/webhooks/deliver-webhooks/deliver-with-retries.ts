@@ -20,13 +20,14 @@ export interface RetryPolicy {
 
 /**
  * POSTs one request until the receiver answers 2xx or the schedule is spent; every attempt
- * sends the same bytes. Rejects only when `stop` aborts (a webhook changed, the lease was lost,
+ * sends the same body (`request` is made at each attempt: a Standard Webhooks signature covers
+ * the attempt's time, which its verifiers check). Rejects only when `stop` aborts (a webhook changed, the lease was lost,
  * the process stops): the event is then delivered again by whoever delivers next.
  */
 export async function deliverWithRetries(
   outgoing: OutgoingWebhooks,
   url: string,
-  request: { body: string; headers: Record<string, string> },
+  request: (attemptAt: Date) => { body: string; headers: Record<string, string> },
   policy: RetryPolicy,
   stop: AbortSignal,
   agent?: Agent,
@@ -36,7 +37,7 @@ export async function deliverWithRetries(
     if (attempt > 1) await pause(policy.scheduleMs[attempt - 2], stop);
     stop.throwIfAborted();
     try {
-      const status = await outgoing.post(url, { ...request, signal: AbortSignal.any([stop, AbortSignal.timeout(policy.timeoutMs)]), agent });
+      const status = await outgoing.post(url, { ...request(new Date()), signal: AbortSignal.any([stop, AbortSignal.timeout(policy.timeoutMs)]), agent });
       if (status >= 200 && status < 300) return { delivered: true, attempts: attempt, responseCode: status };
       last = { delivered: false, attempts: attempt, responseCode: status };
     } catch (error) {

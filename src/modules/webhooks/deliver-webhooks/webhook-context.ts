@@ -8,6 +8,3 @@ import type { ChatkitWebhookContext } from '../domain/chatkit-webhook-events';
  */
 export type WebhookContextAt = (event: RecordedEvent) => ChatkitWebhookContext;
 export const WEBHOOK_CONTEXT_AT = Symbol('WebhookContextAt');
-
-/** No lookups: what a mapping that needs none (messages created from the event alone) is given. */
-export const noLookups: WebhookContextAt = () => ({}) as ChatkitWebhookContext;

@@ -151,7 +151,7 @@ export class WebhookDeliveryWorker {
         }
         const deliveries: WebhookDeliveryDocument[] = [];
         for (const carriedEvent of carried) {
-          const outcome = await deliverWithRetries(this.options.outgoing, state.settings.url, webhookRequest(webhook, carriedEvent), this.options.retry, stop, agent);
+          const outcome = await deliverWithRetries(this.options.outgoing, state.settings.url, (at) => webhookRequest(webhook, carriedEvent, at), this.options.retry, stop, agent);
           const record: WebhookDeliveryDocument = {
             _id: randomUUID(),
             instance_id: doc.instance_id,
@@ -194,8 +194,14 @@ export class WebhookDeliveryWorker {
       const [event] = await events.readAll({ after: request.after_position, maxCount: 1, filter: { eventTypes: WEBHOOK_SOURCE_EVENT_TYPES } });
       const carried = event?.position === request.position ? (await chatkitWebhookEventsOf(event, this.options.contextAt(event))).find((e) => e.id === request.event_id) : undefined;
       const outcome = carried
-        ? await deliverWithRetries(this.options.outgoing, state.settings!.url, webhookRequest(webhook, carried), this.options.retry, stop, agent)
-        : { delivered: false, attempts: 0, responseCode: null, error: 'the event is not in the log any more (its instance was wiped)' };
+        ? await deliverWithRetries(this.options.outgoing, state.settings!.url, (at) => webhookRequest(webhook, carried, at), this.options.retry, stop, agent)
+        : {
+            delivered: false,
+            attempts: 0,
+            responseCode: null,
+            // Presence has no history: who was offline for a message is told only within a minute of its send.
+            error: 'the log no longer gives this event (its instance was wiped, or it is a v1.message_sent_user_offline over a minute after its message)',
+          };
       const record: WebhookDeliveryDocument = {
         _id: randomUUID(),
         instance_id: doc.instance_id,

@@ -23,7 +23,7 @@ class WebhookOptionsDto {
   @IsOptional()
   custom_data?: unknown;
 
-  /** Also sign as Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,…`). */
+  /** Sign as Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,…`) instead of Chatkit's hex HMAC-SHA1 (docs/webhooks.md "Verifying a delivery"). */
   @IsOptional()
   @IsBoolean()
   standard_webhooks?: boolean;
