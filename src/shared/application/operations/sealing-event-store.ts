@@ -140,7 +140,8 @@ export class SealingEventStore extends ForwardingEventStore {
       if (key) wanted.push({ index, rule: rule!, key });
     });
     if (wanted.length === 0 && prepared.length === 0) return events;
-    const [keys] = await Promise.all([this.keys.keysFor(wanted.map((w) => w.key)), this.keys.prepare(prepared)]);
+    const requests = wanted.map((w) => w.key);
+    const keys = prepared.length === 0 ? await this.keys.keysFor(requests) : (await Promise.all([this.keys.keysFor(requests), this.keys.prepare(prepared)]))[0];
     if (wanted.length === 0) return events;
     const sealed = [...events];
     for (const { index, rule, key } of wanted) {
@@ -153,47 +154,67 @@ export class SealingEventStore extends ForwardingEventStore {
   }
 
   private async open(events: RecordedEvent[]): Promise<RecordedEvent[]> {
-    const ids = new Set<string>();
-    for (const event of events) {
-      const sealed = sealedOf(event);
-      if (sealed) ids.add(sealed.k);
+    // What the cache knows of each sealed event (its plaintext, its key, its key gone), in one
+    // look each; the store is asked only about the keys the cache does not know.
+    const known: (string | Buffer | null | undefined)[] = new Array(events.length);
+    let sealedEvents = 0;
+    const unknown = new Set<string>();
+    for (let index = 0; index < events.length; index++) {
+      const sealed = sealedOf(events[index]);
+      if (!sealed) continue;
+      sealedEvents++;
+      known[index] = this.keys.known(sealed.k, sealed.ct);
+      if (known[index] === undefined) unknown.add(sealed.k);
     }
-    if (ids.size === 0) return events;
-    const keys = await this.keys.existing(ids);
-    return events.map((event) => {
+    if (sealedEvents === 0) return events;
+    const keys = unknown.size ? await this.keys.existing(unknown) : null;
+    return events.map((event, index) => {
       const sealed = sealedOf(event);
-      return sealed ? this.openWith(event, sealed, keys.get(sealed.k)) : event;
+      if (!sealed) return event;
+      const found = known[index];
+      return this.openWith(event, sealed, found === undefined ? (keys?.get(sealed.k) ?? null) : found);
     });
   }
 
-  /** `sealed` opened with its key (absent: destroyed), as the event's data. */
-  private openWith(event: RecordedEvent, sealed: SealedFields, key: Buffer | undefined): RecordedEvent {
+  /** `sealed` opened, as the event's data: from its plaintext, or with its key (null: destroyed). */
+  private openWith(event: RecordedEvent, sealed: SealedFields, known: string | Buffer | null): RecordedEvent {
     const { rest } = splitFields(event.data as Data, [SEALED_FIELD]);
-    let plaintext = key ? this.keys.plaintextOf(sealed.k, sealed.ct) : undefined;
-    if (key && plaintext === undefined) {
-      plaintext = openFields(sealed, key) ?? undefined;
+    let plaintext = typeof known === 'string' ? known : undefined;
+    if (known instanceof Buffer) {
+      plaintext = openFields(sealed, known) ?? undefined;
       if (plaintext !== undefined) this.keys.remember(sealed.k, sealed.ct, plaintext);
     }
     if (plaintext !== undefined) return { ...event, data: Object.assign(rest, JSON.parse(plaintext) as Data) };
     return { ...event, data: Object.assign(rest, this.sealing.get(event.type)?.erased, { erased: true }) };
   }
 
-  /** A subscription's events opened one by one: at once when the key's fate is cached (no turn of the event loop per event). */
+  /**
+   * A subscription's events opened one by one: at once when the cache knows the key's fate (no
+   * turn of the event loop per event). An iterator of its own rather than an async generator,
+   * whose every event costs several promises more, on every event of every subscription.
+   */
   private opened(subscription: LogSubscription): LogSubscription {
     const openOne = (event: RecordedEvent): RecordedEvent | Promise<RecordedEvent> => {
       const sealed = sealedOf(event);
       if (!sealed) return event;
-      const key = this.keys.cached(sealed.k);
-      if (key === undefined) return this.open([event]).then(([opened]) => opened);
-      return this.openWith(event, sealed, key ?? undefined);
+      const known = this.keys.known(sealed.k, sealed.ct);
+      if (known === undefined) return this.open([event]).then(([opened]) => opened);
+      return this.openWith(event, sealed, known);
+    };
+    const openResult = (result: IteratorResult<RecordedEvent>): IteratorResult<RecordedEvent> | Promise<IteratorResult<RecordedEvent>> => {
+      if (result.done) return result;
+      const opened = openOne(result.value);
+      return opened instanceof Promise ? opened.then((value) => ({ done: false, value })) : { done: false, value: opened };
     };
     return {
       close: () => subscription.close(),
-      async *[Symbol.asyncIterator]() {
-        for await (const event of subscription) {
-          const opened = openOne(event);
-          yield opened instanceof Promise ? await opened : opened;
-        }
+      [Symbol.asyncIterator]: (): AsyncIterator<RecordedEvent> => {
+        const events = subscription[Symbol.asyncIterator]();
+        return {
+          next: () => events.next().then(openResult),
+          // A consumer that stops early (break, throw) ends the subscription's own iteration too.
+          return: (value?: unknown) => (events.return ? events.return(value) : Promise.resolve({ done: true as const, value: undefined })),
+        };
       },
     };
   }
