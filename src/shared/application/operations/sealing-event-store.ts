@@ -37,13 +37,16 @@ type Data = Record<string, unknown>;
  * without a rule, are read as they are.
  *
  * Once a delete's append is durable, what it destroys (its ShredRule) is destroyed before the
- * append is answered. A failure there is handed to `onShredFailure`; the sweep heals it.
+ * append is answered (a `deferred` rule's: by the sweep, ShredSweep). A failure there is
+ * handed to `onShredFailure`; the sweep heals it.
  */
 export class SealingEventStore extends ForwardingEventStore {
   private readonly sealing: ReadonlyMap<string, AnyPersonalDataRule>;
   private readonly preparing: ReadonlyMap<string, AnyPreparedKeysRule>;
   /** Several contexts may destroy on one event (a room's delete: its messages, its name). */
   private readonly shredding: ReadonlyMap<string, readonly AnyShredRule[]>;
+  /** The event types whose append destroys keys before it is answered (a rule not `deferred`). */
+  private readonly shreddingAtAppend: ReadonlySet<string>;
 
   constructor(
     inner: EventStore,
@@ -57,6 +60,7 @@ export class SealingEventStore extends ForwardingEventStore {
     const shredding = new Map<string, AnyShredRule[]>();
     for (const rule of rules.shredding) shredding.set(rule.type, [...(shredding.get(rule.type) ?? []), rule]);
     this.shredding = shredding;
+    this.shreddingAtAppend = new Set(rules.shredding.filter((rule) => !rule.deferred).map((rule) => rule.type));
   }
 
   /** The log as stored: sealed fields unopened, plaintext from before sealing as it is. */
@@ -72,19 +76,26 @@ export class SealingEventStore extends ForwardingEventStore {
   override async append(streamName: string, events: readonly EventToAppend[], expected: ExpectedRevision): Promise<AppendResult> {
     const sealed = await this.seal(streamName, events);
     const result = await this.inner.append(streamName, sealed, expected);
-    if (!events.some((event) => this.shredding.has(event.type))) return result;
+    if (!events.some((event) => this.shreddingAtAppend.has(event.type))) return result;
     // Keys made after this moment belong to what comes after the delete (the same ids used again).
     const upTo = Date.now();
-    const selectors = (await this.shredsOf(streamName, events)).map((s) => ({ createdUpTo: upTo, ...s }));
+    const selectors = (await this.shredsOf(streamName, events, 'at-append')).map((s) => ({ createdUpTo: upTo, ...s }));
     if (selectors.length) await this.shred(selectors);
     return result;
   }
 
-  /** What the events of an append destroy (their ShredRules), in order; rules read the log as stored. */
-  async shredsOf(streamName: string, events: readonly { type: string; data: unknown }[]): Promise<DataKeySelector[]> {
+  /**
+   * What the events of an append destroy (their ShredRules), in order; rules read the log as
+   * stored. `which`: every rule's, those destroyed before an append is answered, or those the
+   * sweep destroys (`deferred`).
+   */
+  async shredsOf(streamName: string, events: readonly { type: string; data: unknown }[], which: 'all' | 'at-append' | 'deferred' = 'all'): Promise<DataKeySelector[]> {
     const selectors: DataKeySelector[] = [];
     for (const event of events) {
-      for (const rule of this.shredding.get(event.type) ?? []) selectors.push(...(await rule.destroys(event as never, streamName, this.inner)));
+      for (const rule of this.shredding.get(event.type) ?? []) {
+        if (which !== 'all' && (rule.deferred === true) !== (which === 'deferred')) continue;
+        selectors.push(...(await rule.destroys(event as never, streamName, this.inner)));
+      }
     }
     return selectors;
   }
