@@ -200,18 +200,24 @@ export class SealingEventStore extends ForwardingEventStore {
   }
 
   /**
+   * One event of the log as stored, opened: at once when the cache knows its key's fate, else
+   * once the store is asked (the live log opens what a listener takes this way).
+   */
+  openEvent(event: RecordedEvent): RecordedEvent | Promise<RecordedEvent> {
+    const sealed = sealedOf(event);
+    if (!sealed) return event;
+    const known = this.keys.known(sealed.k, sealed.ct);
+    if (known === undefined) return this.open([event]).then(([opened]) => opened);
+    return this.openWith(event, sealed, known);
+  }
+
+  /**
    * A subscription's events opened one by one: at once when the cache knows the key's fate (no
    * turn of the event loop per event). An iterator of its own rather than an async generator,
    * whose every event costs several promises more, on every event of every subscription.
    */
   private opened(subscription: LogSubscription): LogSubscription {
-    const openOne = (event: RecordedEvent): RecordedEvent | Promise<RecordedEvent> => {
-      const sealed = sealedOf(event);
-      if (!sealed) return event;
-      const known = this.keys.known(sealed.k, sealed.ct);
-      if (known === undefined) return this.open([event]).then(([opened]) => opened);
-      return this.openWith(event, sealed, known);
-    };
+    const openOne = (event: RecordedEvent) => this.openEvent(event);
     const openResult = (result: IteratorResult<RecordedEvent>): IteratorResult<RecordedEvent> | Promise<IteratorResult<RecordedEvent>> => {
       if (result.done) return result;
       const opened = openOne(result.value);
