@@ -22,7 +22,12 @@ import { ALL_PROJECTIONS } from '../../projections';
 import { checkpointName, physicalCollectionSpecs, ProjectionDefinition } from '../../projections/projection';
 
 /** How often a process that folds projections sweeps the log's deletes for keys a crash left undestroyed. */
-const SHRED_SWEEP_INTERVAL_MS = 60_000;
+/**
+ * How often the shred sweep runs: the bound on how long a delivered Beams publish's notification
+ * stays in the log readable (its key is destroyed by the sweep, see ShredSweep), and on how long
+ * a delete whose destroy failed keeps its content (docs/privacy.md states both).
+ */
+export const SHRED_SWEEP_INTERVAL_MS = 2_000;
 
 /**
  * Where projections run relative to this process:

@@ -17,8 +17,9 @@ import { SecretBox } from '../../src/shared/crypto/secret-box';
 /**
  * Deleting means gone, for Beams and Feeds: a real server from dist/ on the embedded default
  * (FEEDS_SEAL_ITEMS=true), a local HTTPS push service devices are registered at, markers in
- * notifications, push addresses and feed items. After each delete (a delivery, a device's
- * delete, deleteUser, a feed's items delete, the wipe) a byte scan of every file under
+ * notifications, push addresses and feed items. After each delete (a delivery, once the shred
+ * sweep's pass has followed it; a device's delete, deleteUser, a feed's items delete, the wipe,
+ * as soon as they are answered) a byte scan of every file under
  * DATA_DIR (WAL included, while running and after a stop), a fresh export, the API answers
  * (the audit API too) and the server's output finds none of the destroyed markers, and what
  * the master key opens in the export and the answers (push addresses are sealed under it too)
@@ -151,6 +152,8 @@ describe('Beams notifications, push addresses and feed items are shredded by the
     const { publishId } = await beams().publishToInterests(['news'], { web: { notification: { title: notification } } });
     await delivered(publishId);
     expect(received).toContain(doomed.path);
+    // The delivery only records it; the shred sweep's next pass destroys the key (every 2 s: docs/privacy.md).
+    await until(() => scanForMarkers({ folders: [dataDir] }, [notification]).length === 0 || undefined);
 
     const afterDelivery = await everywhere([]);
     expect(scanForMarkers(afterDelivery.places, [notification])).toEqual([]);

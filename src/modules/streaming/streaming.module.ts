@@ -1,6 +1,7 @@
 import { Global, Inject, Logger, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { EVENT_STORE, EventStore } from '../../shared/ports/event-store.port';
 import { LiveLog } from '../../shared/subscriptions/live-log';
+import { SealingEventStore } from '../../shared/application/operations/sealing-event-store';
 import { InstancesModule } from '../instances/instances.module';
 import { SubscriptionRoutes } from './subscription-routes';
 import { SubscriptionCaps } from './subscription-caps';
@@ -20,7 +21,10 @@ import { CONFIG, ParleyConfig } from '../../config/config';
       provide: LiveLog,
       useFactory: (events: EventStore) => {
         const logger = new Logger('live-log');
-        return new LiveLog(events, {
+        // It follows the log as stored and opens only what a listener takes (LiveLogOptions.open).
+        const sealing = events instanceof SealingEventStore ? events : null;
+        return new LiveLog(sealing?.stored ?? events, {
+          open: sealing ? (event) => sealing.openEvent(event) : undefined,
           onError: (e, { dropped }) =>
             logger.error(dropped ? 'live log dropped; resubscribing' : 'live delivery failed', (e as Error)?.stack),
         });

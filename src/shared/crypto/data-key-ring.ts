@@ -167,20 +167,16 @@ export class DataKeyRing {
   }
 
   /**
-   * What the cache knows of a key without asking the store: the key, null when it is known to
-   * be gone, undefined when the store must be asked (`existing`). Lets a reader open an event
-   * whose key is cached in the same turn it reads it.
+   * What the cache knows of a sealed text without asking the store, in one look: its plaintext
+   * (a string) when this process sealed or opened it last, else its key (to decipher it with),
+   * null when the key is known to be gone, undefined when the store must be asked (`existing`).
+   * Lets a reader open an event whose key is cached in the same turn it reads it.
    */
-  cached(id: string): Buffer | null | undefined {
+  known(id: string, ciphertext: string): string | Buffer | null | undefined {
     const cached = this.cache.get(id);
     if (cached === undefined) return undefined;
-    return cached === ABSENT ? null : this.keyOf(id, cached);
-  }
-
-  /** The plaintext of `ciphertext` sealed under `id`, when this process sealed or opened it last and the key is still known. */
-  plaintextOf(id: string, ciphertext: string): string | undefined {
-    const cached = this.cache.peek(id);
-    return cached && cached !== ABSENT && cached.opened?.ciphertext === ciphertext ? cached.opened.plaintext : undefined;
+    if (cached === ABSENT) return null;
+    return cached.opened?.ciphertext === ciphertext ? cached.opened.plaintext : this.keyOf(id, cached);
   }
 
   /** Remembers what a key sealed, with the key (one text per key: a message version's). */
@@ -199,11 +195,6 @@ export class DataKeyRing {
     return this.store.destroy(selector);
   }
 
-  /**
-   * A key that exists, kept until evicted by the size bound when this process alone destroys
-   * keys, otherwise for the TTL. Absence keeps the TTL always: a key another process makes
-   * (an import beside the server) is seen within it.
-   */
   /** Every requested key when all are cached (into `keys`); false as soon as one is not. */
   private allCached(requests: readonly DataKeyRequest[], keys: Map<string, Buffer>): boolean {
     for (const request of requests) {
@@ -218,6 +209,11 @@ export class DataKeyRing {
     return (entry.key ??= this.derived.recover(id, entry.wrapped));
   }
 
+  /**
+   * A key that exists, kept until evicted by the size bound when this process alone destroys
+   * keys, otherwise for the TTL. Absence keeps the TTL always: a key another process makes
+   * (an import beside the server) is seen within it.
+   */
   private keep(id: string, entry: CachedKey): void {
     this.cache.set(id, entry, this.exclusive ? { ttl: 0 } : undefined);
   }

@@ -1,4 +1,5 @@
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hkdfSync } from 'node:crypto';
+import { randomFromPool } from './random-pool';
 
 /**
  * Personal fields of an event as the log holds them: AES-256-GCM under a data key, the key's
@@ -13,27 +14,21 @@ export interface SealedFields {
 }
 
 const IV_BYTES = 12;
-/** IVs drawn a thousand at a time: one call for randomness per thousand sealings, not one each. */
-const IV_POOL = IV_BYTES * 1024;
-let ivs = Buffer.alloc(0);
-let ivAt = IV_POOL;
-
-function nextIv(): Buffer {
-  if (ivAt >= ivs.length) {
-    ivs = randomBytes(IV_POOL);
-    ivAt = 0;
-  }
-  ivAt += IV_BYTES;
-  return ivs.subarray(ivAt - IV_BYTES, ivAt);
-}
 
 /** `plaintext`: the fields as JSON. */
 export function sealFields(keyId: string, key: Buffer, plaintext: string): SealedFields {
-  const iv = nextIv();
+  const iv = randomFromPool(IV_BYTES);
   const cipher = createCipheriv('aes-256-gcm', key, iv);
   cipher.setAAD(Buffer.from(keyId, 'utf8'));
-  const ct = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-  return { k: keyId, iv: iv.toString('base64'), tag: cipher.getAuthTag().toString('base64'), ct: ct.toString('base64') };
+  const ct = cipher.update(plaintext, 'utf8');
+  // GCM is a stream mode: final() only computes the tag, it holds back no ciphertext.
+  const rest = cipher.final();
+  return {
+    k: keyId,
+    iv: iv.toString('base64'),
+    tag: cipher.getAuthTag().toString('base64'),
+    ct: rest.length === 0 ? ct.toString('base64') : Buffer.concat([ct, rest]).toString('base64'),
+  };
 }
 
 /** The fields sealed, as JSON, or null when `key` does not open them (not the key they were sealed with). */

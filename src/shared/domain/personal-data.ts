@@ -82,6 +82,14 @@ export async function* eventsOfStream(history: ShredHistory, streamName: string)
 /** What a delete destroys once its event is in the log. */
 export interface ShredRule<E extends DomainEvent = DomainEvent> {
   readonly type: E['type'];
+  /**
+   * Destroyed by the shred sweep's next pass (ShredSweep, every few seconds) rather than
+   * before the append is answered: for events appended far more often than anyone deletes
+   * (a Beams publish's delivery), whose own destroy would cost each a write of the key store.
+   * Only for keys selected by id (`{ ids }`) whose ids are never made again (random ones): the
+   * sweep destroys a page of such events' keys in one write.
+   */
+  readonly deferred?: boolean;
   destroys(event: E, streamName: string, history: ShredHistory): readonly DataKeySelector[] | Promise<readonly DataKeySelector[]>;
 }
 
@@ -112,6 +120,7 @@ export interface AnyPreparedKeysRule {
 }
 export interface AnyShredRule {
   readonly type: string;
+  readonly deferred?: boolean;
   destroys(event: never, streamName: string, history: ShredHistory): readonly DataKeySelector[] | Promise<readonly DataKeySelector[]>;
 }
 

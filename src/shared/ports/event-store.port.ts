@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomFromPool } from '../crypto/random-pool';
 import { DomainEvent, EventMetadata, LogPosition, RecordedEvent } from '../domain/event';
 import type { DataKeyOf } from '../domain/personal-data';
 
@@ -190,8 +190,9 @@ const RECORDED_AT_ALLOWANCE = 32;
  * sends per second over nine interleaved runs of each build).
  */
 export function newEventId(): string {
-  const bytes = randomBytes(16);
+  const bytes = Buffer.allocUnsafe(16);
   bytes.writeUIntBE(Date.now(), 0, 6);
+  randomFromPool(10).copy(bytes, 6);
   bytes[6] = (bytes[6] & 0x0f) | 0x70; // version 7
   bytes[8] = (bytes[8] & 0x3f) | 0x80; // variant 10
   const hex = bytes.toString('hex');

@@ -10,6 +10,11 @@ export type LiveListener = (event: RecordedEvent) => void;
 export type EventRouter = (event: RecordedEvent) => readonly string[];
 
 export interface LiveLogOptions {
+  /**
+   * Opens an event of the log it follows (sealed personal fields), once a listener takes it:
+   * most events of a busy server have none, and routers read only what is never sealed.
+   */
+  readonly open?: (event: RecordedEvent) => RecordedEvent | Promise<RecordedEvent>;
   /** A listener threw, or the subscription dropped (it resubscribes by itself). */
   readonly onError?: (error: unknown, context: { readonly dropped: boolean }) => void;
   readonly backoff?: { readonly initialMs: number; readonly maxMs: number };
@@ -58,6 +63,7 @@ export class LiveLog {
     return this.droppedState;
   }
 
+  /** A router sees the event as the log holds it: it routes by stream name, type and fields no personal-data rule seals. */
   addRouter(router: EventRouter): void {
     this.routers.push(router);
   }
@@ -83,11 +89,19 @@ export class LiveLog {
         this.droppedState = null;
         subscription = this.events.subscribeToAll({ after: this.current });
         this.subscription = subscription;
-        for await (const event of subscription) {
+        for await (const stored of subscription) {
           this.backoff.reset();
+          const keys = [stored.streamName];
+          for (const router of this.routers) keys.push(...router(stored));
+          if (!keys.some((key) => this.listeners.has(key))) {
+            this.current = stored.position;
+            continue;
+          }
+          const opened = this.options.open?.(stored) ?? stored;
+          const event = opened instanceof Promise ? await opened : opened;
           this.current = event.position;
-          let delivered = this.dispatch(event.streamName, event);
-          for (const router of this.routers) for (const key of router(event)) delivered = this.dispatch(key, event) || delivered;
+          let delivered = false;
+          for (const key of keys) delivered = this.dispatch(key, event) || delivered;
           if (delivered) this.measureDelivery(event);
         }
         if (this.stopped) return;

@@ -33,8 +33,9 @@ export class ProfileKeys {
     if (!pool) this.pools.set(instanceId, (pool = { ready: [], refill: null }));
     const taken: string[] = [];
     while (taken.length < count) {
+      // From the end: taking from the front would move the rest of the block on every create.
       if (pool.ready.length === 0) await this.refill(instanceId, pool);
-      else taken.push(...pool.ready.splice(0, count - taken.length));
+      else taken.push(pool.ready.pop()!);
     }
     // A failure here is retried by the next take, which then waits for it.
     if (pool.ready.length < REFILL_BELOW) this.refill(instanceId, pool).catch(() => undefined);

@@ -37,13 +37,16 @@ type Data = Record<string, unknown>;
  * without a rule, are read as they are.
  *
  * Once a delete's append is durable, what it destroys (its ShredRule) is destroyed before the
- * append is answered. A failure there is handed to `onShredFailure`; the sweep heals it.
+ * append is answered (a `deferred` rule's: by the sweep, ShredSweep). A failure there is
+ * handed to `onShredFailure`; the sweep heals it.
  */
 export class SealingEventStore extends ForwardingEventStore {
   private readonly sealing: ReadonlyMap<string, AnyPersonalDataRule>;
   private readonly preparing: ReadonlyMap<string, AnyPreparedKeysRule>;
   /** Several contexts may destroy on one event (a room's delete: its messages, its name). */
   private readonly shredding: ReadonlyMap<string, readonly AnyShredRule[]>;
+  /** The event types whose append destroys keys before it is answered (a rule not `deferred`). */
+  private readonly shreddingAtAppend: ReadonlySet<string>;
 
   constructor(
     inner: EventStore,
@@ -57,6 +60,7 @@ export class SealingEventStore extends ForwardingEventStore {
     const shredding = new Map<string, AnyShredRule[]>();
     for (const rule of rules.shredding) shredding.set(rule.type, [...(shredding.get(rule.type) ?? []), rule]);
     this.shredding = shredding;
+    this.shreddingAtAppend = new Set(rules.shredding.filter((rule) => !rule.deferred).map((rule) => rule.type));
   }
 
   /** The log as stored: sealed fields unopened, plaintext from before sealing as it is. */
@@ -72,19 +76,26 @@ export class SealingEventStore extends ForwardingEventStore {
   override async append(streamName: string, events: readonly EventToAppend[], expected: ExpectedRevision): Promise<AppendResult> {
     const sealed = await this.seal(streamName, events);
     const result = await this.inner.append(streamName, sealed, expected);
-    if (!events.some((event) => this.shredding.has(event.type))) return result;
+    if (!events.some((event) => this.shreddingAtAppend.has(event.type))) return result;
     // Keys made after this moment belong to what comes after the delete (the same ids used again).
     const upTo = Date.now();
-    const selectors = (await this.shredsOf(streamName, events)).map((s) => ({ createdUpTo: upTo, ...s }));
+    const selectors = (await this.shredsOf(streamName, events, 'at-append')).map((s) => ({ createdUpTo: upTo, ...s }));
     if (selectors.length) await this.shred(selectors);
     return result;
   }
 
-  /** What the events of an append destroy (their ShredRules), in order; rules read the log as stored. */
-  async shredsOf(streamName: string, events: readonly { type: string; data: unknown }[]): Promise<DataKeySelector[]> {
+  /**
+   * What the events of an append destroy (their ShredRules), in order; rules read the log as
+   * stored. `which`: every rule's, those destroyed before an append is answered, or those the
+   * sweep destroys (`deferred`).
+   */
+  async shredsOf(streamName: string, events: readonly { type: string; data: unknown }[], which: 'all' | 'at-append' | 'deferred' = 'all'): Promise<DataKeySelector[]> {
     const selectors: DataKeySelector[] = [];
     for (const event of events) {
-      for (const rule of this.shredding.get(event.type) ?? []) selectors.push(...(await rule.destroys(event as never, streamName, this.inner)));
+      for (const rule of this.shredding.get(event.type) ?? []) {
+        if (which !== 'all' && (rule.deferred === true) !== (which === 'deferred')) continue;
+        selectors.push(...(await rule.destroys(event as never, streamName, this.inner)));
+      }
     }
     return selectors;
   }
@@ -166,7 +177,8 @@ export class SealingEventStore extends ForwardingEventStore {
       if (sealing) wanted.push({ index, ...sealing });
     });
     if (wanted.length === 0 && prepared.length === 0) return events;
-    const [keys] = await Promise.all([this.keys.keysFor(wanted.map((w) => w.key)), this.keys.prepare(prepared)]);
+    const requests = wanted.map((w) => w.key);
+    const keys = prepared.length === 0 ? await this.keys.keysFor(requests) : (await Promise.all([this.keys.keysFor(requests), this.keys.prepare(prepared)]))[0];
     if (wanted.length === 0) return events;
     const sealed = [...events];
     for (const { index, rule, key } of wanted) {
@@ -186,47 +198,73 @@ export class SealingEventStore extends ForwardingEventStore {
   }
 
   private async open(events: RecordedEvent[]): Promise<RecordedEvent[]> {
-    const ids = new Set<string>();
-    for (const event of events) {
-      const sealed = sealedOf(event);
-      if (sealed) ids.add(sealed.k);
+    // What the cache knows of each sealed event (its plaintext, its key, its key gone), in one
+    // look each; the store is asked only about the keys the cache does not know.
+    const known: (string | Buffer | null | undefined)[] = new Array(events.length);
+    let sealedEvents = 0;
+    const unknown = new Set<string>();
+    for (let index = 0; index < events.length; index++) {
+      const sealed = sealedOf(events[index]);
+      if (!sealed) continue;
+      sealedEvents++;
+      known[index] = this.keys.known(sealed.k, sealed.ct);
+      if (known[index] === undefined) unknown.add(sealed.k);
     }
-    if (ids.size === 0) return events;
-    const keys = await this.keys.existing(ids);
-    return events.map((event) => {
+    if (sealedEvents === 0) return events;
+    const keys = unknown.size ? await this.keys.existing(unknown) : null;
+    return events.map((event, index) => {
       const sealed = sealedOf(event);
-      return sealed ? this.openWith(event, sealed, keys.get(sealed.k)) : event;
+      if (!sealed) return event;
+      const found = known[index];
+      return this.openWith(event, sealed, found === undefined ? (keys?.get(sealed.k) ?? null) : found);
     });
   }
 
-  /** `sealed` opened with its key (absent: destroyed), as the event's data. */
-  private openWith(event: RecordedEvent, sealed: SealedFields, key: Buffer | undefined): RecordedEvent {
+  /** `sealed` opened, as the event's data: from its plaintext, or with its key (null: destroyed). */
+  private openWith(event: RecordedEvent, sealed: SealedFields, known: string | Buffer | null): RecordedEvent {
     const { rest } = splitFields(event.data as Data, [SEALED_FIELD]);
-    let plaintext = key ? this.keys.plaintextOf(sealed.k, sealed.ct) : undefined;
-    if (key && plaintext === undefined) {
-      plaintext = openFields(sealed, key) ?? undefined;
+    let plaintext = typeof known === 'string' ? known : undefined;
+    if (known instanceof Buffer) {
+      plaintext = openFields(sealed, known) ?? undefined;
       if (plaintext !== undefined) this.keys.remember(sealed.k, sealed.ct, plaintext);
     }
     if (plaintext !== undefined) return { ...event, data: Object.assign(rest, JSON.parse(plaintext) as Data) };
     return { ...event, data: Object.assign(rest, this.sealing.get(event.type)?.erased, { erased: true }) };
   }
 
-  /** A subscription's events opened one by one: at once when the key's fate is cached (no turn of the event loop per event). */
+  /**
+   * One event of the log as stored, opened: at once when the cache knows its key's fate, else
+   * once the store is asked (the live log opens what a listener takes this way).
+   */
+  openEvent(event: RecordedEvent): RecordedEvent | Promise<RecordedEvent> {
+    const sealed = sealedOf(event);
+    if (!sealed) return event;
+    const known = this.keys.known(sealed.k, sealed.ct);
+    if (known === undefined) return this.open([event]).then(([opened]) => opened);
+    return this.openWith(event, sealed, known);
+  }
+
+  /**
+   * A subscription's events opened one by one: at once when the cache knows the key's fate (no
+   * turn of the event loop per event). An iterator of its own rather than an async generator,
+   * whose every event costs several promises more, on every event of every subscription.
+   */
   private opened(subscription: LogSubscription): LogSubscription {
-    const openOne = (event: RecordedEvent): RecordedEvent | Promise<RecordedEvent> => {
-      const sealed = sealedOf(event);
-      if (!sealed) return event;
-      const key = this.keys.cached(sealed.k);
-      if (key === undefined) return this.open([event]).then(([opened]) => opened);
-      return this.openWith(event, sealed, key ?? undefined);
+    const openOne = (event: RecordedEvent) => this.openEvent(event);
+    const openResult = (result: IteratorResult<RecordedEvent>): IteratorResult<RecordedEvent> | Promise<IteratorResult<RecordedEvent>> => {
+      if (result.done) return result;
+      const opened = openOne(result.value);
+      return opened instanceof Promise ? opened.then((value) => ({ done: false, value })) : { done: false, value: opened };
     };
     return {
       close: () => subscription.close(),
-      async *[Symbol.asyncIterator]() {
-        for await (const event of subscription) {
-          const opened = openOne(event);
-          yield opened instanceof Promise ? await opened : opened;
-        }
+      [Symbol.asyncIterator]: (): AsyncIterator<RecordedEvent> => {
+        const events = subscription[Symbol.asyncIterator]();
+        return {
+          next: () => events.next().then(openResult),
+          // A consumer that stops early (break, throw) ends the subscription's own iteration too.
+          return: (value?: unknown) => (events.return ? events.return(value) : Promise.resolve({ done: true as const, value: undefined })),
+        };
       },
     };
   }

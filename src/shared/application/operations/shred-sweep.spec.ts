@@ -63,6 +63,35 @@ describe('ShredSweep', () => {
     expect(view(events[events.length - 1]).parts[0].content).toBe('new');
   });
 
+  it("destroys delivered Beams publishes' notifications, which their delivery only records, a page of them in one write", async () => {
+    const publish = (id: string): EventToAppend => ({
+      type: 'BeamsPublishAccepted',
+      data: { publish_id: id, target: { interests: ['news'] }, request: { web: { notification: { title: `title of ${id}` } } }, webhook_url: null, accepted_at: 'a' },
+      metadata: meta,
+    });
+    const delivered: EventToAppend = { type: 'BeamsPublishDelivered', data: { devices: 1, delivered: 1, failed: 0, removed: 0, delivered_at: 'd' }, metadata: meta };
+    const stream = (id: string) => `beamspublish-acme.${id}`;
+    const titleOf = async (id: string) => (((await log.readStream(stream(id)))[0].data as { request: { web?: { notification: { title: string } } } }).request.web?.notification.title ?? null);
+    for (const id of ['p1', 'p2', 'p3']) await log.append(stream(id), [publish(id)], 'any');
+    await sweep.pass();
+    const destroys = jest.spyOn(keys, 'destroy');
+    await log.append(stream('p1'), [delivered], 'any');
+    await log.append(stream('p2'), [delivered], 'any');
+    // Recorded, not yet destroyed: the delivery's append wrote nothing to the key store.
+    expect(destroys).not.toHaveBeenCalled();
+    expect(await titleOf('p1')).toBe('title of p1');
+
+    expect(await sweep.pass()).toBe(2);
+    expect(destroys).toHaveBeenCalledTimes(1);
+    expect(destroys).toHaveBeenCalledWith(expect.objectContaining({ ids: ['acme/beams-publish/p1', 'acme/beams-publish/p2'] }));
+    // Read by a process that never had the keys in memory: gone from the store, not only forgotten.
+    const reader = new SealingEventStore(stores.events, new DataKeyRing(keys, box), PERSONAL_DATA_RULES);
+    const opened = async (id: string) => (await reader.readStream(stream(id)))[0].data as { request: unknown; erased?: boolean };
+    expect(await opened('p1')).toMatchObject({ request: {}, erased: true });
+    expect(await opened('p2')).toMatchObject({ request: {}, erased: true });
+    expect(await titleOf('p3')).toBe('title of p3');
+  });
+
   it('moves its checkpoint to the head when the log holds no delete, so the next pass reads from there', async () => {
     await log.append(TIMELINE, [sent(1, 'a')], 'any');
     expect(await sweep.pass()).toBe(0);

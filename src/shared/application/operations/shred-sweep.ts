@@ -13,6 +13,8 @@ const PAGE = 500;
  * bounded to keys created before the delete was recorded (`createdUpTo`), so a replay never
  * reaches what a later user of the same ids wrote. Destroying what is gone is no error, so
  * a pass may repeat any part of another. Run at start and periodically (PeriodicSweep).
+ * It is also the only destroy of the `deferred` rules' keys (a Beams publish's delivery):
+ * a page's worth in one write, so the sweep's interval bounds how long they outlive their event.
  */
 export class ShredSweep {
   constructor(
@@ -33,13 +35,20 @@ export class ShredSweep {
         if (head !== null && (after === null || head > after)) await this.readModels.applyBatch([], { [SHRED_SWEEP_CHECKPOINT]: head });
         return swept;
       }
+      // The deferred rules' keys (by id, never made again) of the whole page, destroyed in one write.
+      const deferredIds: string[] = [];
       for (const event of page) {
         const upTo = Date.parse(event.recordedAt);
-        const selectors = (await this.log.shredsOf(event.streamName, [event])).map((s) => ({ ...s, createdUpTo: upTo }));
+        const selectors = (await this.log.shredsOf(event.streamName, [event], 'at-append')).map((s) => ({ ...s, createdUpTo: upTo }));
+        for (const selector of await this.log.shredsOf(event.streamName, [event], 'deferred')) {
+          if ('ids' in selector) deferredIds.push(...selector.ids);
+          else selectors.push({ ...selector, createdUpTo: upTo });
+        }
         if (selectors.length) await this.log.destroyNow(selectors);
         swept++;
       }
       after = page[page.length - 1].position;
+      if (deferredIds.length) await this.log.destroyNow([{ ids: deferredIds, createdUpTo: Date.parse(page[page.length - 1].recordedAt) }]);
       await this.readModels.applyBatch([], { [SHRED_SWEEP_CHECKPOINT]: after });
     }
   }
