@@ -1,7 +1,9 @@
 import { RoomDocument, roomsProjection } from '../../../../projections/rooms/rooms.projection';
 import { UserDocument, usersProjection } from '../../../../projections/users/users.projection';
 import { Clock, systemClock } from '../../../shared/domain/clock';
-import { positionAfter, type LogPosition, type RecordedEvent } from '../../../shared/domain/event';
+import type { LogPosition, RecordedEvent } from '../../../shared/domain/event';
+import { INSTANCE_WIPED } from '../../../shared/domain/instance-wipe';
+import { parseStreamName } from '../../../shared/domain/streams';
 import type { EventStore } from '../../../shared/ports/event-store.port';
 import { SentMessages } from '../../messages/sent-messages';
 import { PresenceState, PresenceTracker, PresenceWatch } from '../../presence/presence-tracker';
@@ -9,9 +11,12 @@ import { roomDecider, RoomState, roomStream } from '../../rooms/domain/room.deci
 import type { RoomEvent } from '../../rooms/domain/room.events';
 import { presentRoom } from '../../rooms/presentation/room.presenter';
 import { userStream } from '../../users/domain/user.decider';
-import type { UserEvent } from '../../users/domain/user.events';
+import type { UserDeleted, UserEvent } from '../../users/domain/user.events';
+import type { RoomDeleted } from '../../rooms/domain/room.events';
 import { presentUser } from '../../users/presentation/user.presenter';
 import type { ChatkitWebhookContext } from '../domain/chatkit-webhook-events';
+import { DestroyedContentWatch } from './destroyed-content-watch';
+import { StreamFoldsAt } from './stream-folds-at';
 
 /**
  * How long after a message's send presence still says who was offline for it. Presence is
@@ -27,15 +32,37 @@ type RoomDocumentEvent = Parameters<typeof roomsProjection.evolve>[1];
 /** The folds here keep one document in memory, not in a read model. */
 const NO_TARGET = { collection: '', id: '' };
 
-/** Events read per page of a stream. */
-const PAGE = 500;
+/**
+ * Rooms and users whose folds are kept in memory, the least recently used dropped first: at
+ * most 1,000 rooms holding 200,000 members between them (a member is an id and its creation
+ * time, some 150 bytes in a Map: about 30 MB at most), and 10,000 users (a document each, its
+ * fields capped by the API). A room or user not kept is folded from the start once, then kept.
+ */
+const ROOMS_CACHED = 1_000;
+const ROOM_MEMBERS_CACHED = 200_000;
+const USERS_CACHED = 10_000;
+
+/**
+ * The events after which kept folds may hold content whose keys are gone: a user's or a room's
+ * delete destroys its profile or name (a user's erasure deletes the user first), an instance
+ * wipe every key of the instance.
+ */
+const DESTROYING: readonly string[] = ['UserDeleted', 'RoomDeleted', INSTANCE_WIPED] satisfies ((UserDeleted | RoomDeleted)['type'] | typeof INSTANCE_WIPED)[];
+
+interface RoomFold {
+  readonly doc: RoomDocument | null;
+  readonly state: RoomState;
+}
 
 /**
  * The worker's answers to the Chatkit mapping's lookups (`ChatkitWebhookContext`), for one log
  * event. Rooms (with their members) and users are folded from their streams in the log up to
  * that event, opened when read, with the projections' own folds: a payload says what was true
- * when the change happened, whatever came after (a room deleted since, a member removed), and
- * nothing of it is kept. A message's sender and creation come from its room's timeline,
+ * when the change happened, whatever came after (a room deleted since, a member removed). The
+ * folds are kept in memory per stream (`StreamFoldsAt`), so that a delivery reads only what its
+ * streams gained since the last one; kept content is dropped as soon as a look at the log finds
+ * it destroyed (`DestroyedContentWatch`, before every lookup), so a payload never shows what a
+ * fold from the start would read as erased. Nothing of it is written anywhere. A message's sender and creation come from its room's timeline,
  * presence from the tracker (see OFFLINE_PRESENCE_WINDOW_MS), attachments with fresh links.
  */
 export interface ChatkitWebhookLookupsOptions {
@@ -51,8 +78,35 @@ export interface ChatkitWebhookLookupsOptions {
 
 export class ChatkitWebhookLookups {
   private readonly clock: Clock;
+  private readonly rooms: StreamFoldsAt<RoomFold>;
+  private readonly userDocs: StreamFoldsAt<UserDocument | null>;
+  private readonly destroyed: DestroyedContentWatch;
+
   constructor(private readonly options: ChatkitWebhookLookupsOptions) {
     this.clock = options.clock ?? systemClock;
+    this.rooms = new StreamFoldsAt<RoomFold>(options.events, {
+      cached: ROOMS_CACHED,
+      maxWeight: ROOM_MEMBERS_CACHED,
+      weight: ({ state }) => 1 + state.members.size,
+      initial: () => ({ doc: null, state: roomDecider.initialState() }),
+      evolve: ({ doc, state }, event) => ({
+        doc: (roomsProjection.handles as readonly string[]).includes(event.type) ? roomsProjection.evolve(doc, event as RoomDocumentEvent, NO_TARGET) : doc,
+        state: roomDecider.evolve(state, event as RecordedEvent<RoomEvent>),
+      }),
+    });
+    this.userDocs = new StreamFoldsAt<UserDocument | null>(options.events, {
+      cached: USERS_CACHED,
+      initial: () => null,
+      evolve: (doc, event) => usersProjection.evolve(doc, event as RecordedEvent<UserEvent>, NO_TARGET),
+    });
+    this.destroyed = new DestroyedContentWatch(options.events, DESTROYING, (event) => {
+      const instanceId = parseStreamName(event.streamName)?.instanceId;
+      if (event.type === INSTANCE_WIPED) {
+        if (instanceId === undefined) return;
+        this.rooms.destroyed({ instanceId }, event.position);
+        this.userDocs.destroyed({ instanceId }, event.position);
+      } else (event.type === 'RoomDeleted' ? this.rooms : this.userDocs).destroyed({ stream: event.streamName }, event.position);
+    });
   }
 
   /** The lookups for the log event at `position`. */
@@ -80,34 +134,14 @@ export class ChatkitWebhookLookups {
   }
 
   private async roomAt(instanceId: string, roomId: string, position: LogPosition): Promise<{ doc: RoomDocument | null; members: RoomState['members'] }> {
-    let doc: RoomDocument | null = null;
-    let state = roomDecider.initialState();
-    const stream = roomStream(instanceId, roomId);
-    for await (const event of this.upTo(stream, position)) {
-      if ((roomsProjection.handles as readonly string[]).includes(event.type)) doc = roomsProjection.evolve(doc, event as RoomDocumentEvent, NO_TARGET);
-      state = roomDecider.evolve(state, event as RecordedEvent<RoomEvent>);
-    }
+    await this.destroyed.catchUp();
+    const { doc, state } = await this.rooms.at(roomStream(instanceId, roomId), position);
     return { doc, members: state.members };
   }
 
   private async userAt(instanceId: string, userId: string, position: LogPosition): Promise<UserDocument | null> {
-    let doc: UserDocument | null = null;
-    for await (const event of this.upTo(userStream(instanceId, userId), position)) {
-      doc = usersProjection.evolve(doc, event as RecordedEvent<UserEvent>, NO_TARGET);
-    }
-    return doc;
-  }
-
-  /** The stream's events (opened) at or before `position`, a page at a time. */
-  private async *upTo(stream: string, position: LogPosition): AsyncGenerator<RecordedEvent> {
-    for (let from = 0; ; from += PAGE) {
-      const page = await this.options.events.readStream(stream, { fromRevision: from, maxCount: PAGE });
-      for (const event of page) {
-        if (positionAfter(event.position, position)) return;
-        yield event;
-      }
-      if (page.length < PAGE) return;
-    }
+    await this.destroyed.catchUp();
+    return this.userDocs.at(userStream(instanceId, userId), position);
   }
 
   /** The user's presence as a watch first tells it: truthful across processes (bounded by the tracker's grace and answer wait). */
