@@ -19,37 +19,37 @@ import { AuditModule } from '../modules/audit/audit.module';
 import { ErasuresModule } from '../modules/erasures/erasures.module';
 import { WebhooksModule } from '../modules/webhooks/webhooks.module';
 import { IdempotencyModule } from '../modules/idempotency/idempotency.module';
+import { interceptWriteRoutes } from '../modules/idempotency/idempotent-write-routes';
 import { CoreModule } from './core.module';
 import { Runtime } from './runtime';
 
 @Module({})
 export class AppModule {
   static forRuntime(runtime: Runtime): DynamicModule {
-    return {
-      module: AppModule,
-      imports: [
-        CoreModule.forRuntime(runtime),
-        IdempotencyModule,
-        HealthModule,
-        StreamingModule,
-        InstancesModule,
-        UsersModule,
-        RoomsModule,
-        MessagesModule,
-        CursorsModule,
-        PresenceModule,
-        UserEventsModule,
-        RolesModule,
-        SchedulerModule,
-        WipeModule,
-        BeamsModule,
-        FeedsModule,
-        MetricsModule,
-        ApiDocsModule,
-        AuditModule,
-        ErasuresModule,
-        WebhooksModule,
-      ],
-    };
+    const imports = [
+      CoreModule.forRuntime(runtime),
+      IdempotencyModule,
+      HealthModule,
+      StreamingModule,
+      InstancesModule,
+      UsersModule,
+      RoomsModule,
+      MessagesModule,
+      CursorsModule,
+      PresenceModule,
+      UserEventsModule,
+      RolesModule,
+      SchedulerModule,
+      WipeModule,
+      BeamsModule,
+      FeedsModule,
+      MetricsModule,
+      ApiDocsModule,
+      AuditModule,
+      ErasuresModule,
+      WebhooksModule,
+    ];
+    interceptWriteRoutes(imports);
+    return { module: AppModule, imports };
   }
 }
