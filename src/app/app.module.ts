@@ -19,7 +19,7 @@ import { AuditModule } from '../modules/audit/audit.module';
 import { ErasuresModule } from '../modules/erasures/erasures.module';
 import { WebhooksModule } from '../modules/webhooks/webhooks.module';
 import { IdempotencyModule } from '../modules/idempotency/idempotency.module';
-import { interceptWriteRoutes } from '../modules/idempotency/idempotent-write-routes';
+import { guardWriteRoutes } from '../modules/idempotency/idempotent-write-routes';
 import { CoreModule } from './core.module';
 import { Runtime } from './runtime';
 
@@ -49,7 +49,7 @@ export class AppModule {
       ErasuresModule,
       WebhooksModule,
     ];
-    interceptWriteRoutes(imports);
+    guardWriteRoutes(imports);
     return { module: AppModule, imports };
   }
 }

@@ -36,6 +36,7 @@ import type { OpenStreams } from '../modules/streaming/open-streams';
 import { WebSocketBridge } from '../modules/streaming/websocket-bridge.transport';
 import { Runtime } from './runtime';
 import { OpenApiDocument } from '../modules/api-docs/openapi-document';
+import { storeKeyedAnswers } from '../modules/idempotency/keyed-requests';
 
 export interface RunningServer {
   readonly app: NestFastifyApplication;
@@ -135,6 +136,8 @@ async function createApp(runtime: Runtime): Promise<BuiltApp> {
   registerAccessLog(fastify, runtime.logger);
   const unreadBodies = registerUnreadBodyDrain(fastify);
   const requests = new RequestDrain(fastify);
+  // Idempotency-Key: a keyed write's answer is stored as it is sent (docs/idempotency.md).
+  storeKeyedAnswers(fastify);
   // The Pusher SDKs and feeds clients open streams with the custom verb SUBSCRIBE.
   fastify.addHttpMethod('SUBSCRIBE');
   registerLenientJsonParser(fastify);

@@ -1,7 +1,7 @@
 import { Controller, Delete, Get, Module, Patch, Post, Put } from '@nestjs/common';
-import { INTERCEPTORS_METADATA } from '@nestjs/common/constants';
-import { IdempotencyInterceptor } from './idempotency.interceptor';
-import { interceptWriteRoutes } from './idempotent-write-routes';
+import { GUARDS_METADATA } from '@nestjs/common/constants';
+import { IdempotencyGuard } from './idempotency.guard';
+import { guardWriteRoutes } from './idempotent-write-routes';
 
 @Controller('things')
 class ThingsController {
@@ -24,18 +24,18 @@ class NestedModule {}
 @Module({})
 class DynamicHost {}
 
-const interceptorsOf = (handler: unknown): unknown[] => Reflect.getMetadata(INTERCEPTORS_METADATA, handler as object) ?? [];
+const guardsOf = (handler: unknown): unknown[] => Reflect.getMetadata(GUARDS_METADATA, handler as object) ?? [];
 
-describe('interceptWriteRoutes', () => {
-  it('puts the Idempotency-Key interceptor on write routes only, once, in imported and dynamic modules too', () => {
+describe('guardWriteRoutes', () => {
+  it('puts the Idempotency-Key guard on write routes only, once, in imported and dynamic modules too', () => {
     const modules = [{ module: DynamicHost, controllers: [ThingsController], imports: [NestedModule] }];
-    interceptWriteRoutes(modules);
-    interceptWriteRoutes(modules);
+    guardWriteRoutes(modules);
+    guardWriteRoutes(modules);
     const things = ThingsController.prototype;
     for (const write of [things.create, things.replace, things.change, things.remove, NestedController.prototype.write]) {
-      expect(interceptorsOf(write)).toEqual([IdempotencyInterceptor]);
+      expect(guardsOf(write)).toEqual([IdempotencyGuard]);
     }
-    expect(interceptorsOf(things.list)).toEqual([]);
-    expect(interceptorsOf(NestedController.prototype.read)).toEqual([]);
+    expect(guardsOf(things.list)).toEqual([]);
+    expect(guardsOf(NestedController.prototype.read)).toEqual([]);
   });
 });

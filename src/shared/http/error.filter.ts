@@ -2,6 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@n
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, ErrorCategory } from '../domain/errors';
 import { JSON_BODY_LIMIT_BYTES } from './body-parser';
+import { PresetAnswer } from './preset-answer';
 
 export interface ErrorBody {
   readonly error: string;
@@ -87,6 +88,10 @@ export class ErrorFilter implements ExceptionFilter {
     const http = host.switchToHttp();
     const request = http.getRequest<FastifyRequest>();
     const reply = http.getResponse<FastifyReply>();
+    if (error instanceof PresetAnswer) {
+      if (!reply.sent) void reply.status(error.status).headers(error.headers).send(error.body);
+      return;
+    }
     const { status, body } = toErrorResponse(error, request.url);
     if (status >= 500) this.logger.error(`${request.method} ${request.url.split('?')[0]} failed`, withCauses(error));
     if (reply.sent) return;
