@@ -54,16 +54,26 @@ function settle(request: FastifyRequest): Running | undefined {
  * The answer is stored before it goes out, so a retry that follows it finds it.
  */
 export function storeKeyedAnswers(fastify: FastifyInstance): void {
-  fastify.addHook('onSend', async (request, reply, payload) => {
+  // Callback hooks, not async ones: every request passes here, and only keyed writes have work.
+  fastify.addHook('onSend', (request, reply, payload, done) => {
     const outcome = settle(request);
-    if (!outcome) return payload;
-    if (reply.statusCode >= 200 && reply.statusCode < 300) {
-      await outcome.finish({ status: reply.statusCode, body: typeof payload === 'string' && payload !== '' ? (JSON.parse(payload) as unknown) : null });
-    } else {
+    if (!outcome) return done(null, payload);
+    if (reply.statusCode < 200 || reply.statusCode >= 300) {
       outcome.abandon();
+      return done(null, payload);
     }
-    return payload;
+    const body = typeof payload === 'string' && payload !== '' ? (JSON.parse(payload) as unknown) : null;
+    outcome.finish({ status: reply.statusCode, body }).then(
+      () => done(null, payload),
+      (error: Error) => done(error),
+    );
   });
-  fastify.addHook('onResponse', async (request) => settle(request)?.abandon());
-  fastify.addHook('onRequestAbort', async (request) => settle(request)?.abandon());
+  fastify.addHook('onResponse', (request, _reply, done) => {
+    settle(request)?.abandon();
+    done();
+  });
+  fastify.addHook('onRequestAbort', (request, done) => {
+    settle(request)?.abandon();
+    done();
+  });
 }
