@@ -21,6 +21,8 @@ RUN npm ci --ignore-scripts --no-audit --no-fund \
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY projections ./projections
+COPY scripts ./scripts
+COPY web ./web
 RUN npm run build \
  && npm prune --omit=dev --ignore-scripts --no-audit --no-fund
 
