@@ -12,7 +12,7 @@
  *
  * Environment: CPU_OPS requests per measured scenario (default 6000), CPU_WARMUP (default
  * 2000), CPU_CONNECTIONS (default 20), CPU_ROUNDS (default 2), CPU_SCENARIOS (a subset of
- * create-user, send-message, get-user; default all), CPU_PROF (a directory: the servers run with
+ * create-user, send-message, send-message-keyed (with an Idempotency-Key), get-user; default all), CPU_PROF (a directory: the servers run with
  * --cpu-prof writing there; read with profile-summary.js), CPU_THREADS=1 (also print each
  * thread's share).
  */
@@ -28,7 +28,7 @@ const OPS = Number(process.env.CPU_OPS ?? 6000);
 const WARMUP = Number(process.env.CPU_WARMUP ?? 2000);
 const CONNECTIONS = Number(process.env.CPU_CONNECTIONS ?? 20);
 const ROUNDS = Number(process.env.CPU_ROUNDS ?? 2);
-const SCENARIOS = new Set((process.env.CPU_SCENARIOS ?? 'create-user,send-message,get-user').split(','));
+const SCENARIOS = new Set((process.env.CPU_SCENARIOS ?? 'create-user,send-message,send-message-keyed,get-user').split(','));
 const THREADS = process.env.CPU_THREADS === '1';
 const PROF_DIR = process.env.CPU_PROF ? resolve(process.env.CPU_PROF) : undefined;
 const PROJECT_ROOT = resolve(__dirname, '..', '..', '..');
@@ -158,6 +158,15 @@ async function measureOne(main: string, round: number): Promise<Figures> {
       headers: { 'content-type': 'application/json', authorization: `Bearer ${token({ sub: 'sender' })}` },
       setupRequest: (request) => ({ ...request, body: JSON.stringify({ parts: [{ type: 'text/plain', content: `message ${m++}` }] }) }),
     };
+    let k = 0;
+    const keyedSend: autocannon.RequestSpec = {
+      ...send,
+      setupRequest: (request) => ({
+        ...request,
+        headers: { ...request.headers, 'idempotency-key': `bench-${round}-${k}` },
+        body: JSON.stringify({ parts: [{ type: 'text/plain', content: `keyed message ${k++}` }] }),
+      }),
+    };
     let r = 0;
     const read: autocannon.RequestSpec = {
       method: 'GET',
@@ -166,7 +175,7 @@ async function measureOne(main: string, round: number): Promise<Figures> {
       setupRequest: (request) => ({ ...request, path: `${chat}/users/reader-${r++ % READ_SET}` }),
     };
     const figures: Figures = {};
-    for (const [name, spec] of [['create-user', create], ['send-message', send], ['get-user', read]] as const) {
+    for (const [name, spec] of [['create-user', create], ['send-message', send], ['send-message-keyed', keyedSend], ['get-user', read]] as const) {
       if (!SCENARIOS.has(name)) continue;
       await run(WARMUP, base, spec);
       const before = await settled(child.pid!);

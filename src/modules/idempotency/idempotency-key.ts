@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { badRequest, conflict, DomainError, unprocessable } from '../../shared/domain/errors';
 
 /**
@@ -22,11 +22,11 @@ export function idempotencyKeyOf(header: string | string[] | undefined): string 
   return header;
 }
 
-const sha256 = (...parts: string[]): string => {
-  const hash = createHash('sha256');
-  for (const part of parts) hash.update(part).update('\0');
-  return hash.digest('base64url');
-};
+/**
+ * SHA-256 of the parts, each followed by a NUL. One-shot `hash` (one call into OpenSSL) costs a
+ * fraction of `createHash` with its updates, and these run for every keyed request.
+ */
+const sha256 = (...parts: string[]): string => hash('sha256', parts.map((part) => `${part}\0`).join(''), 'base64url');
 
 /** What a key is scoped to: one instance, one token subject, one route (a template: `POST …/rooms/:roomId/messages`). */
 export interface KeyScope {
