@@ -249,7 +249,7 @@ interface Target {
 
 interface Row {
   readonly scenario: string;
-  readonly kind: 'write' | 'read' | 'send' | 'send-webhooks' | 'keyed-send' | 'scale-send' | 'feed-publish' | 'beams-publish';
+  readonly kind: 'write' | 'read' | 'send' | 'send-again' | 'send-webhooks' | 'keyed-send' | 'scale-send' | 'feed-publish' | 'beams-publish';
   readonly server: 'baseline' | 'parley';
   readonly result: autocannon.Result;
   readonly cpu?: CpuShare;
@@ -457,6 +457,9 @@ async function benchSends(target: Target, senderToken: string): Promise<void> {
     },
   };
   await scenario(`${target.label} send-message with Idempotency-Key`, target, keyed, 'keyed-send', 'parley');
+  // Plain sends again: a variant is compared with the plain sends just before and after it, on the
+  // same server with the same data behind it (a server with more data behind it is slower).
+  await scenario(`${target.label} send-message (again)`, target, spec, 'send-again', 'parley');
 }
 
 /**
@@ -497,6 +500,7 @@ async function benchSendsWithWebhooks(target: Target, senderToken: string): Prom
   const receiver = await startWebhookReceiver();
   try {
     const dead = await freePort();
+    const webhookIds: string[] = [];
     for (const port of [receiver.port, dead]) {
       const response = await fetch(`${target.baseUrl}/services/parley_webhooks/v1/${INSTANCE_ID}/webhooks`, {
         method: 'POST',
@@ -504,6 +508,7 @@ async function benchSendsWithWebhooks(target: Target, senderToken: string): Prom
         body: JSON.stringify({ url: `http://127.0.0.1:${port}/hooks`, secret: 'bench-webhook-secret', event_types: ['v1.messages_created'] }),
       });
       if (response.status !== 201) throw new Error(`creating a webhook: ${response.status} ${await response.text()}`);
+      webhookIds.push(((await response.json()) as { id: string }).id);
     }
     const chat = target.usersPath.replace(/\/users$/, '');
     let n = 0;
@@ -518,6 +523,16 @@ async function benchSendsWithWebhooks(target: Target, senderToken: string): Prom
     };
     await scenario(`${target.label} send-message, webhooks to a live and a dead receiver`, target, spec, 'send-webhooks', 'parley');
     webhookDeliveries = { sent: n, received: await receiver.received() };
+    // The webhooks switched off, plain sends once more: the bracket after the hooked ones.
+    for (const id of webhookIds) {
+      const response = await fetch(`${target.baseUrl}/services/parley_webhooks/v1/${INSTANCE_ID}/webhooks/${id}`, {
+        method: 'PUT',
+        headers: target.headers,
+        body: JSON.stringify({ active: false }),
+      });
+      if (response.status !== 200) throw new Error(`switching a webhook off: ${response.status} ${await response.text()}`);
+    }
+    await scenario(`${target.label} send-message (webhooks off again)`, target, spec, 'send-again', 'parley');
   } finally {
     receiver.stop();
   }
@@ -922,15 +937,26 @@ function report(): boolean {
     console.log(`ratio parley send-message / baseline insert: ${(ratio * 100).toFixed(1)} %`);
     console.log(`GOAL: Parley durable send-message >= ${WRITE_GOAL * 100} % of baseline — ${ratio >= WRITE_GOAL ? 'MET' : 'NOT MET'}`);
   }
-  const hooked = find('send-webhooks', 'parley');
-  if (send && hooked) {
+  // Each variant against the plain sends measured just before and just after it (their mean).
+  const plain = rows.filter((r) => (r.kind === 'send' || r.kind === 'send-again') && r.server === 'parley').map((r) => r.result.requests.average);
+  const bracket = (i: number) => (plain[i] !== undefined && plain[i + 1] !== undefined ? (plain[i] + plain[i + 1]) / 2 : undefined);
+  const keyedSend = find('keyed-send', 'parley');
+  const keyedBracket = bracket(0);
+  if (keyedSend && keyedBracket) {
     console.log(
-      `ratio parley send-message with webhooks (a live and a dead receiver) / without: ${((hooked / send) * 100).toFixed(1)} %` +
-        (webhookDeliveries ? ` (the live receiver had ${fmt(webhookDeliveries.received)} of ${fmt(webhookDeliveries.sent)} messages when the scenario ended)` : ''),
+      `ratio parley send-message with Idempotency-Key / without: ${((keyedSend / keyedBracket) * 100).toFixed(1)} % ` +
+        `(plain sends before and after it: ${fmt(plain[0])}, ${fmt(plain[1])} req/s)`,
     );
   }
-  const keyedSend = find('keyed-send', 'parley');
-  if (send && keyedSend) console.log(`ratio parley send-message with Idempotency-Key / without: ${((keyedSend / send) * 100).toFixed(1)} %`);
+  const hooked = find('send-webhooks', 'parley');
+  const hookedBracket = bracket(1);
+  if (hooked && hookedBracket) {
+    console.log(
+      `ratio parley send-message with webhooks (a live and a dead receiver) / without: ${((hooked / hookedBracket) * 100).toFixed(1)} % ` +
+        `(plain sends before and after it: ${fmt(plain[1])}, ${fmt(plain[2])} req/s)` +
+        (webhookDeliveries ? `; the live receiver had ${fmt(webhookDeliveries.received)} of ${fmt(webhookDeliveries.sent)} messages when the scenario ended` : ''),
+    );
+  }
   if (fanOut) {
     const l = (x: FanOutResult['delivery']) => `p50 ${x.p50Ms.toFixed(1)} ms, p99 ${x.p99Ms.toFixed(1)} ms, max ${x.maxMs.toFixed(1)} ms`;
     console.log('');
