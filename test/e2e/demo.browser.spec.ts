@@ -51,6 +51,15 @@ async function signIn(page: Page, url: string, userId: string): Promise<void> {
   await page.waitForSelector('[data-test=chat]', { timeout: 20_000 });
 }
 
+/** The address of every WebSocket the page opens from now on. */
+async function socketsOf(page: Page): Promise<string[]> {
+  const urls: string[] = [];
+  const cdp = await page.createCDPSession();
+  cdp.on('Network.webSocketCreated', (event: { url: string }) => urls.push(event.url));
+  await cdp.send('Network.enable');
+  return urls;
+}
+
 describe('the demo chat page (/demo) in a real browser', () => {
   let s: TestServer;
   let browser: TestBrowser;
@@ -69,6 +78,7 @@ describe('the demo chat page (/demo) in a real browser', () => {
   it('two people chat through it: rooms, text, a file, typing, presence and a read receipt, with no page error', async () => {
     const alice = await browser.newPage();
     const bob = await browser.newPage();
+    const aliceSockets = await socketsOf(alice);
 
     await alice.goto(`${s.baseUrl}/demo`);
     await alice.waitForSelector('[data-test=sign-in]');
@@ -130,10 +140,37 @@ describe('the demo chat page (/demo) in a real browser', () => {
     await browser.screenshot(bob, 'demo-chat-bob');
 
     expect({ alice: browser.errorsOf(alice), bob: browser.errorsOf(bob) }).toEqual({ alice: [], bob: [] });
+    // The SDK's one socket, on the plain HTTP port the page came from.
+    expect(aliceSockets).toEqual([`${s.baseUrl.replace(/^http:/, 'ws:')}/ws`]);
 
     // Bob leaves (his tab closes): Alice sees him go offline.
     await bob.close();
     await until(alice, 'bob offline', () => document.querySelector('[data-test=members] [data-user-id=bob]')?.getAttribute('data-presence') === 'offline');
     expect(browser.errorsOf(alice)).toEqual([]);
   }, 90_000);
+
+  describe('over HTTPS', () => {
+    let tls: TestServer;
+    beforeAll(async () => {
+      tls = await startTestServer({ https: true });
+    }, 60_000);
+    afterAll(() => tls?.close());
+
+    it('chats over wss:// on the HTTPS port, as the SDK does by itself', async () => {
+      const origin = `https://localhost:${tls.httpsPort}`;
+      const carol = await browser.newPage();
+      const sockets = await socketsOf(carol);
+      await signIn(carol, origin, 'carol');
+      await carol.type('[data-test=room-name-input]', 'secure');
+      await carol.click('[data-test=new-room] button[type=submit]');
+      await until(carol, 'the room "secure" open', () => document.querySelector('[data-test=room-name]')?.textContent === 'secure');
+      await carol.type('[data-test=message-text]', 'over TLS');
+      await carol.click('[data-test=composer] button[type=submit]');
+      await until(carol, 'her message back from the room subscription', () =>
+        [...document.querySelectorAll('[data-test=messages] li[data-sender=carol] .text')].some((p) => p.textContent === 'over TLS'),
+      );
+      expect(sockets).toEqual([`wss://localhost:${tls.httpsPort}/ws`]);
+      expect(browser.errorsOf(carol)).toEqual([]);
+    }, 60_000);
+  });
 });
