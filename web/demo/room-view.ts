@@ -184,7 +184,9 @@ export class RoomView {
     void link.then(
       (url) => {
         anchor.href = url;
-        if (type.startsWith('image/')) holder.prepend(h('img', { src: url, alt: name }));
+        // The page's policy loads images from its own origin only: a link elsewhere stays a link
+        // (download links name PUBLIC_URL, or the server's own address: docs/demo.md).
+        if (type.startsWith('image/') && new URL(url, window.location.href).origin === window.location.origin) holder.prepend(h('img', { src: url, alt: name }));
       },
       () => anchor.append(' (unavailable)'),
     );
