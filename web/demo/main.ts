@@ -11,11 +11,14 @@ interface DemoConfig {
 }
 
 const app = document.getElementById('app')!;
+/** The name picked last in this browser, offered again (any name may be picked). */
+const LAST_NAME = 'parley-demo-user';
 const { instanceLocator } = readPageConfig<DemoConfig>();
 
 /** Pick a user name: created if new, then connected. */
 function signInScreen(message = ''): void {
   const input = h('input', { name: 'user', required: true, maxlength: '59', pattern: '[A-Za-z0-9_.@\\-]+', placeholder: 'e.g. alice', autocomplete: 'username', 'data-test': 'user-name' });
+  input.value = localStorage.getItem(LAST_NAME) ?? '';
   const error = h('p', { class: 'error', 'data-test': 'error', role: 'alert' }, message);
   const form = h(
     'form',
@@ -29,6 +32,7 @@ function signInScreen(message = ''): void {
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     const userId = input.value.trim();
+    localStorage.setItem(LAST_NAME, userId);
     show(error, 'Connecting…');
     void start(userId).catch((e: Error) => signInScreen(e.message ?? String(e)));
   });
