@@ -136,6 +136,9 @@ describe('the demo chat page (/demo) in a real browser', () => {
       const last = [...document.querySelectorAll('[data-test=messages] li')].pop();
       return last?.getAttribute('data-sender') === 'alice' && last.querySelector('[data-test=receipt]')?.textContent === 'Seen by bob';
     });
+    // Bob starts a reply: Alice sees him typing again (the shot for docs/demo.md).
+    await bob.type('[data-test=message-text]', 'nice');
+    await until(alice, '"bob is typing…" again', () => document.querySelector('[data-test=typing]')?.textContent === 'bob is typing…');
     await browser.screenshot(alice, 'demo-chat-alice');
     await browser.screenshot(bob, 'demo-chat-bob');
 
