@@ -20,7 +20,9 @@ import { ErasuresModule } from '../modules/erasures/erasures.module';
 import { WebhooksModule } from '../modules/webhooks/webhooks.module';
 import { IdempotencyModule } from '../modules/idempotency/idempotency.module';
 import { guardWriteRoutes } from '../modules/idempotency/idempotent-write-routes';
+import { SignUpDemoUserModule } from '../modules/users/sign-up-demo-user/sign-up-demo-user';
 import { CoreModule } from './core.module';
+import { demoServed } from './demo-page';
 import { Runtime } from './runtime';
 
 @Module({})
@@ -48,6 +50,8 @@ export class AppModule {
       AuditModule,
       ErasuresModule,
       WebhooksModule,
+      // The demo chat's sign-up exists only while its page is served (nothing otherwise).
+      ...(demoServed(runtime.config) ? [SignUpDemoUserModule] : []),
     ];
     guardWriteRoutes(imports);
     return { module: AppModule, imports };

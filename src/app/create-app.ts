@@ -37,6 +37,7 @@ import { WebSocketBridge } from '../modules/streaming/websocket-bridge.transport
 import { Runtime } from './runtime';
 import { OpenApiDocument } from '../modules/api-docs/openapi-document';
 import { storeKeyedAnswers } from '../modules/idempotency/keyed-requests';
+import { registerDemoPage } from './demo-page';
 
 export interface RunningServer {
   readonly app: NestFastifyApplication;
@@ -152,6 +153,8 @@ async function createApp(runtime: Runtime): Promise<BuiltApp> {
   if (cors) app.enableCors(cors);
   registerRateLimits(fastify, runtime.config.rateLimits, runtime.stores.rateCounters, app.get(AccessTokenVerifier), runtime.logger, answerInServiceShape);
   const streams = registerHttpSubscribe(fastify, app.get(SubscriptionRoutes), runtime.config.keepAliveMs);
+  // The demo chat at /demo, only while it is on: otherwise no route of it exists.
+  registerDemoPage(fastify, runtime.config);
   app.useGlobalFilters(new ErrorFilter());
   app.useGlobalPipes(new RequestValidationPipe(runtime.config.customDataMaxBytes));
   app.get(OpenApiDocument).build(app);

@@ -9,6 +9,9 @@ import { startTestServer, TestServer } from '../support/test-server';
 /** `:param` (Fastify, find-my-way) → `{param}` (OpenAPI). */
 const openApiPath = (url: string) => url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 
+/** Where the server's browser pages are served (GET and HEAD of the prefix and of every path under it). */
+const PAGES = ['/demo', '/console'];
+
 /** The routes the server answers, as `METHOD /path` in OpenAPI form. */
 function servedRoutes(s: TestServer): Set<string> {
   const registered = s.server.app.get(OpenApiDocument).registeredRoutes;
@@ -19,6 +22,8 @@ function servedRoutes(s: TestServer): Set<string> {
     if (method === 'OPTIONS') continue;
     // One catch-all SUBSCRIBE hands every stream to the subscription router: its patterns are the routes.
     if (method === 'SUBSCRIBE' && url === '/*') continue;
+    // The browser pages (registerBuiltPage) are HTML, not API operations: docs/demo.md, docs/console.md.
+    if (PAGES.some((page) => url === page || url === `${page}/*`)) continue;
     served.add(`${method} ${openApiPath(url)}`);
   }
   for (const pattern of s.server.app.get(SubscriptionRoutes).patterns) served.add(`SUBSCRIBE ${openApiPath(pattern)}`);

@@ -46,6 +46,12 @@ export const SERVICES: readonly Service[] = [
     security: NO_CREDENTIALS,
     description: 'The test token provider (TOKEN_PROVIDER_ENABLED): access tokens for any user id, for development only.',
   },
+  {
+    tag: 'Demo',
+    prefix: '/services/parley_demo/',
+    security: NO_CREDENTIALS,
+    description: 'The demo chat (/demo) signs its visitors up here: served only with the test token provider of the bootstrap instance (docs/demo.md).',
+  },
   { tag: 'Beams token provider', prefix: '/services/chatkit_beams_token_provider/', security: ACCESS_TOKEN, description: 'Beams tokens for the user of a chat access token.' },
   { tag: 'Scheduler', prefix: '/services/chatkit_scheduler/', security: ACCESS_TOKEN, description: 'Asynchronous deletion of users and rooms, and the status of those jobs.' },
   { tag: 'Audit', prefix: '/services/parley_audit/', security: ACCESS_TOKEN, description: 'Who did what: the events of a user, a room or an actor, paged (su tokens).' },

@@ -31,6 +31,8 @@ describe('registerBuiltPage (a page bundled into dist/web/<page>)', () => {
     expect(page.headers['cache-control']).toBe('no-cache');
     expect(page.headers['content-security-policy']).toContain("script-src 'self'");
     expect(page.body).toContain('<meta name="parley-config" content="{&quot;instance_locator&quot;:&quot;v1:local:&lt;app&gt;\\&quot;&quot;}">');
+    // Named from the prefix: the page at /demo (no slash) and at /demo/rooms/42 loads the same file.
+    expect(page.body).toContain('<script src="/demo/main-ABC123.js">');
     const bundle = await fastify.inject({ url: '/demo/main-ABC123.js' });
     expect(bundle.statusCode).toBe(200);
     expect(bundle.headers['cache-control']).toBe('public, max-age=31536000, immutable');

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyContextConfig, FastifyInstance, FastifyReply } from 'fastify';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { extname, join, resolve } from 'node:path';
 
@@ -26,6 +26,11 @@ export interface BuiltPage {
   readonly config?: Readonly<Record<string, unknown>>;
   /** Where the built pages are (default: dist/web of this checkout). */
   readonly builtDir?: string;
+  /**
+   * The routes' Fastify `config`: what they declare, `{ access: Access.public }` for a page anyone
+   * may load (every route of the server declares a rule: src/modules/roles/declared-routes.ts).
+   */
+  readonly routeConfig?: FastifyContextConfig;
 }
 
 const CONFIG_MARK = '<!-- parley:config -->';
@@ -76,7 +81,10 @@ function loadPage(page: BuiltPage): Map<string, ServedFile> | undefined {
     files.set(name, { body: readFileSync(join(dir, name)), type: CONTENT_TYPES[extname(name)] ?? 'application/octet-stream', cache: IMMUTABLE });
   }
   const config = escapeAttribute(JSON.stringify(page.config ?? {}));
-  const html = readFileSync(join(dir, 'index.html'), 'utf8').replace(CONFIG_MARK, `<meta name="parley-config" content="${config}">`);
+  let html = readFileSync(join(dir, 'index.html'), 'utf8').replace(CONFIG_MARK, `<meta name="parley-config" content="${config}">`);
+  // The page answers at `<prefix>` and at any path under it, so it names its files from the prefix:
+  // a bare name would resolve against the address shown (at `/demo`, to `/main-….js`).
+  for (const name of files.keys()) html = html.replaceAll(`="${name}"`, `="${page.prefix}/${name}"`);
   files.set('index.html', { body: Buffer.from(html), type: CONTENT_TYPES['.html'], cache: 'no-cache' });
   return files;
 }
@@ -102,6 +110,7 @@ export function registerBuiltPage(fastify: FastifyInstance, page: BuiltPage): vo
     if (/\.[a-z0-9]+$/i.test(rest)) return reply.code(404).send({ error: 'services/not_found', error_description: `No ${rest} in the ${page.page} page` });
     return send(reply, files.get('index.html')!);
   };
-  fastify.get(page.prefix, handler);
-  fastify.get(`${page.prefix}/*`, handler);
+  const options = page.routeConfig ? { config: page.routeConfig } : {};
+  fastify.get(page.prefix, options, handler);
+  fastify.get(`${page.prefix}/*`, options, handler);
 }

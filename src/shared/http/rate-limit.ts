@@ -38,11 +38,11 @@ const LIMITED = /^\/services\/(chatkit|chatkit_authorizer|chatkit_cursors|chatki
 
 /**
  * The APIs that take no credential, limited per client address and per instance: the Beams
- * device API (a device registers itself) and the test token provider (which signs a token for
- * any user id asked). Health, metrics, the Beams publish API (its own 100/s bucket) and the
+ * device API (a device registers itself), the test token provider (which signs a token for
+ * any user id asked) and the demo chat's sign-up beside it. Health, metrics, the Beams publish API (its own 100/s bucket) and the
  * Beams token provider (a valid token) are not limited.
  */
-const ANONYMOUS = /^\/(?:device_api\/v1\/instances|services\/chatkit_token_provider\/v1)\/([^/?]+)/;
+const ANONYMOUS = /^\/(?:device_api\/v1\/instances|services\/chatkit_token_provider\/v1|services\/parley_demo\/v1)\/([^/?]+)/;
 
 /** What `fastify.createRateLimit` answers (the plugin's own arithmetic on the counters' window). */
 interface LimitResult {
