@@ -21,6 +21,7 @@ import { WebhooksModule } from '../modules/webhooks/webhooks.module';
 import { IdempotencyModule } from '../modules/idempotency/idempotency.module';
 import { guardWriteRoutes } from '../modules/idempotency/idempotent-write-routes';
 import { SignUpDemoUserModule } from '../modules/users/sign-up-demo-user/sign-up-demo-user';
+import { OperatorModule } from '../modules/operator/operator.module';
 import { CoreModule } from './core.module';
 import { demoServed } from './demo-page';
 import { Runtime } from './runtime';
@@ -54,6 +55,8 @@ export class AppModule {
       ...(demoServed(runtime.config) ? [SignUpDemoUserModule] : []),
     ];
     guardWriteRoutes(imports);
+    // The deployment API exists only with the console on; its writes take no Idempotency-Key (docs/console.md).
+    if (runtime.config.consoleEnabled) imports.push(OperatorModule);
     return { module: AppModule, imports };
   }
 }

@@ -5,8 +5,9 @@ import { forbidden } from '../../../shared/domain/errors';
 import { Actor } from '../../../shared/domain/event';
 import { AccessTokenStrategy, authenticationError, RequestActor } from './access-token.strategy';
 import { actingInRequest } from '../../../shared/observability/request-context';
+import { Operator, operatorActor } from './operator-token';
 
-export type AuthenticatedRequest = FastifyRequest & { actor?: RequestActor };
+export type AuthenticatedRequest = FastifyRequest & { actor?: RequestActor; operator?: Operator };
 
 /**
  * Verifies the access token for the instance named in the path (`:instanceId`), through
@@ -43,6 +44,12 @@ export const CurrentActor = createParamDecorator((_: unknown, context: Execution
   return { ...request.actor!, requestId: request.id };
 });
 
+/** What the audit records of the operator a deployment-credential route verified (`{key_id: "console", console_user}`), in this request. */
+export const CurrentOperatorActor = createParamDecorator((_: unknown, context: ExecutionContext): Actor => {
+  const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
+  return operatorActor(request.operator!, request.id);
+});
+
 export const requireSu = (actor: RequestActor): void => {
   if (!actor.su) throw forbidden('su_required', 'This call needs a token with the "su" claim');
 };
@@ -54,12 +61,13 @@ export const requireSelfOrSu = (actor: RequestActor, userId: string): void => {
   }
 };
 
-/** The audit trail records which key and which user caused each event, and in which request (metadata.request_id). */
+/** The audit trail records which key, which user and which console user caused each event, and in which request (metadata.request_id). */
 export const auditActor = (actor: RequestActor): Actor => {
   const audit: Actor = {
     key_id: actor.keyId,
     ...(actor.userId !== undefined && { user_id: actor.userId }),
     ...(actor.su && { su: true }),
+    ...(actor.consoleUser !== undefined && { console_user: actor.consoleUser }),
   };
   return actingInRequest(audit, actor.requestId);
 };
