@@ -66,13 +66,19 @@ describe('console inspector routes (services/parley_admin/v1)', () => {
     expect(ids(await ok(get('/users')))).toEqual(['alice', 'alina', 'bob', 'carol', 'dave']);
     const first = await ok(get('/users?prefix=Al&limit=1'));
     expect(first).toEqual({ users: [{ id: 'bob', name: 'Alice Cooper', created_at: expect.any(String), updated_at: expect.any(String) }], next: expect.any(String) });
-    // "Al" matches no id (case-sensitive) and three names, in name order.
+    // "Al" matches no id (ids are case-sensitive) and three names in any case, in name order.
     const second = await ok(get(`/users?prefix=Al&limit=1&after=${first.next}`));
     const third = await ok(get(`/users?prefix=Al&limit=1&after=${second.next}`));
     expect([...ids(second), ...ids(third)]).toEqual(['carol', 'alina']);
     expect(third.next).toBeUndefined();
-    // "al" matches ids first, then names ("alice" is named "Zed").
-    expect(ids(await ok(get('/users?prefix=al')))).toEqual(['alice', 'alina']);
+    // "al" matches ids first ("alice" is named "Zed"), then names.
+    expect(ids(await ok(get('/users?prefix=al')))).toEqual(['alice', 'alina', 'bob', 'carol']);
+    expect(ids(await ok(get('/users?prefix=ALICE%20L')))).toEqual(['carol']);
+    // A rename moves the user in the search.
+    await ok(s.request('PUT', s.chat('/users/dave'), { body: { name: 'Alfonso' } }));
+    expect(ids(await ok(get('/users?prefix=alf')))).toEqual(['dave']);
+    expect(ids(await ok(get('/users?prefix=dav')))).toEqual(['dave']);
+    expect(ids(await ok(get('/users?prefix=Dave')))).toEqual([]);
     expect(ids(await ok(get('/users?prefix=nobody')))).toEqual([]);
     expect((await get('/users?limit=101')).body.error).toBe('services/parley_admin/unprocessable_entity/invalid_limit');
     expect((await get('/users?after=garbage')).body.error).toBe('services/parley_admin/unprocessable_entity/invalid_after');
@@ -87,7 +93,8 @@ describe('console inspector routes (services/parley_admin/v1)', () => {
       { id: 'secret-plans', name: 'Plans', private: true, member_count: 2, created_at: expect.any(String), updated_at: expect.any(String) },
     ]);
     expect((await ok(get('/rooms?prefix=P'))).rooms.map((r: any) => r.id)).toEqual(['secret-plans']);
-    expect((await ok(get('/rooms?prefix=L'))).rooms.map((r: any) => r.id)).toEqual(['lobby', 'empty']);
+    expect((await ok(get('/rooms?prefix=l'))).rooms.map((r: any) => r.id)).toEqual(['lobby', 'empty']);
+    expect((await ok(get('/rooms?prefix=PLA'))).rooms.map((r: any) => r.id)).toEqual(['secret-plans']);
     const page = await ok(get('/rooms?limit=2'));
     expect(page.rooms.map((r: any) => r.id)).toEqual(['empty', 'lobby']);
     expect((await ok(get(`/rooms?limit=2&after=${page.next}`))).rooms.map((r: any) => r.id)).toEqual(['secret-plans']);
