@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { EVENT_STORE, EventStore } from '../../src/shared/ports/event-store.port';
 import { startTestServer, TestServer } from '../support/test-server';
 import { eventually } from '../support/waiting';
+import { scanForMarkers } from '../support/byte-scan';
 
 /**
  * The console's per-instance reads (`/services/parley_admin/v1/<instance>/…`) on a real server
@@ -195,6 +196,27 @@ describe('console inspector routes (services/parley_admin/v1)', () => {
     expect(res.body.messages).toEqual([expect.objectContaining({ id, user_id: 'erin', deleted: true, parts: [] })]);
     expect(res.text).not.toContain(secret);
     expect((await ok(get('/users?prefix=erin'))).users).toEqual([]);
+  });
+
+  it("leaves no copy of a deleted user's or room's name, in any case, in the data directory", async () => {
+    const names = { user: marker('User-Name'), renamed: marker('Renamed'), room: marker('Room-Name') };
+    const folded = Object.values(names).map((n) => n.toLowerCase());
+    await ok(s.request('POST', s.chat('/users'), { body: { id: 'gone', name: names.user } }));
+    await ok(s.request('PUT', s.chat('/users/gone'), { body: { name: names.renamed } }));
+    await ok(s.request('POST', s.chat('/rooms'), { body: { id: 'gone-room', name: names.room }, token: s.token({ sub: 'gone' }) }));
+    expect((await ok(get(`/users?prefix=${folded[1]}`))).users.map((u: any) => u.id)).toEqual(['gone']);
+    expect((await ok(get(`/rooms?prefix=${folded[2]}`))).rooms.map((r: any) => r.id)).toEqual(['gone-room']);
+    // The names read model holds them case-folded: a scan for the folded forms finds them there.
+    expect(scanForMarkers({ folders: [s.dataDir] }, folded.slice(1))).not.toEqual([]);
+
+    await ok(s.request('DELETE', s.chat('/rooms/gone-room')));
+    await ok(s.request('DELETE', s.chat('/users/gone')));
+    expect((await ok(get(`/users?prefix=${folded[1]}`))).users).toEqual([]);
+    expect((await ok(get(`/rooms?prefix=${folded[2]}`))).rooms).toEqual([]);
+    await eventually(() => scanForMarkers({ folders: [s.dataDir] }, folded).length === 0, {
+      what: 'no file of DATA_DIR holds the folded names',
+      timeoutMs: 20_000,
+    });
   });
 
   it('lists the devices of a Beams user and the interests devices hold, with their subscriber counts', async () => {
