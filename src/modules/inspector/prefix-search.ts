@@ -11,8 +11,8 @@ export const SEARCH_PAGE_MAX = 100;
 /**
  * The range of the strings that start with `prefix`, in code point order (the order SQLite's
  * BINARY collation and MongoDB's simple collation give UTF-8): from the prefix itself up to,
- * not including, the prefix with its last code point raised by one. Null: no upper bound (a
- * prefix of only U+10FFFF).
+ * not including, the prefix with its last code point raised by one (past U+10FFFF, the one
+ * before it); without `lt` (a prefix of only U+10FFFF) the range has no upper bound.
  */
 export function prefixRange(prefix: string): { gte: string; lt?: string } {
   const points = [...prefix];
