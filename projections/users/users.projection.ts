@@ -16,11 +16,13 @@ export interface UserDocument extends Document {
 
 export const userDocumentId = (instanceId: string, userId: string) => documentId(instanceId, userId);
 
-/** Users as the API returns them, listed by creation time. */
+/** Users as the API returns them, listed by creation time (and by id). */
 export const usersProjection: ProjectionDefinition<UserEvent, UserDocument> = {
   name: 'users',
   version: 1,
-  collections: [{ name: USERS, indexes: [{ fields: ['instance_id', 'created_at', 'id'] }] }],
+  // By id: the admin route's search by id prefix pages through it (added to a collection built
+  // before, it is built when the server starts, with no rebuild).
+  collections: [{ name: USERS, indexes: [{ fields: ['instance_id', 'created_at', 'id'] }, { fields: ['instance_id', 'id'] }] }],
   handles: ['UserCreated', 'UserUpdated', 'UserDeleted'],
   destroys: ['UserDeleted'],
 
