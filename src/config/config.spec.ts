@@ -89,6 +89,13 @@ describe('loadConfig', () => {
     expect(loadConfig({ WEBHOOK_RETRY_SCHEDULE_MS: '' }).webhookRetryScheduleMs).toEqual([]);
   });
 
+  it('folds projections on the request thread unless PROJECTOR_THREAD=true (anything else refused)', () => {
+    expect(loadConfig({}).projectorThread).toBe(false);
+    expect(loadConfig({ PROJECTOR_THREAD: ' TRUE ' }).projectorThread).toBe(true);
+    expect(loadConfig({ PROJECTOR_THREAD: 'false' }).projectorThread).toBe(false);
+    expect(() => loadConfig({ PROJECTOR_THREAD: 'yes' })).toThrow(ConfigError);
+  });
+
   it('never repeats a refused MASTER_KEY in its message', () => {
     const bad = 'not-a-key-but-maybe-a-secret';
     expect(() => loadConfig({ MASTER_KEY: bad })).toThrow(expect.objectContaining({ message: expect.not.stringContaining(bad) }));

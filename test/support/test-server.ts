@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config/config';
-import { openRuntime } from '../../src/app/runtime';
+import { openRuntime, Runtime } from '../../src/app/runtime';
 import { RunningServer, startServer } from '../../src/app/create-app';
 
 export const CERT_FILE = join(__dirname, '..', '.certs', 'localhost.pem');
@@ -18,6 +18,8 @@ export interface TestResponse<T = any> {
 
 export interface TestServer {
   readonly server: RunningServer;
+  /** The runtime the server runs on (its projectors, stores and watch). */
+  readonly runtime: Runtime;
   readonly baseUrl: string;
   readonly httpsPort?: number;
   readonly dataDir: string;
@@ -73,6 +75,7 @@ export async function startTestServer(
   const suToken = token({ su: true });
   return {
     server,
+    runtime,
     baseUrl,
     httpsPort: server.httpsPort,
     dataDir,
