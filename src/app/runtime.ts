@@ -61,10 +61,6 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
-/** Tests set it (before opening a runtime) to make the projector thread fail on demand (`ProjectorThread.crashForTest`). */
-export let projectorThreadTestHooks = false;
-export const enableProjectorThreadTestHooks = (): void => void (projectorThreadTestHooks = true);
-
 /**
  * `beforeCatchUp` runs once the stores are open (and DATA_DIR locked), before the projectors fold
  * what they missed. `projections` are the ones this release lists (projections/index.ts); a
@@ -73,7 +69,11 @@ export const enableProjectorThreadTestHooks = (): void => void (projectorThreadT
 export async function openRuntime(
   config: ParleyConfig,
   mode: ProjectorMode,
-  hooks: { beforeCatchUp?: () => Promise<void> } = {},
+  hooks: {
+    beforeCatchUp?: () => Promise<void>;
+    /** Tests: the projector thread may be made to fail on demand (`ProjectorThread.crashForTest`). */
+    projectorThreadTestHooks?: boolean;
+  } = {},
   projections: readonly ProjectionDefinition[] = ALL_PROJECTIONS,
 ): Promise<Runtime> {
   const logger = createLogger(config.logLevel);
@@ -105,7 +105,7 @@ export async function openRuntime(
     runner =
       mode === 'embedded' && config.projectorThread && log instanceof SqliteEventStore && !config.mongodbUri
         ? new ProjectorThread(
-            { config: projectorThreadConfig(config), leaseOwner, projections: projections.map(({ name, version }) => ({ name, version })), testHooks: projectorThreadTestHooks },
+            { config: projectorThreadConfig(config), leaseOwner, projections: projections.map(({ name, version }) => ({ name, version })), testHooks: hooks.projectorThreadTestHooks ?? false },
             log,
             ring,
             logger,

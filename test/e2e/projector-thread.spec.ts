@@ -1,5 +1,4 @@
 import { threadId } from 'node:worker_threads';
-import { enableProjectorThreadTestHooks } from '../../src/app/runtime';
 import { ProjectorThread } from '../../src/app/projector-thread/projector-thread';
 import { ALL_PROJECTIONS } from '../../projections';
 import { startTestServer, TestServer } from '../support/test-server';
@@ -10,8 +9,7 @@ describe('the projector thread (PROJECTOR_THREAD=true)', () => {
   let s: TestServer;
   let thread: ProjectorThread;
   beforeAll(async () => {
-    enableProjectorThreadTestHooks();
-    s = await startTestServer({ env: { PROJECTOR_THREAD: 'true' } });
+    s = await startTestServer({ env: { PROJECTOR_THREAD: 'true' }, projectorThreadTestHooks: true });
     thread = s.runtime.runner as ProjectorThread;
   });
   afterAll(() => s.close());

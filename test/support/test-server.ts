@@ -46,7 +46,7 @@ let counter = 0;
  * ports of 127.0.0.1, with one instance, one key and the test token provider enabled.
  */
 export async function startTestServer(
-  options: { https?: boolean; dataDir?: string; env?: Record<string, string> } = {},
+  options: { https?: boolean; dataDir?: string; env?: Record<string, string>; projectorThreadTestHooks?: boolean } = {},
 ): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'parley-test-'));
   const instanceId = `test-${process.pid}-${++counter}`;
@@ -63,7 +63,7 @@ export async function startTestServer(
     ...(options.https && { HTTPS_PORT: '0', TLS_CERT_FILE: CERT_FILE, TLS_KEY_FILE: KEY_FILE }),
     ...options.env,
   });
-  const runtime = await openRuntime(config, 'embedded');
+  const runtime = await openRuntime(config, 'embedded', { projectorThreadTestHooks: options.projectorThreadTestHooks });
   const server = await startServer(runtime);
   const baseUrl = `http://127.0.0.1:${server.httpPort}`;
   const token: TestServer['token'] = ({ sub, su, expiresIn = 3600 } = {}) =>

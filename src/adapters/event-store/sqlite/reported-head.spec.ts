@@ -31,15 +31,17 @@ describe('SqliteEventStore reading up to the head its writer reports', () => {
       walFlush: { fdatasync: (fd, done) => void held.push((error) => (error ? done(error) : fdatasync(fd, done))), fdatasyncSync: () => undefined },
     });
     const listeners = new Set<() => void>();
-    const head: ReportedHead & { moveTo(through: number): void } = {
-      through: 0,
-      moveTo(through) {
-        this.through = through;
-        for (const listener of listeners) listener();
+    let through = 0;
+    const head: ReportedHead = {
+      get through() {
+        return through;
       },
       onMoved: (listener) => (listeners.add(listener), () => listeners.delete(listener)),
     };
-    stopWatching = writer.watchVisibleHead((through) => (heads.push(through), head.moveTo(through)));
+    stopWatching = writer.watchVisibleHead((moved) => {
+      heads.push((through = moved));
+      for (const listener of listeners) listener();
+    });
     // Polling for other processes' commits once a minute: whatever the reader sees sooner came from the report.
     reader = new SqliteEventStore(file, { reportedHead: head, pollMs: 60_000 });
   });
