@@ -89,8 +89,8 @@ describe('loadConfig', () => {
     expect(loadConfig({ WEBHOOK_RETRY_SCHEDULE_MS: '' }).webhookRetryScheduleMs).toEqual([]);
   });
 
-  it('folds projections on the request thread unless PROJECTOR_THREAD=true (anything else refused)', () => {
-    expect(loadConfig({}).projectorThread).toBe(false);
+  it('folds projections on a thread of their own unless PROJECTOR_THREAD=false (anything else refused)', () => {
+    expect(loadConfig({}).projectorThread).toBe(true);
     expect(loadConfig({ PROJECTOR_THREAD: ' TRUE ' }).projectorThread).toBe(true);
     expect(loadConfig({ PROJECTOR_THREAD: 'false' }).projectorThread).toBe(false);
     expect(() => loadConfig({ PROJECTOR_THREAD: 'yes' })).toThrow(ConfigError);

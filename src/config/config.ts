@@ -278,7 +278,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ParleyConfig {
     // Node's own default; Fastify's is none, so a body that stops short held its request open forever.
     requestTimeoutMs: integerVariable(env, 'REQUEST_TIMEOUT_MS', MILLISECONDS(1_000, 3_600_000), 300_000),
     projectionLeaseTtlMs: integerVariable(env, 'PROJECTION_LEASE_TTL_MS', MILLISECONDS(1_000, 600_000), 15_000),
-    projectorThread: booleanVariable(env, 'PROJECTOR_THREAD', false),
+    projectorThread: booleanVariable(env, 'PROJECTOR_THREAD', true),
     orphanBlobGraceMs: integerVariable(env, 'ORPHAN_BLOB_GRACE_MS', MILLISECONDS(1_000, 30 * 86_400_000), 3_600_000),
     readinessMaxLagMs: integerVariable(env, 'READINESS_MAX_LAG_MS', MILLISECONDS(100, 3_600_000), 10_000),
     storageLowSpaceBytes: integerVariable(env, 'STORAGE_LOW_SPACE_BYTES', { min: 0, max: Number.MAX_SAFE_INTEGER, what: 'a whole number of bytes' }, 1024 ** 3),
