@@ -9,7 +9,7 @@ describe('the projector thread (PROJECTOR_THREAD=true)', () => {
   let s: TestServer;
   let thread: ProjectorThread;
   beforeAll(async () => {
-    s = await startTestServer({ env: { PROJECTOR_THREAD: 'true' }, projectorThreadTestHooks: true });
+    s = await startTestServer({ env: { PROJECTOR_THREAD: 'true', METRICS_TOKEN: 'scrape' }, projectorThreadTestHooks: true });
     thread = s.runtime.runner as ProjectorThread;
   });
   afterAll(() => s.close());
@@ -36,6 +36,13 @@ describe('the projector thread (PROJECTOR_THREAD=true)', () => {
     expect(sent.status).toBe(201);
     const listed = await s.request('GET', s.chat(`/rooms/${room.body.id}/messages`), { token: s.token({ sub: 'ana' }) });
     expect(listed.body.map((m: { id: number; parts: { content: string }[] }) => [m.id, m.parts[0].content])).toEqual([[sent.body.message_id, 'hello from the request thread']]);
+  });
+
+  it("counts the thread's batches in the server's /metrics", async () => {
+    const scraped = await s.request('GET', '/metrics', { token: null, headers: { authorization: 'Bearer scrape' } });
+    expect(scraped.status).toBe(200);
+    const batches = Number(/^parley_projector_batch_events_count (\d+)$/m.exec(scraped.text)?.[1]);
+    expect(batches).toBeGreaterThan(0);
   });
 
   it('restarts a thread that crashed, from its checkpoints: writes made meanwhile and before are all read back', async () => {
