@@ -102,6 +102,8 @@ export async function openRuntime(
   let shredSweep: PeriodicSweep | null = null;
   if (mode !== 'separate') {
     const log = opened.events;
+    // The embedded server on SQLite folds on a thread of its own (PROJECTOR_THREAD), which opens
+    // its own connections to DATA_DIR's files; any other process folds on its one thread.
     runner =
       mode === 'embedded' && config.projectorThread && log instanceof SqliteEventStore && !config.mongodbUri
         ? new ProjectorThread(
