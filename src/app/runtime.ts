@@ -4,10 +4,10 @@ import { ParleyConfig } from '../config/config';
 import { SecretBox } from '../shared/crypto/secret-box';
 import { makePrivateDir } from '../shared/files/private-files';
 import { openMasterKey } from '../shared/crypto/master-key';
-import { PROJECTOR_STATUS, ProjectorRunner, ProjectorRunnerOptions } from '../shared/application/projection-runtime/projector-runner';
-import { ProcessProjectors } from '../shared/application/projection-runtime/process-projectors';
+import { PROJECTOR_STATUS } from '../shared/application/projection-runtime/projector-runner';
+import type { Projectors } from '../shared/application/projection-runtime/process-projectors';
 import { ProjectionWatch } from '../shared/application/projection-runtime/projection-watch';
-import { buildingApart, ProjectionVersions } from '../shared/application/projection-runtime/projection-versions';
+import { ProjectionVersions } from '../shared/application/projection-runtime/projection-versions';
 import { ObservedEventStore, StorageHealth } from '../shared/application/operations/storage-health';
 import { openStores, Stores } from '../infrastructure/stores';
 import { DataKeyRing } from '../shared/crypto/data-key-ring';
@@ -19,7 +19,11 @@ import { createLogger, Logger } from '../infrastructure/logger';
 import { explainDataDirFailure } from '../infrastructure/data-dir-space';
 import { DataDirLock } from '../infrastructure/data-dir-lock';
 import { ALL_PROJECTIONS } from '../../projections';
-import { checkpointName, physicalCollectionSpecs, ProjectionDefinition } from '../../projections/projection';
+import { physicalCollectionSpecs, ProjectionDefinition } from '../../projections/projection';
+import { SqliteEventStore } from '../adapters/event-store/sqlite/sqlite-event-store';
+import { openProjectors } from './projectors';
+import { ProjectorThread } from './projector-thread/projector-thread';
+import { projectorThreadConfig } from './projector-thread/protocol';
 
 /** How often a process that folds projections sweeps the log's deletes for keys a crash left undestroyed. */
 /**
@@ -45,8 +49,8 @@ export interface Runtime {
   readonly logger: Logger;
   readonly stores: Stores;
   readonly secretBox: SecretBox;
-  /** The projectors this process runs (embedded, in-process), none for `separate`. */
-  readonly runner: ProcessProjectors | null;
+  /** The projectors this process runs (embedded: here or on its projector thread; in-process), none for `separate`. */
+  readonly runner: Projectors | null;
   /** Read-your-writes and projection positions for this process. */
   readonly projections: ProjectionWatch;
   /** Which version of each projection serves reads. */
@@ -57,10 +61,6 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
-
-/** Events per page while a new projection version builds in a serving process (the runner's live catch-up size). */
-const BUILDING_PAGE = 2_000;
-
 /**
  * `beforeCatchUp` runs once the stores are open (and DATA_DIR locked), before the projectors fold
  * what they missed. `projections` are the ones this release lists (projections/index.ts); a
@@ -69,7 +69,11 @@ const BUILDING_PAGE = 2_000;
 export async function openRuntime(
   config: ParleyConfig,
   mode: ProjectorMode,
-  hooks: { beforeCatchUp?: () => Promise<void> } = {},
+  hooks: {
+    beforeCatchUp?: () => Promise<void>;
+    /** Tests: the projector thread may be made to fail on demand (`ProjectorThread.crashForTest`). */
+    projectorThreadTestHooks?: boolean;
+  } = {},
   projections: readonly ProjectionDefinition[] = ALL_PROJECTIONS,
 ): Promise<Runtime> {
   const logger = createLogger(config.logLevel);
@@ -86,35 +90,29 @@ export async function openRuntime(
   // Locked, the embedded server alone destroys the keys in DATA_DIR/keys.sqlite (a CLI beside it only destroys again what the server already forgot).
   const secretBox = await openMasterKey(config, observed);
   const rules = personalDataRulesFor(config);
-  const sealing = new SealingEventStore(observed, new DataKeyRing(opened.dataKeys, secretBox, { ...config.dataKeyCache, exclusive: lock !== null && !config.mongodbUri }), rules, (error, selectors) =>
+  const ring = new DataKeyRing(opened.dataKeys, secretBox, { ...config.dataKeyCache, exclusive: lock !== null && !config.mongodbUri });
+  const sealing = new SealingEventStore(observed, ring, rules, (error, selectors) =>
     logger.error({ err: error, data_keys: selectors.length }, 'a delete is stored but its data keys could not be destroyed yet; the next sweep destroys them'),
   );
   const stores: Stores = { ...opened, events: sealing };
   // The embedded server is alone on its data directory (the lock), so a stable owner
   // lets a restart renew the leases its killed predecessor still held.
   const leaseOwner = mode === 'embedded' ? `embedded@${hostname()}:${config.dataDir}` : `${hostname()}:${process.pid}:${randomUUID()}`;
-  let runner: ProcessProjectors | null = null;
+  let runner: Projectors | null = null;
   let shredSweep: PeriodicSweep | null = null;
   if (mode !== 'separate') {
-    const runnerFor = (definitions: readonly ProjectionDefinition[], options: Partial<ProjectorRunnerOptions> = {}) =>
-      new ProjectorRunner(stores.events, stores.readModels, definitions, {
-        owner: mode === 'embedded' ? leaseOwner : undefined,
-        leaseTtlMs: config.projectionLeaseTtlMs,
-        onLeasesChanged: (held) => logger.info({ projections: held }, 'projector holds these projections now'),
-        onError: (error, { projection, parked, freedSpace }) =>
-          freedSpace
-            ? logger.warn({ err: error }, "deleted content may stay in the read models' files until the next delete or start")
-            : parked
-              ? logger.error({ err: error, projection }, 'projection parked: one event keeps failing it; the others go on')
-              : projection
-                ? logger.error({ err: error, projection }, 'projection failed on an event; it alone tries it again shortly, the others go on')
-                : logger.error({ err: error }, 'projector dropped; resubscribing from its checkpoints'),
-        ...options,
-      });
-    const { current, building } = buildingApart(projections, await stores.readModels.getCheckpoints(projections.map(checkpointName)));
-    if (building.length) logger.info({ projections: building.map(checkpointName) }, 'new projection versions build beside the serving ones, which serve meanwhile');
-    // The building versions fold while the process serves: pages of the live size keep answers prompt.
-    runner = new ProcessProjectors(runnerFor(current), building.length ? runnerFor(building, { catchUpPage: BUILDING_PAGE }) : null);
+    const log = opened.events;
+    // The embedded server on SQLite folds on a thread of its own (PROJECTOR_THREAD), which opens
+    // its own connections to DATA_DIR's files; any other process folds on its one thread.
+    runner =
+      mode === 'embedded' && config.projectorThread && log instanceof SqliteEventStore && !config.mongodbUri
+        ? new ProjectorThread(
+            { config: projectorThreadConfig(config), leaseOwner, projections: projections.map(({ name, version }) => ({ name, version })), testHooks: hooks.projectorThreadTestHooks ?? false },
+            log,
+            ring,
+            logger,
+          )
+        : await openProjectors(stores.events, stores.readModels, { config, owner: mode === 'embedded' ? leaseOwner : undefined, logger, projections });
   }
   // Positions come from the watch, which needs the versions to resolve waits: tie the knot lazily.
   let watch: ProjectionWatch | null = null;

@@ -100,6 +100,13 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ CONSOLE_ADMIN_SECRET: bad })).toThrow(expect.objectContaining({ message: expect.not.stringContaining(bad) }));
   });
 
+  it('folds projections on a thread of their own unless PROJECTOR_THREAD=false (anything else refused)', () => {
+    expect(loadConfig({}).projectorThread).toBe(true);
+    expect(loadConfig({ PROJECTOR_THREAD: ' TRUE ' }).projectorThread).toBe(true);
+    expect(loadConfig({ PROJECTOR_THREAD: 'false' }).projectorThread).toBe(false);
+    expect(() => loadConfig({ PROJECTOR_THREAD: 'yes' })).toThrow(ConfigError);
+  });
+
   it('never repeats a refused MASTER_KEY in its message', () => {
     const bad = 'not-a-key-but-maybe-a-secret';
     expect(() => loadConfig({ MASTER_KEY: bad })).toThrow(expect.objectContaining({ message: expect.not.stringContaining(bad) }));

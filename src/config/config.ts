@@ -51,6 +51,11 @@ export interface ParleyConfig {
   readonly requestTimeoutMs: number;
   /** How long a projection lease lasts unrenewed: how soon a worker takes over from a dead one. */
   readonly projectionLeaseTtlMs: number;
+  /**
+   * PROJECTOR_THREAD: the embedded server folds its projections on a worker thread of its own
+   * (with its own connections to DATA_DIR's stores), leaving the request thread to requests.
+   */
+  readonly projectorThread: boolean;
   /** How old a stored blob no attachment refers to must be before the orphan blob sweep removes it (uploads in progress are younger). */
   readonly orphanBlobGraceMs: number;
   /** /health reports unready when a projection's oldest unfolded event is older than this. */
@@ -294,6 +299,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ParleyConfig {
     // Node's own default; Fastify's is none, so a body that stops short held its request open forever.
     requestTimeoutMs: integerVariable(env, 'REQUEST_TIMEOUT_MS', MILLISECONDS(1_000, 3_600_000), 300_000),
     projectionLeaseTtlMs: integerVariable(env, 'PROJECTION_LEASE_TTL_MS', MILLISECONDS(1_000, 600_000), 15_000),
+    projectorThread: booleanVariable(env, 'PROJECTOR_THREAD', true),
     orphanBlobGraceMs: integerVariable(env, 'ORPHAN_BLOB_GRACE_MS', MILLISECONDS(1_000, 30 * 86_400_000), 3_600_000),
     readinessMaxLagMs: integerVariable(env, 'READINESS_MAX_LAG_MS', MILLISECONDS(100, 3_600_000), 10_000),
     storageLowSpaceBytes: integerVariable(env, 'STORAGE_LOW_SPACE_BYTES', { min: 0, max: Number.MAX_SAFE_INTEGER, what: 'a whole number of bytes' }, 1024 ** 3),

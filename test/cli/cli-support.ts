@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config/config';
 import { openRuntime } from '../../src/app/runtime';
-import type { ProcessProjectors } from '../../src/shared/application/projection-runtime/process-projectors';
+import type { Projectors } from '../../src/shared/application/projection-runtime/process-projectors';
 import { RunningServer, startServer } from '../../src/app/create-app';
 import { CliIo } from '../../src/cli/cli-io';
 import { eventually as untilHolds } from '../support/waiting';
@@ -41,7 +41,7 @@ export const KEY_SECRET = 'boot-secret-7f3a9c0e51d2';
 export interface Parley {
   readonly server: RunningServer;
   /** The server's in-process projectors. */
-  readonly runner: ProcessProjectors;
+  readonly runner: Projectors;
   readonly instanceId: string;
   /** An access token signed with `secret` (default: the bootstrap key) for `instanceId`. */
   token(claims?: { sub?: string; su?: boolean }, key?: { keyId: string; secret: string }, instanceId?: string): string;

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config/config';
-import { openRuntime } from '../../src/app/runtime';
+import { openRuntime, Runtime } from '../../src/app/runtime';
 import { RunningServer, startServer } from '../../src/app/create-app';
 
 export const CERT_FILE = join(__dirname, '..', '.certs', 'localhost.pem');
@@ -18,6 +18,8 @@ export interface TestResponse<T = any> {
 
 export interface TestServer {
   readonly server: RunningServer;
+  /** The runtime the server runs on (its projectors, stores and watch). */
+  readonly runtime: Runtime;
   readonly baseUrl: string;
   readonly httpsPort?: number;
   readonly dataDir: string;
@@ -44,7 +46,7 @@ let counter = 0;
  * ports of 127.0.0.1, with one instance, one key and the test token provider enabled.
  */
 export async function startTestServer(
-  options: { https?: boolean; dataDir?: string; env?: Record<string, string> } = {},
+  options: { https?: boolean; dataDir?: string; env?: Record<string, string>; projectorThreadTestHooks?: boolean } = {},
 ): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'parley-test-'));
   const instanceId = `test-${process.pid}-${++counter}`;
@@ -61,7 +63,7 @@ export async function startTestServer(
     ...(options.https && { HTTPS_PORT: '0', TLS_CERT_FILE: CERT_FILE, TLS_KEY_FILE: KEY_FILE }),
     ...options.env,
   });
-  const runtime = await openRuntime(config, 'embedded');
+  const runtime = await openRuntime(config, 'embedded', { projectorThreadTestHooks: options.projectorThreadTestHooks });
   const server = await startServer(runtime);
   const baseUrl = `http://127.0.0.1:${server.httpPort}`;
   const token: TestServer['token'] = ({ sub, su, expiresIn = 3600 } = {}) =>
@@ -73,6 +75,7 @@ export async function startTestServer(
   const suToken = token({ su: true });
   return {
     server,
+    runtime,
     baseUrl,
     httpsPort: server.httpsPort,
     dataDir,

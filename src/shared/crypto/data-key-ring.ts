@@ -69,6 +69,7 @@ export class DataKeyRing {
   private readonly exclusive: boolean;
   /** Counts destroys begun: keys read or made while one ran are asked for again. */
   private destroys = 0;
+  private readonly destroyWatchers = new Set<(selector: DataKeySelector) => void>();
 
   /**
    * The keys to seal with: existing ones as stored, missing ones created durably (one write for
@@ -190,9 +191,25 @@ export class DataKeyRing {
    * (the sweep destroys them later), this process neither shows nor seals with them again.
    */
   async destroy(selector: DataKeySelector): Promise<number> {
+    this.forgetDestroyed(selector);
+    for (const watcher of this.destroyWatchers) watcher(selector);
+    return this.store.destroy(selector);
+  }
+
+  /**
+   * Told of each destroy through this ring, before the store is asked to destroy: a reader of
+   * the same store on another thread (the embedded server's projector thread) forgets the keys
+   * as soon as it reads the word (`forgetDestroyed`), not `ttlMs` later.
+   */
+  watchDestroys(watcher: (selector: DataKeySelector) => void): () => void {
+    this.destroyWatchers.add(watcher);
+    return () => this.destroyWatchers.delete(watcher);
+  }
+
+  /** Keys another ring of the same store is destroying: never opened here again (a read in flight asks the store again). */
+  forgetDestroyed(selector: DataKeySelector): void {
     this.destroys++;
     this.forget(selector);
-    return this.store.destroy(selector);
   }
 
   /** Every requested key when all are cached (into `keys`); false as soon as one is not. */

@@ -46,6 +46,19 @@ export interface SqliteEventStoreOptions {
   readonly lockTimeoutMs?: number;
   /** Caps the file at this many pages, like a quota: appends past it fail as "disk full". */
   readonly maxPageCount?: number;
+  /**
+   * For a reader beside the process that writes the log (the embedded server's projector
+   * thread): reads stop at the head that process reports as on disk, and its reports wake
+   * subscriptions at once. Such a store appends nothing.
+   */
+  readonly reportedHead?: ReportedHead;
+}
+
+/** The newest position another connection's writer has made durable, and word each time it moves. */
+export interface ReportedHead {
+  /** Every position up to this one (a sequence number; 0: none) is on disk. */
+  readonly through: number;
+  onMoved(listener: () => void): () => void;
 }
 
 /**
@@ -63,6 +76,8 @@ export class SqliteEventStore implements EventStore {
   private readonly durability: WalDurability;
   private readonly feeds: FeedSource;
   private readonly checkpointer: WalCheckpointer;
+  private readonly reportedHead: ReportedHead | null;
+  private readonly stopFollowingHead: () => void;
 
   constructor(
     private readonly file: string,
@@ -85,16 +100,45 @@ export class SqliteEventStore implements EventStore {
       throw error;
     }
     this.checkpointer = new WalCheckpointer(file);
+    this.reportedHead = options.reportedHead ?? null;
+    this.stopFollowingHead = this.reportedHead ? this.reportedHead.onMoved(() => doorbell.ring()) : () => undefined;
+  }
+
+  /**
+   * The newest position readers of this log may see (on disk), and word each time it moves:
+   * at once for this connection's commits, within `pollMs` for another process's.
+   */
+  watchVisibleHead(listener: (head: number) => void): () => void {
+    let reported = -1;
+    const report = () => {
+      let head: number;
+      try {
+        head = this.visibleHead();
+      } catch {
+        return; // A failing read: the next commit or poll reports again.
+      }
+      if (head !== reported) listener((reported = head));
+    };
+    const offDoorbell = this.feeds.doorbell.listen(report);
+    const timer = setInterval(report, this.feeds.pollMs);
+    timer.unref();
+    report();
+    return () => {
+      offDoorbell();
+      clearInterval(timer);
+    };
   }
 
   append(streamName: string, events: readonly EventToAppend[], expected: ExpectedRevision): Promise<AppendResult> {
     if (events.length === 0) return Promise.reject(new Error('append needs at least one event'));
+    if (this.reportedHead) return Promise.reject(new Error('this connection reads the log another one writes: it appends nothing'));
     if (!this.db.open) return Promise.reject(new EventStoreUnavailableError('the event log is closed'));
     return this.commits.append(streamName, events, expected);
   }
 
   async readStream(streamName: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
-    return this.storageErrors(() => this.reads.stream(streamName, options, Number.MAX_SAFE_INTEGER));
+    // A command reads its stream's commits before they are on disk; a reader of another's writes does not.
+    return this.storageErrors(() => this.reads.stream(streamName, options, this.reportedHead ? this.readableBelow() : Number.MAX_SAFE_INTEGER));
   }
 
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
@@ -103,8 +147,8 @@ export class SqliteEventStore implements EventStore {
 
   async headPosition(): Promise<LogPosition | null> {
     return this.storageErrors(() => {
-      const head = this.reads.headBelow(this.durability.readableBelow);
-      if (head) this.durability.ensureOnDisk(seqOf(head));
+      const head = this.reads.headBelow(this.readableBelow());
+      if (head) this.ensureOnDisk(seqOf(head));
       return head;
     });
   }
@@ -115,8 +159,8 @@ export class SqliteEventStore implements EventStore {
 
   subscribeToStream(streamName: string, options: SubscribeToStreamOptions = {}): LogSubscription {
     return feedOfStream(this.feeds, options.afterRevision ?? -1, (fromRevision, maxCount) => {
-      const events = this.reads.stream(streamName, { fromRevision, maxCount }, this.durability.readableBelow);
-      if (events.length) this.durability.ensureOnDisk(Math.max(seqOf(events[0].position), seqOf(events[events.length - 1].position)));
+      const events = this.reads.stream(streamName, { fromRevision, maxCount }, this.readableBelow());
+      if (events.length) this.ensureOnDisk(Math.max(seqOf(events[0].position), seqOf(events[events.length - 1].position)));
       return events;
     });
   }
@@ -128,6 +172,7 @@ export class SqliteEventStore implements EventStore {
   }
 
   async close(): Promise<void> {
+    this.stopFollowingHead();
     this.commits.close();
     await this.durability.close();
     await this.checkpointer.close();
@@ -136,9 +181,28 @@ export class SqliteEventStore implements EventStore {
 
   /** The log after `afterSeq` as its readers may see it: what is on disk, another process's commits flushed first. */
   private visibleAll(afterSeq: number, limit: number, filter?: LogFilter): RecordedEvent[] {
-    const events = this.reads.all(afterSeq, limit, this.durability.readableBelow, filter);
-    if (events.length) this.durability.ensureOnDisk(seqOf(events[events.length - 1].position));
+    const events = this.reads.all(afterSeq, limit, this.readableBelow(), filter);
+    if (events.length) this.ensureOnDisk(seqOf(events[events.length - 1].position));
     return events;
+  }
+
+  /** The newest position on disk that readers may see, 0 for an empty log. */
+  private visibleHead(): number {
+    const head = this.reads.headBelow(this.readableBelow());
+    if (!head) return 0;
+    this.ensureOnDisk(seqOf(head));
+    return seqOf(head);
+  }
+
+  /** Reads return positions below this one: what is on disk (as the writing connection reported it, for a reader beside it). */
+  private readableBelow(): number {
+    return this.reportedHead ? this.reportedHead.through + 1 : this.durability.readableBelow;
+  }
+
+  /** What the writer beside this reader reported is on disk already; anything else is flushed first. */
+  private ensureOnDisk(position: number): void {
+    if (this.reportedHead && position <= this.reportedHead.through) return;
+    this.durability.ensureOnDisk(position);
   }
 
   /** Runs a read, its storage failures as the port's "unavailable". */

@@ -178,6 +178,24 @@ describe('SealingEventStore', () => {
     await eventually(async () => ((await shortLived.readStream(TIMELINE))[0].data as { erased?: boolean }).erased, { what: 'the key destroyed elsewhere to be gone here' });
   });
 
+  it("stops showing a key another thread's ring destroyed as soon as it is told, long before the cache bound", async () => {
+    const writerRing = new DataKeyRing(keys, box, { size: 10, ttlMs: 60_000, exclusive: true });
+    const writer = new SealingEventStore(stores.events, writerRing, PERSONAL_DATA_RULES);
+    // The projector thread: its own ring over the same key store, told of each destroy of the writer's.
+    const readerKeys = new SqliteDataKeyStore(join(stores.dir, 'keys.sqlite'));
+    const readerRing = new DataKeyRing(readerKeys, box, { size: 10, ttlMs: 60_000 });
+    const reader = new SealingEventStore(stores.events, readerRing, PERSONAL_DATA_RULES);
+    const told: unknown[] = [];
+    writerRing.watchDestroys((selector) => (told.push(selector), readerRing.forgetDestroyed(selector)));
+    const text = marker('thread');
+    await writer.append(TIMELINE, [sent(1, text)], 'any');
+    expect(textOf((await reader.readStream(TIMELINE))[0])).toBe(text); // its key now cached in the reader's ring
+    await writer.append(ownStream(1), [deleted(1)], 'any');
+    expect(told).not.toEqual([]);
+    expect((await reader.readStream(TIMELINE))[0].data).toMatchObject({ erased: true });
+    await readerKeys.close();
+  });
+
   it('never seals with a cached key another process destroyed: the send gets a key of its own', async () => {
     await log.append('messageids-acme', [{ type: 'MessageIdsReserved', data: { first: 1, last: 1000 }, metadata: meta }], 'any');
     const elsewhere = new SqliteDataKeyStore(join(stores.dir, 'keys.sqlite'));

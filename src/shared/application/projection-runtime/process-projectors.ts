@@ -2,6 +2,21 @@ import { LogPosition } from '../../domain/event';
 import type { ProjectionStatus, ProjectorRunner } from './projector-runner';
 
 /**
+ * What the rest of a process uses of its projectors (ProjectionWatch, health, readiness,
+ * metrics): ProcessProjectors folding here, or the embedded server's view of its projector thread.
+ */
+export interface Projectors {
+  readonly running: string[];
+  start(): Promise<void>;
+  holds(checkpoint: string): boolean;
+  positionOf(checkpoint: string): LogPosition | null;
+  parkedAt(checkpoint: string): LogPosition | null;
+  status(): ProjectionStatus[];
+  onProgress(listener: () => void): () => void;
+  stop(): Promise<void>;
+}
+
+/**
  * The projector runners of one process: one folds the versions that serve reads (with any
  * retired ones still listed), the other the versions building beside them (see
  * `buildingApart`), each with its own subscription. The process is ready once the serving
@@ -10,7 +25,7 @@ import type { ProjectionStatus, ProjectorRunner } from './projector-runner';
  * building version once it has caught up (ProjectionVersions); it goes on folding in its own
  * runner until the process restarts.
  */
-export class ProcessProjectors {
+export class ProcessProjectors implements Projectors {
   private readonly runners: readonly ProjectorRunner[];
   private stopped = false;
 

@@ -1,0 +1,61 @@
+import type { ParleyConfig } from '../../config/config';
+import type { LogPosition } from '../../shared/domain/event';
+import type { DataKeySelector } from '../../shared/domain/personal-data';
+import type { ProjectionStatus } from '../../shared/application/projection-runtime/projector-runner';
+
+/**
+ * The messages between the embedded server's request thread and its projector thread
+ * (worker_threads). Everything here is plain data (structured clone).
+ */
+
+/** The settings the projector thread uses (the whole configuration holds what a thread cannot be sent). */
+export type ProjectorThreadConfig = Pick<ParleyConfig, 'dataDir' | 'logLevel' | 'masterKey' | 'dataKeyCache' | 'projectionLeaseTtlMs' | 'feedsSealItems'>;
+
+export const projectorThreadConfig = (config: ParleyConfig): ProjectorThreadConfig => ({
+  dataDir: config.dataDir,
+  logLevel: config.logLevel,
+  masterKey: config.masterKey,
+  dataKeyCache: config.dataKeyCache,
+  projectionLeaseTtlMs: config.projectionLeaseTtlMs,
+  feedsSealItems: config.feedsSealItems,
+});
+
+/** What the projector thread is started with. */
+export interface ProjectorThreadData {
+  readonly config: ProjectorThreadConfig;
+  /** The embedded server's stable lease owner: the thread renews what its predecessor (or a killed process) held. */
+  readonly leaseOwner: string;
+  /** The projections the release lists, by name and version (definitions hold functions: the thread finds them by name). */
+  readonly projections: readonly { readonly name: string; readonly version: number }[];
+  /** The newest position on disk when the thread starts (`HeadMoved.through`). */
+  readonly head: number;
+  /** Lets a test make the thread fail (`Crash`). */
+  readonly testHooks: boolean;
+}
+
+/** Request thread → projector thread. */
+export type ToProjectorThread =
+  /** Every position up to `through` (a row of events.sqlite) is on disk: fold up to it, now. */
+  | { readonly kind: 'head-moved'; readonly through: number }
+  /** The request thread is destroying these data keys: never open them again. */
+  | { readonly kind: 'keys-destroyed'; readonly selector: DataKeySelector }
+  /** Stop folding, write what was folded, release the leases, then answer `stopped`. */
+  | { readonly kind: 'stop' }
+  /** Test hook (only with `testHooks`): throw out of the thread, as a bug would. */
+  | { readonly kind: 'crash' };
+
+/** Projector thread → request thread. */
+export type FromProjectorThread =
+  /** What the projectors are, sent when anything other than positions changed. */
+  | {
+      readonly kind: 'state';
+      readonly threadId: number;
+      readonly running: readonly string[];
+      readonly status: readonly ProjectionStatus[];
+    }
+  /** Where each projection of the last `state` stands (same order), sent after every batch, with the batches' metrics. */
+  | { readonly kind: 'positions'; readonly positions: readonly (LogPosition | null)[]; readonly batches: readonly (readonly [events: number, seconds: number])[] }
+  /** The serving versions have folded what was in the log at the start (the building ones started). */
+  | { readonly kind: 'started' }
+  /** Stopped on request: checkpoints written, leases released. */
+  | { readonly kind: 'stopped' };

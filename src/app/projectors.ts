@@ -1,0 +1,51 @@
+import { ParleyConfig } from '../config/config';
+import { EventStore } from '../shared/ports/event-store.port';
+import { ReadModelStore } from '../shared/ports/read-model-store.port';
+import { ProjectorRunner, ProjectorRunnerOptions } from '../shared/application/projection-runtime/projector-runner';
+import { ProcessProjectors } from '../shared/application/projection-runtime/process-projectors';
+import { buildingApart } from '../shared/application/projection-runtime/projection-versions';
+import { checkpointName, ProjectionDefinition } from '../../projections/projection';
+import { Logger } from '../infrastructure/logger';
+
+/** Events per page while a new projection version builds in a serving process (the runner's live catch-up size). */
+const BUILDING_PAGE = 2_000;
+
+export interface ProjectorsSettings {
+  readonly config: Pick<ParleyConfig, 'projectionLeaseTtlMs'>;
+  /** The lease owner (the embedded server's stable one), or undefined for a fresh one per runner. */
+  readonly owner: string | undefined;
+  readonly logger: Logger;
+  readonly projections: readonly ProjectionDefinition[];
+  /** Each batch written (default: the process's metrics). */
+  readonly recordBatch?: ProjectorRunnerOptions['recordBatch'];
+}
+
+/**
+ * The projectors of a process that folds (the embedded server, on its request thread or its
+ * projector thread; a projector worker; the admin CLI): one runner for the versions serving
+ * reads, one for the versions building beside them (see `buildingApart`), with the options
+ * and log lines every such process uses.
+ */
+export async function openProjectors(events: EventStore, readModels: ReadModelStore, settings: ProjectorsSettings): Promise<ProcessProjectors> {
+  const { config, owner, logger, projections } = settings;
+  const runnerFor = (definitions: readonly ProjectionDefinition[], options: Partial<ProjectorRunnerOptions> = {}) =>
+    new ProjectorRunner(events, readModels, definitions, {
+      owner,
+      leaseTtlMs: config.projectionLeaseTtlMs,
+      recordBatch: settings.recordBatch,
+      onLeasesChanged: (held) => logger.info({ projections: held }, 'projector holds these projections now'),
+      onError: (error, { projection, parked, freedSpace }) =>
+        freedSpace
+          ? logger.warn({ err: error }, "deleted content may stay in the read models' files until the next delete or start")
+          : parked
+            ? logger.error({ err: error, projection }, 'projection parked: one event keeps failing it; the others go on')
+            : projection
+              ? logger.error({ err: error, projection }, 'projection failed on an event; it alone tries it again shortly, the others go on')
+              : logger.error({ err: error }, 'projector dropped; resubscribing from its checkpoints'),
+      ...options,
+    });
+  const { current, building } = buildingApart(projections, await readModels.getCheckpoints(projections.map(checkpointName)));
+  if (building.length) logger.info({ projections: building.map(checkpointName) }, 'new projection versions build beside the serving ones, which serve meanwhile');
+  // The building versions fold while the process serves: pages of the live size keep answers prompt.
+  return new ProcessProjectors(runnerFor(current), building.length ? runnerFor(building, { catchUpPage: BUILDING_PAGE }) : null);
+}
