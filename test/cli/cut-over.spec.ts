@@ -147,6 +147,22 @@ describe('a live cut-over: export, import, export again later, import again', ()
     expect(deleted.data).toMatchObject({ parts: [], erased: true });
   }, 60_000);
 
+  it('an import beside the running target: a keyed write it carries is not made again by a retry at once after it', async () => {
+    const sent = await keyed(src, src.chat('/rooms/general/messages'), 'app-job-44', { parts: [{ type: 'text/plain', content: 'sent before the last import' }] }, { sub: 'alice' });
+    expect(sent.status).toBe(201);
+    const third = await freshExport(source, INSTANCE);
+    exports.push(third);
+    // The target serves meanwhile, and has looked keys up since it started (a keyed request it refused changes nothing).
+    const refused = await keyed(dst!, dst!.chat('/rooms/general/messages'), 'app-job-refused', { parts: 'not parts' }, { sub: 'alice' });
+    expect(refused.status).toBeGreaterThanOrEqual(400);
+    // The import is another writer of its log.
+    expect(await importInto(target, third.folder)).toMatch(/: 1 events? appended/);
+    const retried = await keyed(dst!, dst!.chat('/rooms/general/messages'), 'app-job-44', { parts: [{ type: 'text/plain', content: 'sent before the last import' }] }, { sub: 'alice' });
+    expect(retried).toEqual({ status: 201, replayed: 'true', body: sent.body });
+    const general = await ok(dst!.request('GET', dst!.chat('/rooms/general/messages?limit=100')));
+    expect(general.filter((m: any) => m.parts?.[0]?.content === 'sent before the last import').map((m: any) => m.id)).toEqual([sent.body.message_id]);
+  }, 60_000);
+
   it('writes retried on the target with the keys they had on the source are not made again: a send answered with its message_id, a user 409 answer_lost', async () => {
     const retried = await keyed(dst!, dst!.chat('/rooms/later/messages'), 'app-job-42', { parts: [{ type: 'text/plain', content: 'sent once' }] }, { sub: 'carol' });
     expect(retried).toEqual({ status: keyedSend.status, replayed: 'true', body: keyedSend.body });

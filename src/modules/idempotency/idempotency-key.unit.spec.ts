@@ -55,14 +55,14 @@ describe('Idempotency-Key', () => {
       // Another request's, or the same id with another record (an earlier request of that id): not this one's.
       event('Other', { request_id: 'req-2' }),
       event('Earlier', { request_id: 'req-1', idempotency: { ...record } }),
-    ]);
-    noteAppended('user-b', [event('UserCreated', { request_id: 'req-1', idempotency: record })]);
+    ], 'p-7');
+    noteAppended('user-b', [event('UserCreated', { request_id: 'req-1', idempotency: record })], 'p-9');
     answerShows('req-1', ['key-of-what-it-shows']);
     answerShows('req-2', ['not guarded']);
     expect(releaseRequest('req-1')).toEqual({
       appended: [
-        { stream: 'room-a', events: [{ type: 'RoomCreated', data: { type: 'RoomCreated' } }, { type: 'UserJoinedRoom', data: { type: 'UserJoinedRoom' } }] },
-        { stream: 'user-b', events: [{ type: 'UserCreated', data: { type: 'UserCreated' } }] },
+        { stream: 'room-a', events: [{ type: 'RoomCreated', data: { type: 'RoomCreated' } }, { type: 'UserJoinedRoom', data: { type: 'UserJoinedRoom' } }], position: 'p-7' },
+        { stream: 'user-b', events: [{ type: 'UserCreated', data: { type: 'UserCreated' } }], position: 'p-9' },
       ],
       shows: ['key-of-what-it-shows'],
     });

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { checkpointName } from '../../../projections/projection';
 import type { ParleyEvent } from '../../../projections/events';
-import type { RecordedEvent } from '../../shared/domain/event';
+import type { LogPosition, RecordedEvent } from '../../shared/domain/event';
 import { derivedAnswerOf, IDEMPOTENCY_KEYS, IdempotencyKeyDocument, idempotencyKeysProjection } from '../../../projections/idempotency/idempotency-keys.projection';
 import { CONFIG, ParleyConfig } from '../../config/config';
 import { PeriodicSweep } from '../../shared/application/operations/periodic-sweep';
@@ -65,6 +65,11 @@ const CLAIM_MARGIN_MS = 30_000;
 /** How often expired keys and answers are removed. */
 const SWEEP_INTERVAL_MS = 60_000;
 
+/** How many key records of its own a sole process remembers until it sees them folded (past it, the oldest are waited for as a group). */
+const OWN_RECORDS_REMEMBERED = 10_000;
+
+const later = (a: LogPosition | null, b: LogPosition | null | undefined): LogPosition | null => (b == null ? a : a === null || b > a ? b : a);
+
 /**
  * Idempotent writes. A request with a key:
  * 1. is refused (409, Retry-After) while a request with the same key runs in this process;
@@ -82,6 +87,21 @@ const SWEEP_INTERVAL_MS = 60_000;
 export class IdempotentRequests implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('idempotency');
   private readonly inFlight = new Set<string>();
+  /**
+   * Where the log is written by this process alone in the normal course (the embedded server), the
+   * key records this process appended that the keys projection may not have folded yet, by key,
+   * at the position of the append that carries each; in append order.
+   */
+  private readonly ownRecords = new Map<string, LogPosition>();
+  /** Records of its own this process stopped remembering (OWN_RECORDS_REMEMBERED): a look-up waits for the projection to pass them. */
+  private forgottenThrough: LogPosition | null = null;
+  /**
+   * The log's head when another writer (a CLI, another connection) was last seen to append, until
+   * the keys projection is known to have folded it; at start, the head the process found.
+   */
+  private othersHead: Promise<LogPosition | null> | null = null;
+  /** The next look-up waits for the log's head: at start, and after a request whose append may have landed unseen. */
+  private headNext = true;
   private readonly answers: IdempotentAnswers;
   /** What knows which data keys a change's events are sealed with, and seals answers under them (null: the log seals nothing). */
   private readonly sealing: SealingEventStore | null;
@@ -152,6 +172,7 @@ export class IdempotentRequests implements OnApplicationBootstrap, OnModuleDestr
           settled = true;
           try {
             const done = releaseRequest(request.requestId);
+            this.remember(keyId, done);
             // Without an append there is no key record in the log to answer a retry from: it runs again.
             if (done?.appended.length && answer.status >= 200 && answer.status < 300 && !toldByTheChange(done, answer)) {
               // An answer without a body (204) shows nothing of what the change sealed: it outlives a delete.
@@ -168,7 +189,7 @@ export class IdempotentRequests implements OnApplicationBootstrap, OnModuleDestr
         abandon: () => {
           if (settled) return;
           settled = true;
-          releaseRequest(request.requestId);
+          this.remember(keyId, releaseRequest(request.requestId));
           release();
         },
       };
@@ -198,22 +219,74 @@ export class IdempotentRequests implements OnApplicationBootstrap, OnModuleDestr
   }
 
   /**
-   * The live record of a key, read once the keys projection reached the log's head: a record
-   * appended (by any process) before this request arrived is then folded. Read only after the
-   * wait: a retry is the rare case, and a first read would miss for every new key.
+   * The live record of a key, read once the keys projection has folded every record of it the log
+   * may hold: a record appended (by any process) before this request arrived is then folded. Read
+   * only after the wait: a retry is the rare case, and a first read would miss for every new key.
    */
   private async lookUp(keyId: string): Promise<IdempotencyKeyDocument | null> {
-    const head = await this.events.headPosition();
-    if (head !== null) {
+    const keys = [checkpointName(idempotencyKeysProjection)];
+    const others = this.othersHeadToWaitFor();
+    const before = others ? await others : await this.events.headPosition();
+    const through = others ? later(later(before, this.ownRecords.get(keyId)), this.forgottenThrough) : before;
+    if (through !== null) {
       try {
-        await this.readYourWrites.waitFor(head, [checkpointName(idempotencyKeysProjection)]);
+        await this.readYourWrites.waitFor(through, keys);
       } catch (error) {
         // Its own words would say a change was saved: none was, yet.
         throw keysBehind(error);
       }
+      this.folded(through, others);
     }
     const found = await this.readModels.get<IdempotencyKeyDocument>(IDEMPOTENCY_KEYS, keyId);
     return found && found.expires_at > this.clock.now().toISOString() ? found : null;
+  }
+
+  /**
+   * Where this process is the log's only writer in the normal course and the store can tell when
+   * another one appended (the embedded server on SQLite), the head the keys projection must reach
+   * for what others appended (null once it has): a look-up then waits for that and for this
+   * process's own record of the key, not for the whole log's head. Undefined: wait for the head.
+   */
+  private othersHeadToWaitFor(): Promise<LogPosition | null> | undefined {
+    if (!this.soleProcess || !this.events.appendedElsewhere) return undefined;
+    if (this.events.appendedElsewhere() || this.headNext) {
+      this.headNext = false;
+      this.othersHead = this.events.headPosition();
+    }
+    return this.othersHead ?? Promise.resolve(null);
+  }
+
+  /** The keys projection folded the log through `through`: what was waited for is done. */
+  private folded(through: LogPosition, others: Promise<LogPosition | null> | undefined): void {
+    if (others && this.othersHead === others) this.othersHead = null;
+    if (this.forgottenThrough !== null && this.forgottenThrough <= through) this.forgottenThrough = null;
+    // Remembered in append order: what the projection passed is forgotten from the front.
+    for (const [key, position] of this.ownRecords) {
+      if (position > through) break;
+      this.ownRecords.delete(key);
+    }
+  }
+
+  /**
+   * Remembers this process's record of a key, appended by a request that ended (answered or not),
+   * until the keys projection is seen past it. A request that stamped a command but knows of no
+   * durable append (refused, or failed with its outcome unknown) may still have put the record in
+   * the log: the next look-up then waits for the head.
+   */
+  private remember(keyId: string, done: GuardedRequest | null): void {
+    if (!this.soleProcess || !done) return;
+    if (done.appended.length === 0) {
+      this.headNext = true;
+      return;
+    }
+    const position = done.appended.reduce<LogPosition | null>((last, append) => later(last, append.position), null)!;
+    this.ownRecords.delete(keyId);
+    this.ownRecords.set(keyId, position);
+    if (this.ownRecords.size > OWN_RECORDS_REMEMBERED) {
+      const [oldest, at] = this.ownRecords.entries().next().value as [string, LogPosition];
+      this.ownRecords.delete(oldest);
+      this.forgottenThrough = later(this.forgottenThrough, at);
+    }
   }
 
   /**

@@ -100,6 +100,13 @@ export interface EventStore {
    */
   recognizes?(position: LogPosition): boolean;
   /**
+   * Whether anything other than this store object (another process, another connection) has
+   * appended to the log since the last call (the first call: since the store opened), exactly.
+   * A process that is the log's only writer in the normal course (the embedded server) skips
+   * waits for what only other writers could have appended. Stores that cannot tell leave it out.
+   */
+  appendedElsewhere?(): boolean;
+  /**
    * Makes data keys ready, in one durable write, for events to come that will name them (new
    * users' profile keys, taken from a block made ahead). Stores that seal nothing leave it out.
    */

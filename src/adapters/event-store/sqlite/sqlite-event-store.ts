@@ -78,6 +78,9 @@ export class SqliteEventStore implements EventStore {
   private readonly checkpointer: WalCheckpointer;
   private readonly reportedHead: ReportedHead | null;
   private readonly stopFollowingHead: () => void;
+  /** SQLite's count of commits by other connections to the file (`PRAGMA data_version`), and the last one seen. */
+  private readonly dataVersion: Database.Statement;
+  private seenDataVersion: unknown;
 
   constructor(
     private readonly file: string,
@@ -102,6 +105,21 @@ export class SqliteEventStore implements EventStore {
     this.checkpointer = new WalCheckpointer(file);
     this.reportedHead = options.reportedHead ?? null;
     this.stopFollowingHead = this.reportedHead ? this.reportedHead.onMoved(() => doorbell.ring()) : () => undefined;
+    this.dataVersion = this.db.prepare('PRAGMA data_version').pluck();
+    this.seenDataVersion = this.dataVersion.get();
+  }
+
+  /**
+   * Whether another connection wrote the file since the last call: SQLite changes `data_version`
+   * for every other connection's commit. A checkpoint by the checkpoint thread's connection
+   * changes it too, so this says yes more often than needed, never less.
+   */
+  appendedElsewhere(): boolean {
+    if (!this.db.open) return true;
+    const now = this.dataVersion.get();
+    const changed = now !== this.seenDataVersion;
+    this.seenDataVersion = now;
+    return changed;
   }
 
   /**

@@ -52,6 +52,11 @@ export abstract class ForwardingEventStore implements EventStore {
     return this.inner.recognizes?.(position) ?? true;
   }
 
+  /** Undefined where the inner store cannot tell (callers then assume others may have appended). */
+  appendedElsewhere(): boolean {
+    return this.inner.appendedElsewhere?.() ?? true;
+  }
+
   /** Null where the inner store cannot tell. */
   spaceLeft(): Promise<SpaceLeft | null> {
     return this.inner.spaceLeft?.() ?? Promise.resolve(null);

@@ -1,4 +1,5 @@
 import type { IdempotencyRecord } from '../../domain/idempotency-record';
+import type { LogPosition } from '../../domain/event';
 import type { EventToAppend } from '../../ports/event-store.port';
 
 export type { IdempotencyRecord };
@@ -7,6 +8,8 @@ export type { IdempotencyRecord };
 export interface GuardedAppend {
   readonly stream: string;
   readonly events: readonly { readonly type: string; readonly data: unknown }[];
+  /** The log position of the append's last event: the key record is in the log up to there. */
+  readonly position: LogPosition;
 }
 
 /** What a guarded request did, as its answer's sealing needs it. */
@@ -49,7 +52,7 @@ export function guardOf(requestId: string | undefined): IdempotencyRecord | unde
 }
 
 /** Tells the guards of the requests whose stamped events are in a durable append what they appended. */
-export function noteAppended(stream: string, events: readonly EventToAppend[]): void {
+export function noteAppended(stream: string, events: readonly EventToAppend[], position: LogPosition): void {
   if (guards.size === 0) return;
   let last: { guard: Guard; events: GuardedAppend['events'][number][] } | undefined;
   for (const event of events) {
@@ -59,7 +62,7 @@ export function noteAppended(stream: string, events: readonly EventToAppend[]): 
     if (!guard || event.metadata?.idempotency !== guard.record) continue;
     if (last?.guard !== guard) {
       last = { guard, events: [] };
-      guard.appended.push({ stream, events: last.events });
+      guard.appended.push({ stream, events: last.events, position });
     }
     last.events.push({ type: event.type, data: event.data });
   }

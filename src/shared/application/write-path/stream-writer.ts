@@ -127,7 +127,7 @@ export class StreamWriter {
       }
     }
     this.states.appended(stream, state, result.nextExpectedRevision, folded.epoch);
-    noteAppended(stream, toAppend);
+    noteAppended(stream, toAppend, result.position);
     // The next batch may append while this one waits for the read models.
     answerOnceProjected(this.readYourWrites, decided, result.position);
   }
