@@ -1,0 +1,91 @@
+import { useState, type FormEvent } from 'react';
+import { useSearchParams } from 'react-router';
+import { paths, useSession } from '../api/session';
+import { ErrorNote, useLoad } from '../components/async';
+import { NeedsCredential } from '../components/layout';
+import { Pager, usePaged } from '../components/paged';
+import { when } from '../components/table';
+
+interface Device {
+  readonly id: string;
+  readonly platform: string;
+  readonly created?: string;
+  readonly created_at?: string;
+}
+
+interface Interest {
+  readonly name: string;
+  readonly subscriber_count: number;
+}
+
+const PAGE_SIZE = 25;
+
+/** Beams: the devices of a user and the interests with their subscriber counts (parley_admin beams). */
+export function Beams() {
+  const session = useSession();
+  const instanceId = session.instance?.instanceId ?? '';
+  const [params, setParams] = useSearchParams();
+  const user = params.get('user') ?? '';
+  const [askedUser, setAskedUser] = useState(user);
+  const [prefix, setPrefix] = useState('');
+  const devices = useLoad(
+    () => (user ? session.instanceCall<{ devices: Device[] }>('GET', paths.admin(instanceId, `/beams/users/${encodeURIComponent(user)}/devices`)) : Promise.resolve({ devices: [] })),
+    [instanceId, user],
+  );
+  const interests = usePaged(
+    async (after) => {
+      const page = await session.instanceCall<{ interests: Interest[]; next?: string }>('GET', paths.admin(instanceId, '/beams/interests'), { query: { prefix, after, limit: PAGE_SIZE } });
+      return { items: page.interests, next: page.next };
+    },
+    [instanceId, prefix],
+  );
+  if (!session.instance) return <NeedsCredential what="an instance key" />;
+  const look = (event: FormEvent) => {
+    event.preventDefault();
+    setParams({ user: askedUser.trim() });
+  };
+  const deviceList = Array.isArray(devices.data) ? (devices.data as Device[]) : (devices.data?.devices ?? []);
+  return (
+    <section>
+      <h1>Beams</h1>
+      <h2>Devices of a user</h2>
+      <form className="inline" onSubmit={look} aria-label="find devices">
+        <input placeholder="User id" value={askedUser} onChange={(e) => setAskedUser(e.target.value)} required aria-label="user id" />
+        <button type="submit">Show devices</button>
+      </form>
+      <ErrorNote error={devices.error} />
+      <ul aria-label="devices">
+        {deviceList.map((d) => (
+          <li key={d.id}>
+            <code>{d.id}</code> {d.platform} {when(d.created ?? d.created_at)}
+          </li>
+        ))}
+        {user && deviceList.length === 0 && !devices.loading && <li className="hint">No devices</li>}
+      </ul>
+      <h2>Interests</h2>
+      <input type="search" placeholder="Interest starts with…" value={prefix} onChange={(e) => setPrefix(e.target.value)} aria-label="search interests" />
+      <ErrorNote error={interests.error} />
+      <table aria-label="interests">
+        <thead>
+          <tr>
+            <th>Interest</th>
+            <th>Subscribers</th>
+          </tr>
+        </thead>
+        <tbody>
+          {interests.items.map((i) => (
+            <tr key={i.name}>
+              <td>{i.name}</td>
+              <td>{i.subscriber_count}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <Pager paged={interests} />
+      <p className="hint">
+        A test publish needs the key secret as a Bearer (the Beams publish API, as its server SDKs call it), which this console never sends: publish with a Beams
+        server SDK or curl.
+      </p>
+    </section>
+  );
+}
