@@ -34,7 +34,7 @@ export class CredentialError extends Error {}
 /** `v1:<cluster>:<instance id>`, as the dashboards showed it; the instance id is its last part. */
 export function parseLocator(locator: string): string {
   const parts = locator.trim().split(':');
-  if (parts.length !== 3 || parts[0] !== 'v1' || !parts[1] || !parts[2]) {
+  if (parts.length !== 3 || !parts[2]) {
     throw new CredentialError('The instance locator looks like v1:<cluster>:<instance id>');
   }
   return parts[2];
