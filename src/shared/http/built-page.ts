@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyContextConfig, FastifyInstance, FastifyReply } from 'fastify';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { extname, join, resolve } from 'node:path';
 
@@ -26,6 +26,11 @@ export interface BuiltPage {
   readonly config?: Readonly<Record<string, unknown>>;
   /** Where the built pages are (default: dist/web of this checkout). */
   readonly builtDir?: string;
+  /**
+   * The routes' Fastify `config`: what they declare, `{ access: Access.public }` for a page anyone
+   * may load (every route of the server declares a rule: src/modules/roles/declared-routes.ts).
+   */
+  readonly routeConfig?: FastifyContextConfig;
 }
 
 const CONFIG_MARK = '<!-- parley:config -->';
@@ -102,6 +107,7 @@ export function registerBuiltPage(fastify: FastifyInstance, page: BuiltPage): vo
     if (/\.[a-z0-9]+$/i.test(rest)) return reply.code(404).send({ error: 'services/not_found', error_description: `No ${rest} in the ${page.page} page` });
     return send(reply, files.get('index.html')!);
   };
-  fastify.get(page.prefix, handler);
-  fastify.get(`${page.prefix}/*`, handler);
+  const options = page.routeConfig ? { config: page.routeConfig } : {};
+  fastify.get(page.prefix, options, handler);
+  fastify.get(`${page.prefix}/*`, options, handler);
 }
