@@ -18,6 +18,7 @@ import type { ErasureEvent } from '../src/modules/erasures/domain/erasure.events
 import type { UserEvent } from '../src/modules/users/domain/user.events';
 import type { WebhookEvent } from '../src/modules/webhooks/domain/webhook.events';
 import type { InstanceWiped } from '../src/modules/wipe/domain/instance-wipe.decider';
+import type { ContentReadEvent } from '../src/modules/inspector/domain/content-read.events';
 
 export type ParleyEvent =
   | AttachmentEvent
@@ -36,7 +37,8 @@ export type ParleyEvent =
   | ErasureEvent
   | UserEvent
   | WebhookEvent
-  | InstanceWiped;
+  | InstanceWiped
+  | ContentReadEvent;
 
 /** The event of a type name, e.g. `EventOfType<'RoomDeleted'>`. */
 export type EventOfType<T extends ParleyEvent['type']> = Extract<ParleyEvent, { readonly type: T }>;
@@ -99,6 +101,7 @@ const EVERY_TYPE: Record<ParleyEvent['type'], true> = {
   WebhookRedeliveryRequested: true,
   WebhookDeleted: true,
   InstanceWiped: true,
+  MessageContentRead: true,
 };
 
 /** Every event type's name: what projections that fold the whole log (the audit index, idempotency keys) handle. */

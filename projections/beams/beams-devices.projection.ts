@@ -48,7 +48,8 @@ export const beamsDevicesProjection: ProjectionDefinition<
   name: 'beams_devices',
   version: 2,
   collections: [
-    { name: BEAMS_DEVICES, indexes: [{ fields: ['instance_id'] }, { fields: ['instance_id', 'user_id'] }] },
+    // (instance_id, user_id, device_id): a user's devices a page at a time (the admin route).
+    { name: BEAMS_DEVICES, indexes: [{ fields: ['instance_id'] }, { fields: ['instance_id', 'user_id'] }, { fields: ['instance_id', 'user_id', 'device_id'] }] },
     { name: BEAMS_DEVICE_INTERESTS, indexes: [{ fields: ['instance_id', 'interest'] }, { fields: ['instance_id', 'device_id'] }] },
   ],
   handles: ['BeamsDeviceRegistered', 'BeamsDeviceTokenChanged', 'BeamsDeviceInterestsChanged', 'BeamsDeviceUserSet', 'BeamsDeviceDeleted', 'BeamsUserDeleted'],

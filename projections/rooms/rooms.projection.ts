@@ -28,7 +28,8 @@ export const roomsProjection: ProjectionDefinition<RoomCreated | RoomUpdated | R
   collections: [
     {
       name: ROOMS,
-      indexes: [{ fields: ['instance_id', 'id'] }, { fields: ['instance_id', 'private', 'id'] }],
+      // By name: the admin route's search by name prefix.
+      indexes: [{ fields: ['instance_id', 'id'] }, { fields: ['instance_id', 'private', 'id'] }, { fields: ['instance_id', 'name', 'id'] }],
     },
   ],
   handles: ['RoomCreated', 'RoomUpdated', 'RoomDeleted', 'MessageSent'],

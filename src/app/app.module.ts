@@ -17,6 +17,7 @@ import { MetricsModule } from '../modules/metrics/metrics.module';
 import { ApiDocsModule } from '../modules/api-docs/api-docs.module';
 import { AuditModule } from '../modules/audit/audit.module';
 import { ErasuresModule } from '../modules/erasures/erasures.module';
+import { InspectorModule } from '../modules/inspector/inspector.module';
 import { WebhooksModule } from '../modules/webhooks/webhooks.module';
 import { IdempotencyModule } from '../modules/idempotency/idempotency.module';
 import { guardWriteRoutes } from '../modules/idempotency/idempotent-write-routes';
@@ -47,6 +48,7 @@ export class AppModule {
       ApiDocsModule,
       AuditModule,
       ErasuresModule,
+      InspectorModule,
       WebhooksModule,
     ];
     guardWriteRoutes(imports);

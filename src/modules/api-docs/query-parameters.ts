@@ -3,6 +3,11 @@ import type { ParameterObject, SchemaObject } from '@nestjs/swagger';
 const query = (name: string, schema: SchemaObject, description: string, required = false): ParameterObject => ({ name, in: 'query', required, schema, description });
 const limit = (fallback: number, max: number) => query('limit', { type: 'integer', minimum: 1, maximum: max, default: fallback }, 'Page size');
 const flag = (name: string, description: string) => query(name, { type: 'string', enum: ['true', 'false'], default: 'false' }, description);
+const searchPage = (what: string) => [
+  query('prefix', { type: 'string', maxLength: 200 }, `${what} whose id or name starts with this (case-sensitive; ids matching first, then names); absent: every one, by id`),
+  query('after', { type: 'string' }, 'The `next` of the previous page'),
+  limit(50, 100),
+];
 const auditPage = [query('from', { type: 'string' }, "The `next` position of the previous page"), limit(100, 1000)];
 
 /**
@@ -29,6 +34,20 @@ export const QUERY_PARAMETERS: Readonly<Record<string, ParameterObject[]>> = {
   AuditUser_audit: auditPage,
   AuditRoom_audit: auditPage,
   AuditActor_audit: auditPage,
+  SearchUsers_search: searchPage('Users'),
+  SearchRooms_search: searchPage('Rooms (private ones included)'),
+  RoomMessages_list: [
+    query('before', { type: 'integer' }, 'Messages older than this id, newest first (the `next` of the previous page); absent and without `after`: the newest'),
+    query('after', { type: 'integer' }, 'Messages newer than this id, oldest first (a live tail polls with the newest id it has)'),
+    flag('content', 'Show the parts with their content; the read is recorded in the log (who, the room, which messages) before anything is answered'),
+    limit(50, 100),
+  ],
+  BeamsUserDevices_list: [query('after', { type: 'string' }, 'Devices after this device id (the `next` of the previous page)'), limit(50, 100)],
+  BeamsInterests_list: [
+    query('prefix', { type: 'string', maxLength: 200 }, 'Interests that start with this'),
+    query('after', { type: 'string' }, 'Interests after this one (the `next` of the previous page)'),
+    limit(50, 100),
+  ],
   ListDeliveries_list: [limit(50, 500)],
   WebhookFeed_feed: [query('after', { type: 'string' }, 'Events after this log position (a previous page\'s `next`); absent: from the start of the log'), limit(100, 1000)],
 };

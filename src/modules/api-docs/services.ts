@@ -49,7 +49,7 @@ export const SERVICES: readonly Service[] = [
   { tag: 'Beams token provider', prefix: '/services/chatkit_beams_token_provider/', security: ACCESS_TOKEN, description: 'Beams tokens for the user of a chat access token.' },
   { tag: 'Scheduler', prefix: '/services/chatkit_scheduler/', security: ACCESS_TOKEN, description: 'Asynchronous deletion of users and rooms, and the status of those jobs.' },
   { tag: 'Audit', prefix: '/services/parley_audit/', security: ACCESS_TOKEN, description: 'Who did what: the events of a user, a room or an actor, paged (su tokens).' },
-  { tag: 'Administration', prefix: '/services/parley_admin/', security: ACCESS_TOKEN, description: 'User erasure on request (GDPR Art. 17) and its progress (su tokens).' },
+  { tag: 'Administration', prefix: '/services/parley_admin/', security: ACCESS_TOKEN, description: "User erasure on request (GDPR Art. 17) and its progress; the console's reads: users and rooms by prefix, a room's messages (metadata, or content with the read recorded), Beams devices and interests (su tokens)." },
   {
     tag: 'Webhooks',
     prefix: '/services/parley_webhooks/',

@@ -1,0 +1,20 @@
+import { Module } from '@nestjs/common';
+import { MessagesModule } from '../messages/messages.module';
+import { RoomsModule } from '../rooms/rooms.module';
+import { BeamsInterestsController } from './beams-interests/beams-interests';
+import { BeamsUserDevicesController } from './beams-user-devices/beams-user-devices';
+import { RoomMessagesController } from './room-messages/room-messages';
+import { SearchRoomsController } from './search-rooms/search-rooms';
+import { SearchUsersController } from './search-users/search-users';
+
+/**
+ * The instance inspector (`parley_admin`, su tokens of the instance): what the console reads
+ * that the Chatkit and Beams APIs do not answer: users and rooms searched by prefix, a room's
+ * messages as metadata (content on request, and that read recorded), Beams devices per user
+ * and interest counts. Every read goes through an index of a read model.
+ */
+@Module({
+  imports: [RoomsModule, MessagesModule],
+  controllers: [SearchUsersController, SearchRoomsController, RoomMessagesController, BeamsUserDevicesController, BeamsInterestsController],
+})
+export class InspectorModule {}

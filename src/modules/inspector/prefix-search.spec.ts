@@ -1,0 +1,129 @@
+import Database from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SqliteReadModelStore } from '../../adapters/read-models/sqlite/sqlite-read-model-store';
+import { orderTerms, table, whereClause } from '../../adapters/read-models/sqlite/read-model-sql';
+import { Query, ReadModelStore } from '../../shared/ports/read-model-store.port';
+import { documentId } from '../../shared/domain/streams';
+import { USERS, usersProjection } from '../../../projections/users/users.projection';
+import { decodeCursor, prefixRange, searchByIdOrName } from './prefix-search';
+
+describe('prefixRange', () => {
+  it('bounds the strings that start with the prefix in code point order', () => {
+    expect(prefixRange('al')).toEqual({ gte: 'al', lt: 'am' });
+    expect(prefixRange('a\uffff')).toEqual({ gte: 'a\uffff', lt: 'a\u{10000}' });
+    expect(prefixRange('a\ud7ff')).toEqual({ gte: 'a\ud7ff', lt: 'a\ue000' });
+    expect(prefixRange('a\u{10ffff}')).toEqual({ gte: 'a\u{10ffff}', lt: 'b' });
+    expect(prefixRange('\u{10ffff}')).toEqual({ gte: '\u{10ffff}' });
+  });
+});
+
+describe('searchByIdOrName on the users read model (SQLite)', () => {
+  let dir: string;
+  let store: SqliteReadModelStore;
+  const queries: Query[] = [];
+  /** The store, with every query it is asked noted (to check how SQLite plans each). */
+  let noting: ReadModelStore;
+
+  const user = (id: string, name: string, instance = 'i') => ({
+    collection: USERS,
+    kind: 'put' as const,
+    document: { _id: documentId(instance, id), instance_id: instance, id, name, created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z' },
+    position: '00000000000000000001',
+  });
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'parley-prefix-search-'));
+    store = new SqliteReadModelStore(join(dir, 'read-models.sqlite'));
+    await store.ensureCollections(usersProjection.collections);
+    const users = [
+      user('alice', 'Zed'),
+      user('alina', 'alpha'),
+      user('bob', 'Alice Cooper'),
+      user('carol', 'Alice Liddell'),
+      user('dave', 'al'),
+      user('erin', 'zebra'),
+      user('alfred', 'al'),
+      user('zoe', 'Al'),
+      user('other-alice', 'alice', 'another-instance'),
+    ];
+    for (let i = 0; i < 40; i++) users.push(user(`z${String(i).padStart(2, '0')}`, `name ${i}`));
+    await store.applyBatch(users, {});
+    noting = new Proxy(store, {
+      get: (target, property) =>
+        property === 'find'
+          ? (collection: string, query: Query) => {
+              queries.push(query);
+              return target.find(collection, query);
+            }
+          : Reflect.get(target, property, target).bind?.(target) ?? Reflect.get(target, property, target),
+    });
+  });
+  afterAll(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Every page of a search, following `next`. */
+  async function allPages(prefix: string, limit: number): Promise<string[][]> {
+    const pages: string[][] = [];
+    let after: string | undefined;
+    do {
+      const page = await searchByIdOrName<any>(noting, USERS, 'i', { prefix, after, limit });
+      pages.push(page.found.map((u) => u.id));
+      after = page.next;
+    } while (after !== undefined);
+    return pages;
+  }
+
+  it('lists ids that start with the prefix, then names that do, each once, in pages that follow on', async () => {
+    expect(await allPages('al', 100)).toEqual([['alfred', 'alice', 'alina', 'dave']]);
+    expect(await allPages('al', 2)).toEqual([
+      ['alfred', 'alice'],
+      ['alina', 'dave'],
+    ]);
+    expect(await allPages('Alice', 1)).toEqual([['bob'], ['carol']]);
+    expect(await allPages('nobody', 10)).toEqual([[]]);
+  });
+
+  it('lists every user of the instance by id without a prefix, and nothing of another instance', async () => {
+    const pages = await allPages('', 7);
+    expect(pages.flat()).toEqual([...'alfred alice alina bob carol dave erin'.split(' '), ...Array.from({ length: 40 }, (_, i) => `z${String(i).padStart(2, '0')}`), 'zoe']);
+    expect(pages.slice(0, -1).every((p) => p.length === 7)).toBe(true);
+  });
+
+  it('skips long runs of names whose ids were listed already, with a shorter page that goes on', async () => {
+    // Users "z00".."z39", named "z name …": listed by id for the prefix "z", and their names match it too.
+    const rename = Array.from({ length: 40 }, (_, i) => ({ ...user(`z${String(i).padStart(2, '0')}`, `z name ${i}`), position: '00000000000000000002' }));
+    await store.applyBatch(rename, {});
+    expect((await allPages('z', 3)).flat()).toEqual([...Array.from({ length: 40 }, (_, i) => `z${String(i).padStart(2, '0')}`), 'zoe', 'erin']);
+  });
+
+  it('answers a page through an index, never a scan of the collection or a sort of it', async () => {
+    queries.length = 0;
+    await allPages('al', 2);
+    await allPages('', 10);
+    await searchByIdOrName<any>(noting, USERS, 'i', { prefix: 'Alice', after: undefined, limit: 1 });
+    const db = new Database(join(dir, 'read-models.sqlite'), { readonly: true });
+    try {
+      const plans = queries.map((query) => {
+        const { clauses, params } = whereClause(query.where);
+        const order = orderTerms(query.sort);
+        const sql = `EXPLAIN QUERY PLAN SELECT doc, position FROM "${table(USERS)}" WHERE ${clauses.join(' AND ')}${order.length ? ` ORDER BY ${order.join(', ')}` : ''} LIMIT ${query.limit}`;
+        return (db.prepare(sql).all(...params) as { detail: string }[]).map((row) => row.detail).join('; ');
+      });
+      expect(plans.length).toBeGreaterThan(5);
+      for (const plan of plans) expect(plan).toMatch(/^SEARCH rm_users USING INDEX ix_users_instance_id_(name_)?id \(/);
+      for (const plan of plans) expect(plan).not.toMatch(/TEMP B-TREE|SCAN/);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('refuses an `after` that no page gave', () => {
+    expect(() => decodeCursor('not a cursor')).toThrow(expect.objectContaining({ reason: 'invalid_after' }));
+    expect(() => decodeCursor(['a', 'b'])).toThrow(expect.objectContaining({ reason: 'invalid_after' }));
+    expect(decodeCursor(undefined)).toBeUndefined();
+  });
+});

@@ -1,0 +1,227 @@
+import jwt from 'jsonwebtoken';
+import PushNotifications from '@pusher/push-notifications-server';
+import { randomBytes } from 'node:crypto';
+import { EVENT_STORE, EventStore } from '../../src/shared/ports/event-store.port';
+import { startTestServer, TestServer } from '../support/test-server';
+import { eventually } from '../support/waiting';
+
+/**
+ * The console's per-instance reads (`/services/parley_admin/v1/<instance>/…`) on a real server
+ * (the embedded default): users and rooms searched by prefix, a room's messages as metadata,
+ * their content only with the read recorded in the log first (and shown by the audit API),
+ * Beams devices per user and interest counts. su tokens of the instance only.
+ */
+describe('console inspector routes (services/parley_admin/v1)', () => {
+  let s: TestServer;
+  const admin = (path: string) => `/services/parley_admin/v1/${s.instanceId}${path}`;
+  const get = (path: string, token?: string | null) => s.request('GET', admin(path), { token });
+  const ok = async (answer: Promise<{ status: number; text: string; body: any }>) => {
+    const res = await answer;
+    if (res.status >= 300) throw new Error(`${res.status} ${res.text}`);
+    return res.body;
+  };
+  const marker = (what: string) => `MARKER-${what}-${randomBytes(6).toString('hex')}`;
+  const text = { first: marker('first'), second: marker('second'), third: marker('third'), deleted: marker('deleted') };
+  const sent: number[] = [];
+
+  beforeAll(async () => {
+    s = await startTestServer();
+    const users = [
+      { id: 'alice', name: 'Zed' },
+      { id: 'alina', name: 'Alpine' },
+      { id: 'bob', name: 'Alice Cooper' },
+      { id: 'carol', name: 'Alice Liddell' },
+      { id: 'dave', name: 'Dave' },
+    ];
+    await ok(s.request('POST', s.chat('/batch_users'), { body: { users } }));
+    const alice = s.token({ sub: 'alice' });
+    await ok(s.request('POST', s.chat('/rooms'), { body: { id: 'lobby', name: 'Lobby', user_ids: ['bob', 'carol'] }, token: alice }));
+    await ok(s.request('POST', s.chat('/rooms'), { body: { id: 'secret-plans', name: 'Plans', private: true, user_ids: ['dave'] }, token: alice }));
+    await ok(s.request('POST', s.chat('/rooms'), { body: { id: 'empty', name: 'Lonely', private: false }, token: alice }));
+    for (const content of [text.first, text.second, text.deleted, text.third]) {
+      const parts = [{ type: 'text/plain', content }, ...(content === text.second ? [{ type: 'image/png', url: 'https://example.com/cat.png' }] : [])];
+      sent.push((await ok(s.request('POST', s.chat('/rooms/lobby/messages'), { body: { parts }, token: alice }))).message_id);
+    }
+    // Deleted through v2: a tombstone in place.
+    await ok(s.request('DELETE', s.chat(`/messages/${sent[2]}`, 'v2')));
+  }, 60_000);
+  afterAll(() => s?.close());
+
+  it('answers su tokens of the instance only', async () => {
+    const paths = ['/users', '/rooms', '/rooms/lobby/messages', '/rooms/lobby/messages?content=true', '/beams/users/alice/devices', '/beams/interests'];
+    const otherInstance = jwt.sign({ instance: 'another-instance', iss: `api_keys/${s.keyId}`, su: true }, s.secret, { algorithm: 'HS256', expiresIn: 600 });
+    const forged = jwt.sign({ instance: s.instanceId, iss: `api_keys/${s.keyId}`, su: true }, 'not-the-secret', { algorithm: 'HS256', expiresIn: 600 });
+    for (const path of paths) {
+      expect([path, (await get(path, null)).status]).toEqual([path, 401]);
+      expect([path, (await get(path, forged)).status]).toEqual([path, 401]);
+      expect([path, (await get(path, otherInstance)).status]).toEqual([path, 401]);
+      const asUser = await get(path, s.token({ sub: 'alice' }));
+      expect([path, asUser.status, asUser.body.error]).toEqual([path, 403, 'services/parley_admin/forbidden/su_required']);
+      expect(asUser.text).not.toContain('MARKER');
+    }
+  });
+
+  it('searches users by id or name prefix, a page at a time', async () => {
+    const ids = (body: any) => body.users.map((u: any) => u.id);
+    expect(ids(await ok(get('/users')))).toEqual(['alice', 'alina', 'bob', 'carol', 'dave']);
+    const first = await ok(get('/users?prefix=Al&limit=1'));
+    expect(first).toEqual({ users: [{ id: 'bob', name: 'Alice Cooper', created_at: expect.any(String), updated_at: expect.any(String) }], next: expect.any(String) });
+    // "Al" matches no id (case-sensitive) and three names, in name order.
+    const second = await ok(get(`/users?prefix=Al&limit=1&after=${first.next}`));
+    const third = await ok(get(`/users?prefix=Al&limit=1&after=${second.next}`));
+    expect([...ids(second), ...ids(third)]).toEqual(['carol', 'alina']);
+    expect(third.next).toBeUndefined();
+    // "al" matches ids first, then names ("alice" is named "Zed").
+    expect(ids(await ok(get('/users?prefix=al')))).toEqual(['alice', 'alina']);
+    expect(ids(await ok(get('/users?prefix=nobody')))).toEqual([]);
+    expect((await get('/users?limit=101')).body.error).toBe('services/parley_admin/unprocessable_entity/invalid_limit');
+    expect((await get('/users?after=garbage')).body.error).toBe('services/parley_admin/unprocessable_entity/invalid_after');
+    expect((await get(`/users?prefix=${'x'.repeat(201)}`)).body.error).toBe('services/parley_admin/unprocessable_entity/invalid_prefix');
+  });
+
+  it('searches rooms by id or name prefix, private ones included, with their member counts', async () => {
+    const all = await ok(get('/rooms'));
+    expect(all.rooms).toEqual([
+      { id: 'empty', name: 'Lonely', private: false, member_count: 1, created_at: expect.any(String), updated_at: expect.any(String) },
+      { id: 'lobby', name: 'Lobby', private: false, member_count: 3, created_at: expect.any(String), updated_at: expect.any(String) },
+      { id: 'secret-plans', name: 'Plans', private: true, member_count: 2, created_at: expect.any(String), updated_at: expect.any(String) },
+    ]);
+    expect((await ok(get('/rooms?prefix=P'))).rooms.map((r: any) => r.id)).toEqual(['secret-plans']);
+    expect((await ok(get('/rooms?prefix=L'))).rooms.map((r: any) => r.id)).toEqual(['lobby', 'empty']);
+    const page = await ok(get('/rooms?limit=2'));
+    expect(page.rooms.map((r: any) => r.id)).toEqual(['empty', 'lobby']);
+    expect((await ok(get(`/rooms?limit=2&after=${page.next}`))).rooms.map((r: any) => r.id)).toEqual(['secret-plans']);
+  });
+
+  it("lists a room's messages as metadata only, newest first, paged, and what came after an id for a live tail", async () => {
+    const res = await get('/rooms/lobby/messages?limit=2');
+    expect(res.status).toBe(200);
+    expect(res.text).not.toContain('MARKER');
+    expect(res.text).not.toContain('example.com');
+    expect(res.body).toEqual({
+      messages: [
+        { id: sent[3], user_id: 'alice', created_at: expect.any(String), updated_at: expect.any(String), deleted: false, parts: [{ type: 'text/plain', bytes: Buffer.byteLength(text.third) }] },
+        { id: sent[2], user_id: 'alice', created_at: expect.any(String), updated_at: expect.any(String), deleted: true, deleted_at: expect.any(String), parts: [] },
+      ],
+      next: sent[2],
+    });
+    const older = await ok(get(`/rooms/lobby/messages?limit=2&before=${res.body.next}`));
+    expect(older.messages.map((m: any) => m.id)).toEqual([sent[1], sent[0]]);
+    expect(older.messages[0].parts).toEqual([
+      { type: 'text/plain', bytes: Buffer.byteLength(text.second) },
+      { type: 'image/png', bytes: 'https://example.com/cat.png'.length },
+    ]);
+    expect(older.next).toBeUndefined();
+    const tail = await ok(get(`/rooms/lobby/messages?after=${sent[1]}`));
+    expect(tail.messages.map((m: any) => m.id)).toEqual([sent[2], sent[3]]);
+    expect((await ok(get(`/rooms/lobby/messages?after=${sent[3]}`))).messages).toEqual([]);
+    expect((await get('/rooms/nowhere/messages')).body.error).toBe('services/parley_admin/not_found/room_not_found');
+    expect((await get('/rooms/lobby/messages?before=1&after=1')).status).toBe(422);
+    expect((await get('/rooms/lobby/messages?before=x')).body.error).toBe('services/parley_admin/unprocessable_entity/invalid_before');
+    expect((await get('/rooms/lobby/messages?content=yes')).body.error).toBe('services/parley_admin/unprocessable_entity/invalid_content');
+  });
+
+  it('shows content only with content=true, and records that read first, as the audit API shows (no content in the record)', async () => {
+    const res = await get(`/rooms/lobby/messages?content=true&before=${sent[3]}&limit=2`);
+    expect(res.status).toBe(200);
+    expect(res.body.messages).toEqual([
+      { id: sent[2], user_id: 'alice', created_at: expect.any(String), updated_at: expect.any(String), deleted: true, deleted_at: expect.any(String), parts: [] },
+      {
+        id: sent[1],
+        user_id: 'alice',
+        created_at: expect.any(String),
+        updated_at: expect.any(String),
+        deleted: false,
+        parts: [
+          { type: 'text/plain', content: text.second },
+          { type: 'image/png', url: 'https://example.com/cat.png' },
+        ],
+      },
+    ]);
+    expect(res.text).not.toContain(text.deleted);
+
+    const room = await ok(s.request('GET', `/services/parley_audit/v1/${s.instanceId}/rooms/lobby?limit=1000`));
+    const reads = room.events.filter((e: any) => e.type === 'MessageContentRead');
+    expect(reads).toEqual([
+      expect.objectContaining({
+        stream: `contentread-${s.instanceId}.lobby`,
+        actor: expect.objectContaining({ key_id: s.keyId, su: true }),
+        data: { room_id: 'lobby', message_count: 2, first_message_id: sent[1], last_message_id: sent[2], read_at: expect.any(String) },
+      }),
+    ]);
+    expect(JSON.stringify(reads)).not.toContain('MARKER');
+    const actor = await ok(s.request('GET', `/services/parley_audit/v1/${s.instanceId}/actors/key:${s.keyId}?limit=1000`));
+    expect(actor.events.filter((e: any) => e.type === 'MessageContentRead')).toHaveLength(1);
+    // A metadata read records nothing.
+    await ok(get('/rooms/lobby/messages'));
+    const after = await ok(s.request('GET', `/services/parley_audit/v1/${s.instanceId}/rooms/lobby?limit=1000`));
+    expect(after.events.filter((e: any) => e.type === 'MessageContentRead')).toHaveLength(1);
+  });
+
+  it('answers no content when the read cannot be recorded', async () => {
+    const store = s.server.app.get<EventStore>(EVENT_STORE);
+    const append = store.append.bind(store);
+    // The real store, refusing appends to the content reads' streams only.
+    (store as { append: EventStore['append'] }).append = (stream, events, expected) =>
+      stream.startsWith('contentread-') ? Promise.reject(Object.assign(new Error('SQLITE_IOERR: disk I/O error'), { code: 'SQLITE_IOERR' })) : append(stream, events, expected);
+    try {
+      const res = await get('/rooms/lobby/messages?content=true');
+      expect([res.status, res.body.error]).toEqual([503, 'services/parley_admin/unavailable/content_read_not_recorded']);
+      expect(res.text).not.toContain('MARKER');
+      // Metadata still reads.
+      expect((await get('/rooms/lobby/messages')).status).toBe(200);
+    } finally {
+      delete (store as { append?: unknown }).append;
+    }
+    expect((await get('/rooms/lobby/messages?content=true&limit=1')).status).toBe(200);
+  });
+
+  it("never shows an erased user's content", async () => {
+    const secret = marker('erased');
+    await ok(s.request('POST', s.chat('/users'), { body: { id: 'erin', name: 'Erin' } }));
+    await ok(s.request('PUT', s.chat('/rooms/lobby/users/add'), { body: { user_ids: ['erin'] } }));
+    const id = (await ok(s.request('POST', s.chat('/rooms/lobby/messages'), { body: { parts: [{ type: 'text/plain', content: secret }] }, token: s.token({ sub: 'erin' }) }))).message_id;
+    expect((await ok(get('/rooms/lobby/messages?content=true&limit=1'))).messages[0].parts).toEqual([{ type: 'text/plain', content: secret }]);
+    const { id: erasure } = await ok(s.request('POST', admin('/erasures'), { body: { user_id: 'erin' } }));
+    await eventually(async () => (await ok(get(`/erasures/${erasure}`))).status === 'completed', { what: 'the erasure completed', timeoutMs: 30_000 });
+    const res = await get('/rooms/lobby/messages?content=true&limit=1');
+    expect(res.body.messages).toEqual([expect.objectContaining({ id, user_id: 'erin', deleted: true, parts: [] })]);
+    expect(res.text).not.toContain(secret);
+    expect((await ok(get('/users?prefix=erin'))).users).toEqual([]);
+  });
+
+  it('lists the devices of a Beams user and the interests devices hold, with their subscriber counts', async () => {
+    const devices = (path = '') => `/device_api/v1/instances/${s.instanceId}/devices/fcm${path}`;
+    const register = async () =>
+      (await ok(s.request('POST', devices(), { body: { token: `APA91b${randomBytes(40).toString('base64url')}`, knownPreviousClientIds: [], metadata: {} }, token: null }))).id as string;
+    const beamsToken = new PushNotifications({ instanceId: s.instanceId, secretKey: s.secret } as any).generateToken('alice').token;
+    const phone = await register();
+    const tablet = await register();
+    const stranger = await register();
+    for (const device of [phone, tablet]) await ok(s.request('PUT', devices(`/${device}/user`), { token: beamsToken }));
+    await ok(s.request('PUT', devices(`/${phone}/interests`), { body: { interests: ['news', 'news-sport', 'weather'] }, token: null }));
+    await ok(s.request('PUT', devices(`/${tablet}/interests`), { body: { interests: ['news'] }, token: null }));
+    await ok(s.request('PUT', devices(`/${stranger}/interests`), { body: { interests: ['news', 'offers'] }, token: null }));
+
+    const mine = await ok(get('/beams/users/alice/devices'));
+    expect(mine.devices).toEqual(
+      [phone, tablet].sort().map((id) => ({ id, platform: 'fcm', created: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) })),
+    );
+    expect(JSON.stringify(mine)).not.toContain('APA91b');
+    const firstDevice = await ok(get('/beams/users/alice/devices?limit=1'));
+    expect(firstDevice.devices).toHaveLength(1);
+    expect((await ok(get(`/beams/users/alice/devices?limit=1&after=${firstDevice.next}`))).devices.map((d: any) => d.id)).toEqual([[phone, tablet].sort()[1]]);
+    expect((await ok(get('/beams/users/nobody/devices'))).devices).toEqual([]);
+
+    expect((await ok(get('/beams/interests'))).interests).toEqual([
+      { name: 'news', subscriber_count: 3 },
+      { name: 'news-sport', subscriber_count: 1 },
+      { name: 'offers', subscriber_count: 1 },
+      { name: 'weather', subscriber_count: 1 },
+    ]);
+    expect((await ok(get('/beams/interests?prefix=news'))).interests.map((i: any) => i.name)).toEqual(['news', 'news-sport']);
+    const page = await ok(get('/beams/interests?limit=2'));
+    expect(page).toEqual({ interests: [{ name: 'news', subscriber_count: 3 }, { name: 'news-sport', subscriber_count: 1 }], next: 'news-sport' });
+    expect((await ok(get(`/beams/interests?limit=2&after=${page.next}`))).interests.map((i: any) => i.name)).toEqual(['offers', 'weather']);
+  });
+});
