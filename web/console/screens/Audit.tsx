@@ -61,9 +61,14 @@ export function ActorView({ actor }: { actor?: Actor }) {
   );
 }
 
-/** A message's events are in its room's history: those whose data names the message. */
-const aboutMessage = (messageId: number) => (event: AuditEvent) =>
-  event.stream.startsWith('messages-') && (event.data?.id === messageId || event.data?.message_id === messageId || event.data?.initial_id === messageId);
+/** A message's events are in its room's history: those whose data names the message, and the recorded content reads that showed it. */
+const aboutMessage = (messageId: number) => (event: AuditEvent) => {
+  const data = event.data ?? {};
+  if (event.type === 'MessageContentRead') {
+    return typeof data.first_message_id === 'number' && typeof data.last_message_id === 'number' && data.first_message_id <= messageId && messageId <= data.last_message_id;
+  }
+  return event.stream.startsWith('messages-') && (data.id === messageId || data.message_id === messageId);
+};
 
 /** The event history of a user, a room, a message or an actor (the audit API), newest page by page. */
 export function AuditTimeline() {

@@ -40,8 +40,9 @@ function PartView({ part }: { part: Part }) {
 
 /**
  * A room's messages, newest first, as metadata; "Show content" asks again with `content=true`,
- * which the server records in the log before it answers. "Live" polls for newer messages
- * (`after=`), "Send as" posts a message as a member.
+ * which the server records in the log before it answers (each page shown with content is one
+ * recorded read). "Live" polls for newer messages (`after=`) as metadata, and reads their
+ * content only when new ones came while content is shown. "Send as" posts as a member.
  */
 export function RoomMessages({ roomId, members }: { roomId: string; members: readonly string[] }) {
   const session = useSession();
@@ -69,9 +70,12 @@ export function RoomMessages({ roomId, members }: { roomId: string; members: rea
     let stopped = false;
     const poll = async () => {
       try {
-        const page = await session.instanceCall<{ messages: MessageRow[] }>('GET', messagesPath, {
-          query: { after: newest.current ?? 0, limit: PAGE_SIZE, ...(content && { content: true }) },
-        });
+        // Metadata first: a content read (recorded in the log) only when something new came.
+        const after = newest.current ?? 0;
+        let page = await session.instanceCall<{ messages: MessageRow[] }>('GET', messagesPath, { query: { after, limit: PAGE_SIZE } });
+        if (content && page.messages.length > 0) {
+          page = await session.instanceCall<{ messages: MessageRow[] }>('GET', messagesPath, { query: { after, limit: PAGE_SIZE, content: true } });
+        }
         if (!stopped && page.messages.length > 0) {
           setNewer((previous) => {
             const seen = new Set(previous.map((m) => m.id));

@@ -46,6 +46,17 @@ export function SignIn() {
     });
   };
 
+  // WebCrypto signs the tokens; browsers offer it only on HTTPS pages (and http://localhost).
+  if (!globalThis.crypto?.subtle) {
+    return (
+      <main className="sign-in">
+        <h1>Parley console</h1>
+        <p className="error" role="alert">
+          This page is not a secure context, so the browser cannot sign tokens here: open the console over HTTPS (HTTPS_PORT) or on localhost.
+        </p>
+      </main>
+    );
+  }
   return (
     <main className="sign-in">
       <h1>Parley console</h1>
