@@ -28,8 +28,7 @@ export const roomsProjection: ProjectionDefinition<RoomCreated | RoomUpdated | R
   collections: [
     {
       name: ROOMS,
-      // By name: the admin route's search by name prefix.
-      indexes: [{ fields: ['instance_id', 'id'] }, { fields: ['instance_id', 'private', 'id'] }, { fields: ['instance_id', 'name', 'id'] }],
+      indexes: [{ fields: ['instance_id', 'id'] }, { fields: ['instance_id', 'private', 'id'] }],
     },
   ],
   handles: ['RoomCreated', 'RoomUpdated', 'RoomDeleted', 'MessageSent'],

@@ -16,18 +16,13 @@ export interface UserDocument extends Document {
 
 export const userDocumentId = (instanceId: string, userId: string) => documentId(instanceId, userId);
 
-/** Users as the API returns them, listed by creation time (and searched by id or name). */
+/** Users as the API returns them, listed by creation time (and by id). */
 export const usersProjection: ProjectionDefinition<UserEvent, UserDocument> = {
   name: 'users',
   version: 1,
-  // By id and by name: the admin route's search (prefixes) pages through them; added to a
-  // collection built before, they are built when the server starts, with no rebuild.
-  collections: [
-    {
-      name: USERS,
-      indexes: [{ fields: ['instance_id', 'created_at', 'id'] }, { fields: ['instance_id', 'id'] }, { fields: ['instance_id', 'name', 'id'] }],
-    },
-  ],
+  // By id: the admin route's search by id prefix pages through it (added to a collection built
+  // before, it is built when the server starts, with no rebuild).
+  collections: [{ name: USERS, indexes: [{ fields: ['instance_id', 'created_at', 'id'] }, { fields: ['instance_id', 'id'] }] }],
   handles: ['UserCreated', 'UserUpdated', 'UserDeleted'],
   destroys: ['UserDeleted'],
 

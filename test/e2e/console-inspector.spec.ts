@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { EVENT_STORE, EventStore } from '../../src/shared/ports/event-store.port';
 import { startTestServer, TestServer } from '../support/test-server';
 import { eventually } from '../support/waiting';
+import { scanForMarkers } from '../support/byte-scan';
 
 /**
  * The console's per-instance reads (`/services/parley_admin/v1/<instance>/…`) on a real server
@@ -66,13 +67,19 @@ describe('console inspector routes (services/parley_admin/v1)', () => {
     expect(ids(await ok(get('/users')))).toEqual(['alice', 'alina', 'bob', 'carol', 'dave']);
     const first = await ok(get('/users?prefix=Al&limit=1'));
     expect(first).toEqual({ users: [{ id: 'bob', name: 'Alice Cooper', created_at: expect.any(String), updated_at: expect.any(String) }], next: expect.any(String) });
-    // "Al" matches no id (case-sensitive) and three names, in name order.
+    // "Al" matches no id (ids are case-sensitive) and three names in any case, in name order.
     const second = await ok(get(`/users?prefix=Al&limit=1&after=${first.next}`));
     const third = await ok(get(`/users?prefix=Al&limit=1&after=${second.next}`));
     expect([...ids(second), ...ids(third)]).toEqual(['carol', 'alina']);
     expect(third.next).toBeUndefined();
-    // "al" matches ids first, then names ("alice" is named "Zed").
-    expect(ids(await ok(get('/users?prefix=al')))).toEqual(['alice', 'alina']);
+    // "al" matches ids first ("alice" is named "Zed"), then names.
+    expect(ids(await ok(get('/users?prefix=al')))).toEqual(['alice', 'alina', 'bob', 'carol']);
+    expect(ids(await ok(get('/users?prefix=ALICE%20L')))).toEqual(['carol']);
+    // A rename moves the user in the search.
+    await ok(s.request('PUT', s.chat('/users/dave'), { body: { name: 'Alfonso' } }));
+    expect(ids(await ok(get('/users?prefix=alf')))).toEqual(['dave']);
+    expect(ids(await ok(get('/users?prefix=dav')))).toEqual(['dave']);
+    expect(ids(await ok(get('/users?prefix=Dave')))).toEqual([]);
     expect(ids(await ok(get('/users?prefix=nobody')))).toEqual([]);
     expect((await get('/users?limit=101')).body.error).toBe('services/parley_admin/unprocessable_entity/invalid_limit');
     expect((await get('/users?after=garbage')).body.error).toBe('services/parley_admin/unprocessable_entity/invalid_after');
@@ -87,7 +94,8 @@ describe('console inspector routes (services/parley_admin/v1)', () => {
       { id: 'secret-plans', name: 'Plans', private: true, member_count: 2, created_at: expect.any(String), updated_at: expect.any(String) },
     ]);
     expect((await ok(get('/rooms?prefix=P'))).rooms.map((r: any) => r.id)).toEqual(['secret-plans']);
-    expect((await ok(get('/rooms?prefix=L'))).rooms.map((r: any) => r.id)).toEqual(['lobby', 'empty']);
+    expect((await ok(get('/rooms?prefix=l'))).rooms.map((r: any) => r.id)).toEqual(['lobby', 'empty']);
+    expect((await ok(get('/rooms?prefix=PLA'))).rooms.map((r: any) => r.id)).toEqual(['secret-plans']);
     const page = await ok(get('/rooms?limit=2'));
     expect(page.rooms.map((r: any) => r.id)).toEqual(['empty', 'lobby']);
     expect((await ok(get(`/rooms?limit=2&after=${page.next}`))).rooms.map((r: any) => r.id)).toEqual(['secret-plans']);
@@ -188,6 +196,27 @@ describe('console inspector routes (services/parley_admin/v1)', () => {
     expect(res.body.messages).toEqual([expect.objectContaining({ id, user_id: 'erin', deleted: true, parts: [] })]);
     expect(res.text).not.toContain(secret);
     expect((await ok(get('/users?prefix=erin'))).users).toEqual([]);
+  });
+
+  it("leaves no copy of a deleted user's or room's name, in any case, in the data directory", async () => {
+    const names = { user: marker('User-Name'), renamed: marker('Renamed'), room: marker('Room-Name') };
+    const folded = Object.values(names).map((n) => n.toLowerCase());
+    await ok(s.request('POST', s.chat('/users'), { body: { id: 'gone', name: names.user } }));
+    await ok(s.request('PUT', s.chat('/users/gone'), { body: { name: names.renamed } }));
+    await ok(s.request('POST', s.chat('/rooms'), { body: { id: 'gone-room', name: names.room }, token: s.token({ sub: 'gone' }) }));
+    expect((await ok(get(`/users?prefix=${folded[1]}`))).users.map((u: any) => u.id)).toEqual(['gone']);
+    expect((await ok(get(`/rooms?prefix=${folded[2]}`))).rooms.map((r: any) => r.id)).toEqual(['gone-room']);
+    // The names read model holds them case-folded: a scan for the folded forms finds them there.
+    expect(scanForMarkers({ folders: [s.dataDir] }, folded.slice(1))).not.toEqual([]);
+
+    await ok(s.request('DELETE', s.chat('/rooms/gone-room')));
+    await ok(s.request('DELETE', s.chat('/users/gone')));
+    expect((await ok(get(`/users?prefix=${folded[1]}`))).users).toEqual([]);
+    expect((await ok(get(`/rooms?prefix=${folded[2]}`))).rooms).toEqual([]);
+    await eventually(() => scanForMarkers({ folders: [s.dataDir] }, folded).length === 0, {
+      what: 'no file of DATA_DIR holds the folded names',
+      timeoutMs: 20_000,
+    });
   });
 
   it('lists the devices of a Beams user and the interests devices hold, with their subscriber counts', async () => {

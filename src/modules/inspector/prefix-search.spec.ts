@@ -7,6 +7,7 @@ import { orderTerms, table, whereClause } from '../../adapters/read-models/sqlit
 import { Query, ReadModelStore } from '../../shared/ports/read-model-store.port';
 import { documentId } from '../../shared/domain/streams';
 import { USERS, usersProjection } from '../../../projections/users/users.projection';
+import { NAMES, namesProjection, nameKey } from '../../../projections/search/names.projection';
 import { decodeCursor, prefixRange, searchByIdOrName } from './prefix-search';
 
 describe('prefixRange', () => {
@@ -22,21 +23,30 @@ describe('prefixRange', () => {
 describe('searchByIdOrName on the users read model (SQLite)', () => {
   let dir: string;
   let store: SqliteReadModelStore;
-  const queries: Query[] = [];
+  const queries: { collection: string; query: Query }[] = [];
   /** The store, with every query it is asked noted (to check how SQLite plans each). */
   let noting: ReadModelStore;
 
-  const user = (id: string, name: string, instance = 'i') => ({
-    collection: USERS,
-    kind: 'put' as const,
-    document: { _id: documentId(instance, id), instance_id: instance, id, name, created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z' },
-    position: '00000000000000000001',
-  });
+  /** A user's documents as the users and names projections fold them. */
+  const user = (id: string, name: string, instance = 'i', position = '00000000000000000001') => [
+    {
+      collection: USERS,
+      kind: 'put' as const,
+      document: { _id: documentId(instance, id), instance_id: instance, id, name, created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z' },
+      position,
+    },
+    {
+      collection: NAMES,
+      kind: 'put' as const,
+      document: { _id: documentId(instance, 'user', id), instance_id: instance, kind: 'user', id, name_key: nameKey(name) },
+      position,
+    },
+  ];
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'parley-prefix-search-'));
     store = new SqliteReadModelStore(join(dir, 'read-models.sqlite'));
-    await store.ensureCollections(usersProjection.collections);
+    await store.ensureCollections([...usersProjection.collections, ...namesProjection.collections]);
     const users = [
       user('alice', 'Zed'),
       user('alina', 'alpha'),
@@ -49,12 +59,12 @@ describe('searchByIdOrName on the users read model (SQLite)', () => {
       user('other-alice', 'alice', 'another-instance'),
     ];
     for (let i = 0; i < 40; i++) users.push(user(`z${String(i).padStart(2, '0')}`, `name ${i}`));
-    await store.applyBatch(users, {});
+    await store.applyBatch(users.flat(), {});
     noting = new Proxy(store, {
       get: (target, property) =>
         property === 'find'
           ? (collection: string, query: Query) => {
-              queries.push(query);
+              queries.push({ collection, query });
               return target.find(collection, query);
             }
           : Reflect.get(target, property, target).bind?.(target) ?? Reflect.get(target, property, target),
@@ -70,18 +80,21 @@ describe('searchByIdOrName on the users read model (SQLite)', () => {
     const pages: string[][] = [];
     let after: string | undefined;
     do {
-      const page = await searchByIdOrName<any>(noting, USERS, 'i', { prefix, after, limit });
+      const page = await searchByIdOrName<any>(noting, { collection: USERS, kind: 'user' }, 'i', { prefix, after, limit });
       pages.push(page.found.map((u) => u.id));
       after = page.next;
     } while (after !== undefined);
     return pages;
   }
 
-  it('lists ids that start with the prefix, then names that do, each once, in pages that follow on', async () => {
-    expect(await allPages('al', 100)).toEqual([['alfred', 'alice', 'alina', 'dave']]);
+  it('lists ids that start with the prefix, then names that do in any case, each once, in pages that follow on', async () => {
+    // Ids case-sensitively, then names in any case ("alfred" and "alina" match both ways).
+    expect(await allPages('al', 100)).toEqual([['alfred', 'alice', 'alina', 'dave', 'zoe', 'bob', 'carol']]);
     expect(await allPages('al', 2)).toEqual([
       ['alfred', 'alice'],
       ['alina', 'dave'],
+      ['zoe', 'bob'],
+      ['carol'],
     ]);
     expect(await allPages('Alice', 1)).toEqual([['bob'], ['carol']]);
     expect(await allPages('nobody', 10)).toEqual([[]]);
@@ -95,26 +108,27 @@ describe('searchByIdOrName on the users read model (SQLite)', () => {
 
   it('skips long runs of names whose ids were listed already, with a shorter page that goes on', async () => {
     // Users "z00".."z39", named "z name …": listed by id for the prefix "z", and their names match it too.
-    const rename = Array.from({ length: 40 }, (_, i) => ({ ...user(`z${String(i).padStart(2, '0')}`, `z name ${i}`), position: '00000000000000000002' }));
-    await store.applyBatch(rename, {});
-    expect((await allPages('z', 3)).flat()).toEqual([...Array.from({ length: 40 }, (_, i) => `z${String(i).padStart(2, '0')}`), 'zoe', 'erin']);
+    const rename = Array.from({ length: 40 }, (_, i) => user(`z${String(i).padStart(2, '0')}`, `z name ${i}`, 'i', '00000000000000000002'));
+    await store.applyBatch(rename.flat(), {});
+    expect((await allPages('z', 3)).flat()).toEqual([...Array.from({ length: 40 }, (_, i) => `z${String(i).padStart(2, '0')}`), 'zoe', 'erin', 'alice']);
   });
 
   it('answers a page through an index, never a scan of the collection or a sort of it', async () => {
     queries.length = 0;
     await allPages('al', 2);
     await allPages('', 10);
-    await searchByIdOrName<any>(noting, USERS, 'i', { prefix: 'Alice', after: undefined, limit: 1 });
+    await searchByIdOrName<any>(noting, { collection: USERS, kind: 'user' }, 'i', { prefix: 'Alice', after: undefined, limit: 1 });
     const db = new Database(join(dir, 'read-models.sqlite'), { readonly: true });
     try {
-      const plans = queries.map((query) => {
+      const plans = queries.map(({ collection, query }) => {
         const { clauses, params } = whereClause(query.where);
         const order = orderTerms(query.sort);
-        const sql = `EXPLAIN QUERY PLAN SELECT doc, position FROM "${table(USERS)}" WHERE ${clauses.join(' AND ')}${order.length ? ` ORDER BY ${order.join(', ')}` : ''} LIMIT ${query.limit}`;
+        const sql = `EXPLAIN QUERY PLAN SELECT doc, position FROM "${table(collection)}" WHERE ${clauses.join(' AND ')}${order.length ? ` ORDER BY ${order.join(', ')}` : ''} LIMIT ${query.limit}`;
         return (db.prepare(sql).all(...params) as { detail: string }[]).map((row) => row.detail).join('; ');
       });
       expect(plans.length).toBeGreaterThan(5);
-      for (const plan of plans) expect(plan).toMatch(/^SEARCH rm_users USING INDEX ix_users_instance_id_(name_)?id \(/);
+      expect(plans.some((plan) => plan.startsWith('SEARCH rm_names'))).toBe(true);
+      for (const plan of plans) expect(plan).toMatch(/^SEARCH (rm_users USING INDEX ix_users_instance_id_id|rm_names USING INDEX ix_names_instance_id_kind_name_key_id) \(/);
       for (const plan of plans) expect(plan).not.toMatch(/TEMP B-TREE|SCAN/);
     } finally {
       db.close();

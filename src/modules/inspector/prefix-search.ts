@@ -1,5 +1,7 @@
 import { unprocessable } from '../../shared/domain/errors';
+import { documentId } from '../../shared/domain/streams';
 import { Document, Query, ReadModelStore } from '../../shared/ports/read-model-store.port';
+import { NamedKind, NameDocument, nameKey, NAMES } from '../../../projections/search/names.projection';
 
 /** The longest `prefix` searched for (ids and names are at most a few hundred characters). */
 export const PREFIX_MAX = 200;
@@ -60,35 +62,37 @@ export function parsePrefix(raw: unknown): string {
 
 interface Searchable extends Document {
   readonly id: string;
-  readonly name: string;
 }
 
 /** Reads of names per page at most: those whose id also starts with the prefix were listed already and are skipped. */
 const NAME_READS = 10;
 
 /**
- * Pages of a collection's documents whose id or name starts with a prefix (every document by
- * id without one), each read through an index on (instance_id, id) or (instance_id, name, id):
- * a page costs its own size, however large the instance. Ids matching come first, in id
- * order, then names matching, in name order (a document matching by both is listed once, by
- * id). A page holds `limit` documents, or fewer when it is the last; `next` is absent then.
+ * Pages of the users or rooms of an instance whose id starts with a prefix (case-sensitive, as
+ * ids are) or whose name does (in any case), every one by id without a prefix. Ids come from
+ * the collection's (instance_id, id) index, names from the names read model's (instance_id,
+ * kind, name_key, id) index: a page costs its own size, however large the instance. Ids
+ * matching come first, in id order, then names matching, in case-folded name order (one
+ * matching by both is listed once, by id). A page holds `limit` documents, or fewer when it is
+ * the last (then without `next`) or when many names in a row were listed by id already.
  */
 export async function searchByIdOrName<D extends Searchable>(
   store: ReadModelStore,
-  collection: string,
+  searched: { readonly collection: string; readonly kind: NamedKind },
   instanceId: string,
   request: { prefix: string; after: string | undefined; limit: number },
 ): Promise<{ found: D[]; next?: string }> {
   const { prefix, limit } = request;
-  const range = prefixRange(prefix);
   const cursor = decodeCursor(request.after);
-  const find = (where: Query['where'], sort: string[], count: number) =>
-    store.find<D>(collection, { where: { instance_id: instanceId, ...where }, sort: sort.map((field) => ({ field })), limit: count });
   const found: D[] = [];
 
   if (cursor === undefined || cursor.by === 'id') {
-    const ids = { ...(prefix && range), ...(cursor && { gt: cursor.id }) };
-    const byId = await find(Object.keys(ids).length ? { id: ids } : {}, ['id'], limit + 1);
+    const ids = { ...(prefix && prefixRange(prefix)), ...(cursor && { gt: cursor.id }) };
+    const byId = await store.find<D>(searched.collection, {
+      where: { instance_id: instanceId, ...(Object.keys(ids).length && { id: ids }) },
+      sort: [{ field: 'id' }],
+      limit: limit + 1,
+    });
     if (byId.length > limit) {
       const page = byId.slice(0, limit);
       return { found: page, next: encodeCursor({ by: 'id', id: page[page.length - 1].id }) };
@@ -98,20 +102,36 @@ export async function searchByIdOrName<D extends Searchable>(
   }
 
   // Past the ids: the names in the range, after the cursor (every id is longer than '').
+  const range = prefixRange(nameKey(prefix));
+  const names = (where: Query['where'], sort: string[], count: number) =>
+    store.find<NameDocument>(NAMES, { where: { instance_id: instanceId, kind: searched.kind, ...where }, sort: sort.map((field) => ({ field })), limit: count });
   let at: SearchCursor & { by: 'name' } = cursor?.by === 'name' ? cursor : { by: 'name', name: range.gte, id: '' };
-  for (let read = 0; read < NAME_READS; read++) {
-    const wanted = limit - found.length + 1;
-    const docs = await find({ name: at.name, id: { gt: at.id } }, ['id'], wanted);
-    if (docs.length < wanted) docs.push(...(await find({ name: { gt: at.name, ...(range.lt !== undefined && { lt: range.lt }) } }, ['name', 'id'], wanted - docs.length)));
+  let next: string | undefined;
+  const listed: string[] = [];
+  read: for (let read = 0; ; read++) {
+    if (read === NAME_READS) {
+      next = encodeCursor(at);
+      break;
+    }
+    const wanted = limit - found.length - listed.length + 1;
+    const docs = await names({ name_key: at.name, id: { gt: at.id } }, ['id'], wanted);
+    if (docs.length < wanted) {
+      docs.push(...(await names({ name_key: { gt: at.name, ...(range.lt !== undefined && { lt: range.lt }) } }, ['name_key', 'id'], wanted - docs.length)));
+    }
     for (const doc of docs) {
       if (!doc.id.startsWith(prefix)) {
-        if (found.length === limit) return { found, next: encodeCursor(at) };
-        found.push(doc);
+        if (found.length + listed.length === limit) {
+          next = encodeCursor(at);
+          break read;
+        }
+        listed.push(doc.id);
       }
-      at = { by: 'name', name: doc.name, id: doc.id };
+      at = { by: 'name', name: doc.name_key, id: doc.id };
     }
-    if (docs.length < wanted) return { found };
+    if (docs.length < wanted) break;
   }
-  // Many names in a row whose ids were listed already: a shorter page, and the search goes on from here.
-  return { found, next: encodeCursor(at) };
+  const documents = new Map((await store.getMany<D>(searched.collection, listed.map((id) => documentId(instanceId, id)))).map((d) => [d.id, d]));
+  // A name the names read model shows a moment before the collection does is left out.
+  for (const id of listed) if (documents.has(id)) found.push(documents.get(id)!);
+  return { found, ...(next !== undefined && { next }) };
 }

@@ -21,6 +21,11 @@ export interface Actor {
   /** The instance key that signed the token, or `cli`/`bootstrap` for operator actions. */
   readonly key_id?: string;
   readonly su?: boolean;
+  /**
+   * The operator who acted through the console (docs/console.md): the `console_user` claim of an
+   * instance key's token, or the name on a deployment token (then `key_id` is `console`).
+   */
+  readonly console_user?: string;
 }
 
 /**

@@ -9,6 +9,7 @@ import { tokenLifetimeRefusal } from '../../instances/authentication/token-lifet
 import { isPrivateFeed } from '../domain/feed.decider';
 import { feedItemsPath } from '../feeds-route';
 import { bearerCredential } from '../../../shared/http/bearer';
+import { consoleUserProblem } from '../../../shared/domain/console-user';
 
 /** READ: paginate, subscribe, list, firehose. WRITE: publish and delete (server tokens hold `*`). */
 export type FeedAction = 'READ' | 'WRITE';
@@ -21,6 +22,7 @@ interface FeedsClaims {
   readonly exp?: unknown;
   readonly su?: unknown;
   readonly sub?: unknown;
+  readonly console_user?: unknown;
   readonly feeds?: { readonly permission?: { readonly path?: unknown; readonly action?: unknown } };
 }
 
@@ -79,7 +81,14 @@ export class FeedAccess {
     const permission = claims.feeds?.permission;
     const allowed = claims.su === true || (covers(permission?.path, path) && (permission?.action === '*' || permission?.action === action));
     if (!allowed) throw forbidden('permission_denied', `The token does not grant ${action} on ${path}`);
-    return { key_id: keyId, ...(typeof claims.sub === 'string' && claims.sub !== '' && { user_id: claims.sub }), ...(claims.su === true && { su: true }) };
+    const badConsoleUser = claims.console_user === undefined ? null : consoleUserProblem(claims.console_user);
+    if (badConsoleUser) throw unusableToken(`The token's "console_user" claim is not usable: ${badConsoleUser}`);
+    return {
+      key_id: keyId,
+      ...(typeof claims.sub === 'string' && claims.sub !== '' && { user_id: claims.sub }),
+      ...(claims.su === true && { su: true }),
+      ...(typeof claims.console_user === 'string' && { console_user: claims.console_user }),
+    };
   }
 
   /** Reading a feed: public feeds need no token, `private-` feeds one covering `feeds/<id>/items`. */

@@ -30,7 +30,7 @@ export class SearchRoomsController {
   @Requires(Access.su)
   async search(@Param('instanceId') instanceId: string, @Query() query: Record<string, unknown>): Promise<{ rooms: RoomSummary[]; next?: string }> {
     const limit = parseLimit(query.limit, { fallback: SEARCH_PAGE_DEFAULT, max: SEARCH_PAGE_MAX });
-    const page = await searchByIdOrName<RoomDocument>(this.readModels, ROOMS, instanceId, { prefix: parsePrefix(query.prefix), after: query.after as string | undefined, limit });
+    const page = await searchByIdOrName<RoomDocument>(this.readModels, { collection: ROOMS, kind: 'room' }, instanceId, { prefix: parsePrefix(query.prefix), after: query.after as string | undefined, limit });
     const counts = await Promise.all(page.found.map((room) => this.readModels.count(MEMBERSHIPS, { instance_id: instanceId, room_id: room.id })));
     const rooms = page.found.map((room, i) => ({
       id: room.id,

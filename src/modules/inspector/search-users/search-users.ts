@@ -36,7 +36,7 @@ export class SearchUsersController {
   @Requires(Access.su)
   async search(@Param('instanceId') instanceId: string, @Query() query: Record<string, unknown>): Promise<{ users: UserSummary[]; next?: string }> {
     const limit = parseLimit(query.limit, { fallback: SEARCH_PAGE_DEFAULT, max: SEARCH_PAGE_MAX });
-    const page = await searchByIdOrName<UserDocument>(this.readModels, USERS, instanceId, { prefix: parsePrefix(query.prefix), after: query.after as string | undefined, limit });
+    const page = await searchByIdOrName<UserDocument>(this.readModels, { collection: USERS, kind: 'user' }, instanceId, { prefix: parsePrefix(query.prefix), after: query.after as string | undefined, limit });
     return { users: page.found.map(summaryOf), ...(page.next !== undefined && { next: page.next }) };
   }
 }

@@ -54,12 +54,13 @@ export const requireSelfOrSu = (actor: RequestActor, userId: string): void => {
   }
 };
 
-/** The audit trail records which key and which user caused each event, and in which request (metadata.request_id). */
+/** The audit trail records which key, which user and which console user caused each event, and in which request (metadata.request_id). */
 export const auditActor = (actor: RequestActor): Actor => {
   const audit: Actor = {
     key_id: actor.keyId,
     ...(actor.userId !== undefined && { user_id: actor.userId }),
     ...(actor.su && { su: true }),
+    ...(actor.consoleUser !== undefined && { console_user: actor.consoleUser }),
   };
   return actingInRequest(audit, actor.requestId);
 };

@@ -9,6 +9,7 @@ import { DomainError, notFound } from '../../../shared/domain/errors';
 import { CONFIG, ParleyConfig } from '../../../config/config';
 import { ActiveInstance, KeyRing } from './key-ring';
 import { tokenLifetimeRefusal, tokenLivesTooLong } from './token-lifetime';
+import { consoleUserProblem } from '../../../shared/domain/console-user';
 
 /** Who a request acts as, from its verified token. */
 export interface RequestActor {
@@ -18,6 +19,8 @@ export interface RequestActor {
   readonly su: boolean;
   /** The token's `iat` (seconds), when it has one: whether it was issued before its user was deleted. */
   readonly issuedAt?: number;
+  /** The operator acting through the console, from the token's `console_user` claim (recorded as `Actor.console_user`). */
+  readonly consoleUser?: string;
   /** The HTTP request it acts in (set per request by `@CurrentActor()`; absent on cached and socket actors). */
   readonly requestId?: string;
 }
@@ -147,6 +150,9 @@ export class AccessTokenStrategy extends PassportStrategy(JwtStrategy) implement
     if (typeof claims.exp !== 'number') throw unauthorized('invalid_token', 'The token has no "exp" claim');
     const tooLong = tokenLifetimeRefusal(claims, this.maxLifetimeSeconds);
     if (tooLong) throw tokenLivesTooLong(tooLong);
+    const consoleUser = claims.console_user as unknown;
+    const badConsoleUser = consoleUser === undefined ? null : consoleUserProblem(consoleUser);
+    if (badConsoleUser) throw unauthorized('invalid_token', `The token's "console_user" claim is not usable: ${badConsoleUser}`);
     const keyId = ISSUER.exec(String(claims.iss))![1];
     const actor: RequestActor = {
       instanceId,
@@ -154,6 +160,7 @@ export class AccessTokenStrategy extends PassportStrategy(JwtStrategy) implement
       userId: typeof claims.sub === 'string' && claims.sub !== '' ? claims.sub : undefined,
       su: claims.su === true,
       ...(typeof claims.iat === 'number' && { issuedAt: claims.iat }),
+      ...(typeof consoleUser === 'string' && { consoleUser }),
     };
     const token = bearerToken(request as never)!;
     this.verified.set(token, { actor, key: this.keyOfRequest.get(request)!, expiresAtMs: claims.exp * 1000 });
