@@ -117,6 +117,9 @@ export function Webhooks() {
       {selected && (
         <>
           <h2>Deliveries (newest {DELIVERIES_SHOWN})</h2>
+          <button type="button" onClick={deliveries.reload}>
+            Refresh deliveries
+          </button>
           <ErrorNote error={deliveries.error} />
           <table aria-label="deliveries">
             <thead>
