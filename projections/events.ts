@@ -69,6 +69,7 @@ const EVERY_TYPE: Record<ParleyEvent['type'], true> = {
   KeyDisabled: true,
   TokenProviderEnabled: true,
   TokenProviderDisabled: true,
+  InstanceExported: true,
   MessageSent: true,
   MessageEdited: true,
   MessageDeleted: true,

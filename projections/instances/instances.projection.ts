@@ -28,7 +28,8 @@ export const instanceDocumentId = (instanceId: string) => documentId(instanceId)
 export const instancesProjection: ProjectionDefinition<InstanceEvent, InstanceDocument> = {
   name: 'instances',
   version: 1,
-  collections: [{ name: INSTANCES }],
+  // By id: the operator API pages instances (an index, so a page never reads the whole collection).
+  collections: [{ name: INSTANCES, indexes: [{ fields: ['id'] }] }],
   handles: [
     'InstanceCreated',
     'InstanceDisabled',

@@ -32,7 +32,8 @@ export const webhookDocumentId = (instanceId: string, webhookId: string) => docu
 export const webhooksProjection: ProjectionDefinition<WebhookEvent, WebhookDocument> = {
   name: 'webhooks',
   version: 1,
-  collections: [{ name: WEBHOOKS, indexes: [{ fields: ['instance_id', 'created_at'] }] }],
+  // By `active` too: the operator API's health lists the webhooks deliveries stopped, across instances.
+  collections: [{ name: WEBHOOKS, indexes: [{ fields: ['instance_id', 'created_at'] }, { fields: ['active'] }] }],
   handles: ['WebhookCreated', 'WebhookUpdated', 'WebhookDeactivated', 'WebhookActivated', 'WebhookReplayRequested', 'WebhookRedeliveryRequested', 'WebhookDeleted'],
 
   targets(event) {

@@ -21,6 +21,7 @@ import { InspectorModule } from '../modules/inspector/inspector.module';
 import { WebhooksModule } from '../modules/webhooks/webhooks.module';
 import { IdempotencyModule } from '../modules/idempotency/idempotency.module';
 import { guardWriteRoutes } from '../modules/idempotency/idempotent-write-routes';
+import { OperatorModule } from '../modules/operator/operator.module';
 import { CoreModule } from './core.module';
 import { Runtime } from './runtime';
 
@@ -52,6 +53,8 @@ export class AppModule {
       WebhooksModule,
     ];
     guardWriteRoutes(imports);
+    // The deployment API exists only with the console on; its writes take no Idempotency-Key (docs/console.md).
+    if (runtime.config.consoleEnabled) imports.push(OperatorModule);
     return { module: AppModule, imports };
   }
 }

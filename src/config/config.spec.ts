@@ -74,6 +74,9 @@ describe('loadConfig', () => {
     ['WEBHOOK_RETRY_SCHEDULE_MS', '100,,200', /^WEBHOOK_RETRY_SCHEDULE_MS must be/],
     ['WEBHOOK_RETRY_SCHEDULE_MS', '86400001', /^WEBHOOK_RETRY_SCHEDULE_MS must be/],
     ['WEBHOOK_DELIVERY_TIMEOUT_MS', '50', /^WEBHOOK_DELIVERY_TIMEOUT_MS must be a whole number of milliseconds from 100 to 600000, got "50"$/],
+    ['CONSOLE_ENABLED', 'on', /^CONSOLE_ENABLED must be true or false, got "on"$/],
+    ['CONSOLE_ADMIN_SECRET', 'x'.repeat(31), /^CONSOLE_ADMIN_SECRET must be at least 32 characters without surrounding spaces \(openssl rand -base64 32\), got 31$/],
+    ['CONSOLE_ADMIN_SECRET', ` ${'x'.repeat(40)}`, /^CONSOLE_ADMIN_SECRET must be at least 32 characters/],
   ])('%s=%s is refused', (name, value, message) => {
     const env = { [name]: value, ...(name === 'HTTPS_PORT' && { TLS_CERT_FILE: 'c', TLS_KEY_FILE: 'k' }) };
     expect(() => loadConfig(env)).toThrow(ConfigError);
@@ -87,6 +90,14 @@ describe('loadConfig', () => {
       webhookDeliveryTimeoutMs: 500,
     });
     expect(loadConfig({ WEBHOOK_RETRY_SCHEDULE_MS: '' }).webhookRetryScheduleMs).toEqual([]);
+  });
+
+  it('keeps the console off without CONSOLE_ENABLED=true, and never repeats a refused CONSOLE_ADMIN_SECRET', () => {
+    expect(loadConfig({})).toMatchObject({ consoleEnabled: false, consoleAdminSecret: undefined });
+    const secret = 'y'.repeat(32);
+    expect(loadConfig({ CONSOLE_ENABLED: 'true', CONSOLE_ADMIN_SECRET: secret })).toMatchObject({ consoleEnabled: true, consoleAdminSecret: secret });
+    const bad = 'short-but-secret';
+    expect(() => loadConfig({ CONSOLE_ADMIN_SECRET: bad })).toThrow(expect.objectContaining({ message: expect.not.stringContaining(bad) }));
   });
 
   it('never repeats a refused MASTER_KEY in its message', () => {

@@ -93,6 +93,13 @@ export interface ParleyConfig {
   readonly idempotencyKeyTtlMs: number;
   /** TOKEN_MAX_LIFETIME_SECONDS: tokens whose `exp` lies further than this past their `iat` (or now) are refused. */
   readonly tokenMaxLifetimeSeconds: number;
+  /** CONSOLE_ENABLED: serve the operator console (/console) and the deployment routes (/services/parley_operator); off, both answer 404. */
+  readonly consoleEnabled: boolean;
+  /**
+   * CONSOLE_ADMIN_SECRET (at least 32 characters): the HS256 secret of deployment tokens, the
+   * console's credential for what spans instances (docs/console.md); unset, no deployment sign-in.
+   */
+  readonly consoleAdminSecret?: string;
   /** METRICS_TOKEN: the Bearer token GET /metrics requires; unset, /metrics answers 404. */
   readonly metricsToken?: string;
   /** METRICS_PORT (projector workers only): serve GET /metrics on this port; unset, a worker listens on nothing. */
@@ -157,6 +164,20 @@ const SECONDS = (min: number, max: number) => ({ min, max, what: 'a whole number
  */
 export const DEFAULT_TOKEN_MAX_LIFETIME_SECONDS = 30 * 86_400;
 const SUBSCRIPTIONS = { min: 0, max: 10_000_000, what: 'a whole number of subscriptions' };
+
+/** The least CONSOLE_ADMIN_SECRET may hold: an HS256 secret shorter than its 256-bit hash is guessable offline from one token. */
+export const CONSOLE_ADMIN_SECRET_MIN_LENGTH = 32;
+
+function consoleAdminSecretVariable(env: NodeJS.ProcessEnv): string | undefined {
+  const value = env.CONSOLE_ADMIN_SECRET;
+  if (value === undefined || value === '') return undefined;
+  if (value.length < CONSOLE_ADMIN_SECRET_MIN_LENGTH || value.trim() !== value) {
+    throw new ConfigError(
+      `CONSOLE_ADMIN_SECRET must be at least ${CONSOLE_ADMIN_SECRET_MIN_LENGTH} characters without surrounding spaces (openssl rand -base64 32), got ${value.length}`,
+    );
+  }
+  return value;
+}
 
 /** 32 bytes in canonical base64, as `openssl rand -base64 32` prints them. */
 function masterKeyVariable(env: NodeJS.ProcessEnv): string | undefined {
@@ -290,6 +311,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ParleyConfig {
     customDataMaxBytes: integerVariable(env, 'CUSTOM_DATA_MAX_BYTES', { min: 2, max: JSON_BODY_LIMIT_BYTES, what: 'a whole number of bytes' }, DEFAULT_CUSTOM_DATA_MAX_BYTES),
     ...beamsProviderVariables(env),
     tokenMaxLifetimeSeconds: integerVariable(env, 'TOKEN_MAX_LIFETIME_SECONDS', SECONDS(60, 10 * 365 * 86_400), DEFAULT_TOKEN_MAX_LIFETIME_SECONDS),
+    consoleEnabled: booleanVariable(env, 'CONSOLE_ENABLED', false),
+    consoleAdminSecret: consoleAdminSecretVariable(env),
     metricsToken: env.METRICS_TOKEN || undefined,
     metricsPort: integerVariable(env, 'METRICS_PORT', PORT),
     rateLimits: {

@@ -17,6 +17,7 @@ import { AppModule } from '../../src/app/app.module';
 import { openRuntime, Runtime } from '../../src/app/runtime';
 import { loadConfig } from '../../src/config/config';
 import { AccessTokenGuard } from '../../src/modules/instances/authentication/access-token.guard';
+import { OperatorTokenVerifier } from '../../src/modules/instances/authentication/operator-token';
 import { AccessCheck } from '../../src/modules/roles/access-check';
 import { AccessGuard } from '../../src/modules/roles/access.guard';
 import { AccessRule, describeAccess, isAccessRule } from '../../src/modules/roles/access-rules';
@@ -85,7 +86,7 @@ describe('what every route requires, declared at the route', () => {
       }
     }
     const app = s.server.app;
-    const guard = new AccessGuard(app.get(Reflector), app.get(AccessTokenGuard), app.get(AccessCheck));
+    const guard = new AccessGuard(app.get(Reflector), app.get(AccessTokenGuard), app.get(AccessCheck), app.get(OperatorTokenVerifier));
     const request = { headers: { authorization: `Bearer ${s.token({ su: true })}` }, params: { instanceId: s.instanceId } };
     const context = new ExecutionContextHost([request, {}], Undeclared, Undeclared.prototype.get);
     await expect(guard.canActivate(context)).rejects.toMatchObject({ status: 403, code: 'forbidden/access_undeclared' });

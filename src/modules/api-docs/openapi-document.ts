@@ -82,7 +82,16 @@ export class OpenApiDocument {
       .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: "An access token signed with one of the instance's keys (HS256), as chatkit-server or the token provider issue them; `su: true` for admin calls." }, 'accessToken')
       .addBearerAuth({ type: 'http', scheme: 'bearer', description: "The instance key's secret, as Beams server SDKs send it." }, 'beamsSecretKey')
       .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'A Beams token from the Beams token provider.' }, 'beamsToken')
-      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'The METRICS_TOKEN of the deployment.' }, 'metricsToken');
+      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'The METRICS_TOKEN of the deployment.' }, 'metricsToken')
+      .addBearerAuth(
+        {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description: 'A deployment token (docs/console.md): HS256 with CONSOLE_ADMIN_SECRET, `{iss: "parley_console", sub: <console user>, iat, exp}`, living at most an hour.',
+        },
+        'operatorToken',
+      );
     for (const service of SERVICES) builder.addTag(service.tag, service.description);
     describeValidatedClasses();
     const document = SwaggerModule.createDocument(app, builder.build(), {
@@ -110,6 +119,7 @@ export class OpenApiDocument {
         operation.responses = { ...operation.responses, default: { $ref: `#/components/responses/${service?.beamsErrors ? 'BeamsError' : 'Error'}` } };
       }
     }
+    withoutUnusedSchemes(document);
     this.document = document;
   }
 
@@ -119,6 +129,15 @@ export class OpenApiDocument {
   }
 }
 
+/** Declares only the credentials some operation takes (the operator token only while CONSOLE_ENABLED serves its routes). */
+function withoutUnusedSchemes(document: OpenAPIObject): void {
+  const used = new Set(
+    Object.values(document.paths).flatMap((item) => operationsOf(item).flatMap(([, operation]) => (operation.security ?? []).flatMap((requirement) => Object.keys(requirement)))),
+  );
+  const schemes = document.components?.securitySchemes ?? {};
+  for (const name of Object.keys(schemes)) if (!used.has(name)) delete schemes[name];
+}
+
 function addUnseen(document: OpenAPIObject, method: UnseenMethod, path: string, operation: Partial<OperationObject>): void {
   const item = (document.paths[path] ??= {}) as Record<string, unknown>;
   const field = method === 'subscribe' ? SUBSCRIBE_OPERATION : method;
@@ -126,9 +145,9 @@ function addUnseen(document: OpenAPIObject, method: UnseenMethod, path: string, 
   item[field] = { responses: {}, ...operation };
 }
 
-/** docs/idempotency.md: every write but the Beams device API and the token providers (which change nothing). */
+/** docs/idempotency.md: every write but the Beams device API and the token providers (which change nothing), and the operator API's. */
 const takesIdempotencyKey = (method: string, path: string): boolean =>
-  ['post', 'put', 'patch', 'delete'].includes(method) && !/^\/device_api\/|_token_provider\//.test(path);
+  ['post', 'put', 'patch', 'delete'].includes(method) && !/^\/device_api\/|_token_provider\/|^\/services\/parley_operator\//.test(path);
 
 const IDEMPOTENCY_KEY_PARAMETER: ParameterObject = {
   name: 'Idempotency-Key',

@@ -5,6 +5,7 @@ import { AccessTokenGuard } from './authentication/access-token.guard';
 import { AccessTokenStrategy } from './authentication/access-token.strategy';
 import { KeyRing } from './authentication/key-ring';
 import { TokenStanding } from './authentication/token-standing';
+import { OperatorTokenVerifier } from './authentication/operator-token';
 import { InstanceChanges } from './instance-changes';
 import { CredentialWarnings } from './credential-warnings';
 import { CreateInstanceHandler } from './create-instance/create-instance.handler';
@@ -12,6 +13,8 @@ import { CreateKeyHandler } from './create-key/create-key.handler';
 import { DisableKeyHandler } from './disable-key/disable-key.handler';
 import { IssueTestTokenController, IssueTestTokenHandler } from './issue-test-token/issue-test-token';
 import { ListInstancesHandler } from './list-instances/list-instances.handler';
+import { GetInstanceHandler } from './get-instance/get-instance.handler';
+import { RecordExportHandler } from './record-export/record-export.handler';
 import { SetInstanceEnabledHandler } from './set-instance-enabled/set-instance-enabled.handler';
 import { SetTokenProviderHandler } from './set-token-provider/set-token-provider.handler';
 
@@ -31,6 +34,7 @@ import { SetTokenProviderHandler } from './set-token-provider/set-token-provider
     AccessTokenVerifier,
     AccessTokenGuard,
     TokenStanding,
+    OperatorTokenVerifier,
     CredentialWarnings,
     CreateInstanceHandler,
     CreateKeyHandler,
@@ -38,8 +42,10 @@ import { SetTokenProviderHandler } from './set-token-provider/set-token-provider
     SetInstanceEnabledHandler,
     SetTokenProviderHandler,
     ListInstancesHandler,
+    GetInstanceHandler,
+    RecordExportHandler,
     IssueTestTokenHandler,
   ],
-  exports: [KeyRing, AccessTokenVerifier, AccessTokenGuard, AccessTokenStrategy, AuthModuleOptions, TokenStanding, CredentialWarnings],
+  exports: [KeyRing, AccessTokenVerifier, AccessTokenGuard, AccessTokenStrategy, AuthModuleOptions, TokenStanding, OperatorTokenVerifier, CredentialWarnings],
 })
 export class InstancesModule {}

@@ -12,6 +12,8 @@ export type AccessRule =
   | { readonly kind: 'public' }
   /** The route checks a credential of its own kind (a Feeds token, the key secret, a signed link): `credential` says which. */
   | { readonly kind: 'own-credential'; readonly credential: string }
+  /** The deployment credential (CONSOLE_ADMIN_SECRET), for what spans instances: no instance's token stands in for it. */
+  | { readonly kind: 'operator' }
   /** Any valid access token of the instance, with or without a user. */
   | { readonly kind: 'authenticated' }
   /** A token with the `su` claim. */
@@ -27,6 +29,7 @@ export type AccessRule =
 export const Access = {
   public: { kind: 'public' } as AccessRule,
   ownCredential: (credential: string): AccessRule => ({ kind: 'own-credential', credential }),
+  operator: { kind: 'operator' } as AccessRule,
   authenticated: { kind: 'authenticated' } as AccessRule,
   su: { kind: 'su' } as AccessRule,
   selfOrSu: (userParam: string): AccessRule => ({ kind: 'self-or-su', user: userParam }),
@@ -38,14 +41,14 @@ export const Access = {
   }),
 } as const;
 
-const KINDS = new Set(['public', 'own-credential', 'authenticated', 'su', 'self-or-su', 'permission']);
+const KINDS = new Set(['public', 'own-credential', 'operator', 'authenticated', 'su', 'self-or-su', 'permission']);
 
 /** Whether `value` is a rule (a declaration that names no known kind counts as none). */
 export const isAccessRule = (value: unknown): value is AccessRule =>
   typeof value === 'object' && value !== null && KINDS.has((value as { kind?: unknown }).kind as string);
 
-/** Whether the route's caller must show an access token before anything else runs. */
-export const needsAccessToken = (rule: AccessRule): boolean => rule.kind !== 'public' && rule.kind !== 'own-credential';
+/** Whether the route's caller must show an instance's access token before anything else runs. */
+export const needsAccessToken = (rule: AccessRule): boolean => rule.kind !== 'public' && rule.kind !== 'own-credential' && rule.kind !== 'operator';
 
 /** The rule in words, for start-up errors and route listings. */
 export function describeAccess(rule: AccessRule): string {
@@ -54,6 +57,8 @@ export function describeAccess(rule: AccessRule): string {
       return 'public';
     case 'own-credential':
       return `own credential: ${rule.credential}`;
+    case 'operator':
+      return 'the deployment credential (operator)';
     case 'authenticated':
       return 'any access token';
     case 'su':

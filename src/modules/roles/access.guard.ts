@@ -1,6 +1,7 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AccessTokenGuard, AuthenticatedRequest } from '../instances/authentication/access-token.guard';
+import { OperatorTokenVerifier } from '../instances/authentication/operator-token';
 import { AccessCheck, accessUndeclared, RouteParams } from './access-check';
 import { AccessRule, isAccessRule, needsAccessToken } from './access-rules';
 import { ACCESS_RULE } from './requires.decorator';
@@ -10,7 +11,7 @@ import { ACCESS_RULE } from './requires.decorator';
  * nestjs's `roles.guard.ts` but closed by default: it reads the method's `@Requires(…)`, and a
  * method without one is refused (the start-up check names it before any request comes). A
  * rule that needs a token verifies it first (401 or the unknown instance's 404), then
- * `AccessCheck` decides (403).
+ * `AccessCheck` decides (403); the operator rule verifies the deployment credential instead.
  */
 @Injectable()
 export class AccessGuard implements CanActivate {
@@ -18,11 +19,17 @@ export class AccessGuard implements CanActivate {
     private readonly reflector: Reflector,
     private readonly token: AccessTokenGuard,
     private readonly check: AccessCheck,
+    private readonly operators: OperatorTokenVerifier,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const rule = this.reflector.get<AccessRule | undefined>(ACCESS_RULE, context.getHandler());
     if (!isAccessRule(rule)) throw accessUndeclared();
+    if (rule.kind === 'operator') {
+      const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
+      request.operator = this.operators.verify(request.headers.authorization);
+      return true;
+    }
     if (!needsAccessToken(rule)) return true;
     await this.token.canActivate(context);
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();

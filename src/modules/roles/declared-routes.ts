@@ -3,6 +3,7 @@ import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { DiscoveryService, HttpAdapterHost, MetadataScanner } from '@nestjs/core';
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import { AccessTokenVerifier } from '../instances/authentication/access-token';
+import { OperatorTokenVerifier } from '../instances/authentication/operator-token';
 import { AuthenticatedRequest } from '../instances/authentication/access-token.guard';
 import { AccessCheck, RouteParams } from './access-check';
 import { Access, AccessRule, isAccessRule, needsAccessToken } from './access-rules';
@@ -76,7 +77,8 @@ export class UndeclaredAccessError extends Error {
  * declares nothing. Controller methods are checked once Nest has registered them (naming the
  * method), every Fastify route once the server is ready (raw routes: Beams, attachment
  * transfer, the SUBSCRIBE catch-all). A raw route whose rule needs a token gets the check as a
- * preHandler: its handler finds the verified caller on `request.actor`.
+ * preHandler: its handler finds the verified caller on `request.actor` (the operator rule's on
+ * `request.operator`).
  */
 @Injectable()
 export class DeclaredRoutes implements OnApplicationBootstrap {
@@ -88,6 +90,7 @@ export class DeclaredRoutes implements OnApplicationBootstrap {
     private readonly scanner: MetadataScanner,
     private readonly verifier: AccessTokenVerifier,
     private readonly check: AccessCheck,
+    private readonly operators: OperatorTokenVerifier,
   ) {
     // Providers are built before any route is registered, so these hear every one of them.
     const fastify = adapterHost.httpAdapter?.getInstance?.() as FastifyInstance | undefined;
@@ -121,9 +124,15 @@ export class DeclaredRoutes implements OnApplicationBootstrap {
       this.table.push({ method, url: route.url, ...(access && { access }) });
     }
     const rule = config?.access;
-    if (isAccessRule(rule) && needsAccessToken(rule) && !config?.accessCheckedByGuard) {
-      route.preHandler = [this.checkBeforeHandler(rule), ...[route.preHandler ?? []].flat()] as RouteOptions['preHandler'];
-    }
+    if (!isAccessRule(rule) || config?.accessCheckedByGuard) return;
+    const check = rule.kind === 'operator' ? this.operatorBeforeHandler() : needsAccessToken(rule) ? this.checkBeforeHandler(rule) : null;
+    if (check) route.preHandler = [check, ...[route.preHandler ?? []].flat()] as RouteOptions['preHandler'];
+  }
+
+  private operatorBeforeHandler() {
+    return async (request: FastifyRequest): Promise<void> => {
+      (request as AuthenticatedRequest).operator = this.operators.verify(request.headers.authorization);
+    };
   }
 
   private checkBeforeHandler(rule: AccessRule) {

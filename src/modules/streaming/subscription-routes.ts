@@ -79,6 +79,9 @@ export class SubscriptionRoutes {
     if (!isAccessRule(requires)) {
       throw new Error(`The subscription route SUBSCRIBE ${pattern} declares no access: give register() an AccessRule (Access.…)`);
     }
+    if (requires.kind === 'operator') {
+      throw new Error(`The subscription route SUBSCRIBE ${pattern} requires the deployment credential, which only HTTP routes check`);
+    }
     if (needsAccessToken(requires) && !pattern.includes(':instanceId')) {
       throw new Error(`The subscription route SUBSCRIBE ${pattern} requires ${describeAccess(requires)} but has no :instanceId to verify tokens for`);
     }

@@ -5,8 +5,9 @@ import { forbidden } from '../../../shared/domain/errors';
 import { Actor } from '../../../shared/domain/event';
 import { AccessTokenStrategy, authenticationError, RequestActor } from './access-token.strategy';
 import { actingInRequest } from '../../../shared/observability/request-context';
+import { Operator, operatorActor } from './operator-token';
 
-export type AuthenticatedRequest = FastifyRequest & { actor?: RequestActor };
+export type AuthenticatedRequest = FastifyRequest & { actor?: RequestActor; operator?: Operator };
 
 /**
  * Verifies the access token for the instance named in the path (`:instanceId`), through
@@ -41,6 +42,12 @@ export class AccessTokenGuard extends AuthGuard() {
 export const CurrentActor = createParamDecorator((_: unknown, context: ExecutionContext): RequestActor => {
   const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
   return { ...request.actor!, requestId: request.id };
+});
+
+/** What the audit records of the operator a deployment-credential route verified (`{key_id: "console", console_user}`), in this request. */
+export const CurrentOperatorActor = createParamDecorator((_: unknown, context: ExecutionContext): Actor => {
+  const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
+  return operatorActor(request.operator!, request.id);
 });
 
 export const requireSu = (actor: RequestActor): void => {

@@ -55,4 +55,11 @@ describe('instance decider', () => {
       .then([{ type: 'InstanceEnabled', data: { enabled_at: now } }]);
     given().when({ type: 'SetInstanceEnabled', id: 'acme', enabled: false, now }).thenThrows(/does not exist/, { code: 'not_found/instance_not_found' });
   });
+
+  it('records every export of an existing instance (a read of its content), changing nothing else', () => {
+    const exported = given(created).when({ type: 'RecordExport', id: 'acme', now }).then([{ type: 'InstanceExported', data: { exported_at: now } }]);
+    given(created, exported).when({ type: 'RecordExport', id: 'acme', now }).then([{ type: 'InstanceExported', data: { exported_at: now } }]);
+    given(created, exported).when({ type: 'SetTokenProvider', id: 'acme', enabled: false, now }).thenNothingHappened();
+    given().when({ type: 'RecordExport', id: 'acme', now }).thenThrows(/does not exist/, { code: 'not_found/instance_not_found' });
+  });
 });

@@ -26,7 +26,8 @@ export type InstanceCommand =
   | { type: 'SetInstanceEnabled'; id: string; enabled: boolean; now: string }
   | { type: 'CreateKey'; id: string; keyId: string; secret: SealedSecret; now: string }
   | { type: 'DisableKey'; id: string; keyId: string; now: string }
-  | { type: 'SetTokenProvider'; id: string; enabled: boolean; now: string };
+  | { type: 'SetTokenProvider'; id: string; enabled: boolean; now: string }
+  | { type: 'RecordExport'; id: string; now: string };
 
 export const instanceNotFound = (id: string) => notFound('instance_not_found', `The instance "${id}" does not exist`);
 
@@ -51,6 +52,8 @@ export const instanceDecider: Decider<InstanceState, InstanceCommand, InstanceEv
         return { ...state, tokenProviderEnabled: true };
       case 'TokenProviderDisabled':
         return { ...state, tokenProviderEnabled: false };
+      case 'InstanceExported':
+        return state;
     }
   },
 
@@ -88,6 +91,8 @@ export const instanceDecider: Decider<InstanceState, InstanceCommand, InstanceEv
         return command.enabled
           ? [{ type: 'TokenProviderEnabled', data: { enabled_at: command.now } }]
           : [{ type: 'TokenProviderDisabled', data: { disabled_at: command.now } }];
+      case 'RecordExport':
+        return [{ type: 'InstanceExported', data: { exported_at: command.now } }];
     }
   },
 };

@@ -9,6 +9,8 @@ export type KeyCreated = DomainEvent<'KeyCreated', { key_id: string; secret: Sea
 export type KeyDisabled = DomainEvent<'KeyDisabled', { key_id: string; disabled_at: string }>;
 export type TokenProviderEnabled = DomainEvent<'TokenProviderEnabled', { enabled_at: string }>;
 export type TokenProviderDisabled = DomainEvent<'TokenProviderDisabled', { disabled_at: string }>;
+/** The instance's events were exported (downloaded through the operator API): a read of its content, recorded with who read it. */
+export type InstanceExported = DomainEvent<'InstanceExported', { exported_at: string }>;
 
 export type InstanceEvent =
   | InstanceCreated
@@ -17,4 +19,5 @@ export type InstanceEvent =
   | KeyCreated
   | KeyDisabled
   | TokenProviderEnabled
-  | TokenProviderDisabled;
+  | TokenProviderDisabled
+  | InstanceExported;

@@ -21,8 +21,8 @@ import {
   MANIFEST_FILE,
   toExportedEvent,
 } from './transfer-format';
+import { instanceEventPages } from './instance-event-pages';
 
-const PAGE = 500;
 const FIRST_RETRY_MS = 500;
 const MAX_RETRY_MS = 10_000;
 
@@ -92,17 +92,14 @@ export class InstanceExporter {
    * meanwhile ends it after the current page (then `reachedHead` is false).
    */
   async exportToHead(onProgress?: (p: ExportProgress) => void): Promise<ExportProgress & { reachedHead: boolean }> {
-    for (;;) {
-      if (this.stopped) return { ...this.progress(), reachedHead: false };
-      const page = await this.log.readAll({ after: this.lastPosition, maxCount: PAGE });
-      if (page.length === 0) break;
+    if (this.stopped) return { ...this.progress(), reachedHead: false };
+    for await (const page of instanceEventPages(this.log, this.instanceId, this.lastPosition)) {
       const lines: string[] = [];
-      for (const event of page) {
-        if (this.belongs(event.streamName)) lines.push(await this.lineFor(event));
-        this.lastPosition = event.position;
-      }
+      for (const event of page.events) lines.push(await this.lineFor(event));
+      this.lastPosition = page.lastPosition;
       this.append(this.eventsFd, lines);
       onProgress?.(this.progress());
+      if (this.stopped) return { ...this.progress(), reachedHead: false };
     }
     return { ...this.progress(), reachedHead: true };
   }
