@@ -46,6 +46,13 @@ export function Instances() {
       paged.reload();
       return done;
     });
+  // What the box now says is read before anything awaits: React puts a controlled box back until the list reloads.
+  const setInstance = (id: string, body: { enabled: boolean } | { token_provider_enabled: boolean }) =>
+    change(async () => {
+      await session.operatorCall('PUT', instancePath(id), { body });
+      if ('enabled' in body) return `${id} ${body.enabled ? 'enabled' : 'disabled'}`;
+      return `Test token provider of ${id} ${body.token_provider_enabled ? 'on' : 'off'}`;
+    });
   const create = (event: FormEvent) => {
     event.preventDefault();
     change(async () => {
@@ -81,7 +88,7 @@ export function Instances() {
                     type="checkbox"
                     checked={instance.enabled}
                     aria-label={`${instance.id} enabled`}
-                    onChange={(e) => change(async () => (await session.operatorCall('PUT', instancePath(instance.id), { body: { enabled: e.target.checked } }), `${instance.id} ${e.target.checked ? 'enabled' : 'disabled'}`))}
+                    onChange={(e) => setInstance(instance.id, { enabled: e.target.checked })}
                   />
                 </label>
               </td>
@@ -91,9 +98,7 @@ export function Instances() {
                     type="checkbox"
                     checked={instance.token_provider_enabled}
                     aria-label={`${instance.id} token provider`}
-                    onChange={(e) =>
-                      change(async () => (await session.operatorCall('PUT', instancePath(instance.id), { body: { token_provider_enabled: e.target.checked } }), `Test token provider of ${instance.id} ${e.target.checked ? 'on' : 'off'}`))
-                    }
+                    onChange={(e) => setInstance(instance.id, { token_provider_enabled: e.target.checked })}
                   />
                 </label>
               </td>

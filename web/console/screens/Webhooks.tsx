@@ -87,7 +87,10 @@ export function Webhooks() {
                   type="checkbox"
                   checked={hook.active}
                   aria-label={`${hook.url} active`}
-                  onChange={(e) => change(async () => (await session.instanceCall('PUT', hookPath(hook.id), { body: { active: e.target.checked } }), e.target.checked ? 'Activated' : 'Deactivated'))}
+                  onChange={(e) => {
+                    const active = e.target.checked;
+                    change(async () => (await session.instanceCall('PUT', hookPath(hook.id), { body: { active } }), active ? 'Activated' : 'Deactivated'));
+                  }}
                 />
                 {hook.deactivated && <span className="hint"> {JSON.stringify(hook.deactivated)}</span>}
               </td>
