@@ -252,7 +252,7 @@ describe('the operator console in a real browser', () => {
     expect(browser.errorsOf(page).filter((line) => !isRefusedRequest(line))).toEqual([]);
   });
 
-  it('edits a user, adds and removes a room member, and deletes the room and the user after confirming', async () => {
+  it('edits a user, adds and removes a room member, deletes the room, erases a user on request and deletes another, after confirming', async () => {
     for (const id of ['grace', 'linus']) expect((await s.request('POST', s.chat('/users'), { body: { id, name: id } })).status).toBe(201);
     expect((await s.request('POST', s.chat('/rooms'), { token: s.token({ sub: 'grace' }), body: { id: 'attic', name: 'Attic' } })).status).toBe(201);
     const page = await open();
@@ -278,6 +278,16 @@ describe('the operator console in a real browser', () => {
     await page.locator('button::-p-text(Delete room)').click();
     await page.waitForFunction(() => location.pathname === '/console/rooms', { timeout: 15_000 });
     expect((await s.request('GET', s.chat('/rooms/attic'))).status).toBe(404);
+    // grace erased on request: the erasure runs to completion, followed from her page.
+    await page.goto(`${origin}/console/users/grace`, { waitUntil: 'domcontentloaded' });
+    await page.locator('button::-p-text(Erase user)').click();
+    await page.waitForSelector('[data-testid="erasure-status"]', { timeout: 15_000 });
+    await eventually(async () => {
+      await page.locator('button::-p-text(Refresh)').click();
+      return (await page.$eval('[data-testid="erasure-status"]', (n) => n.textContent ?? '')).includes('completed');
+    }, { what: 'the erasure completed', everyMs: 250, timeoutMs: 20_000 });
+    expect((await s.request('GET', s.chat('/users/grace'))).status).toBe(404);
+
     await page.goto(`${origin}/console/users/linus`, { waitUntil: 'domcontentloaded' });
     await page.locator('button::-p-text(Delete user)').click();
     await page.waitForFunction(() => location.pathname === '/console/users', { timeout: 15_000 });

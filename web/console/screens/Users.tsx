@@ -182,6 +182,52 @@ export function UserDetail() {
         Delete user
       </button>
       <ActionResult action={remove} />
+      <Erasure userId={userId} />
     </section>
+  );
+}
+
+interface ErasureStatus {
+  readonly id: string;
+  readonly status: string;
+  readonly step?: string;
+  readonly erased?: Record<string, number>;
+}
+
+/** Erasure on request (GDPR Art. 17): the user and everything they wrote, destroyed; its progress. */
+function Erasure({ userId }: { userId: string }) {
+  const session = useSession();
+  const instanceId = session.instance!.instanceId;
+  const action = useAction();
+  const [erasure, setErasure] = useState<ErasureStatus>();
+  const request = () => {
+    if (!window.confirm(`Erase ${userId} and everything they wrote? This cannot be undone.`)) return;
+    void action.run(async () => {
+      const started = await session.instanceCall<{ id: string; status: string }>('POST', paths.admin(instanceId, '/erasures'), { body: { user_id: userId } });
+      setErasure(started);
+    });
+  };
+  const refresh = () =>
+    void action.run(async () => {
+      setErasure(await session.instanceCall<ErasureStatus>('GET', paths.admin(instanceId, `/erasures/${encodeURIComponent(erasure!.id)}`)));
+    });
+  return (
+    <div className="inline">
+      <button type="button" className="danger" onClick={request} disabled={action.busy}>
+        Erase user (on request)
+      </button>
+      {erasure && (
+        <>
+          <span role="status" data-testid="erasure-status">
+            Erasure {erasure.id}: {erasure.status}
+            {erasure.step ? ` (${erasure.step})` : ''}
+          </span>
+          <button type="button" onClick={refresh} disabled={action.busy}>
+            Refresh
+          </button>
+        </>
+      )}
+      <ActionResult action={action} />
+    </div>
   );
 }
