@@ -66,6 +66,28 @@ describe('console_user on instance tokens → Actor.console_user', () => {
     for (const event of publish) expect(event.actor).toMatchObject({ key_id: s.keyId, su: true, console_user: 'Ops Alice' });
   });
 
+  it('Beams publish takes an su access token instead of the key secret (the console sends no secret), recorded with the console user', async () => {
+    const publish = (token: string, instanceId = s.instanceId) =>
+      s.request('POST', `/publish_api/v1/instances/${instanceId}/publishes/interests`, {
+        body: { interests: ['console-test'], web: { notification: { title: 'Hello', body: 'from the console' } } },
+        token,
+      });
+    const published = await publish(consoleToken('Ops Alice'));
+    expect([published.status, published.body]).toEqual([200, { publishId: expect.any(String) }]);
+    const byKey = await audit(`/actors/key:${s.keyId}?limit=1000`);
+    const accepted = byKey.body.events.filter((e: { type: string }) => e.type === 'BeamsPublishAccepted');
+    expect(accepted.map((e: { actor: unknown }) => e.actor)).toEqual([{ key_id: s.keyId, su: true, console_user: 'Ops Alice' }]);
+    // The key secret still works as the Beams server SDKs send it.
+    expect((await publish(s.secret)).status).toBe(200);
+    // A token without su, or for another instance, is refused in Beams' error shape.
+    const plain = await publish(s.token({ sub: 'dave' }));
+    expect([plain.status, plain.body]).toEqual([403, { error: 'forbidden/su_required', description: expect.any(String) }]);
+    const elsewhere = await publish(consoleToken('Ops Alice'), 'no-such-instance');
+    expect(elsewhere.status).toBe(404);
+    const forged = jwt.sign({ instance: s.instanceId, iss: `api_keys/${s.keyId}`, su: true }, 'not-the-secret-of-this-key', { expiresIn: 60 });
+    expect((await publish(forged)).status).toBe(401);
+  });
+
   it('refuses a console_user that cannot name an operator (401 invalid_token), changing nothing', async () => {
     for (const bad of ['', 'x'.repeat(65), 'ops:alice', 'line\nbreak', 'ünïcode', 42, { name: 'x' }]) {
       const res = await s.request('POST', s.chat('/users'), { body: { id: 'mallory', name: 'M' }, token: consoleToken(bad) });

@@ -212,7 +212,7 @@ describe('OpenAPI document', () => {
     expect(message.delete.parameters.find((p: any) => p.name === 'version').schema.enum).toEqual(['v2', 'v5', 'v6']);
     expect(message.get.parameters.find((p: any) => p.name === 'version').schema.enum).toEqual(['v2', 'v6']);
     expect(room['x-subscribe'].responses['200'].description).toMatch(/frames/);
-    expect(document.paths['/publish_api/v1/instances/{instanceId}/publishes/users'].post.security).toEqual([{ beamsSecretKey: [] }]);
+    expect(document.paths['/publish_api/v1/instances/{instanceId}/publishes/users'].post.security).toEqual([{ beamsSecretKey: [] }, { accessToken: [] }]);
     expect(document.paths['/device_api/v1/instances/{instanceId}/devices/web/{deviceId}/user'].put.security).toEqual([{ beamsToken: [] }]);
     expect(document.paths['/publish_api/v1/instances/{instanceId}/publishes/users'].post.responses.default.$ref).toBe('#/components/responses/BeamsError');
     const beamsTokens = document.paths['/services/chatkit_beams_token_provider/v1/{instanceId}/beams-tokens'].get;

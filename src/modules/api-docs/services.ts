@@ -2,7 +2,8 @@ import type { SecurityRequirementObject } from '@nestjs/swagger';
 
 /** How a caller proves who it is, by the security scheme names the document declares. */
 export const ACCESS_TOKEN: SecurityRequirementObject[] = [{ accessToken: [] }];
-export const BEAMS_SECRET_KEY: SecurityRequirementObject[] = [{ beamsSecretKey: [] }];
+/** The Beams server APIs take the key's secret, as the SDKs send it, or an su access token (the console's). */
+export const BEAMS_SECRET_KEY: SecurityRequirementObject[] = [{ beamsSecretKey: [] }, { accessToken: [] }];
 export const BEAMS_TOKEN: SecurityRequirementObject[] = [{ beamsToken: [] }];
 export const METRICS_TOKEN: SecurityRequirementObject[] = [{ metricsToken: [] }];
 export const OPERATOR_TOKEN: SecurityRequirementObject[] = [{ operatorToken: [] }];

@@ -14,7 +14,6 @@ import { interestsPublish, requireJsonObject, usersPublish } from './publish/pub
 import { SecretKeyCheck } from './secret-key-check';
 import { bearerCredential } from '../../shared/http/bearer';
 import { unfitJsonBody } from '../../shared/http/body-parser';
-import { actingInRequest } from '../../shared/observability/request-context';
 import { Access } from '../roles/access-rules';
 import { idempotentFastifyRoutes } from '../idempotency/idempotent-fastify-routes';
 import { IdempotentRequests } from '../idempotency/idempotent-requests';
@@ -53,7 +52,9 @@ export const beamsErrorFor = (url: string, error: DomainError): { status: number
   BEAMS_API_PATH.test(url) ? beamsError(error) : null;
 
 /** What the routes declare (see `AccessRule`): the server SDK's calls carry the key secret, the device API nothing. */
-const SECRET_KEY = { config: { access: Access.ownCredential('the instance key secret as Bearer, as the Beams server SDKs send it (SecretKeyCheck)') } };
+const SECRET_KEY = {
+  config: { access: Access.ownCredential('the instance key secret as Bearer, as the Beams server SDKs send it, or an su access token of the instance (SecretKeyCheck)') },
+};
 const NO_CREDENTIAL = { config: { access: Access.public } };
 const BEAMS_TOKEN = { config: { access: Access.ownCredential('a Beams token naming the user (beamsTokenUser)') } };
 
@@ -102,8 +103,7 @@ export class BeamsRoutes implements OnModuleInit {
     const route = (kind: 'interests' | 'users', bodyLimit: number, parse: typeof interestsPublish) =>
       scope.post<{ Params: Params }>(`/instances/:instanceId/publishes/${kind}`, { bodyLimit, ...SECRET_KEY }, async (request, reply) => {
         const body = requireJsonObject(request.body);
-        const keyId = await this.keys.keyIdFor(request.params.instanceId!, bearerCredential(request.headers.authorization)!);
-        const actor = actingInRequest({ key_id: keyId }, request.id);
+        const actor = await this.keys.actorFor(request.params.instanceId!, request.headers.authorization, request.id);
         const publishId = await this.publish.accept(request.params.instanceId!, parse(body), actor, this.clock.now());
         // Returned: the send completes after the (asynchronous) idempotency onSend hook.
         return reply.status(200).send({ publishId });
@@ -118,8 +118,7 @@ export class BeamsRoutes implements OnModuleInit {
     idempotentFastifyRoutes(scope, this.idempotentRequests);
     scope.addHook('onRequest', async (request) => this.authorizationPresent(request));
     scope.delete<{ Params: Params }>('/instances/:instanceId/users/:userId', SECRET_KEY, async (request, reply) => {
-      const keyId = await this.keys.keyIdFor(request.params.instanceId!, bearerCredential(request.headers.authorization)!);
-      const actor = actingInRequest({ key_id: keyId }, request.id);
+      const actor = await this.keys.actorFor(request.params.instanceId!, request.headers.authorization, request.id);
       await this.deleteUser.delete(request.params.instanceId!, request.params.userId ?? '', actor, this.clock.now());
       return reply.status(200).send();
     });

@@ -1,4 +1,4 @@
-import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import type { SchemaObject } from '@nestjs/swagger';
 import { InstanceSummary } from '../instances/instance-administration';
 
 /** An instance as the operator API answers it: its locator for the SDKs, its switches and its keys (never a secret). */
