@@ -31,6 +31,9 @@ export const namesProjection: ProjectionDefinition<UserCreated | UserUpdated | U
   version: 1,
   collections: [{ name: NAMES, indexes: [{ fields: ['instance_id', 'kind', 'name_key', 'id'] }] }],
   handles: ['UserCreated', 'UserUpdated', 'UserDeleted', 'RoomCreated', 'RoomUpdated', 'RoomDeleted'],
+  // The admin search waits for it to reach the log's head before reading
+  // (src/modules/inspector/prefix-search.ts): user and room writes never wait for it.
+  awaitedByReaders: true,
   destroys: ['UserDeleted', 'RoomDeleted'],
 
   targets(event): Target[] {

@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DomainError, notFound, unprocessable } from '../../shared/domain/errors';
+import { notFound, unprocessable } from '../../shared/domain/errors';
 import { RecordedEvent } from '../../shared/domain/event';
 import { READ_YOUR_WRITES, ReadYourWrites } from '../../shared/application/write-path/read-your-writes';
+import { caughtUpWithLog } from '../../shared/application/write-path/caught-up-with-log';
 import { EVENT_STORE, EventStore } from '../../shared/ports/event-store.port';
 import { READ_MODEL_STORE, ReadModelStore } from '../../shared/ports/read-model-store.port';
 import { parseLimit } from '../../shared/http/query-params';
@@ -68,16 +69,7 @@ export class AuditTrail {
   }
 
   /** Everything appended before the request is in the index (the views read it). */
-  private async indexCaughtUp(): Promise<void> {
-    const head = await this.events.headPosition();
-    if (head === null) return;
-    try {
-      await this.readYourWrites.waitFor(head, [AUDIT_INDEX_CHECKPOINT]);
-    } catch (error) {
-      if (error instanceof DomainError && error.reason === 'projection_lag') {
-        throw new DomainError('unavailable', 'audit_index_lag', 'The audit index is behind the log; retry shortly');
-      }
-      throw error;
-    }
+  private indexCaughtUp(): Promise<void> {
+    return caughtUpWithLog(this.events, this.readYourWrites, [AUDIT_INDEX_CHECKPOINT], { reason: 'audit_index_lag', what: 'The audit index' });
   }
 }

@@ -6,6 +6,7 @@ import { BeamsUserDevicesController } from './beams-user-devices/beams-user-devi
 import { RoomMessagesController } from './room-messages/room-messages';
 import { SearchRoomsController } from './search-rooms/search-rooms';
 import { SearchUsersController } from './search-users/search-users';
+import { UserAndRoomSearch } from './user-and-room-search';
 
 /**
  * The instance inspector (`parley_admin`, su tokens of the instance): what the console reads
@@ -16,5 +17,6 @@ import { SearchUsersController } from './search-users/search-users';
 @Module({
   imports: [RoomsModule, MessagesModule],
   controllers: [SearchUsersController, SearchRoomsController, RoomMessagesController, BeamsUserDevicesController, BeamsInterestsController],
+  providers: [UserAndRoomSearch],
 })
 export class InspectorModule {}

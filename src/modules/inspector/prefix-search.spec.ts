@@ -1,10 +1,9 @@
-import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteReadModelStore } from '../../adapters/read-models/sqlite/sqlite-read-model-store';
-import { orderTerms, table, whereClause } from '../../adapters/read-models/sqlite/read-model-sql';
-import { Query, ReadModelStore } from '../../shared/ports/read-model-store.port';
+import { ReadModelStore } from '../../shared/ports/read-model-store.port';
+import { NotedQuery, notingQueries, sqlitePlans } from '../../../test/support/sqlite-query-plans';
 import { documentId } from '../../shared/domain/streams';
 import { USERS, usersProjection } from '../../../projections/users/users.projection';
 import { NAMES, namesProjection, nameKey } from '../../../projections/search/names.projection';
@@ -23,7 +22,7 @@ describe('prefixRange', () => {
 describe('searchByIdOrName on the users read model (SQLite)', () => {
   let dir: string;
   let store: SqliteReadModelStore;
-  const queries: { collection: string; query: Query }[] = [];
+  let queries: NotedQuery[];
   /** The store, with every query it is asked noted (to check how SQLite plans each). */
   let noting: ReadModelStore;
 
@@ -60,15 +59,7 @@ describe('searchByIdOrName on the users read model (SQLite)', () => {
     ];
     for (let i = 0; i < 40; i++) users.push(user(`z${String(i).padStart(2, '0')}`, `name ${i}`));
     await store.applyBatch(users.flat(), {});
-    noting = new Proxy(store, {
-      get: (target, property) =>
-        property === 'find'
-          ? (collection: string, query: Query) => {
-              queries.push({ collection, query });
-              return target.find(collection, query);
-            }
-          : Reflect.get(target, property, target).bind?.(target) ?? Reflect.get(target, property, target),
-    });
+    ({ store: noting, queries } = notingQueries(store));
   });
   afterAll(async () => {
     await store.close();
@@ -118,21 +109,11 @@ describe('searchByIdOrName on the users read model (SQLite)', () => {
     await allPages('al', 2);
     await allPages('', 10);
     await searchByIdOrName<any>(noting, { collection: USERS, kind: 'user' }, 'i', { prefix: 'Alice', after: undefined, limit: 1 });
-    const db = new Database(join(dir, 'read-models.sqlite'), { readonly: true });
-    try {
-      const plans = queries.map(({ collection, query }) => {
-        const { clauses, params } = whereClause(query.where);
-        const order = orderTerms(query.sort);
-        const sql = `EXPLAIN QUERY PLAN SELECT doc, position FROM "${table(collection)}" WHERE ${clauses.join(' AND ')}${order.length ? ` ORDER BY ${order.join(', ')}` : ''} LIMIT ${query.limit}`;
-        return (db.prepare(sql).all(...params) as { detail: string }[]).map((row) => row.detail).join('; ');
-      });
-      expect(plans.length).toBeGreaterThan(5);
-      expect(plans.some((plan) => plan.startsWith('SEARCH rm_names'))).toBe(true);
-      for (const plan of plans) expect(plan).toMatch(/^SEARCH (rm_users USING INDEX ix_users_instance_id_id|rm_names USING INDEX ix_names_instance_id_kind_name_key_id) \(/);
-      for (const plan of plans) expect(plan).not.toMatch(/TEMP B-TREE|SCAN/);
-    } finally {
-      db.close();
-    }
+    const plans = sqlitePlans(join(dir, 'read-models.sqlite'), queries);
+    expect(plans.length).toBeGreaterThan(5);
+    expect(plans.some((plan) => plan.startsWith('SEARCH rm_names'))).toBe(true);
+    for (const plan of plans) expect(plan).toMatch(/^SEARCH (rm_users USING INDEX ix_users_instance_id_id|rm_names USING INDEX ix_names_instance_id_kind_name_key_id) \(/);
+    for (const plan of plans) expect(plan).not.toMatch(/TEMP B-TREE|SCAN/);
   });
 
   it('refuses an `after` that no page gave', () => {

@@ -11,8 +11,8 @@ export const SEARCH_PAGE_MAX = 100;
 /**
  * The range of the strings that start with `prefix`, in code point order (the order SQLite's
  * BINARY collation and MongoDB's simple collation give UTF-8): from the prefix itself up to,
- * not including, the prefix with its last code point raised by one. Null: no upper bound (a
- * prefix of only U+10FFFF).
+ * not including, the prefix with its last code point raised by one (past U+10FFFF, the one
+ * before it); without `lt` (a prefix of only U+10FFFF) the range has no upper bound.
  */
 export function prefixRange(prefix: string): { gte: string; lt?: string } {
   const points = [...prefix];
@@ -81,6 +81,8 @@ export async function searchByIdOrName<D extends Searchable>(
   searched: { readonly collection: string; readonly kind: NamedKind },
   instanceId: string,
   request: { prefix: string; after: string | undefined; limit: number },
+  /** Resolves once the names read model shows every write answered before (it lags, as writes do not wait for it). */
+  namesCaughtUp: () => Promise<void> = async () => undefined,
 ): Promise<{ found: D[]; next?: string }> {
   const { prefix, limit } = request;
   const cursor = decodeCursor(request.after);
@@ -102,6 +104,7 @@ export async function searchByIdOrName<D extends Searchable>(
   }
 
   // Past the ids: the names in the range, after the cursor (every id is longer than '').
+  await namesCaughtUp();
   const range = prefixRange(nameKey(prefix));
   const names = (where: Query['where'], sort: string[], count: number) =>
     store.find<NameDocument>(NAMES, { where: { instance_id: instanceId, kind: searched.kind, ...where }, sort: sort.map((field) => ({ field })), limit: count });

@@ -6,7 +6,8 @@ import { MEMBERSHIPS } from '../../../../projections/rooms/memberships.projectio
 import { PARLEY_ADMIN_ROUTE } from '../../erasures/erasures-route';
 import { Access } from '../../roles/access-rules';
 import { Requires } from '../../roles/requires.decorator';
-import { parsePrefix, searchByIdOrName, SEARCH_PAGE_DEFAULT, SEARCH_PAGE_MAX } from '../prefix-search';
+import { parsePrefix, SEARCH_PAGE_DEFAULT, SEARCH_PAGE_MAX } from '../prefix-search';
+import { UserAndRoomSearch } from '../user-and-room-search';
 
 export interface RoomSummary {
   readonly id: string;
@@ -24,13 +25,16 @@ export interface RoomSummary {
  */
 @Controller(PARLEY_ADMIN_ROUTE)
 export class SearchRoomsController {
-  constructor(@Inject(READ_MODEL_STORE) private readonly readModels: ReadModelStore) {}
+  constructor(
+    @Inject(READ_MODEL_STORE) private readonly readModels: ReadModelStore,
+    private readonly searches: UserAndRoomSearch,
+  ) {}
 
   @Get('rooms')
   @Requires(Access.su)
   async search(@Param('instanceId') instanceId: string, @Query() query: Record<string, unknown>): Promise<{ rooms: RoomSummary[]; next?: string }> {
     const limit = parseLimit(query.limit, { fallback: SEARCH_PAGE_DEFAULT, max: SEARCH_PAGE_MAX });
-    const page = await searchByIdOrName<RoomDocument>(this.readModels, { collection: ROOMS, kind: 'room' }, instanceId, { prefix: parsePrefix(query.prefix), after: query.after as string | undefined, limit });
+    const page = await this.searches.search<RoomDocument>({ collection: ROOMS, kind: 'room' }, instanceId, { prefix: parsePrefix(query.prefix), after: query.after as string | undefined, limit });
     const counts = await Promise.all(page.found.map((room) => this.readModels.count(MEMBERSHIPS, { instance_id: instanceId, room_id: room.id })));
     const rooms = page.found.map((room, i) => ({
       id: room.id,

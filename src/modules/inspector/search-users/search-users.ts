@@ -1,11 +1,11 @@
-import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
-import { READ_MODEL_STORE, ReadModelStore } from '../../../shared/ports/read-model-store.port';
+import { Controller, Get, Param, Query } from '@nestjs/common';
 import { parseLimit } from '../../../shared/http/query-params';
 import { USERS, UserDocument } from '../../../../projections/users/users.projection';
 import { PARLEY_ADMIN_ROUTE } from '../../erasures/erasures-route';
 import { Access } from '../../roles/access-rules';
 import { Requires } from '../../roles/requires.decorator';
-import { parsePrefix, searchByIdOrName, SEARCH_PAGE_DEFAULT, SEARCH_PAGE_MAX } from '../prefix-search';
+import { parsePrefix, SEARCH_PAGE_DEFAULT, SEARCH_PAGE_MAX } from '../prefix-search';
+import { UserAndRoomSearch } from '../user-and-room-search';
 
 export interface UserSummary {
   readonly id: string;
@@ -30,13 +30,13 @@ const summaryOf = (user: UserDocument): UserSummary => ({
  */
 @Controller(PARLEY_ADMIN_ROUTE)
 export class SearchUsersController {
-  constructor(@Inject(READ_MODEL_STORE) private readonly readModels: ReadModelStore) {}
+  constructor(private readonly searches: UserAndRoomSearch) {}
 
   @Get('users')
   @Requires(Access.su)
   async search(@Param('instanceId') instanceId: string, @Query() query: Record<string, unknown>): Promise<{ users: UserSummary[]; next?: string }> {
     const limit = parseLimit(query.limit, { fallback: SEARCH_PAGE_DEFAULT, max: SEARCH_PAGE_MAX });
-    const page = await searchByIdOrName<UserDocument>(this.readModels, { collection: USERS, kind: 'user' }, instanceId, { prefix: parsePrefix(query.prefix), after: query.after as string | undefined, limit });
+    const page = await this.searches.search<UserDocument>({ collection: USERS, kind: 'user' }, instanceId, { prefix: parsePrefix(query.prefix), after: query.after as string | undefined, limit });
     return { users: page.found.map(summaryOf), ...(page.next !== undefined && { next: page.next }) };
   }
 }

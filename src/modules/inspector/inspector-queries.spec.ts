@@ -1,0 +1,93 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SqliteEventStore } from '../../adapters/event-store/sqlite/sqlite-event-store';
+import { SqliteReadModelStore } from '../../adapters/read-models/sqlite/sqlite-read-model-store';
+import { CommandPipeline } from '../../shared/application/write-path/command-pipeline';
+import { ReadYourWrites } from '../../shared/application/write-path/read-your-writes';
+import { systemClock } from '../../shared/domain/clock';
+import { documentId } from '../../shared/domain/streams';
+import { DocumentChange } from '../../shared/ports/read-model-store.port';
+import { notingQueries, sqlitePlans } from '../../../test/support/sqlite-query-plans';
+import { beamsDevicesProjection, BEAMS_DEVICE_INTERESTS, BEAMS_DEVICES } from '../../../projections/beams/beams-devices.projection';
+import { MESSAGES, messagesProjection } from '../../../projections/messages/messages.projection';
+import { MEMBERSHIPS, membershipsProjection } from '../../../projections/rooms/memberships.projection';
+import { ROOMS, roomsProjection } from '../../../projections/rooms/rooms.projection';
+import { NAMES, namesProjection } from '../../../projections/search/names.projection';
+import { MessagesReadModel } from '../messages/messages.read-model';
+import { RoomsReadModel } from '../rooms/rooms.read-model';
+import { BeamsInterestsController } from './beams-interests/beams-interests';
+import { BeamsUserDevicesController } from './beams-user-devices/beams-user-devices';
+import { RoomMessagesController } from './room-messages/room-messages';
+import { SearchRoomsController } from './search-rooms/search-rooms';
+import { UserAndRoomSearch } from './user-and-room-search';
+
+/** The names read model is read here as it is: nothing is written meanwhile. */
+const caughtUp: ReadYourWrites = { waitFor: async () => undefined };
+const at = '2026-01-01T00:00:00.000Z';
+const put = (collection: string, document: Record<string, unknown> & { _id: string }): DocumentChange => ({ collection, kind: 'put', document, position: '00000000000000000001' });
+
+/**
+ * Every read of the console routes on rooms, messages and Beams goes through an index range:
+ * how SQLite plans each query the routes make on a filled read-models file.
+ */
+describe('console inspector reads (SQLite query plans)', () => {
+  let dir: string;
+  let readModels: SqliteReadModelStore;
+  let events: SqliteEventStore;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'parley-inspector-queries-'));
+    readModels = new SqliteReadModelStore(join(dir, 'read-models.sqlite'));
+    events = new SqliteEventStore(join(dir, 'events.sqlite'), { synchronous: 'NORMAL' });
+    await readModels.ensureCollections([roomsProjection, membershipsProjection, messagesProjection, beamsDevicesProjection, namesProjection].flatMap((p) => p.collections));
+    const changes: DocumentChange[] = [];
+    for (const room of ['r1', 'r2', 'r3']) {
+      changes.push(put(ROOMS, { _id: documentId('i', room), instance_id: 'i', id: room, name: `Room ${room}`, private: room === 'r3', created_at: at, updated_at: at }));
+      changes.push(put(NAMES, { _id: documentId('i', 'room', room), instance_id: 'i', kind: 'room', id: room, name_key: `room ${room}` }));
+      for (const user of ['a', 'b']) changes.push(put(MEMBERSHIPS, { _id: documentId('i', room, user), instance_id: 'i', room_id: room, user_id: user, joined_at: at }));
+    }
+    for (let id = 1; id <= 5; id++) {
+      changes.push(put(MESSAGES, { _id: documentId('i', 'r1', String(id)), instance_id: 'i', room_id: 'r1', id, user_id: 'a', parts: [{ type: 'text/plain', content: 'x' }], created_at: at, updated_at: at, visible: true }));
+    }
+    for (const [device, user, interests] of [['fcm-1', 'a', ['news', 'sport']], ['fcm-2', 'a', ['news']], ['fcm-3', null, ['weather']]] as const) {
+      changes.push(put(BEAMS_DEVICES, { _id: documentId('i', device), instance_id: 'i', device_id: device, platform: 'fcm', subscription: { sealed: 'x' }, user_id: user }));
+      for (const interest of interests) changes.push(put(BEAMS_DEVICE_INTERESTS, { _id: documentId('i', device, interest), instance_id: 'i', interest, device_id: device }));
+    }
+    await readModels.applyBatch(changes, {});
+  });
+  afterAll(async () => {
+    await readModels.close();
+    await events.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('rooms by prefix with their member counts, a page of messages, a Beams user devices and the interests with their counts', async () => {
+    const { store, queries } = notingQueries(readModels);
+    const pipeline = new CommandPipeline(events, caughtUp);
+    const rooms = new SearchRoomsController(store, new UserAndRoomSearch(store, events, caughtUp));
+    expect((await rooms.search('i', { prefix: 'room', limit: '2' })).rooms.map((r) => [r.id, r.member_count])).toEqual([
+      ['r1', 2],
+      ['r2', 2],
+    ]);
+    expect((await rooms.search('i', {})).rooms).toHaveLength(3);
+    const messages = new RoomMessagesController(new RoomsReadModel(store), new MessagesReadModel(store), pipeline, systemClock);
+    const actor = { instanceId: 'i', keyId: 'k', su: true };
+    expect((await messages.list('i', 'r1', { limit: '2' }, actor)).messages.map((m) => m.id)).toEqual([5, 4]);
+    expect((await messages.list('i', 'r1', { after: '3' }, actor)).messages.map((m) => m.id)).toEqual([4, 5]);
+    const devices = new BeamsUserDevicesController(store, pipeline);
+    expect((await devices.list('i', 'a', { limit: '1', after: 'fcm-1' })).devices.map((d) => d.id)).toEqual(['fcm-2']);
+    const interests = new BeamsInterestsController(store);
+    expect((await interests.list('i', {})).interests).toEqual([
+      { name: 'news', subscriber_count: 2 },
+      { name: 'sport', subscriber_count: 1 },
+      { name: 'weather', subscriber_count: 1 },
+    ]);
+    expect((await interests.list('i', { prefix: 'sp' })).interests.map((i) => i.name)).toEqual(['sport']);
+
+    const plans = sqlitePlans(join(dir, 'read-models.sqlite'), queries);
+    expect(plans.length).toBeGreaterThan(15);
+    for (const plan of plans) expect(plan).toMatch(/^SEARCH rm_\w+ USING (COVERING )?INDEX ix_/);
+    for (const plan of plans) expect(plan).not.toMatch(/TEMP B-TREE|SCAN/);
+  });
+});
