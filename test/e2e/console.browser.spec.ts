@@ -295,7 +295,7 @@ describe('the operator console in a real browser', () => {
     expect(browser.errorsOf(page)).toEqual([]);
   });
 
-  it('shows the Beams devices of a user and the interests with their subscriber counts', async () => {
+  it('shows the Beams devices of a user and the interests with their subscriber counts, and publishes a test notification', async () => {
     const devices = (path = '') => `/device_api/v1/instances/${s.instanceId}/devices/fcm${path}`;
     const register = async () =>
       (await s.request('POST', devices(), { body: { token: `APA91b${randomBytes(40).toString('base64url')}`, knownPreviousClientIds: [], metadata: {} }, token: null })).body.id as string;
@@ -320,6 +320,9 @@ describe('the operator console in a real browser', () => {
       ['console-alerts', '1'],
       ['console-news', '2'],
     ]);
+    // A test publish to hedy's devices, with the console's su token (no key secret sent).
+    await page.click('form[aria-label="test publish"] button[type="submit"]');
+    await textShown(page, 'Published: ');
     await browser.screenshot(page, 'console-beams');
     expect(browser.errorsOf(page)).toEqual([]);
   });

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { useSearchParams } from 'react-router';
 import { paths, useSession } from '../api/session';
-import { ErrorNote, useLoad } from '../components/async';
+import { ActionResult, ErrorNote, useAction, useLoad } from '../components/async';
 import { NeedsCredential } from '../components/layout';
 import { Pager, usePaged } from '../components/paged';
 import { when } from '../components/table';
@@ -82,10 +82,45 @@ export function Beams() {
         </tbody>
       </table>
       <Pager paged={interests} />
-      <p className="hint">
-        A test publish needs the key secret as a Bearer (the Beams publish API, as its server SDKs call it), which this console never sends: publish with a Beams
-        server SDK or curl.
-      </p>
+      <TestPublish user={user} />
     </section>
+  );
+}
+
+const publishPath = (instanceId: string, to: 'users' | 'interests') => `/publish_api/v1/instances/${instanceId}/publishes/${to}`;
+
+/** A test notification to a user's devices or an interest's subscribers (the Beams publish API, with the console's su token). */
+function TestPublish({ user }: { user: string }) {
+  const session = useSession();
+  const action = useAction();
+  const [to, setTo] = useState<'users' | 'interests'>('users');
+  const [target, setTarget] = useState(user);
+  const [title, setTitle] = useState('Test from the Parley console');
+  const [body, setBody] = useState('Hello');
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    void action.run(async () => {
+      const notification = { title, body };
+      const answer = await session.instanceCall<{ publishId: string }>('POST', publishPath(session.instance!.instanceId, to), {
+        body: { [to]: [target.trim()], web: { notification }, fcm: { notification }, apns: { aps: { alert: notification } } },
+      });
+      return `Published: ${answer.publishId}`;
+    });
+  };
+  return (
+    <form className="inline" onSubmit={submit} aria-label="test publish">
+      <h2>Test publish</h2>
+      <select value={to} onChange={(e) => setTo(e.target.value as 'users' | 'interests')} aria-label="publish to">
+        <option value="users">to a user</option>
+        <option value="interests">to an interest</option>
+      </select>
+      <input placeholder={to === 'users' ? 'User id' : 'Interest'} value={target} onChange={(e) => setTarget(e.target.value)} required aria-label="target" />
+      <input placeholder="Title" value={title} onChange={(e) => setTitle(e.target.value)} required aria-label="title" />
+      <input placeholder="Body" value={body} onChange={(e) => setBody(e.target.value)} aria-label="body" />
+      <button type="submit" disabled={action.busy}>
+        Publish
+      </button>
+      <ActionResult action={action} />
+    </form>
   );
 }
