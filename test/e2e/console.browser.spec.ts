@@ -78,6 +78,13 @@ describe('the operator console in a real browser', () => {
     await page.click('form[aria-label="instance sign-in"] button[type="submit"]');
   };
 
+  /** Every request a page sends: where to, its headers and body. */
+  const recordRequests = (page: Page) => {
+    const sent: { url: string; wire: string }[] = [];
+    page.on('request', (request) => sent.push({ url: request.url(), wire: `${request.url()} ${JSON.stringify(request.headers())} ${request.postData() ?? ''}` }));
+    return sent;
+  };
+
   const storedCredentials = (page: Page) => page.evaluate(() => sessionStorage.getItem('parley-console-credentials'));
 
   it('refuses a wrong key secret: the sign-in stays, nothing is kept', async () => {
@@ -106,7 +113,9 @@ describe('the operator console in a real browser', () => {
   });
 
   it('signs in with an instance key, creates a user and a room, sends as the user to an SDK client, and shows it in the audit timeline', async () => {
-    const page = await open();
+    const page = await browser.newPage();
+    const requests = recordRequests(page);
+    await page.goto(`${origin}/console/`, { waitUntil: 'domcontentloaded' });
     await signInToInstance(page, s.locator, `${s.keyId}:${s.secret}`);
     await page.waitForSelector('input[aria-label="search users"]');
     expect(new URL(page.url()).pathname).toBe('/console/users');
@@ -191,10 +200,17 @@ describe('the operator console in a real browser', () => {
     }, { what: "ada's cursor listed", everyMs: 250 });
     await browser.screenshot(page, 'console-cursors');
     expect(browser.errorsOf(page)).toEqual([]);
+    // The key's secret never went over the wire, and every API call was to this instance.
+    const apiCalls = requests.filter((r) => new URL(r.url).pathname.startsWith('/services/'));
+    expect(apiCalls.length).toBeGreaterThan(10);
+    expect(requests.filter((r) => r.wire.includes(s.secret))).toEqual([]);
+    expect(apiCalls.filter((r) => !new URL(r.url).pathname.includes(`/${s.instanceId}/`)).map((r) => r.url)).toEqual([]);
   });
 
   it('refuses a wrong administrator secret; with the right one, manages instances and keys, shows health and downloads an export', async () => {
-    const page = await open();
+    const page = await browser.newPage();
+    const requests = recordRequests(page);
+    await page.goto(`${origin}/console/`, { waitUntil: 'domcontentloaded' });
     await fill(page, 'input[name="console_user"]', OPERATOR);
     await fill(page, 'input[name="admin_secret"]', 'not-the-administrator-secret-at-all-0000');
     await page.click('form[aria-label="deployment sign-in"] button[type="submit"]');
@@ -248,6 +264,9 @@ describe('the operator console in a real browser', () => {
     await textShown(page, 'Downloaded made-in-console.ndjson');
     const downloaded = await page.evaluate(() => /\((\d+) bytes\)/.exec(document.body.innerText)?.[1]);
     expect(Number(downloaded)).toBeGreaterThan(0);
+    // The administrator secret never went over the wire (nor the wrong one).
+    expect(requests.filter((r) => r.wire.includes(ADMIN_SECRET) || r.wire.includes('not-the-administrator-secret'))).toEqual([]);
+    expect(requests.filter((r) => new URL(r.url).pathname.startsWith('/services/parley_operator/')).length).toBeGreaterThan(5);
     await browser.screenshot(page, 'console-export');
     expect(browser.errorsOf(page).filter((line) => !isRefusedRequest(line))).toEqual([]);
   });
