@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { useSearchParams } from 'react-router';
 import { paths, useSession } from '../api/session';
-import { ActionResult, ErrorNote, useAction, useLoad } from '../components/async';
+import { ActionResult, ErrorNote, useAction } from '../components/async';
 import { NeedsCredential } from '../components/layout';
 import { Pager, usePaged } from '../components/paged';
 import { when } from '../components/table';
@@ -28,8 +28,14 @@ export function Beams() {
   const user = params.get('user') ?? '';
   const [askedUser, setAskedUser] = useState(user);
   const [prefix, setPrefix] = useState('');
-  const devices = useLoad(
-    () => (user ? session.instanceCall<{ devices: Device[] }>('GET', paths.admin(instanceId, `/beams/users/${encodeURIComponent(user)}/devices`)) : Promise.resolve({ devices: [] })),
+  const devices = usePaged(
+    async (after) => {
+      if (!user) return { items: [] as Device[] };
+      const page = await session.instanceCall<{ devices: Device[]; next?: string }>('GET', paths.admin(instanceId, `/beams/users/${encodeURIComponent(user)}/devices`), {
+        query: { after, limit: PAGE_SIZE },
+      });
+      return { items: page.devices, next: page.next };
+    },
     [instanceId, user],
   );
   const interests = usePaged(
@@ -44,7 +50,7 @@ export function Beams() {
     event.preventDefault();
     setParams({ user: askedUser.trim() });
   };
-  const deviceList = Array.isArray(devices.data) ? (devices.data as Device[]) : (devices.data?.devices ?? []);
+  const deviceList = devices.items;
   return (
     <section>
       <h1>Beams</h1>
@@ -62,6 +68,7 @@ export function Beams() {
         ))}
         {user && deviceList.length === 0 && !devices.loading && <li className="hint">No devices</li>}
       </ul>
+      {user && <Pager paged={devices} />}
       <h2>Interests</h2>
       <input type="search" placeholder="Interest starts with…" value={prefix} onChange={(e) => setPrefix(e.target.value)} aria-label="search interests" />
       <ErrorNote error={interests.error} />
