@@ -38,6 +38,7 @@ import { Runtime } from './runtime';
 import { OpenApiDocument } from '../modules/api-docs/openapi-document';
 import { storeKeyedAnswers } from '../modules/idempotency/keyed-requests';
 import { registerDemoPage } from './demo-page';
+import { registerConsolePage } from './console-page';
 
 export interface RunningServer {
   readonly app: NestFastifyApplication;
@@ -147,6 +148,8 @@ async function createApp(runtime: Runtime): Promise<BuiltApp> {
     logger: new PinoNestLogger(runtime.logger),
     bodyParser: false,
   });
+  // The operator console (CONSOLE_ENABLED): its own routes under /console, nothing on the others.
+  registerConsolePage(fastify, runtime.config);
   // Browser apps on other origins (CORS_ORIGINS): @fastify/cors, whose hook Nest runs first, so
   // preflights and every answer (errors, the drain's 503) carry its headers.
   const cors = corsOptions(runtime.config.corsOrigins);

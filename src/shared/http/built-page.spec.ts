@@ -38,8 +38,12 @@ describe('registerBuiltPage (a page bundled into dist/web/<page>)', () => {
     expect(bundle.headers['cache-control']).toBe('public, max-age=31536000, immutable');
     expect(bundle.headers['content-type']).toBe('text/javascript; charset=utf-8');
     expect(bundle.body).toBe('console.log(1)');
-    // The page's own routes answer the page; a missing asset and paths out of the folder do not.
-    expect((await fastify.inject({ url: '/demo/rooms/42' })).body).toContain('parley-config');
+    // The page's own routes answer the page, naming its bundle by absolute path (a relative
+    // name would resolve under /demo/rooms/); a missing asset and paths out of the folder do not.
+    expect(page.body).toContain('<script src="/demo/main-ABC123.js">');
+    const deep = await fastify.inject({ url: '/demo/rooms/42' });
+    expect(deep.body).toContain('parley-config');
+    expect(deep.body).toContain('<script src="/demo/main-ABC123.js">');
     expect((await fastify.inject({ url: '/demo/main-OLD.js' })).statusCode).toBe(404);
     expect((await fastify.inject({ url: '/demo/manifest.json' })).statusCode).toBe(404);
     expect((await fastify.inject({ url: '/demo/..%2f..%2fpackage.json' })).statusCode).toBe(404);

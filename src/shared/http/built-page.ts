@@ -81,10 +81,11 @@ function loadPage(page: BuiltPage): Map<string, ServedFile> | undefined {
     files.set(name, { body: readFileSync(join(dir, name)), type: CONTENT_TYPES[extname(name)] ?? 'application/octet-stream', cache: IMMUTABLE });
   }
   const config = escapeAttribute(JSON.stringify(page.config ?? {}));
-  let html = readFileSync(join(dir, 'index.html'), 'utf8').replace(CONFIG_MARK, `<meta name="parley-config" content="${config}">`);
-  // The page answers at `<prefix>` and at any path under it, so it names its files from the prefix:
-  // a bare name would resolve against the address shown (at `/demo`, to `/main-….js`).
-  for (const name of files.keys()) html = html.replaceAll(`="${name}"`, `="${page.prefix}/${name}"`);
+  // The bundle named by its absolute path: the page answers any path under the prefix
+  // (/console/rooms/lobby), where a relative name would resolve to /console/rooms/main-….js.
+  const html = readFileSync(join(dir, 'index.html'), 'utf8')
+    .replace(CONFIG_MARK, `<meta name="parley-config" content="${config}">`)
+    .replace(/\b(src|href)="([^"/:]+)"/g, (whole, attribute: string, name: string) => (files.has(name) ? `${attribute}="${page.prefix}/${name}"` : whole));
   files.set('index.html', { body: Buffer.from(html), type: CONTENT_TYPES['.html'], cache: 'no-cache' });
   return files;
 }

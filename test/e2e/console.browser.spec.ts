@@ -1,0 +1,451 @@
+/**
+ * The operator console (/console) in a real headless Chromium against a real server (issue 21):
+ * signing in with an instance key (the browser signs its own su tokens), refusing a bad
+ * credential and another instance's, creating a user and a room, sending as the user to an
+ * unmodified chatkit-client in the room, the audit timeline naming the console user, and a
+ * screenshot of every screen (test/.screenshots/console-*.png).
+ */
+import { CommandBus } from '@nestjs/cqrs';
+import PushNotifications from '@pusher/push-notifications-server';
+import jwt from 'jsonwebtoken';
+import { randomBytes } from 'node:crypto';
+import type { Page } from 'puppeteer-core';
+import { CreateInstanceCommand } from '../../src/modules/instances/create-instance/create-instance.handler';
+import { CreateKeyCommand } from '../../src/modules/instances/create-key/create-key.handler';
+import { startBrowser, type TestBrowser } from '../support/browser';
+import { ChatkitClients, HookRecorder, ROOM_HOOKS } from '../support/chatkit-client-harness';
+import { startTestServer, type TestServer } from '../support/test-server';
+import { eventually } from '../support/waiting';
+import { WebhookReceiver } from '../support/webhook-receiver';
+
+const ADMIN_SECRET = 'console-admin-secret-of-at-least-32-characters';
+const OPERATOR = 'Olivia Operator';
+const OTHER_INSTANCE = 'other-instance';
+const OTHER_KEY = { id: 'other-key', secret: 'a-secret-of-the-other-instance-0123456789' };
+
+/** What a browser logs when a request it made was answered 4xx: expected where a test is refused. */
+const isRefusedRequest = (line: string) => /Failed to load resource: the server responded with a status of 4\d\d/.test(line);
+
+describe('the operator console in a real browser', () => {
+  let s: TestServer;
+  let browser: TestBrowser;
+  const clients = new ChatkitClients(() => s);
+  let origin: string;
+  let receiver: WebhookReceiver;
+
+  beforeAll(async () => {
+    receiver = await WebhookReceiver.start();
+    s = await startTestServer({
+      https: true,
+      env: { CONSOLE_ENABLED: 'true', CONSOLE_ADMIN_SECRET: ADMIN_SECRET, WEBHOOK_ALLOWED_HOSTS: `127.0.0.1:${receiver.port}` },
+    });
+    origin = `https://localhost:${s.httpsPort}`;
+    const commands = s.server.app.get(CommandBus);
+    await commands.execute(new CreateInstanceCommand(OTHER_INSTANCE, 'local', { key_id: 'test' }));
+    await commands.execute(new CreateKeyCommand(OTHER_INSTANCE, OTHER_KEY.id, OTHER_KEY.secret, { key_id: 'test' }));
+    browser = await startBrowser();
+  }, 90_000);
+
+  afterAll(async () => {
+    clients.closeAll();
+    await browser?.close();
+    await s?.close();
+    await receiver?.close();
+  });
+
+  const open = async (path = '/console/') => {
+    const page = await browser.newPage();
+    await page.goto(`${origin}${path}`, { waitUntil: 'domcontentloaded' });
+    return page;
+  };
+
+  /** Types into an empty field (the forms are React-controlled: real key presses). */
+  const fill = async (page: Page, selector: string, text: string) => {
+    await page.locator(selector).fill(text);
+  };
+
+  const textShown = (page: Page, text: string, timeout = 15_000) => page.waitForFunction((t) => document.body.innerText.includes(t), { timeout }, text);
+
+  const alertOf = async (page: Page, form: string) => {
+    const alert = await page.waitForSelector(`form[aria-label="${form}"] [role="alert"]`, { timeout: 15_000 });
+    return alert!.evaluate((node) => node.textContent ?? '');
+  };
+
+  const signInToInstance = async (page: Page, locator: string, key: string) => {
+    await fill(page, 'input[name="console_user"]', OPERATOR);
+    await fill(page, 'input[name="locator"]', locator);
+    await fill(page, 'input[name="key"]', key);
+    await page.click('form[aria-label="instance sign-in"] button[type="submit"]');
+  };
+
+  /** Every request a page sends: where to, its headers and body. */
+  const recordRequests = (page: Page) => {
+    const sent: { url: string; wire: string }[] = [];
+    page.on('request', (request) => sent.push({ url: request.url(), wire: `${request.url()} ${JSON.stringify(request.headers())} ${request.postData() ?? ''}` }));
+    return sent;
+  };
+
+  const storedCredentials = (page: Page) => page.evaluate(() => sessionStorage.getItem('parley-console-credentials'));
+
+  it('refuses a wrong key secret: the sign-in stays, nothing is kept', async () => {
+    const page = await open();
+    await page.waitForSelector('form[aria-label="instance sign-in"]');
+    await browser.screenshot(page, 'console-sign-in');
+    await signInToInstance(page, s.locator, `${s.keyId}:not-the-secret`);
+    expect(await alertOf(page, 'instance sign-in')).toMatch(/401|invalid/i);
+    expect(new URL(page.url()).pathname).toBe('/console/sign-in');
+    expect(await storedCredentials(page)).toBeNull();
+    await browser.screenshot(page, 'console-sign-in-refused');
+    expect(browser.errorsOf(page).filter((line) => !isRefusedRequest(line))).toEqual([]);
+  });
+
+  it('an instance credential sees nothing of another instance: its key is refused there, and the other key here', async () => {
+    const page = await open();
+    // This instance's key offered for the other instance.
+    await signInToInstance(page, `v1:local:${OTHER_INSTANCE}`, `${s.keyId}:${s.secret}`);
+    expect(await alertOf(page, 'instance sign-in')).toMatch(/401|invalid|key/i);
+    expect(await storedCredentials(page)).toBeNull();
+    // The other instance's key offered for this one.
+    const other = await open();
+    await signInToInstance(other, s.locator, `${OTHER_KEY.id}:${OTHER_KEY.secret}`);
+    expect(await alertOf(other, 'instance sign-in')).toMatch(/401|invalid|key/i);
+    expect(await storedCredentials(other)).toBeNull();
+  });
+
+  it('signs in with an instance key, creates a user and a room, sends as the user to an SDK client, and shows it in the audit timeline', async () => {
+    const page = await browser.newPage();
+    const requests = recordRequests(page);
+    await page.goto(`${origin}/console/`, { waitUntil: 'domcontentloaded' });
+    await signInToInstance(page, s.locator, `${s.keyId}:${s.secret}`);
+    await page.waitForSelector('input[aria-label="search users"]');
+    expect(new URL(page.url()).pathname).toBe('/console/users');
+    // The secret never left the tab: no request carried it (each carried a token it signed).
+    const stored = JSON.parse((await storedCredentials(page))!);
+    expect(stored.instance).toMatchObject({ instanceId: s.instanceId, keyId: s.keyId, name: OPERATOR });
+
+    // Create a user.
+    await fill(page, 'form[aria-label="create user"] input[name="id"]', 'ada');
+    await fill(page, 'form[aria-label="create user"] input[name="name"]', 'Ada Lovelace');
+    await page.click('form[aria-label="create user"] button[type="submit"]');
+    await page.waitForFunction(() => location.pathname === '/console/users/ada', { timeout: 15_000 });
+    await textShown(page, 'Ada Lovelace');
+    expect((await s.request('GET', s.chat('/users/ada'))).body).toMatchObject({ id: 'ada', name: 'Ada Lovelace' });
+    await browser.screenshot(page, 'console-user');
+
+    // Create a room, created by ada.
+    await page.click('nav a[href="/console/rooms"]');
+    await page.waitForSelector('form[aria-label="create room"]');
+    await fill(page, 'form[aria-label="create room"] input[name="id"]', 'lobby');
+    await fill(page, 'form[aria-label="create room"] input[name="name"]', 'The lobby');
+    await fill(page, 'form[aria-label="create room"] input[name="creator"]', 'ada');
+    await page.click('form[aria-label="create room"] button[type="submit"]');
+    await page.waitForFunction(() => location.pathname === '/console/rooms/lobby', { timeout: 15_000 });
+    await textShown(page, 'The lobby');
+    expect((await s.request('GET', s.chat('/rooms/lobby'))).body).toMatchObject({ id: 'lobby', name: 'The lobby', created_by_id: 'ada', member_user_ids: ['ada'] });
+
+    // ada's SDK client in the room hears what the console sends as her.
+    const ada = await clients.connect('ada');
+    const heard = new HookRecorder();
+    await ada.currentUser.subscribeToRoomMultipart({ roomId: 'lobby', hooks: heard.hooks(...ROOM_HOOKS), messageLimit: 0 });
+    await page.waitForSelector('form[aria-label="send as"] select option[value="ada"]');
+    await fill(page, 'form[aria-label="send as"] input[name="text"]', 'Hello from the console');
+    await page.click('form[aria-label="send as"] button[type="submit"]');
+    await textShown(page, 'Sent as ada');
+    const [message] = await heard.waitFor('onMessage');
+    expect(message.senderId).toBe('ada');
+    expect(message.parts[0].payload).toMatchObject({ type: 'text/plain', content: 'Hello from the console' });
+    // The room's messages: metadata until "Show content", which the server records first.
+    const listed = await page.waitForSelector('ol[aria-label="messages"] li[data-message-id="1"]', { timeout: 15_000 });
+    const metadata = await listed!.evaluate((li) => li.textContent ?? '');
+    expect(metadata).toContain('text/plain, 22 bytes');
+    expect(metadata).not.toContain('Hello from the console');
+    await browser.screenshot(page, 'console-room');
+    await page.locator('button::-p-text(Show content)').click();
+    await page.waitForFunction(() => document.querySelector('ol[aria-label="messages"] li[data-message-id="1"] .content')?.textContent === 'Hello from the console', {
+      timeout: 15_000,
+    });
+    await browser.screenshot(page, 'console-room-content');
+    // The live tail shows what an SDK user sends meanwhile, without a reload.
+    await page.locator('button::-p-text(Hide content)').click();
+    await page.locator('input[name="live"]').click();
+    await ada.currentUser.sendSimpleMessage({ roomId: 'lobby', text: 'Sent from the SDK' });
+    const tailed = await page.waitForSelector('ol[aria-label="messages"] li[data-message-id="2"]', { timeout: 15_000 });
+    expect(await tailed!.evaluate((li) => li.textContent ?? '')).toContain('text/plain, 17 bytes');
+
+    // The room's history: the message sent, by the console user acting as ada.
+    await page.click('a[href="/console/audit/rooms/lobby"]');
+    await page.waitForSelector('ol[aria-label="timeline"] li[data-event-type="MessageSent"]', { timeout: 15_000 });
+    const sent = await page.$eval('ol[aria-label="timeline"] li[data-event-type="MessageSent"]', (li) => li.textContent ?? '');
+    expect(sent).toContain(OPERATOR);
+    expect(sent).toContain(`key ${s.keyId} as ada`);
+    // Content stays out of the timeline (it needs the recorded "show content" read).
+    expect(sent).not.toContain('Hello from the console');
+    // The content read is in the history too, by the console user, naming no content.
+    const read = await page.$eval('ol[aria-label="timeline"] li[data-event-type="MessageContentRead"]', (li) => li.textContent ?? '');
+    expect(read).toContain(OPERATOR);
+    expect(read).toContain('"message_count": 1');
+    expect(read).not.toContain('Hello from the console');
+    const created = await page.$eval('ol[aria-label="timeline"] li[data-event-type="RoomCreated"]', (li) => li.textContent ?? '');
+    expect(created).toContain(OPERATOR);
+    await browser.screenshot(page, 'console-audit');
+
+    // ada's read cursor, set through her SDK, on the room's cursors screen.
+    await ada.currentUser.setReadCursor({ roomId: 'lobby', position: 2 });
+    await page.goto(`${origin}/console/cursors?room=lobby`, { waitUntil: 'domcontentloaded' });
+    await eventually(async () => {
+      const rows = await page.$$eval('table[aria-label="cursors"] tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].slice(0, 3).map((td) => td.textContent)));
+      if (rows.some((row) => row[0] === 'ada' && row[2] === '#2')) return true;
+      await page.reload({ waitUntil: 'domcontentloaded' });
+      return false;
+    }, { what: "ada's cursor listed", everyMs: 250 });
+    await browser.screenshot(page, 'console-cursors');
+    expect(browser.errorsOf(page)).toEqual([]);
+    // The key's secret never went over the wire, and every API call was to this instance.
+    const apiCalls = requests.filter((r) => new URL(r.url).pathname.startsWith('/services/'));
+    expect(apiCalls.length).toBeGreaterThan(10);
+    expect(requests.filter((r) => r.wire.includes(s.secret))).toEqual([]);
+    expect(apiCalls.filter((r) => !new URL(r.url).pathname.includes(`/${s.instanceId}/`)).map((r) => r.url)).toEqual([]);
+  });
+
+  it('refuses a wrong administrator secret; with the right one, manages instances and keys, shows health and downloads an export', async () => {
+    const page = await browser.newPage();
+    const requests = recordRequests(page);
+    await page.goto(`${origin}/console/`, { waitUntil: 'domcontentloaded' });
+    await fill(page, 'input[name="console_user"]', OPERATOR);
+    await fill(page, 'input[name="admin_secret"]', 'not-the-administrator-secret-at-all-0000');
+    await page.click('form[aria-label="deployment sign-in"] button[type="submit"]');
+    expect(await alertOf(page, 'deployment sign-in')).toMatch(/401|403|invalid/i);
+    expect(await storedCredentials(page)).toBeNull();
+
+    await fill(page, 'input[name="admin_secret"]', ADMIN_SECRET);
+    await page.click('form[aria-label="deployment sign-in"] button[type="submit"]');
+    await page.waitForSelector('table[aria-label="instances"] tbody tr', { timeout: 15_000 });
+    expect(new URL(page.url()).pathname).toBe('/console/instances');
+    await textShown(page, s.locator);
+
+    // A new instance: its first key's secret is shown once, and works.
+    await fill(page, 'form[aria-label="create instance"] input[name="id"]', 'made-in-console');
+    await page.click('form[aria-label="create instance"] button[type="submit"]');
+    const key = await (await page.waitForSelector('[data-testid="new-key"]', { timeout: 15_000 }))!.evaluate((n) => n.textContent ?? '');
+    const [keyId, ...rest] = key.split(':');
+    const token = jwt.sign({ instance: 'made-in-console', iss: `api_keys/${keyId}`, su: true }, rest.join(':'), { algorithm: 'HS256', expiresIn: 60 });
+    expect((await s.request('POST', '/services/chatkit/v6/made-in-console/users', { token, body: { id: 'u1', name: 'U' } })).status).toBe(201);
+    await textShown(page, ':made-in-console');
+
+    // The test token provider switch of that instance.
+    const tokenProvider = () => s.request('POST', '/services/chatkit_token_provider/v1/made-in-console/token', { token: null, body: { grant_type: 'client_credentials', user_id: 'u1' } });
+    expect((await tokenProvider()).status).not.toBe(200);
+    await page.click('input[aria-label="made-in-console token provider"]');
+    await textShown(page, 'Test token provider of made-in-console on');
+    expect((await tokenProvider()).status).toBe(200);
+
+    // A second key, then the first disabled (after confirming): its tokens stop working.
+    page.on('dialog', (dialog) => void dialog.accept());
+    const row = 'table[aria-label="instances"] tr:has(input[aria-label="made-in-console token provider"])';
+    await page.locator(`${row} button::-p-text(new key)`).click();
+    await page.waitForFunction((first) => (document.querySelector('[data-testid="new-key"]')?.textContent ?? first) !== first, { timeout: 15_000 }, key);
+    const second = await page.$eval('[data-testid="new-key"]', (n) => n.textContent ?? '');
+    const secondToken = jwt.sign({ instance: 'made-in-console', iss: `api_keys/${second.split(':')[0]}`, su: true }, second.split(':').slice(1).join(':'), { algorithm: 'HS256', expiresIn: 60 });
+    expect((await s.request('GET', '/services/chatkit/v6/made-in-console/users/u1', { token: secondToken })).status).toBe(200);
+    await page.locator(`${row} li:has(code) button::-p-text(disable)`).click();
+    await textShown(page, `Key ${keyId} disabled`);
+    expect((await s.request('GET', '/services/chatkit/v6/made-in-console/users/u1', { token })).status).toBe(401);
+    expect((await s.request('GET', '/services/chatkit/v6/made-in-console/users/u1', { token: secondToken })).status).toBe(200);
+    await browser.screenshot(page, 'console-instances');
+
+    await page.click('nav a[href="/console/health"]');
+    await page.waitForSelector('table[aria-label="projections"] tbody tr', { timeout: 15_000 });
+    expect(await page.$eval('[data-testid="health-status"]', (n) => n.textContent)).toBe('ok');
+    await browser.screenshot(page, 'console-health');
+
+    await page.click('nav a[href="/console/export"]');
+    await fill(page, 'input[aria-label="instance id"]', 'made-in-console');
+    await page.locator('button::-p-text(Download export)').click();
+    await textShown(page, 'Downloaded made-in-console.ndjson');
+    const downloaded = await page.evaluate(() => /\((\d+) bytes\)/.exec(document.body.innerText)?.[1]);
+    expect(Number(downloaded)).toBeGreaterThan(0);
+    // The administrator secret never went over the wire (nor the wrong one).
+    expect(requests.filter((r) => r.wire.includes(ADMIN_SECRET) || r.wire.includes('not-the-administrator-secret'))).toEqual([]);
+    expect(requests.filter((r) => new URL(r.url).pathname.startsWith('/services/parley_operator/')).length).toBeGreaterThan(5);
+    await browser.screenshot(page, 'console-export');
+    expect(browser.errorsOf(page).filter((line) => !isRefusedRequest(line))).toEqual([]);
+  });
+
+  it('edits a user, adds and removes a room member, deletes the room, erases a user on request and deletes another, after confirming', async () => {
+    for (const id of ['grace', 'linus']) expect((await s.request('POST', s.chat('/users'), { body: { id, name: id } })).status).toBe(201);
+    expect((await s.request('POST', s.chat('/rooms'), { token: s.token({ sub: 'grace' }), body: { id: 'attic', name: 'Attic' } })).status).toBe(201);
+    const page = await open();
+    page.on('dialog', (dialog) => void dialog.accept());
+    await signInToInstance(page, s.locator, `${s.keyId}:${s.secret}`);
+    await page.waitForSelector('input[aria-label="search users"]');
+
+    await page.goto(`${origin}/console/users/grace`, { waitUntil: 'domcontentloaded' });
+    await fill(page, 'form[aria-label="edit user"] input[name="name"]', 'Grace Hopper');
+    await page.click('form[aria-label="edit user"] button[type="submit"]');
+    await textShown(page, 'Saved');
+    expect((await s.request('GET', s.chat('/users/grace'))).body.name).toBe('Grace Hopper');
+
+    await page.goto(`${origin}/console/rooms/attic`, { waitUntil: 'domcontentloaded' });
+    await fill(page, 'form[aria-label="add member"] input[name="member"]', 'linus');
+    await page.click('form[aria-label="add member"] button[type="submit"]');
+    await textShown(page, 'Added linus');
+    expect((await s.request('GET', s.chat('/rooms/attic'))).body.member_user_ids.sort()).toEqual(['grace', 'linus']);
+    await page.click('button[aria-label="remove linus"]');
+    await textShown(page, 'Removed linus');
+    expect((await s.request('GET', s.chat('/rooms/attic'))).body.member_user_ids).toEqual(['grace']);
+
+    await page.locator('button::-p-text(Delete room)').click();
+    await page.waitForFunction(() => location.pathname === '/console/rooms', { timeout: 15_000 });
+    expect((await s.request('GET', s.chat('/rooms/attic'))).status).toBe(404);
+    // grace erased on request: the erasure runs to completion, followed from her page.
+    await page.goto(`${origin}/console/users/grace`, { waitUntil: 'domcontentloaded' });
+    await page.locator('button::-p-text(Erase user)').click();
+    await page.waitForSelector('[data-testid="erasure-status"]', { timeout: 15_000 });
+    await eventually(async () => {
+      await page.locator('button::-p-text(Refresh)').click();
+      return (await page.$eval('[data-testid="erasure-status"]', (n) => n.textContent ?? '')).includes('completed');
+    }, { what: 'the erasure completed', everyMs: 250, timeoutMs: 20_000 });
+    expect((await s.request('GET', s.chat('/users/grace'))).status).toBe(404);
+
+    await page.goto(`${origin}/console/users/linus`, { waitUntil: 'domcontentloaded' });
+    await page.locator('button::-p-text(Delete user)').click();
+    await page.waitForFunction(() => location.pathname === '/console/users', { timeout: 15_000 });
+    expect((await s.request('GET', s.chat('/users/linus'))).status).toBe(404);
+    expect(browser.errorsOf(page)).toEqual([]);
+  });
+
+  it('shows the Beams devices of a user and the interests with their subscriber counts, and publishes a test notification', async () => {
+    const devices = (path = '') => `/device_api/v1/instances/${s.instanceId}/devices/fcm${path}`;
+    const register = async () =>
+      (await s.request('POST', devices(), { body: { token: `APA91b${randomBytes(40).toString('base64url')}`, knownPreviousClientIds: [], metadata: {} }, token: null })).body.id as string;
+    const beamsToken = new PushNotifications({ instanceId: s.instanceId, secretKey: s.secret } as any).generateToken('hedy').token;
+    const [phone, tablet] = [await register(), await register()];
+    for (const device of [phone, tablet]) expect((await s.request('PUT', devices(`/${device}/user`), { token: beamsToken })).status).toBe(200);
+    expect((await s.request('PUT', devices(`/${phone}/interests`), { body: { interests: ['console-alerts', 'console-news'] }, token: null })).status).toBe(200);
+    expect((await s.request('PUT', devices(`/${tablet}/interests`), { body: { interests: ['console-news'] }, token: null })).status).toBe(200);
+
+    const page = await open();
+    await signInToInstance(page, s.locator, `${s.keyId}:${s.secret}`);
+    await page.waitForSelector('input[aria-label="search users"]');
+    await page.goto(`${origin}/console/beams?user=hedy`, { waitUntil: 'domcontentloaded' });
+    await page.waitForFunction(() => document.querySelectorAll('ul[aria-label="devices"] li code').length === 2, { timeout: 15_000 });
+    const shown = await page.$$eval('ul[aria-label="devices"] li', (items) => items.map((li) => li.textContent ?? ''));
+    expect(shown.map((line) => line.split(' ')[0]).sort()).toEqual([phone, tablet].sort());
+    expect(shown.every((line) => line.includes('fcm'))).toBe(true);
+    await fill(page, 'input[aria-label="search interests"]', 'console-');
+    await page.waitForFunction(() => document.querySelectorAll('table[aria-label="interests"] tbody tr').length === 2, { timeout: 15_000 });
+    const counts = await page.$$eval('table[aria-label="interests"] tbody tr', (rows) => rows.map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent)));
+    expect(counts).toEqual([
+      ['console-alerts', '1'],
+      ['console-news', '2'],
+    ]);
+    // A test publish to hedy's devices, with the console's su token (no key secret sent).
+    await page.click('form[aria-label="test publish"] button[type="submit"]');
+    await textShown(page, 'Published: ');
+    await browser.screenshot(page, 'console-beams');
+    expect(browser.errorsOf(page)).toEqual([]);
+  });
+
+  it('adds a webhook, shows its deliveries and redelivers one', async () => {
+    const page = await open();
+    await signInToInstance(page, s.locator, `${s.keyId}:${s.secret}`);
+    await page.waitForSelector('input[aria-label="search users"]');
+    await page.click('nav a[href="/console/webhooks"]');
+    await fill(page, 'input[aria-label="url"]', receiver.url('/console-hook'));
+    await fill(page, 'input[aria-label="secret"]', 'a-webhook-signing-secret');
+    await page.click('form[aria-label="create webhook"] button[type="submit"]');
+    await textShown(page, receiver.url('/console-hook'));
+    const created = () => receiver.requests.filter((r) => r.path === '/console-hook' && JSON.parse(r.body).metadata?.event_type === 'v1.users_created');
+    expect((await s.request('POST', s.chat('/users'), { body: { id: 'hooked', name: 'Hooked' } })).status).toBe(201);
+    await eventually(() => created().length === 1, { what: 'the users_created delivery' });
+
+    await page.locator(`button::-p-text(${receiver.url('/console-hook')})`).click();
+    await eventually(async () => {
+      await page.locator('button::-p-text(Refresh deliveries)').click();
+      return page.$$eval('table[aria-label="deliveries"] tbody tr', (rows) => rows.some((r) => r.textContent?.includes('v1.users_created') && r.textContent.includes('delivered')));
+    }, { what: 'the delivery listed', everyMs: 250 });
+    await browser.screenshot(page, 'console-webhooks');
+    await page.locator('table[aria-label="deliveries"] button::-p-text(redeliver)').click();
+    await textShown(page, 'Redelivery queued');
+    await eventually(() => created().length === 2, { what: 'the redelivery' });
+    expect(browser.errorsOf(page)).toEqual([]);
+  });
+
+  it("finds a room's attachment and its download link", async () => {
+    expect((await s.request('POST', s.chat('/users'), { body: { id: 'ann', name: 'Ann' } })).status).toBe(201);
+    expect((await s.request('POST', s.chat('/rooms'), { token: s.token({ sub: 'ann' }), body: { id: 'shelf', name: 'Shelf' } })).status).toBe(201);
+    const bytes = Buffer.from('{"the":"attached bytes"}');
+    const announced = await s.request('POST', s.chat('/rooms/shelf/attachments'), {
+      token: s.token({ sub: 'ann' }),
+      body: { content_type: 'application/json', content_length: bytes.length, name: 'notes.json' },
+    });
+    expect(announced.status).toBe(201);
+    expect((await fetch(announced.body.upload_url, { method: 'PUT', body: bytes, headers: { 'content-type': 'application/json' } })).status).toBeLessThan(300);
+
+    const page = await open();
+    await signInToInstance(page, s.locator, `${s.keyId}:${s.secret}`);
+    await page.waitForSelector('input[aria-label="search users"]');
+    await page.goto(`${origin}/console/files?room=shelf`, { waitUntil: 'domcontentloaded' });
+    await fill(page, 'input[aria-label="file"]', announced.body.attachment_id);
+    await page.click('form[aria-label="find file"] button[type="submit"]');
+    const link = await (await page.waitForSelector('.found a::-p-text(Download)', { timeout: 15_000 }))!.evaluate((a) => (a as HTMLAnchorElement).href);
+    expect(Buffer.from(await (await fetch(link)).arrayBuffer())).toEqual(bytes);
+    await browser.screenshot(page, 'console-files');
+    expect(browser.errorsOf(page)).toEqual([]);
+  });
+
+  it('changes roles and publishes to a feed through the documented APIs', async () => {
+    const page = await open();
+    await signInToInstance(page, s.locator, `${s.keyId}:${s.secret}`);
+    await page.waitForSelector('input[aria-label="search users"]');
+    await page.click('nav a[href="/console/roles"]');
+    await fill(page, 'input[aria-label="role name"]', 'moderator');
+    await fill(page, 'input[aria-label="permissions"]', 'room:delete, room:update');
+    await page.click('form[aria-label="create role"] button[type="submit"]');
+    await textShown(page, 'Role moderator created');
+    const roles = (await s.request('GET', `/services/chatkit_authorizer/v2/${s.instanceId}/roles`)).body as { name: string; permissions: string[] }[];
+    expect(roles.find((r) => r.name === 'moderator')?.permissions.sort()).toEqual(['room:delete', 'room:update']);
+
+    await page.click('nav a[href="/console/feeds"]');
+    await fill(page, 'input[aria-label="feed id"]', 'console-news');
+    await fill(page, 'input[aria-label="item"]', '{"headline":"Published from the console"}');
+    await page.click('form[aria-label="publish item"] button[type="submit"]');
+    await textShown(page, 'Published to console-news');
+    await page.waitForFunction(() => document.querySelector('ol[aria-label="items"]')?.textContent?.includes('Published from the console'), { timeout: 15_000 });
+    const items = (await s.request('GET', `/services/feeds/v1/${s.instanceId}/feeds/console-news/items`, { token: null })).body as { items: { data: unknown }[] };
+    expect(items.items.map((i) => i.data)).toEqual([{ headline: 'Published from the console' }]);
+    await browser.screenshot(page, 'console-feeds');
+    expect(browser.errorsOf(page)).toEqual([]);
+  });
+
+  it('the instance screens, paged: users (two pages of a prefix search), rooms, roles, a user\'s history', async () => {
+    const page = await open();
+    await signInToInstance(page, s.locator, `${s.keyId}:${s.secret}`);
+    await page.waitForSelector('input[aria-label="search users"]');
+    // Users a page at a time, searched by prefix: 30 of them are two pages of 25.
+    const users = Array.from({ length: 30 }, (_, i) => ({ id: `pager-${String(i).padStart(2, '0')}`, name: `Paged ${i}` }));
+    for (const batch of [users.slice(0, 25), users.slice(25)]) expect((await s.request('POST', s.chat('/batch_users'), { body: { users: batch } })).status).toBe(201);
+    await fill(page, 'input[aria-label="search users"]', 'pager-');
+    const rowsShown = () => page.$$eval('table[aria-label="users"] tbody tr', (rows) => rows.map((r) => r.querySelector('td')?.textContent ?? ''));
+    await page.waitForFunction(() => document.querySelectorAll('table[aria-label="users"] tbody tr').length === 25, { timeout: 15_000 });
+    expect(await rowsShown()).toEqual(users.slice(0, 25).map((u) => u.id));
+    await page.locator('button::-p-text(Next →)').click();
+    await page.waitForFunction(() => document.querySelectorAll('table[aria-label="users"] tbody tr').length === 5, { timeout: 15_000 });
+    expect(await rowsShown()).toEqual(users.slice(25).map((u) => u.id));
+    await page.locator('button::-p-text(← Previous)').click();
+    await page.waitForFunction(() => document.querySelectorAll('table[aria-label="users"] tbody tr').length === 25, { timeout: 15_000 });
+
+    const screens: [string, string][] = [
+      ['users', 'table[aria-label="users"]'],
+      ['rooms', 'table[aria-label="rooms"]'],
+      ['roles', 'table[aria-label="roles"] tbody tr'],
+      ['audit/users/pager-00', 'ol[aria-label="timeline"] li[data-event-type]'],
+    ];
+    for (const [path, ready] of screens) {
+      await page.goto(`${origin}/console/${path}`, { waitUntil: 'domcontentloaded' });
+      await page.waitForSelector(ready, { timeout: 15_000 });
+      await browser.screenshot(page, `console-${path.replace(/\?.*/, '').replace(/\//g, '-')}`);
+    }
+    expect(browser.errorsOf(page)).toEqual([]);
+  });
+});
