@@ -10,6 +10,7 @@ import { Backoff } from '../../shared/application/operations/backoff';
 import type { ProjectionStatus } from '../../shared/application/projection-runtime/projector-runner';
 import type { Projectors } from '../../shared/application/projection-runtime/process-projectors';
 import type { FromProjectorThread, ProjectorThreadData, ToProjectorThread } from './protocol';
+import { SharedHead } from './shared-head';
 
 /** How long a stop waits for the thread to write its checkpoints before it is terminated. */
 const STOP_TIMEOUT_MS = 10_000;
@@ -43,7 +44,8 @@ export class ProjectorThread implements Projectors {
   private parked = new Map<string, LogPosition>();
   private readonly listeners = new Set<() => void>();
   private readonly backoff = new Backoff(100, 5_000);
-  private head = 0;
+  /** Where the request thread tells the projector thread the head on disk. */
+  private readonly head = new SharedHead();
   private stopping = false;
   private down: string | null = null;
   private restartTimer: NodeJS.Timeout | null = null;
@@ -60,10 +62,7 @@ export class ProjectorThread implements Projectors {
     keys: DataKeyRing,
     private readonly logger: Logger,
   ) {
-    this.offHead = events.watchVisibleHead((head) => {
-      this.head = head;
-      this.send({ kind: 'head-moved', through: head });
-    });
+    this.offHead = events.watchVisibleHead((head) => this.head.moveTo(head));
     this.offDestroys = keys.watchDestroys((selector) => this.send({ kind: 'keys-destroyed', selector }));
   }
 
@@ -136,7 +135,7 @@ export class ProjectorThread implements Projectors {
   }
 
   private spawn(): void {
-    const worker = new Worker(workerScript(), { workerData: { ...this.data, head: this.head } satisfies ProjectorThreadData });
+    const worker = new Worker(workerScript(), { workerData: { ...this.data, head: this.head.buffer } satisfies ProjectorThreadData });
     this.worker = worker;
     worker.on('message', (message: FromProjectorThread) => this.received(message));
     worker.on('error', (error) => this.logger.error({ err: error }, 'the projector thread failed'));

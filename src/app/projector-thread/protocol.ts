@@ -27,16 +27,14 @@ export interface ProjectorThreadData {
   readonly leaseOwner: string;
   /** The projections the release lists, by name and version (definitions hold functions: the thread finds them by name). */
   readonly projections: readonly { readonly name: string; readonly version: number }[];
-  /** The newest position on disk when the thread starts (`HeadMoved.through`). */
-  readonly head: number;
+  /** The newest position on disk, kept up to date by the request thread (SharedHead). */
+  readonly head: SharedArrayBuffer;
   /** Lets a test make the thread fail (`Crash`). */
   readonly testHooks: boolean;
 }
 
 /** Request thread → projector thread. */
 export type ToProjectorThread =
-  /** Every position up to `through` (a row of events.sqlite) is on disk: fold up to it, now. */
-  | { readonly kind: 'head-moved'; readonly through: number }
   /** The request thread is destroying these data keys: never open them again. */
   | { readonly kind: 'keys-destroyed'; readonly selector: DataKeySelector }
   /** Stop folding, write what was folded, release the leases, then answer `stopped`. */

@@ -13,6 +13,7 @@ import { LogPosition } from '../../shared/domain/event';
 import { personalDataRulesFor } from '../personal-data-rules';
 import { openProjectors } from '../projectors';
 import type { FromProjectorThread, ProjectorThreadData, ToProjectorThread } from './protocol';
+import { SharedHead } from './shared-head';
 
 /**
  * The embedded server's projector thread: folds the projections (the same ProcessProjectors as
@@ -25,9 +26,10 @@ const data = workerData as ProjectorThreadData;
 const port = parentPort!;
 const post = (message: FromProjectorThread) => port.postMessage(message);
 
-/** The head the request thread made durable: the log's reads stop there; a move wakes them. */
+/** The head the request thread made durable (SharedHead): the log's reads stop there; a move wakes them. */
+const sharedHead = new SharedHead(data.head);
 const head = new (class implements ReportedHead {
-  through = data.head;
+  through = sharedHead.through;
   private readonly listeners = new Set<() => void>();
   moveTo(through: number): void {
     if (through <= this.through) return;
@@ -39,6 +41,7 @@ const head = new (class implements ReportedHead {
     return () => this.listeners.delete(listener);
   }
 })();
+const stopFollowingHead = sharedHead.follow((through) => head.moveTo(through));
 
 /** A release lists definitions of this code base: the newest of a name stands for a version it bumped. */
 function definitionsOf(listed: ProjectorThreadData['projections']): ProjectionDefinition[] {
@@ -92,9 +95,6 @@ async function main(): Promise<void> {
 
   port.on('message', (message: ToProjectorThread) => {
     switch (message.kind) {
-      case 'head-moved':
-        head.moveTo(message.through);
-        return;
       case 'keys-destroyed':
         ring.forgetDestroyed(message.selector);
         return;
@@ -104,6 +104,7 @@ async function main(): Promise<void> {
       case 'stop':
         void (async () => {
           clearInterval(reporting);
+          stopFollowingHead();
           await projectors.stop();
           report();
           await events.close();
