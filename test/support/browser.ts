@@ -23,7 +23,7 @@ export interface TestBrowser {
   newPage(): Promise<Page>;
   /** Writes `<SCREENSHOT_DIR>/<name>.png` (full page) and answers its path. */
   screenshot(page: Page, name: string): Promise<string>;
-  /** Console errors and uncaught exceptions of a page so far. */
+  /** Console errors and uncaught exceptions of a page so far (HTTP error answers it fetched are not counted). */
   errorsOf(page: Page): readonly string[];
   close(): Promise<void>;
 }
@@ -81,7 +81,10 @@ export async function startBrowser(options: { width?: number; height?: number } 
       const seen: string[] = [];
       errors.set(page, seen);
       page.on('console', (message: ConsoleMessage) => {
-        if (message.type() === 'error') seen.push(message.text());
+        // Chromium also logs every HTTP answer of 400 or more that the page fetched ("Failed to load
+        // resource"): an answer the page handles (a room it showed deleted meanwhile) is no error of
+        // the page's own; its scripts' errors and console.error calls are.
+        if (message.type() === 'error' && !message.text().startsWith('Failed to load resource: the server responded with a status of')) seen.push(message.text());
       });
       page.on('pageerror', (error: unknown) => seen.push(error instanceof Error ? error.message : String(error)));
       return page;

@@ -4,8 +4,8 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { paths, useSession } from '../api/session';
 import { ActionResult, ErrorNote, useAction, useLoad } from '../components/async';
 import { NeedsCredential } from '../components/layout';
-import { Pager, usePaged } from '../components/paged';
-import { DataTable, when } from '../components/table';
+import { when } from '../components/table';
+import { PrefixSearchList } from '../components/prefix-search';
 import { RoomMessages } from './Messages';
 
 interface RoomRow {
@@ -28,7 +28,6 @@ interface Room {
   readonly custom_data?: unknown;
 }
 
-const PAGE_SIZE = 25;
 const column = createColumnHelper<RoomRow>();
 const columns = [
   column.accessor('id', { header: 'Id', cell: (c) => <Link to={`/rooms/${encodeURIComponent(c.getValue())}`}>{c.getValue()}</Link> }),
@@ -40,26 +39,10 @@ const columns = [
 
 /** Rooms by id or name prefix, private ones too, a page at a time (parley_admin rooms). */
 export function Rooms() {
-  const session = useSession();
-  const instanceId = session.instance?.instanceId ?? '';
-  const [prefix, setPrefix] = useState('');
-  const paged = usePaged(
-    async (after) => {
-      const page = await session.instanceCall<{ rooms: RoomRow[]; next?: string }>('GET', paths.admin(instanceId, '/rooms'), { query: { prefix, after, limit: PAGE_SIZE } });
-      return { items: page.rooms, next: page.next };
-    },
-    [instanceId, prefix],
-  );
-  if (!session.instance) return <NeedsCredential what="an instance key" />;
   return (
-    <section>
-      <h1>Rooms</h1>
-      <input type="search" aria-label="search rooms" placeholder="Id or name starts with…" value={prefix} onChange={(e) => setPrefix(e.target.value)} />
-      <ErrorNote error={paged.error} />
-      <DataTable label="rooms" columns={columns} rows={paged.items} empty={prefix ? 'No room starts with that' : 'No rooms yet'} />
-      <Pager paged={paged} />
-      <CreateRoom />
-    </section>
+    <PrefixSearchList title="Rooms" collection="rooms" noun="room" columns={columns}>
+      {() => <CreateRoom />}
+    </PrefixSearchList>
   );
 }
 

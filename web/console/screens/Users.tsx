@@ -4,8 +4,8 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { paths, useSession } from '../api/session';
 import { ActionResult, ErrorNote, useAction, useLoad } from '../components/async';
 import { NeedsCredential } from '../components/layout';
-import { Pager, usePaged } from '../components/paged';
-import { DataTable, when } from '../components/table';
+import { when } from '../components/table';
+import { PrefixSearchList } from '../components/prefix-search';
 
 export interface UserRow {
   readonly id: string;
@@ -16,7 +16,6 @@ export interface UserRow {
   readonly updated_at: string;
 }
 
-const PAGE_SIZE = 25;
 const column = createColumnHelper<UserRow>();
 const columns = [
   column.accessor('id', { header: 'Id', cell: (c) => <Link to={`/users/${encodeURIComponent(c.getValue())}`}>{c.getValue()}</Link> }),
@@ -27,26 +26,10 @@ const columns = [
 
 /** Users by id or name prefix, a page at a time (parley_admin users). */
 export function Users() {
-  const session = useSession();
-  const instanceId = session.instance?.instanceId ?? '';
-  const [prefix, setPrefix] = useState('');
-  const paged = usePaged(
-    async (after) => {
-      const page = await session.instanceCall<{ users: UserRow[]; next?: string }>('GET', paths.admin(instanceId, '/users'), { query: { prefix, after, limit: PAGE_SIZE } });
-      return { items: page.users, next: page.next };
-    },
-    [instanceId, prefix],
-  );
-  if (!session.instance) return <NeedsCredential what="an instance key" />;
   return (
-    <section>
-      <h1>Users</h1>
-      <input type="search" aria-label="search users" placeholder="Id or name starts with…" value={prefix} onChange={(e) => setPrefix(e.target.value)} />
-      <ErrorNote error={paged.error} />
-      <DataTable label="users" columns={columns} rows={paged.items} empty={prefix ? 'No user starts with that' : 'No users yet'} />
-      <Pager paged={paged} />
-      <CreateUser onCreated={paged.reload} />
-    </section>
+    <PrefixSearchList title="Users" collection="users" noun="user" columns={columns}>
+      {(reload) => <CreateUser onCreated={reload} />}
+    </PrefixSearchList>
   );
 }
 
