@@ -18,6 +18,9 @@ export const WRITER_CHECKPOINT_PAGES = 4_096;
 /** How often the thread checkpoints what the WAL holds. */
 const INTERVAL_MS = 100;
 
+/** How long an emptying of the WAL (`truncate`) tries again while another connection holds it. */
+const TRUNCATE_PATIENCE_MS = 2_000;
+
 /**
  * The thread's code, run with `eval` so that it is the same under ts-jest and in `dist/`.
  * A failed checkpoint (a full disk, a read-only volume) is tried again about 5 s later: the
@@ -40,11 +43,18 @@ const checkpoint = () => {
   }
 };
 const timer = setInterval(checkpoint, workerData.intervalMs);
+const pause = new Int32Array(new SharedArrayBuffer(4));
 const truncate = () => {
   db ??= new Database(workerData.file, { fileMustExist: true });
-  // busy: a reader still used the WAL past the busy timeout; the WAL was not emptied.
-  const [result] = db.pragma('wal_checkpoint(TRUNCATE)');
-  if (result.busy) throw new Error('the write-ahead log is in use by a reader: not truncated');
+  // busy: another connection's checkpoint or a reader held the WAL (SQLite answers a checkpoint
+  // that meets another at once, without waiting). Both last moments: tried again for up to
+  // TRUNCATE_PATIENCE_MS (the thread is this database's alone; blocking it delays only checkpoints).
+  for (const deadline = Date.now() + workerData.truncatePatienceMs; ; ) {
+    const [result] = db.pragma('wal_checkpoint(TRUNCATE)');
+    if (!result.busy) return;
+    if (Date.now() >= deadline) throw new Error('the write-ahead log is in use by a reader: not truncated');
+    Atomics.wait(pause, 0, 0, 5);
+  }
 };
 parentPort.on('message', (message) => {
   if (message.kind === 'truncate') {
@@ -76,7 +86,7 @@ export class WalCheckpointer {
   constructor(file: string) {
     this.thread = new Worker(THREAD_SOURCE, {
       eval: true,
-      workerData: { file, driver: require.resolve('better-sqlite3'), intervalMs: INTERVAL_MS },
+      workerData: { file, driver: require.resolve('better-sqlite3'), intervalMs: INTERVAL_MS, truncatePatienceMs: TRUNCATE_PATIENCE_MS },
     });
     // Never what keeps the process alive; a thread that failed to start leaves the safety net.
     this.thread.unref();
