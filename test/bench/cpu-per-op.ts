@@ -17,7 +17,7 @@
  * thread's share).
  */
 import autocannon from 'autocannon';
-import jwt from 'jsonwebtoken';
+import { INSTANCE_ID, mintToken, parleyEnv } from './bench-server';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -34,11 +34,6 @@ const PROF_DIR = process.env.CPU_PROF ? resolve(process.env.CPU_PROF) : undefine
 const PROJECT_ROOT = resolve(__dirname, '..', '..', '..');
 const MAINS = process.argv.length > 2 ? process.argv.slice(2).map((m) => resolve(m)) : [join(PROJECT_ROOT, 'dist/src/main.js')];
 
-const INSTANCE_ID = 'bench';
-const KEY_ID = 'key';
-const KEY_SECRET = 'bench-key-secret-0123';
-const token = (claims: { sub?: string; su?: boolean }) =>
-  jwt.sign({ instance: INSTANCE_ID, iss: `api_keys/${KEY_ID}`, ...claims }, KEY_SECRET, { algorithm: 'HS256', expiresIn: '12h' });
 /** Users the reads cycle through. */
 const READ_SET = 200;
 const TICK_S = 1 / 100;
@@ -118,12 +113,7 @@ async function measureOne(main: string, round: number): Promise<Figures> {
       ...process.env,
       PORT: String(port),
       HOST: '127.0.0.1',
-      DATA_DIR: dataDir,
-      INSTANCE_LOCATOR: `v1:bench:${INSTANCE_ID}`,
-      INSTANCE_KEY: `${KEY_ID}:${KEY_SECRET}`,
-      LOG_LEVEL: 'warn',
-      RATE_LIMIT_PER_USER: '0',
-      RATE_LIMIT_PER_INSTANCE: '0',
+      ...parleyEnv(dataDir),
     },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
@@ -136,7 +126,7 @@ async function measureOne(main: string, round: number): Promise<Figures> {
       await new Promise((r) => setTimeout(r, 100));
     }
     const chat = `/services/chatkit/v6/${INSTANCE_ID}`;
-    const su = { 'content-type': 'application/json', authorization: `Bearer ${token({ su: true })}` };
+    const su = { 'content-type': 'application/json', authorization: `Bearer ${mintToken({ su: true })}` };
     const setup = async (path: string, body: unknown) => {
       const response = await fetch(base + chat + path, { method: 'POST', headers: su, body: JSON.stringify(body) });
       if (response.status >= 300) throw new Error(`${path}: ${response.status} ${await response.text()}`);
@@ -155,7 +145,7 @@ async function measureOne(main: string, round: number): Promise<Figures> {
     const send: autocannon.RequestSpec = {
       method: 'POST',
       path: `${chat}/rooms/room/messages`,
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${token({ sub: 'sender' })}` },
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${mintToken({ sub: 'sender' })}` },
       setupRequest: (request) => ({ ...request, body: JSON.stringify({ parts: [{ type: 'text/plain', content: `message ${m++}` }] }) }),
     };
     let k = 0;

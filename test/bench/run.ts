@@ -36,7 +36,7 @@
  * Exits non-zero when any measured request was answered non-2xx, errored or timed out.
  */
 import autocannon from 'autocannon';
-import jwt from 'jsonwebtoken';
+import { INSTANCE_ID, KEY_ID, KEY_SECRET, mintToken, parleyEnv } from './bench-server';
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -83,9 +83,6 @@ const PROJECT_ROOT = resolve(__dirname, '..', '..', '..');
 const PARLEY_MAIN = resolve(PROJECT_ROOT, process.env.BENCH_PARLEY_MAIN ?? 'dist/src/main.js');
 const BASELINE_MAIN = join(__dirname, 'baseline-server.js');
 
-const INSTANCE_ID = 'bench';
-const KEY_ID = 'key';
-const KEY_SECRET = 'bench-key-secret-0123';
 
 function positive(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -695,28 +692,6 @@ interface ScaleResult {
 
 let scale: ScaleResult | undefined;
 
-const parleyEnv = (dataDir: string): Record<string, string> => ({
-  DATA_DIR: dataDir,
-  INSTANCE_LOCATOR: `v1:bench:${INSTANCE_ID}`,
-  INSTANCE_KEY: `${KEY_ID}:${KEY_SECRET}`,
-  LOG_LEVEL: 'warn',
-  // The bench measures capacity, which the caps on one caller would otherwise refuse beyond: one
-  // sender's token, 10,000 idle subscriptions of few users, 1,000 feed subscribers and devices
-  // registered from one address.
-  RATE_LIMIT_PER_USER: '0',
-  RATE_LIMIT_PER_INSTANCE: '0',
-  // The send scenario's webhooks go to receivers on this host.
-  WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
-  RATE_LIMIT_ANONYMOUS_PER_ADDRESS: '0',
-  RATE_LIMIT_ANONYMOUS_PER_INSTANCE: '0',
-  SUBSCRIPTIONS_PER_CONNECTION: '0',
-  SUBSCRIPTIONS_PER_USER: '0',
-  ANONYMOUS_SUBSCRIPTIONS_PER_CONNECTION: '0',
-  ANONYMOUS_SUBSCRIPTIONS_PER_ADDRESS: '0',
-});
-
-const mintToken = (claims: { sub?: string; su?: boolean }) =>
-  jwt.sign({ instance: INSTANCE_ID, iss: `api_keys/${KEY_ID}`, ...claims }, KEY_SECRET, { algorithm: 'HS256', expiresIn: '12h' });
 
 /** A room of a million messages in an instance of a million users: what costs grow with history? */
 async function runScale(): Promise<void> {
