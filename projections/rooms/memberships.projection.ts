@@ -25,7 +25,8 @@ export const membershipsProjection: ProjectionDefinition<RoomMembersAdded | Room
   collections: [
     {
       name: MEMBERSHIPS,
-      indexes: [{ fields: ['instance_id', 'room_id', 'joined_at'] }, { fields: ['instance_id', 'user_id'] }],
+      // (instance_id, room_id, user_id): a room's members paged by user id (the console).
+      indexes: [{ fields: ['instance_id', 'room_id', 'joined_at'] }, { fields: ['instance_id', 'user_id'] }, { fields: ['instance_id', 'room_id', 'user_id'] }],
     },
   ],
   handles: ['RoomMembersAdded', 'RoomMembersRemoved', 'RoomDeleted', 'UserDeleted'],
