@@ -1,13 +1,16 @@
 import jwt from 'jsonwebtoken';
 import { randomBytes } from 'node:crypto';
+import { READ_MODEL_STORE, ReadModelStore } from '../../src/shared/ports/read-model-store.port';
+import { WEBHOOK_DELIVERIES } from '../../src/modules/webhooks/deliver-webhooks/webhook-deliveries';
 import { startTestServer, TestServer } from '../support/test-server';
 
 /**
  * The console's paged lists on a real server (the embedded default): a room (without its member
  * ids) and its members a page at a time, the read cursors of a room or a user a page at a time,
- * and a message's history from the audit API. su tokens of the instance only.
+ * a message's history from the audit API, Feeds by prefix and a webhook's delivery log a page at
+ * a time. su tokens of the instance only.
  */
-describe('console lists (parley_admin rooms/members, cursors; parley_audit messages)', () => {
+describe('console lists (parley_admin rooms/members, cursors, feeds; parley_audit messages; parley_webhooks deliveries)', () => {
   let s: TestServer;
   const admin = (path: string) => `/services/parley_admin/v1/${s.instanceId}${path}`;
   const audit = (path: string) => `/services/parley_audit/v1/${s.instanceId}${path}`;
@@ -21,7 +24,7 @@ describe('console lists (parley_admin rooms/members, cursors; parley_audit messa
   const secret = `MARKER-${randomBytes(6).toString('hex')}`;
 
   beforeAll(async () => {
-    s = await startTestServer();
+    s = await startTestServer({ env: { WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' } });
     await ok(s.request('POST', s.chat('/batch_users'), { body: { users: [...members, 'owner', 'other'].map((id) => ({ id, name: id })) } }));
     await ok(s.request('POST', s.chat('/rooms'), { body: { id: 'big', name: 'Big', user_ids: [...members].reverse() }, token: s.token({ sub: 'owner' }) }));
     await ok(s.request('POST', s.chat('/rooms'), { body: { id: 'side', name: 'Side', user_ids: ['member-0'] }, token: s.token({ sub: 'owner' }) }));
@@ -40,7 +43,7 @@ describe('console lists (parley_admin rooms/members, cursors; parley_audit messa
   afterAll(() => s?.close());
 
   it('answers su tokens of the instance only', async () => {
-    const paths = [admin('/rooms/big'), admin('/rooms/big/members'), admin('/rooms/big/cursors'), admin('/users/member-0/cursors'), audit(`/messages/${sent.watched}`)];
+    const paths = [admin('/feeds'), admin('/rooms/big'), admin('/rooms/big/members'), admin('/rooms/big/cursors'), admin('/users/member-0/cursors'), audit(`/messages/${sent.watched}`)];
     const otherInstance = jwt.sign({ instance: 'another-instance', iss: `api_keys/${s.keyId}`, su: true }, s.secret, { algorithm: 'HS256', expiresIn: 600 });
     for (const path of paths) {
       expect([path, (await s.request('GET', path, { token: null })).status]).toEqual([path, 401]);
@@ -134,5 +137,47 @@ describe('console lists (parley_admin rooms/members, cursors; parley_audit messa
     await ok(s.request('DELETE', s.chat('/rooms/doomed')));
     expect((await s.request('GET', audit(`/messages/${id}`))).status).toBe(404);
     expect((await ok(s.request('GET', audit(`/messages/${id}?room_id=doomed`)))).events.map((e: any) => e.type)).toEqual(['MessageSent']);
+  });
+
+  it('pages through the Feeds that hold items, by id prefix', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const feedsToken = jwt.sign({ app: s.instanceId, iss: `api_keys/${s.keyId}`, iat: now - 60, exp: now + 600, feeds: { permission: { path: '*', action: '*' } } }, s.secret);
+    for (const feed of ['news-a', 'news-b', 'news-c', 'other']) {
+      await ok(s.request('POST', `/services/feeds/v1/${s.instanceId}/feeds/${feed}/items`, { body: { items: [{ n: 1 }, { n: 2 }] }, token: feedsToken }));
+    }
+    const first = await ok(s.request('GET', admin('/feeds?prefix=news&limit=2')));
+    expect(first).toEqual({ feeds: [{ id: 'news-a', item_count: 2 }, { id: 'news-b', item_count: 2 }], next: 'news-b' });
+    expect(await ok(s.request('GET', admin(`/feeds?prefix=news&limit=2&after=${first.next}`)))).toEqual({ feeds: [{ id: 'news-c', item_count: 2 }] });
+    expect((await ok(s.request('GET', admin('/feeds?after=news-c')))).feeds.map((f: any) => f.id)).toEqual(['other']);
+    expect((await ok(s.request('GET', admin('/feeds')))).feeds).toHaveLength(4);
+    expect((await s.request('GET', admin('/feeds?prefix=a%20b'))).body.error).toBe('services/parley_admin/unprocessable_entity/invalid_prefix');
+    expect((await s.request('GET', admin('/feeds?limit=101'))).body.error).toBe('services/parley_admin/unprocessable_entity/invalid_limit');
+  });
+
+  it("pages through a webhook's delivery log, newest first, deliveries of the same moment included", async () => {
+    const hooks = `/services/parley_webhooks/v1/${s.instanceId}/webhooks`;
+    // A webhook for an event nothing here causes: its log holds what is written below only.
+    const { id } = await ok(s.request('POST', hooks, { body: { url: 'http://127.0.0.1:9/hook', secret: 'the-secret', event_types: ['v1.users_deleted'] } }));
+    const store = s.server.app.get<ReadModelStore>(READ_MODEL_STORE);
+    const moments = ['2026-01-01T00:00:01.000Z', '2026-01-01T00:00:02.000Z', '2026-01-01T00:00:02.000Z', '2026-01-01T00:00:02.000Z', '2026-01-01T00:00:03.000Z'];
+    await store.applyBatch(
+      moments.map((delivered_at, i) => ({
+        collection: WEBHOOK_DELIVERIES,
+        kind: 'put' as const,
+        position: '00000000000000000001',
+        document: { _id: `${id}-d${i}`, instance_id: s.instanceId, webhook_id: id, event_id: `e${i}`, event_type: 'v1.users_deleted', position: String(i), after_position: null, status: 'delivered', attempts: 1, response_code: 200, delivered_at },
+      })),
+      {},
+    );
+    const ids = (page: any[]) => page.map((d) => d.id.slice(id.length + 1));
+    const first = (await ok(s.request('GET', `${hooks}/${id}/deliveries?limit=2`))) as any[];
+    expect(ids(first)).toEqual(['d4', 'd3']);
+    const second = (await ok(s.request('GET', `${hooks}/${id}/deliveries?limit=2&before=${first[1].id}`))) as any[];
+    expect(ids(second)).toEqual(['d2', 'd1']);
+    expect(ids(await ok(s.request('GET', `${hooks}/${id}/deliveries?limit=2&before=${second[1].id}`)))).toEqual(['d0']);
+    expect(ids(await ok(s.request('GET', `${hooks}/${id}/deliveries?before=${first[0].id}`)))).toEqual(['d3', 'd2', 'd1', 'd0']);
+    expect(ids(await ok(s.request('GET', `${hooks}/${id}/deliveries`)))).toEqual(['d4', 'd3', 'd2', 'd1', 'd0']);
+    const unknown = await s.request('GET', `${hooks}/${id}/deliveries?before=no-such-delivery`);
+    expect([unknown.status, unknown.body.error]).toEqual([422, 'services/parley_webhooks/unprocessable_entity/invalid_before']);
   });
 });

@@ -1,8 +1,10 @@
 import { Module } from '@nestjs/common';
+import { FeedsModule } from '../feeds/feeds.module';
 import { MessagesModule } from '../messages/messages.module';
 import { RoomsModule } from '../rooms/rooms.module';
 import { BeamsInterestsController } from './beams-interests/beams-interests';
 import { BeamsUserDevicesController } from './beams-user-devices/beams-user-devices';
+import { FeedsByPrefixController } from './feeds-by-prefix/feeds-by-prefix';
 import { ReadCursorsController } from './read-cursors/read-cursors';
 import { RoomMembersController } from './room-members/room-members';
 import { RoomMessagesController } from './room-messages/room-messages';
@@ -16,11 +18,11 @@ import { UserAndRoomSearch } from './user-and-room-search';
  * that the Chatkit and Beams APIs do not answer: users and rooms searched by prefix, a room
  * without its member ids, its members and the read cursors of a room or a user a page at a
  * time, a room's messages as metadata (content on request, and that read recorded), Beams
- * devices per user and interest counts. Every read goes through an index of a read model.
+ * devices per user and interest counts, Feeds by prefix a page at a time. Every read goes through an index of a read model.
  */
 @Module({
-  imports: [RoomsModule, MessagesModule],
-  controllers: [SearchUsersController, SearchRoomsController, RoomSummaryController, RoomMembersController, RoomMessagesController, ReadCursorsController, BeamsUserDevicesController, BeamsInterestsController],
+  imports: [RoomsModule, MessagesModule, FeedsModule],
+  controllers: [SearchUsersController, SearchRoomsController, RoomSummaryController, RoomMembersController, RoomMessagesController, ReadCursorsController, BeamsUserDevicesController, BeamsInterestsController, FeedsByPrefixController],
   providers: [UserAndRoomSearch],
 })
 export class InspectorModule {}
