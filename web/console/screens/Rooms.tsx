@@ -118,8 +118,8 @@ export function RoomDetail() {
   const changeMembers = (verb: 'add' | 'remove', userId: string) =>
     void members.run(async () => {
       await session.instanceCall('PUT', `${roomPath}/users/${verb}`, { body: { user_ids: [userId] } });
-      room.reload();
-      memberPages.reload();
+      // Done once the count and the members page show the change.
+      await Promise.all([room.reload(), memberPages.reload()]);
       setMemberId('');
       return verb === 'add' ? `Added ${userId}` : `Removed ${userId}`;
     });
