@@ -43,7 +43,7 @@ describe('console lists (parley_admin rooms/members, cursors, feeds; parley_audi
   afterAll(() => s?.close());
 
   it('answers su tokens of the instance only', async () => {
-    const paths = [admin('/feeds'), admin('/rooms/big'), admin('/rooms/big/members'), admin('/rooms/big/cursors'), admin('/users/member-0/cursors'), audit(`/messages/${sent.watched}`)];
+    const paths = [admin('/feeds'), admin('/rooms/big'), admin('/rooms/big/members'), admin('/rooms/big/cursors'), admin('/users/member-0/cursors'), admin('/users/member-0/rooms'), audit(`/messages/${sent.watched}`)];
     const otherInstance = jwt.sign({ instance: 'another-instance', iss: `api_keys/${s.keyId}`, su: true }, s.secret, { algorithm: 'HS256', expiresIn: 600 });
     for (const path of paths) {
       expect([path, (await s.request('GET', path, { token: null })).status]).toEqual([path, 401]);
@@ -79,6 +79,14 @@ describe('console lists (parley_admin rooms/members, cursors, feeds; parley_audi
     expect((await s.request('GET', admin('/rooms/big/members?limit=101'))).body.error).toBe('services/parley_admin/unprocessable_entity/invalid_limit');
     expect((await s.request('GET', admin('/rooms/big/members?after=a&after=b'))).body.error).toBe('services/parley_admin/unprocessable_entity/invalid_after');
     expect((await s.request('GET', admin('/rooms/nowhere/members'))).body.error).toBe('services/parley_admin/not_found/room_not_found');
+  });
+
+  it("pages through a user's rooms by room id, without their member ids", async () => {
+    const first = await ok(s.request('GET', admin('/users/member-0/rooms?limit=1')));
+    expect(first).toEqual({ rooms: [{ id: 'big', name: 'Big', private: false, joined_at: expect.any(String) }], next: 'big' });
+    expect(await ok(s.request('GET', admin(`/users/member-0/rooms?limit=1&after=${first.next}`)))).toEqual({ rooms: [{ id: 'side', name: 'Side', private: false, joined_at: expect.any(String) }] });
+    expect(await ok(s.request('GET', admin('/users/nobody/rooms')))).toEqual({ rooms: [] });
+    expect((await s.request('GET', admin('/users/member-0/rooms?limit=0'))).body.error).toBe('services/parley_admin/unprocessable_entity/invalid_limit');
   });
 
   it('pages through the read cursors of a room (by user id) and of a user (by room id)', async () => {

@@ -446,7 +446,7 @@ describe('the operator console in a real browser', () => {
     expect(browser.errorsOf(page)).toEqual([]);
   });
 
-  it("pages past the first page: a room's members, its read cursors, Feeds by prefix, and a message's history from the server", async () => {
+  it("pages past the first page: a room's members, its read cursors, Feeds by prefix; a user's rooms and a message's history from Parley's routes", async () => {
     const crowd = Array.from({ length: 30 }, (_, i) => `crowd-${String(i).padStart(2, '0')}`);
     for (const batch of [crowd.slice(0, 25), crowd.slice(25)]) expect((await s.request('POST', s.chat('/batch_users'), { body: { users: batch.map((id) => ({ id, name: id })) } })).status).toBe(201);
     expect((await s.request('POST', s.chat('/rooms'), { body: { id: 'crowd', name: 'Crowd', user_ids: crowd }, token: s.token({ sub: crowd[0] }) })).status).toBe(201);
@@ -483,6 +483,10 @@ describe('the operator console in a real browser', () => {
     await page.waitForSelector('ol[aria-label="timeline"] li[data-event-type="MessageEdited"]', { timeout: 15_000 });
     expect(await page.$$eval('ol[aria-label="timeline"] li', (lis) => lis.map((li) => li.getAttribute('data-event-type')))).toEqual(['MessageSent', 'MessageEdited']);
     await browser.screenshot(page, 'console-audit-message');
+
+    // A member's page lists the user's rooms a page at a time (Parley's route, no member ids).
+    await page.goto(`${origin}/console/users/crowd-00`, { waitUntil: 'domcontentloaded' });
+    await page.waitForFunction(() => document.querySelector('ul[aria-label="user rooms"]')?.textContent?.includes('Crowd'), { timeout: 15_000 });
 
     // The room's read cursors, page by page.
     await page.goto(`${origin}/console/cursors?room=crowd`, { waitUntil: 'domcontentloaded' });

@@ -47,6 +47,7 @@ export const QUERY_PARAMETERS: Readonly<Record<string, ParameterObject[]>> = {
     limit(50, 100),
   ],
   RoomMembers_list: [query('after', { type: 'string' }, 'Members after this user id (the `next` of the previous page)'), limit(50, 100)],
+  UserRooms_list: [query('after', { type: 'string' }, 'Rooms after this room id (the `next` of the previous page)'), limit(50, 100)],
   ReadCursors_ofRoom: [query('after', { type: 'string' }, 'Cursors after this user id (the `next` of the previous page)'), limit(50, 100)],
   ReadCursors_ofUser: [query('after', { type: 'string' }, 'Cursors after this room id (the `next` of the previous page)'), limit(50, 100)],
   FeedsByPrefix_list: [

@@ -19,6 +19,7 @@ import { WEBHOOK_DELIVERIES, WEBHOOK_DELIVERIES_COLLECTION } from '../webhooks/d
 import { ListDeliveriesController } from '../webhooks/list-deliveries/list-deliveries';
 import { Webhooks } from '../webhooks/webhooks';
 import { FeedsByPrefixController } from './feeds-by-prefix/feeds-by-prefix';
+import { UserRoomsController } from './user-rooms/user-rooms';
 import { ROOMS, roomsProjection } from '../../../projections/rooms/rooms.projection';
 import { NAMES, namesProjection } from '../../../projections/search/names.projection';
 import { MessagesReadModel } from '../messages/messages.read-model';
@@ -110,7 +111,7 @@ describe('console inspector reads (SQLite query plans)', () => {
     for (const plan of plans) expect(plan).not.toMatch(/TEMP B-TREE|SCAN/);
   });
 
-  it("a room with its member count, its members and read cursors, a user's read cursors, Feeds and a webhook's deliveries, a page at a time", async () => {
+  it("a room with its member count, its members and read cursors, a user's rooms and read cursors, Feeds and a webhook's deliveries, a page at a time", async () => {
     const { store, queries } = notingQueries(readModels);
     const rooms = new RoomsReadModel(store);
     expect((await new RoomSummaryController(rooms, store).get('i', 'r1')).member_count).toBe(3);
@@ -121,6 +122,9 @@ describe('console inspector reads (SQLite query plans)', () => {
     expect((await cursors.ofRoom('i', 'r2', { after: 'a', limit: '1' })).cursors.map((c) => c.user_id)).toEqual(['b']);
     expect((await cursors.ofUser('i', 'c', { after: 'r1' })).cursors.map((c) => c.room_id)).toEqual(['r2', 'r3']);
 
+    const userRooms = new UserRoomsController(store);
+    expect(await userRooms.list('i', 'a', { limit: '2' })).toEqual({ rooms: [{ id: 'r1', name: 'Room r1', private: false, joined_at: at }, { id: 'r2', name: 'Room r2', private: false, joined_at: at }], next: 'r2' });
+    expect((await userRooms.list('i', 'a', { after: 'r2' })).rooms.map((r) => r.id)).toEqual(['r3']);
     const feeds = new FeedsByPrefixController(new FeedsReadModel(store));
     expect(await feeds.list('i', { prefix: 'news', limit: '1' })).toEqual({ feeds: [{ id: 'news-a', item_count: 1 }], next: 'news-a' });
     expect((await feeds.list('i', { after: 'news-b' })).feeds.map((f) => f.id)).toEqual(['sport']);
@@ -131,7 +135,7 @@ describe('console inspector reads (SQLite query plans)', () => {
     expect((await deliveries.list('i', 'w', { before: 'd2' })).map((d) => d.id)).toEqual(['d1', 'd0']);
 
     const plans = sqlitePlans(join(dir, 'read-models.sqlite'), queries);
-    expect(plans).toHaveLength(10);
+    expect(plans).toHaveLength(12);
     for (const plan of plans) expect(plan).toMatch(/^SEARCH rm_\w+ USING (COVERING )?INDEX ix_/);
     for (const plan of plans) expect(plan).not.toMatch(/TEMP B-TREE|SCAN/);
   });

@@ -1,5 +1,4 @@
 import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
-import { unprocessable } from '../../../shared/domain/errors';
 import { parseLimit } from '../../../shared/http/query-params';
 import { READ_MODEL_STORE, ReadModelStore } from '../../../shared/ports/read-model-store.port';
 import { READ_CURSORS, ReadCursorDocument } from '../../../../projections/cursors/cursors.projection';
@@ -8,17 +7,10 @@ import { presentCursor, ReadCursor } from '../../cursors/presentation/cursor.pre
 import { RoomsReadModel } from '../../rooms/rooms.read-model';
 import { Access } from '../../roles/access-rules';
 import { Requires } from '../../roles/requires.decorator';
+import { parseMemberCursor } from '../room-members/room-members';
 
 export const CURSORS_PAGE_DEFAULT = 50;
 export const CURSORS_PAGE_MAX = 100;
-const AFTER_MAX = 1024;
-
-const parseAfter = (raw: unknown, what: string): string | undefined => {
-  if (raw === undefined || raw === '') return undefined;
-  if (typeof raw !== 'string' || raw.length > AFTER_MAX) throw unprocessable('invalid_after', `after must be the "next" of a previous page (a ${what} id), given once`);
-  return raw;
-};
-
 /**
  * The read cursors of a room (by user id) or of a user (by room id), a page at a time through
  * the cursors' (instance_id, room_id, user_id) and (instance_id, user_id, room_id) indexes; the
@@ -45,8 +37,8 @@ export class ReadCursorsController {
     return this.page({ instance_id: instanceId, user_id: userId }, 'room_id', this.pageRequest(query, 'room'));
   }
 
-  private pageRequest(query: Record<string, unknown>, what: string) {
-    return { after: parseAfter(query.after, what), limit: parseLimit(query.limit, { fallback: CURSORS_PAGE_DEFAULT, max: CURSORS_PAGE_MAX }) };
+  private pageRequest(query: Record<string, unknown>, what: 'user' | 'room') {
+    return { after: parseMemberCursor(query.after, what), limit: parseLimit(query.limit, { fallback: CURSORS_PAGE_DEFAULT, max: CURSORS_PAGE_MAX }) };
   }
 
   private async page(

@@ -18,10 +18,10 @@ export interface RoomMember {
   readonly joined_at?: string;
 }
 
-/** `after`: the user id a previous page ended with (its `next`). */
-export function parseMemberCursor(raw: unknown): string | undefined {
+/** `after`: the id (of a user, or a room) a previous page ended with (its `next`). */
+export function parseMemberCursor(raw: unknown, what: 'user' | 'room' = 'user'): string | undefined {
   if (raw === undefined || raw === '') return undefined;
-  if (typeof raw !== 'string' || raw.length > AFTER_MAX) throw unprocessable('invalid_after', 'after must be the "next" of a previous page (a user id), given once');
+  if (typeof raw !== 'string' || raw.length > AFTER_MAX) throw unprocessable('invalid_after', `after must be the "next" of a previous page (a ${what} id), given once`);
   return raw;
 }
 
