@@ -15,9 +15,6 @@ import { MEMBERSHIPS, membershipsProjection } from '../../../projections/rooms/m
 import { READ_CURSORS, cursorsProjection } from '../../../projections/cursors/cursors.projection';
 import { FEEDS, feedsProjection } from '../../../projections/feeds/feeds.projection';
 import { FeedsReadModel } from '../feeds/feeds.read-model';
-import { WEBHOOK_DELIVERIES, WEBHOOK_DELIVERIES_COLLECTION } from '../webhooks/deliver-webhooks/webhook-deliveries';
-import { ListDeliveriesController } from '../webhooks/list-deliveries/list-deliveries';
-import { Webhooks } from '../webhooks/webhooks';
 import { FeedsByPrefixController } from './feeds-by-prefix/feeds-by-prefix';
 import { UserRoomsController } from './user-rooms/user-rooms';
 import { ROOMS, roomsProjection } from '../../../projections/rooms/rooms.projection';
@@ -51,7 +48,7 @@ describe('console inspector reads (SQLite query plans)', () => {
     dir = mkdtempSync(join(tmpdir(), 'parley-inspector-queries-'));
     readModels = new SqliteReadModelStore(join(dir, 'read-models.sqlite'));
     events = new SqliteEventStore(join(dir, 'events.sqlite'), { synchronous: 'NORMAL' });
-    await readModels.ensureCollections([...[roomsProjection, membershipsProjection, messagesProjection, beamsDevicesProjection, namesProjection, cursorsProjection, feedsProjection].flatMap((p) => p.collections), WEBHOOK_DELIVERIES_COLLECTION]);
+    await readModels.ensureCollections([...[roomsProjection, membershipsProjection, messagesProjection, beamsDevicesProjection, namesProjection, cursorsProjection, feedsProjection].flatMap((p) => p.collections)]);
     const changes: DocumentChange[] = [];
     for (const room of ['r1', 'r2', 'r3']) {
       changes.push(put(ROOMS, { _id: documentId('i', room), instance_id: 'i', id: room, name: `Room ${room}`, private: room === 'r3', created_at: at, updated_at: at }));
@@ -70,9 +67,6 @@ describe('console inspector reads (SQLite query plans)', () => {
     }
     for (const feed of ['news-a', 'news-b', 'sport']) {
       changes.push(put(FEEDS, { _id: documentId('i', feed), instance_id: 'i', feed_id: feed, item_count: 1, next_seq: 2 }));
-    }
-    for (const [n, moment] of ['01', '02', '02', '03'].entries()) {
-      changes.push(put(WEBHOOK_DELIVERIES, { _id: `d${n}`, instance_id: 'i', webhook_id: 'w', event_id: `e${n}`, event_type: 't', position: String(n), after_position: null, status: 'delivered', attempts: 1, response_code: 200, delivered_at: `2026-01-01T00:00:${moment}.000Z` }));
     }
     await readModels.applyBatch(changes, {});
   });
@@ -111,7 +105,7 @@ describe('console inspector reads (SQLite query plans)', () => {
     for (const plan of plans) expect(plan).not.toMatch(/TEMP B-TREE|SCAN/);
   });
 
-  it("a room with its member count, its members and read cursors, a user's rooms and read cursors, Feeds and a webhook's deliveries, a page at a time", async () => {
+  it("a room with its member count, its members and read cursors, a user's rooms and read cursors, Feeds, a page at a time", async () => {
     const { store, queries } = notingQueries(readModels);
     const rooms = new RoomsReadModel(store);
     expect((await new RoomSummaryController(rooms, store).get('i', 'r1')).member_count).toBe(3);
@@ -128,14 +122,9 @@ describe('console inspector reads (SQLite query plans)', () => {
     const feeds = new FeedsByPrefixController(new FeedsReadModel(store));
     expect(await feeds.list('i', { prefix: 'news', limit: '1' })).toEqual({ feeds: [{ id: 'news-a', item_count: 1 }], next: 'news-a' });
     expect((await feeds.list('i', { after: 'news-b' })).feeds.map((f) => f.id)).toEqual(['sport']);
-    // The webhook's existence is read from the log, not a read model: only the delivery log's reads are looked at here.
-    const existing = { get: async () => ({}) } as unknown as Webhooks;
-    const deliveries = new ListDeliveriesController(existing, store);
-    expect((await deliveries.list('i', 'w', { limit: '2' })).map((d) => d.id)).toEqual(['d3', 'd2']);
-    expect((await deliveries.list('i', 'w', { before: 'd2' })).map((d) => d.id)).toEqual(['d1', 'd0']);
 
     const plans = sqlitePlans(join(dir, 'read-models.sqlite'), queries);
-    expect(plans).toHaveLength(12);
+    expect(plans).toHaveLength(9);
     for (const plan of plans) expect(plan).toMatch(/^SEARCH rm_\w+ USING (COVERING )?INDEX ix_/);
     for (const plan of plans) expect(plan).not.toMatch(/TEMP B-TREE|SCAN/);
   });
