@@ -504,4 +504,34 @@ describe('the operator console in a real browser', () => {
     expect(await texts('ul[aria-label="feeds"] li button')).toEqual(['paged-feed-25 (1)']);
     expect(browser.errorsOf(page)).toEqual([]);
   });
+
+  it("pages past a webhook's newest 50 deliveries", async () => {
+    const hooks = `/services/parley_webhooks/v1/${s.instanceId}/webhooks`;
+    const url = receiver.url('/paged-hook');
+    const hook = await s.request('POST', hooks, { body: { url, secret: 'a-webhook-signing-secret', event_types: ['v1.messages_created'] } });
+    expect(hook.status).toBeLessThan(300);
+    expect((await s.request('POST', s.chat('/users'), { body: { id: 'chatty', name: 'Chatty' } })).status).toBe(201);
+    expect((await s.request('POST', s.chat('/rooms'), { body: { id: 'chatter', name: 'Chatter' }, token: s.token({ sub: 'chatty' }) })).status).toBe(201);
+    for (let i = 0; i < 52; i++) {
+      expect((await s.request('POST', s.chat('/rooms/chatter/messages'), { body: { parts: [{ type: 'text/plain', content: `hook ${i}` }] }, token: s.token({ sub: 'chatty' }) })).status).toBe(201);
+    }
+    await eventually(async () => ((await s.request('GET', `${hooks}/${hook.body.id}/deliveries?limit=500`)).body as unknown[]).length === 52, { what: '52 deliveries in the log' });
+
+    const page = await open();
+    await signInToInstance(page, s.locator, `${s.keyId}:${s.secret}`);
+    await page.waitForSelector('input[aria-label="search users"]');
+    await page.click('nav a[href="/console/webhooks"]');
+    await page.locator(`button::-p-text(${url})`).click();
+    const rows = (n: number) => page.waitForFunction((k) => document.querySelectorAll('table[aria-label="deliveries"] tbody tr').length === k, { timeout: 15_000 }, n);
+    await rows(50);
+    await page.locator('nav[aria-label="delivery pages"] button::-p-text(Next →)').click();
+    await rows(2);
+    const positions = async () => page.$$eval('table[aria-label="deliveries"] tbody tr .hint', (hints) => hints.map((h) => h.textContent ?? ''));
+    const older = await positions();
+    await page.locator('nav[aria-label="delivery pages"] button::-p-text(← Previous)').click();
+    await rows(50);
+    // The second page holds the two oldest deliveries, none of the first page's.
+    expect((await positions()).filter((p) => older.includes(p))).toEqual([]);
+    expect(browser.errorsOf(page)).toEqual([]);
+  });
 });
