@@ -31,7 +31,8 @@ export const cursorsProjection: ProjectionDefinition<ReadCursorSet | RoomDeleted
   collections: [
     {
       name: READ_CURSORS,
-      indexes: [{ fields: ['instance_id', 'user_id'] }, { fields: ['instance_id', 'room_id'] }],
+      // Each ends with the other id: a user's cursors by room id, a room's by user id, paged (the console).
+      indexes: [{ fields: ['instance_id', 'user_id', 'room_id'] }, { fields: ['instance_id', 'room_id', 'user_id'] }],
     },
   ],
   handles: ['ReadCursorSet', 'RoomDeleted', 'UserDeleted'],

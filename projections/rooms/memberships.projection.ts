@@ -25,7 +25,8 @@ export const membershipsProjection: ProjectionDefinition<RoomMembersAdded | Room
   collections: [
     {
       name: MEMBERSHIPS,
-      indexes: [{ fields: ['instance_id', 'room_id', 'joined_at'] }, { fields: ['instance_id', 'user_id'] }],
+      // (…, room_id, user_id) and (…, user_id, room_id): a room's members by user id and a user's rooms by room id, paged (the console).
+      indexes: [{ fields: ['instance_id', 'room_id', 'joined_at'] }, { fields: ['instance_id', 'user_id', 'room_id'] }, { fields: ['instance_id', 'room_id', 'user_id'] }],
     },
   ],
   handles: ['RoomMembersAdded', 'RoomMembersRemoved', 'RoomDeleted', 'UserDeleted'],

@@ -445,4 +445,93 @@ describe('the operator console in a real browser', () => {
     }
     expect(browser.errorsOf(page)).toEqual([]);
   });
+
+  it("pages past the first page: a room's members, its read cursors, Feeds by prefix; a user's rooms and a message's history from Parley's routes", async () => {
+    const crowd = Array.from({ length: 30 }, (_, i) => `crowd-${String(i).padStart(2, '0')}`);
+    for (const batch of [crowd.slice(0, 25), crowd.slice(25)]) expect((await s.request('POST', s.chat('/batch_users'), { body: { users: batch.map((id) => ({ id, name: id })) } })).status).toBe(201);
+    expect((await s.request('POST', s.chat('/rooms'), { body: { id: 'crowd', name: 'Crowd', user_ids: crowd }, token: s.token({ sub: crowd[0] }) })).status).toBe(201);
+    for (const user of crowd) expect((await s.request('PUT', `/services/chatkit_cursors/v2/${s.instanceId}/cursors/0/rooms/crowd/users/${user}`, { body: { position: 1 } })).status).toBe(201);
+    const sent = await s.request('POST', s.chat('/rooms/crowd/messages'), { body: { parts: [{ type: 'text/plain', content: 'first words' }] }, token: s.token({ sub: crowd[0] }) });
+    const messageId = sent.body.message_id as number;
+    const edited = await s.request('PUT', `/services/chatkit/v6/${s.instanceId}/rooms/crowd/messages/${messageId}`, { body: { parts: [{ type: 'text/plain', content: 'better words' }] }, token: s.token({ sub: crowd[0] }) });
+    expect(edited.status).toBeLessThan(300);
+    const now = Math.floor(Date.now() / 1000);
+    const feedsToken = jwt.sign({ app: s.instanceId, iss: `api_keys/${s.keyId}`, iat: now - 60, exp: now + 600, feeds: { permission: { path: '*', action: '*' } } }, s.secret);
+    const feeds = Array.from({ length: 26 }, (_, i) => `paged-feed-${String(i).padStart(2, '0')}`);
+    for (const feed of feeds) expect((await s.request('POST', `/services/feeds/v1/${s.instanceId}/feeds/${feed}/items`, { body: { items: [{ n: 1 }] }, token: feedsToken })).status).toBe(200);
+
+    const page = await open();
+    await signInToInstance(page, s.locator, `${s.keyId}:${s.secret}`);
+    await page.waitForSelector('input[aria-label="search users"]');
+    const texts = (selector: string) => page.$$eval(selector, (nodes) => nodes.map((n) => n.textContent ?? ''));
+    const count = (selector: string, n: number) => page.waitForFunction((sel, k) => document.querySelectorAll(sel).length === k, { timeout: 15_000 }, selector, n);
+
+    // The room's members: 25 on the first page, the other 5 on the next.
+    await page.goto(`${origin}/console/rooms/crowd`, { waitUntil: 'domcontentloaded' });
+    await textShown(page, 'Members (30)');
+    await count('ul[aria-label="members"] li', 25);
+    expect((await texts('ul[aria-label="members"] li a')).slice(0, 2)).toEqual(['crowd-00', 'crowd-01']);
+    await page.locator('nav[aria-label="member pages"] button::-p-text(Next →)').click();
+    await count('ul[aria-label="members"] li', 5);
+    expect(await texts('ul[aria-label="members"] li a')).toEqual(crowd.slice(25));
+    // "Send as" offers the members of the page shown.
+    expect(await texts('form[aria-label="send as"] select option')).toEqual(crowd.slice(25));
+    await browser.screenshot(page, 'console-room-members-page-2');
+
+    // The message's history, from the server's message audit: its send and its edit.
+    await page.click(`a[href="/console/audit/messages/${messageId}"]`);
+    await page.waitForSelector('ol[aria-label="timeline"] li[data-event-type="MessageEdited"]', { timeout: 15_000 });
+    expect(await page.$$eval('ol[aria-label="timeline"] li', (lis) => lis.map((li) => li.getAttribute('data-event-type')))).toEqual(['MessageSent', 'MessageEdited']);
+    await browser.screenshot(page, 'console-audit-message');
+
+    // A member's page lists the user's rooms a page at a time (Parley's route, no member ids).
+    await page.goto(`${origin}/console/users/crowd-00`, { waitUntil: 'domcontentloaded' });
+    await page.waitForFunction(() => document.querySelector('ul[aria-label="user rooms"]')?.textContent?.includes('Crowd'), { timeout: 15_000 });
+
+    // The room's read cursors, page by page.
+    await page.goto(`${origin}/console/cursors?room=crowd`, { waitUntil: 'domcontentloaded' });
+    await count('table[aria-label="cursors"] tbody tr', 25);
+    await page.locator('nav[aria-label="pages"] button::-p-text(Next →)').click();
+    await count('table[aria-label="cursors"] tbody tr', 5);
+    expect((await texts('table[aria-label="cursors"] tbody tr td:first-child')).map((t) => t.trim())).toEqual(crowd.slice(25));
+
+    // Feeds by prefix, page by page.
+    await page.click('nav a[href="/console/feeds"]');
+    await fill(page, 'input[aria-label="search feeds"]', 'paged-feed-');
+    await count('ul[aria-label="feeds"] li button', 25);
+    await page.locator('nav[aria-label="feed pages"] button::-p-text(Next →)').click();
+    await count('ul[aria-label="feeds"] li button', 1);
+    expect(await texts('ul[aria-label="feeds"] li button')).toEqual(['paged-feed-25 (1)']);
+    expect(browser.errorsOf(page)).toEqual([]);
+  });
+
+  it("pages past a webhook's newest 50 deliveries", async () => {
+    const hooks = `/services/parley_webhooks/v1/${s.instanceId}/webhooks`;
+    const url = receiver.url('/paged-hook');
+    const hook = await s.request('POST', hooks, { body: { url, secret: 'a-webhook-signing-secret', event_types: ['v1.messages_created'] } });
+    expect(hook.status).toBeLessThan(300);
+    expect((await s.request('POST', s.chat('/users'), { body: { id: 'chatty', name: 'Chatty' } })).status).toBe(201);
+    expect((await s.request('POST', s.chat('/rooms'), { body: { id: 'chatter', name: 'Chatter' }, token: s.token({ sub: 'chatty' }) })).status).toBe(201);
+    for (let i = 0; i < 52; i++) {
+      expect((await s.request('POST', s.chat('/rooms/chatter/messages'), { body: { parts: [{ type: 'text/plain', content: `hook ${i}` }] }, token: s.token({ sub: 'chatty' }) })).status).toBe(201);
+    }
+    await eventually(async () => ((await s.request('GET', `${hooks}/${hook.body.id}/deliveries?limit=500`)).body as unknown[]).length === 52, { what: '52 deliveries in the log' });
+
+    const page = await open();
+    await signInToInstance(page, s.locator, `${s.keyId}:${s.secret}`);
+    await page.waitForSelector('input[aria-label="search users"]');
+    await page.click('nav a[href="/console/webhooks"]');
+    await page.locator(`button::-p-text(${url})`).click();
+    const rows = (n: number) => page.waitForFunction((k) => document.querySelectorAll('table[aria-label="deliveries"] tbody tr').length === k, { timeout: 15_000 }, n);
+    await rows(50);
+    await page.locator('nav[aria-label="delivery pages"] button::-p-text(Next →)').click();
+    await rows(2);
+    const positions = async () => page.$$eval('table[aria-label="deliveries"] tbody tr .hint', (hints) => hints.map((h) => h.textContent ?? ''));
+    const older = await positions();
+    await page.locator('nav[aria-label="delivery pages"] button::-p-text(← Previous)').click();
+    await rows(50);
+    // The second page holds the two oldest deliveries, none of the first page's.
+    expect((await positions()).filter((p) => older.includes(p))).toEqual([]);
+    expect(browser.errorsOf(page)).toEqual([]);
+  });
 });

@@ -34,6 +34,10 @@ export const QUERY_PARAMETERS: Readonly<Record<string, ParameterObject[]>> = {
   AuditUser_audit: auditPage,
   AuditRoom_audit: auditPage,
   AuditActor_audit: auditPage,
+  AuditMessage_audit: [
+    ...auditPage,
+    query('room_id', { type: 'string' }, "The message's room: needed only for a message of a deleted room that was never edited"),
+  ],
   SearchUsers_search: searchPage('Users'),
   SearchRooms_search: searchPage('Rooms (private ones included)'),
   RoomMessages_list: [
@@ -42,12 +46,21 @@ export const QUERY_PARAMETERS: Readonly<Record<string, ParameterObject[]>> = {
     flag('content', 'Show the parts with their content; the read is recorded in the log (who, the room, which messages) before anything is answered'),
     limit(50, 100),
   ],
+  RoomMembers_list: [query('after', { type: 'string' }, 'Members after this user id (the `next` of the previous page)'), limit(50, 100)],
+  UserRooms_list: [query('after', { type: 'string' }, 'Rooms after this room id (the `next` of the previous page)'), limit(50, 100)],
+  ReadCursors_ofRoom: [query('after', { type: 'string' }, 'Cursors after this user id (the `next` of the previous page)'), limit(50, 100)],
+  ReadCursors_ofUser: [query('after', { type: 'string' }, 'Cursors after this room id (the `next` of the previous page)'), limit(50, 100)],
+  FeedsByPrefix_list: [
+    query('prefix', { type: 'string', maxLength: 200 }, 'Feeds whose id starts with this'),
+    query('after', { type: 'string' }, 'Feeds after this id (the `next` of the previous page)'),
+    limit(50, 100),
+  ],
   BeamsUserDevices_list: [query('after', { type: 'string' }, 'Devices after this device id (the `next` of the previous page)'), limit(50, 100)],
   BeamsInterests_list: [
     query('prefix', { type: 'string', maxLength: 200 }, 'Interests that start with this'),
     query('after', { type: 'string' }, 'Interests after this one (the `next` of the previous page)'),
     limit(50, 100),
   ],
-  ListDeliveries_list: [limit(50, 500)],
+  ListDeliveries_list: [query('before', { type: 'string' }, 'Deliveries older than this one: the id of the last delivery of the previous page'), limit(50, 500)],
   WebhookFeed_feed: [query('after', { type: 'string' }, 'Events after this log position (a previous page\'s `next`); absent: from the start of the log'), limit(100, 1000)],
 };

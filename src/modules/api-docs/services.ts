@@ -56,14 +56,14 @@ export const SERVICES: readonly Service[] = [
   },
   { tag: 'Beams token provider', prefix: '/services/chatkit_beams_token_provider/', security: ACCESS_TOKEN, description: 'Beams tokens for the user of a chat access token.' },
   { tag: 'Scheduler', prefix: '/services/chatkit_scheduler/', security: ACCESS_TOKEN, description: 'Asynchronous deletion of users and rooms, and the status of those jobs.' },
-  { tag: 'Audit', prefix: '/services/parley_audit/', security: ACCESS_TOKEN, description: 'Who did what: the events of a user, a room or an actor, paged (su tokens).' },
+  { tag: 'Audit', prefix: '/services/parley_audit/', security: ACCESS_TOKEN, description: 'Who did what: the events of a user, a room, a message or an actor, paged (su tokens).' },
   {
     tag: 'Operator',
     prefix: '/services/parley_operator/',
     security: OPERATOR_TOKEN,
     description: 'What spans instances, for the console and scripts (CONSOLE_ENABLED=true): instances and their keys, health in detail, export (deployment tokens).',
   },
-  { tag: 'Administration', prefix: '/services/parley_admin/', security: ACCESS_TOKEN, description: "User erasure on request (GDPR Art. 17) and its progress; the console's reads: users and rooms by prefix, a room's messages (metadata, or content with the read recorded), Beams devices and interests (su tokens)." },
+  { tag: 'Administration', prefix: '/services/parley_admin/', security: ACCESS_TOKEN, description: "User erasure on request (GDPR Art. 17) and its progress; the console's reads: users and rooms by prefix, a room and its members, read cursors of a room or a user, a room's messages (metadata, or content with the read recorded), Beams devices and interests (su tokens)." },
   {
     tag: 'Webhooks',
     prefix: '/services/parley_webhooks/',

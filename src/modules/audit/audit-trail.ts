@@ -7,6 +7,7 @@ import { EVENT_STORE, EventStore } from '../../shared/ports/event-store.port';
 import { READ_MODEL_STORE, ReadModelStore } from '../../shared/ports/read-model-store.port';
 import { parseLimit } from '../../shared/http/query-params';
 import { AUDIT_INDEX_CHECKPOINT, AuditPageRequest, AuditSubject, EntityHistory } from './entity-history';
+import { MessageHistory } from './message-history';
 
 /** One event as the audit shows it (the CLI's --json lines too). Secrets stay sealed, as logged. */
 export interface AuditEventView {
@@ -49,6 +50,7 @@ export const parseAuditPage = (query: Record<string, unknown>): AuditPageRequest
 @Injectable()
 export class AuditTrail {
   private readonly history: EntityHistory;
+  private readonly messages: MessageHistory;
 
   constructor(
     @Inject(EVENT_STORE) private readonly events: EventStore,
@@ -56,6 +58,7 @@ export class AuditTrail {
     @Inject(READ_YOUR_WRITES) private readonly readYourWrites: ReadYourWrites,
   ) {
     this.history = new EntityHistory(events, readModels);
+    this.messages = new MessageHistory(events, readModels);
   }
 
   async page(subject: AuditSubject, request: AuditPageRequest): Promise<{ events: AuditEventView[]; next: string | null }> {
@@ -65,6 +68,13 @@ export class AuditTrail {
       const id = 'id' in subject ? subject.id : subject.instanceId;
       throw notFound(`${subject.kind}_not_found`, `The ${subject.kind} "${id}" has no history in this instance`);
     }
+    return { events: page.events.map(presentAuditEvent), next: page.next };
+  }
+
+  /** A message's history (MessageHistory); 404 when nothing in the log names the message. */
+  async messagePage(instanceId: string, messageId: number, request: AuditPageRequest & { roomId?: string }): Promise<{ events: AuditEventView[]; next: string | null }> {
+    const page = await this.messages.page(instanceId, messageId, request);
+    if (!page) throw notFound('message_not_found', `The message ${messageId} has no history in this instance`);
     return { events: page.events.map(presentAuditEvent), next: page.next };
   }
 

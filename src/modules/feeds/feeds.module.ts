@@ -23,5 +23,6 @@ import { FirehoseSubscription } from './subscribe-to-firehose/subscribe-to-fireh
     FeedSubscription,
     FirehoseSubscription,
   ],
+  exports: [FeedsReadModel],
 })
 export class FeedsModule {}

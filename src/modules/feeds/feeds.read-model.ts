@@ -60,11 +60,14 @@ export class FeedsReadModel {
     return { next_cursor: newest.id, remaining: await this.readModels.count(FEED_ITEMS, where) };
   }
 
-  /** Feeds that hold items, whose id starts with `prefix`, in id order. */
-  list(instanceId: string, prefix: string, limit: number): Promise<FeedDocument[]> {
+  /** Feeds that hold items, whose id starts with `prefix`, in id order (after the id `after`, when given). */
+  list(instanceId: string, prefix: string, limit: number, after?: string): Promise<FeedDocument[]> {
     // Feed ids are [a-zA-Z0-9-]: every id with the prefix sorts below prefix + '~'.
     const where: Record<string, Condition> = { instance_id: instanceId, item_count: { gt: 0 } };
-    if (prefix) where.feed_id = { gte: prefix, lt: `${prefix}~` };
+    if (prefix || after !== undefined) {
+      const from = after !== undefined && after >= prefix ? { gt: after } : { gte: prefix };
+      where.feed_id = { ...from, ...(prefix && { lt: `${prefix}~` }) };
+    }
     return this.readModels.find<FeedDocument>(FEEDS, {
       where,
       sort: [{ field: 'feed_id' }],

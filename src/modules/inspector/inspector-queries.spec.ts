@@ -12,13 +12,21 @@ import { notingQueries, sqlitePlans } from '../../../test/support/sqlite-query-p
 import { beamsDevicesProjection, BEAMS_DEVICE_INTERESTS, BEAMS_DEVICES } from '../../../projections/beams/beams-devices.projection';
 import { MESSAGES, messagesProjection } from '../../../projections/messages/messages.projection';
 import { MEMBERSHIPS, membershipsProjection } from '../../../projections/rooms/memberships.projection';
+import { READ_CURSORS, cursorsProjection } from '../../../projections/cursors/cursors.projection';
+import { FEEDS, feedsProjection } from '../../../projections/feeds/feeds.projection';
+import { FeedsReadModel } from '../feeds/feeds.read-model';
+import { FeedsByPrefixController } from './feeds-by-prefix/feeds-by-prefix';
+import { UserRoomsController } from './user-rooms/user-rooms';
 import { ROOMS, roomsProjection } from '../../../projections/rooms/rooms.projection';
 import { NAMES, namesProjection } from '../../../projections/search/names.projection';
 import { MessagesReadModel } from '../messages/messages.read-model';
 import { RoomsReadModel } from '../rooms/rooms.read-model';
 import { BeamsInterestsController } from './beams-interests/beams-interests';
 import { BeamsUserDevicesController } from './beams-user-devices/beams-user-devices';
+import { ReadCursorsController } from './read-cursors/read-cursors';
+import { RoomMembersController } from './room-members/room-members';
 import { RoomMessagesController } from './room-messages/room-messages';
+import { RoomSummaryController } from './room-summary/room-summary';
 import { SearchRoomsController } from './search-rooms/search-rooms';
 import { UserAndRoomSearch } from './user-and-room-search';
 
@@ -40,12 +48,15 @@ describe('console inspector reads (SQLite query plans)', () => {
     dir = mkdtempSync(join(tmpdir(), 'parley-inspector-queries-'));
     readModels = new SqliteReadModelStore(join(dir, 'read-models.sqlite'));
     events = new SqliteEventStore(join(dir, 'events.sqlite'), { synchronous: 'NORMAL' });
-    await readModels.ensureCollections([roomsProjection, membershipsProjection, messagesProjection, beamsDevicesProjection, namesProjection].flatMap((p) => p.collections));
+    await readModels.ensureCollections([...[roomsProjection, membershipsProjection, messagesProjection, beamsDevicesProjection, namesProjection, cursorsProjection, feedsProjection].flatMap((p) => p.collections)]);
     const changes: DocumentChange[] = [];
     for (const room of ['r1', 'r2', 'r3']) {
       changes.push(put(ROOMS, { _id: documentId('i', room), instance_id: 'i', id: room, name: `Room ${room}`, private: room === 'r3', created_at: at, updated_at: at }));
       changes.push(put(NAMES, { _id: documentId('i', 'room', room), instance_id: 'i', kind: 'room', id: room, name_key: `room ${room}` }));
-      for (const user of ['a', 'b']) changes.push(put(MEMBERSHIPS, { _id: documentId('i', room, user), instance_id: 'i', room_id: room, user_id: user, joined_at: at }));
+      for (const user of ['a', 'b', 'c']) {
+        changes.push(put(MEMBERSHIPS, { _id: documentId('i', room, user), instance_id: 'i', room_id: room, user_id: user, joined_at: at }));
+        changes.push(put(READ_CURSORS, { _id: documentId('i', room, user), instance_id: 'i', room_id: room, user_id: user, position: 1, updated_at: at }));
+      }
     }
     for (let id = 1; id <= 5; id++) {
       changes.push(put(MESSAGES, { _id: documentId('i', 'r1', String(id)), instance_id: 'i', room_id: 'r1', id, user_id: 'a', parts: [{ type: 'text/plain', content: 'x' }], created_at: at, updated_at: at, visible: true }));
@@ -53,6 +64,9 @@ describe('console inspector reads (SQLite query plans)', () => {
     for (const [device, user, interests] of [['fcm-1', 'a', ['news', 'sport']], ['fcm-2', 'a', ['news']], ['fcm-3', null, ['weather']]] as const) {
       changes.push(put(BEAMS_DEVICES, { _id: documentId('i', device), instance_id: 'i', device_id: device, platform: 'fcm', subscription: { sealed: 'x' }, user_id: user }));
       for (const interest of interests) changes.push(put(BEAMS_DEVICE_INTERESTS, { _id: documentId('i', device, interest), instance_id: 'i', interest, device_id: device }));
+    }
+    for (const feed of ['news-a', 'news-b', 'sport']) {
+      changes.push(put(FEEDS, { _id: documentId('i', feed), instance_id: 'i', feed_id: feed, item_count: 1, next_seq: 2 }));
     }
     await readModels.applyBatch(changes, {});
   });
@@ -67,8 +81,8 @@ describe('console inspector reads (SQLite query plans)', () => {
     const pipeline = new CommandPipeline(events, caughtUp);
     const rooms = new SearchRoomsController(store, new UserAndRoomSearch(store, events, caughtUp));
     expect((await rooms.search('i', { prefix: 'room', limit: '2' })).rooms.map((r) => [r.id, r.member_count])).toEqual([
-      ['r1', 2],
-      ['r2', 2],
+      ['r1', 3],
+      ['r2', 3],
     ]);
     expect((await rooms.search('i', {})).rooms).toHaveLength(3);
     const messages = new RoomMessagesController(new RoomsReadModel(store), new MessagesReadModel(store), pipeline, systemClock);
@@ -87,6 +101,30 @@ describe('console inspector reads (SQLite query plans)', () => {
 
     const plans = sqlitePlans(join(dir, 'read-models.sqlite'), queries);
     expect(plans.length).toBeGreaterThan(15);
+    for (const plan of plans) expect(plan).toMatch(/^SEARCH rm_\w+ USING (COVERING )?INDEX ix_/);
+    for (const plan of plans) expect(plan).not.toMatch(/TEMP B-TREE|SCAN/);
+  });
+
+  it("a room with its member count, its members and read cursors, a user's rooms and read cursors, Feeds, a page at a time", async () => {
+    const { store, queries } = notingQueries(readModels);
+    const rooms = new RoomsReadModel(store);
+    expect((await new RoomSummaryController(rooms, store).get('i', 'r1')).member_count).toBe(3);
+    const members = new RoomMembersController(rooms, store);
+    expect(await members.list('i', 'r1', { limit: '2' })).toEqual({ members: [{ user_id: 'a', joined_at: at }, { user_id: 'b', joined_at: at }], next: 'b' });
+    expect((await members.list('i', 'r1', { after: 'b' })).members.map((m) => m.user_id)).toEqual(['c']);
+    const cursors = new ReadCursorsController(rooms, store);
+    expect((await cursors.ofRoom('i', 'r2', { after: 'a', limit: '1' })).cursors.map((c) => c.user_id)).toEqual(['b']);
+    expect((await cursors.ofUser('i', 'c', { after: 'r1' })).cursors.map((c) => c.room_id)).toEqual(['r2', 'r3']);
+
+    const userRooms = new UserRoomsController(store);
+    expect(await userRooms.list('i', 'a', { limit: '2' })).toEqual({ rooms: [{ id: 'r1', name: 'Room r1', private: false, joined_at: at }, { id: 'r2', name: 'Room r2', private: false, joined_at: at }], next: 'r2' });
+    expect((await userRooms.list('i', 'a', { after: 'r2' })).rooms.map((r) => r.id)).toEqual(['r3']);
+    const feeds = new FeedsByPrefixController(new FeedsReadModel(store));
+    expect(await feeds.list('i', { prefix: 'news', limit: '1' })).toEqual({ feeds: [{ id: 'news-a', item_count: 1 }], next: 'news-a' });
+    expect((await feeds.list('i', { after: 'news-b' })).feeds.map((f) => f.id)).toEqual(['sport']);
+
+    const plans = sqlitePlans(join(dir, 'read-models.sqlite'), queries);
+    expect(plans).toHaveLength(9);
     for (const plan of plans) expect(plan).toMatch(/^SEARCH rm_\w+ USING (COVERING )?INDEX ix_/);
     for (const plan of plans) expect(plan).not.toMatch(/TEMP B-TREE|SCAN/);
   });

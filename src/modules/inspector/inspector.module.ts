@@ -1,22 +1,30 @@
 import { Module } from '@nestjs/common';
+import { FeedsModule } from '../feeds/feeds.module';
 import { MessagesModule } from '../messages/messages.module';
 import { RoomsModule } from '../rooms/rooms.module';
 import { BeamsInterestsController } from './beams-interests/beams-interests';
 import { BeamsUserDevicesController } from './beams-user-devices/beams-user-devices';
+import { FeedsByPrefixController } from './feeds-by-prefix/feeds-by-prefix';
+import { ReadCursorsController } from './read-cursors/read-cursors';
+import { RoomMembersController } from './room-members/room-members';
 import { RoomMessagesController } from './room-messages/room-messages';
+import { RoomSummaryController } from './room-summary/room-summary';
 import { SearchRoomsController } from './search-rooms/search-rooms';
 import { SearchUsersController } from './search-users/search-users';
 import { UserAndRoomSearch } from './user-and-room-search';
+import { UserRoomsController } from './user-rooms/user-rooms';
 
 /**
  * The instance inspector (`parley_admin`, su tokens of the instance): what the console reads
- * that the Chatkit and Beams APIs do not answer: users and rooms searched by prefix, a room's
- * messages as metadata (content on request, and that read recorded), Beams devices per user
- * and interest counts. Every read goes through an index of a read model.
+ * that the Chatkit, Beams and Feeds APIs do not answer: users and rooms searched by prefix, a
+ * room without its member ids; a page at a time, a room's members, a user's rooms, the read
+ * cursors of a room or a user and Feeds by prefix; a room's messages as metadata (content on
+ * request, and that read recorded); Beams devices per user and interest counts. Every read goes
+ * through an index of a read model.
  */
 @Module({
-  imports: [RoomsModule, MessagesModule],
-  controllers: [SearchUsersController, SearchRoomsController, RoomMessagesController, BeamsUserDevicesController, BeamsInterestsController],
+  imports: [RoomsModule, MessagesModule, FeedsModule],
+  controllers: [SearchUsersController, SearchRoomsController, RoomSummaryController, RoomMembersController, RoomMessagesController, ReadCursorsController, UserRoomsController, BeamsUserDevicesController, BeamsInterestsController, FeedsByPrefixController],
   providers: [UserAndRoomSearch],
 })
 export class InspectorModule {}

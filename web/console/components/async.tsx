@@ -13,20 +13,20 @@ export function ErrorNote({ error }: { error: unknown }) {
   );
 }
 
-/** Loads `load()` now and whenever `deps` change; `reload()` loads again. */
+/** Loads `load()` now and whenever `deps` change; `reload()` loads again (resolved once shown). */
 export function useLoad<T>(load: () => Promise<T>, deps: readonly unknown[]) {
   const [state, setState] = useState<{ data?: T; error?: unknown; loading: boolean }>({ loading: true });
   const generation = useRef(0);
-  const reload = useCallback(() => {
+  const reload = useCallback(async (): Promise<void> => {
     const mine = ++generation.current;
     setState((previous) => ({ ...previous, loading: true }));
-    load().then(
+    await load().then(
       (data) => mine === generation.current && setState({ data, loading: false }),
       (error: unknown) => mine === generation.current && setState({ error, loading: false }),
     );
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, deps);
-  useEffect(reload, [reload]);
+  useEffect(() => void reload(), [reload]);
   return { ...state, reload };
 }
 

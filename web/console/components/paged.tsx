@@ -26,9 +26,16 @@ export function usePaged<T>(loadPage: (cursor: string | undefined) => Promise<{ 
   };
 }
 
-export function Pager({ paged }: { paged: { pageNumber: number; hasNext: boolean; hasPrevious: boolean; next(): void; previous(): void; loading: boolean } }) {
+export function Pager({
+  paged,
+  label = 'pages',
+}: {
+  paged: { pageNumber: number; hasNext: boolean; hasPrevious: boolean; next(): void; previous(): void; loading: boolean };
+  /** Names the pager where a screen has more than one. */
+  label?: string;
+}) {
   return (
-    <nav className="pager" aria-label="pages">
+    <nav className="pager" aria-label={label}>
       <button type="button" onClick={paged.previous} disabled={!paged.hasPrevious || paged.loading}>
         ← Previous
       </button>

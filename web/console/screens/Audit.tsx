@@ -61,13 +61,13 @@ export function ActorView({ actor }: { actor?: Actor }) {
   );
 }
 
-/** A message's events are in its room's history: those whose data names the message, and the recorded content reads that showed it. */
-const aboutMessage = (messageId: number) => (event: AuditEvent) => {
-  const data = event.data ?? {};
-  if (event.type === 'MessageContentRead') {
-    return typeof data.first_message_id === 'number' && typeof data.last_message_id === 'number' && data.first_message_id <= messageId && messageId <= data.last_message_id;
-  }
-  return event.stream.startsWith('messages-') && (data.id === messageId || data.message_id === messageId);
+/**
+ * A message's address on this screen: its id, or `<room id>:<id>` (the room is needed only for a
+ * message of a deleted room that was never edited).
+ */
+const messageAddress = (id: string): { messageId: string; roomId?: string } => {
+  const colon = id.lastIndexOf(':');
+  return colon < 0 ? { messageId: id } : { messageId: id.slice(colon + 1), roomId: id.slice(0, colon) };
 };
 
 /** The event history of a user, a room, a message or an actor (the audit API), newest page by page. */
@@ -80,15 +80,15 @@ export function AuditTimeline() {
   const instanceId = session.instance?.instanceId ?? '';
   const [askedKind, setAskedKind] = useState<Kind>(kind);
   const [askedId, setAskedId] = useState(id);
-  const [roomId, messageId] = kind === 'messages' ? [id.slice(0, id.lastIndexOf(':')), Number(id.slice(id.lastIndexOf(':') + 1))] : [id, NaN];
   const paged = usePaged(
     async (from) => {
       if (!id) return { items: [] };
-      const auditKind = kind === 'messages' ? 'rooms' : kind;
-      const page = await session.instanceCall<{ events: AuditEvent[]; next: string | null }>('GET', paths.audit(instanceId, `/${auditKind}/${encodeURIComponent(roomId)}`), {
-        query: { from, limit: PAGE_SIZE },
+      // A message's own history (parley_audit messages/:id): its send, edits, deletion and the recorded reads of its content.
+      const { messageId, roomId } = kind === 'messages' ? messageAddress(id) : { messageId: id, roomId: undefined };
+      const page = await session.instanceCall<{ events: AuditEvent[]; next: string | null }>('GET', paths.audit(instanceId, `/${kind}/${encodeURIComponent(messageId)}`), {
+        query: { from, limit: PAGE_SIZE, room_id: roomId },
       });
-      return { items: kind === 'messages' ? page.events.filter(aboutMessage(messageId)) : page.events, next: page.next };
+      return { items: page.events, next: page.next };
     },
     [instanceId, kind, id],
   );
@@ -108,7 +108,7 @@ export function AuditTimeline() {
             </option>
           ))}
         </select>
-        <input value={askedId} onChange={(e) => setAskedId(e.target.value)} placeholder={askedKind === 'messages' ? '<room id>:<message id>' : 'Id'} required aria-label="id" />
+        <input value={askedId} onChange={(e) => setAskedId(e.target.value)} placeholder={askedKind === 'messages' ? 'Message id' : 'Id'} required aria-label="id" />
         <button type="submit">Show history</button>
       </form>
       <ErrorNote error={paged.error} />

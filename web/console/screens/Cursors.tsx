@@ -1,7 +1,8 @@
 import { useState, type FormEvent } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { paths, useSession } from '../api/session';
-import { ErrorNote, useLoad } from '../components/async';
+import { ErrorNote } from '../components/async';
+import { Pager, usePaged } from '../components/paged';
 import { NeedsCredential } from '../components/layout';
 import { when } from '../components/table';
 
@@ -13,7 +14,9 @@ interface Cursor {
   readonly updated_at: string;
 }
 
-/** Read cursors of a user (every room) or of a room (every member). */
+const PAGE_SIZE = 25;
+
+/** Read cursors of a user (every room, by room id) or of a room (every member, by user id), a page at a time (parley_admin). */
 export function Cursors() {
   const session = useSession();
   const instanceId = session.instance?.instanceId ?? '';
@@ -22,11 +25,13 @@ export function Cursors() {
   const room = params.get('room') ?? '';
   const [kind, setKind] = useState(room ? 'room' : 'user');
   const [id, setId] = useState(user || room);
-  const cursors = useLoad(
-    () =>
-      user || room
-        ? session.instanceCall<Cursor[]>('GET', paths.cursors(instanceId, user ? `/cursors/0/users/${encodeURIComponent(user)}` : `/cursors/0/rooms/${encodeURIComponent(room)}`))
-        : Promise.resolve([]),
+  const cursors = usePaged(
+    async (after) => {
+      if (!user && !room) return { items: [] as Cursor[] };
+      const path = user ? `/users/${encodeURIComponent(user)}/cursors` : `/rooms/${encodeURIComponent(room)}/cursors`;
+      const page = await session.instanceCall<{ cursors: Cursor[]; next?: string }>('GET', paths.admin(instanceId, path), { query: { after, limit: PAGE_SIZE } });
+      return { items: page.cursors, next: page.next };
+    },
     [instanceId, user, room],
   );
   if (!session.instance) return <NeedsCredential what="an instance key" />;
@@ -56,7 +61,7 @@ export function Cursors() {
           </tr>
         </thead>
         <tbody>
-          {(cursors.data ?? []).map((c) => (
+          {cursors.items.map((c) => (
             <tr key={`${c.user_id}/${c.room_id}`}>
               <td>
                 <Link to={`/users/${encodeURIComponent(c.user_id)}`}>{c.user_id}</Link>
@@ -68,7 +73,7 @@ export function Cursors() {
               <td>{when(c.updated_at)}</td>
             </tr>
           ))}
-          {(user || room) && cursors.data?.length === 0 && (
+          {(user || room) && !cursors.loading && cursors.items.length === 0 && (
             <tr>
               <td colSpan={4} className="empty">
                 No cursors
@@ -77,6 +82,7 @@ export function Cursors() {
           )}
         </tbody>
       </table>
+      {(user || room) && <Pager paged={cursors} />}
     </section>
   );
 }

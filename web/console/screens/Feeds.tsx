@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { paths, useSession } from '../api/session';
-import { ActionResult, ErrorNote, useAction, useLoad } from '../components/async';
+import { ActionResult, ErrorNote, useAction } from '../components/async';
 import { NeedsCredential } from '../components/layout';
 import { Pager, usePaged } from '../components/paged';
 
@@ -10,10 +10,10 @@ interface FeedItem {
   readonly data: unknown;
 }
 
-const FEEDS_SHOWN = 50;
+const FEEDS_PAGE = 25;
 const ITEMS_PAGE = 20;
 
-/** Feeds by prefix, a feed's items page by page (newest first), and publishing an item. */
+/** Feeds by prefix page by page (parley_admin), a feed's items page by page (newest first), and publishing an item. */
 export function Feeds() {
   const session = useSession();
   const instanceId = session.instance?.instanceId ?? '';
@@ -21,7 +21,15 @@ export function Feeds() {
   const [feedId, setFeedId] = useState('');
   const [item, setItem] = useState('{"text": "hello"}');
   const publish = useAction();
-  const feeds = useLoad(() => session.feedsCall<{ id: string; item_count?: number }[]>('GET', paths.feeds(instanceId, '/feeds'), { query: { prefix, limit: FEEDS_SHOWN } }), [instanceId, prefix]);
+  const feeds = usePaged(
+    async (after) => {
+      const page = await session.instanceCall<{ feeds: { id: string; item_count: number }[]; next?: string }>('GET', paths.admin(instanceId, '/feeds'), {
+        query: { prefix, after, limit: FEEDS_PAGE },
+      });
+      return { items: page.feeds, next: page.next };
+    },
+    [instanceId, prefix],
+  );
   const items = usePaged(
     async (cursor) => {
       if (!feedId) return { items: [] as FeedItem[] };
@@ -49,16 +57,16 @@ export function Feeds() {
       <input type="search" placeholder="Feed id starts with…" value={prefix} onChange={(e) => setPrefix(e.target.value)} aria-label="search feeds" />
       <ErrorNote error={feeds.error} />
       <ul aria-label="feeds" className="chips">
-        {(feeds.data ?? []).map((feed) => (
+        {feeds.items.map((feed) => (
           <li key={feed.id}>
             <button type="button" onClick={() => setFeedId(feed.id)} className={feed.id === feedId ? 'selected' : ''}>
-              {feed.id} {feed.item_count !== undefined ? `(${feed.item_count})` : ''}
+              {feed.id} ({feed.item_count})
             </button>
           </li>
         ))}
-        {feeds.data?.length === 0 && <li className="hint">No feeds</li>}
+        {!feeds.loading && feeds.items.length === 0 && <li className="hint">No feeds</li>}
       </ul>
-      {(feeds.data?.length ?? 0) >= FEEDS_SHOWN && <p className="hint">The first {FEEDS_SHOWN}: narrow the prefix.</p>}
+      {(feeds.hasNext || feeds.hasPrevious) && <Pager paged={feeds} label="feed pages" />}
       <form className="inline" onSubmit={submit} aria-label="publish item">
         <h2>Publish</h2>
         <input placeholder="Feed id" value={feedId} onChange={(e) => setFeedId(e.target.value)} required aria-label="feed id" />

@@ -42,7 +42,8 @@ function PartView({ part }: { part: Part }) {
  * A room's messages, newest first, as metadata; "Show content" asks again with `content=true`,
  * which the server records in the log before it answers (each page shown with content is one
  * recorded read). "Live" polls for newer messages (`after=`) as metadata, and reads their
- * content only when new ones came while content is shown. "Send as" posts as a member.
+ * content only when new ones came while content is shown. "Send as" posts as a member of the
+ * members page shown.
  */
 export function RoomMessages({ roomId, members }: { roomId: string; members: readonly string[] }) {
   const session = useSession();
@@ -119,28 +120,31 @@ export function RoomMessages({ roomId, members }: { roomId: string; members: rea
           <li key={message.id} data-message-id={message.id} className={message.deleted ? 'deleted' : ''}>
             <span className="id">#{message.id}</span> <Link to={`/users/${encodeURIComponent(message.user_id)}`}>{message.user_id}</Link>{' '}
             <time>{when(message.created_at)}</time> {message.deleted ? <em>deleted</em> : message.parts.map((part, i) => <PartView key={i} part={part} />)}{' '}
-            <Link className="small" to={`/audit/messages/${encodeURIComponent(roomId)}:${message.id}`}>
+            <Link className="small" to={`/audit/messages/${message.id}`}>
               history
             </Link>
           </li>
         ))}
         {shown.length === 0 && !paged.loading && <li className="hint">No messages</li>}
       </ol>
-      <Pager paged={paged} />
+      <Pager paged={paged} label="message pages" />
       <SendAs roomId={roomId} members={members} onSent={() => !live && paged.reload()} />
     </div>
   );
 }
 
+/** Posts as one of `members` (the members page the room's screen shows). */
 function SendAs({ roomId, members, onSent }: { roomId: string; members: readonly string[]; onSent(): void }) {
   const session = useSession();
   const action = useAction();
   const [userId, setUserId] = useState('');
   const [text, setText] = useState('');
+  // A member chosen on another members page is not offered on this one.
+  const chosen = members.includes(userId) ? userId : (members[0] ?? '');
   const submit = (event: FormEvent) => {
     event.preventDefault();
     void action.run(async () => {
-      const as = userId || members[0];
+      const as = chosen;
       const sent = await session.instanceCall<{ message_id: number }>('POST', paths.chat(session.instance!.instanceId, `/rooms/${encodeURIComponent(roomId)}/messages`), {
         as,
         body: { parts: [{ type: 'text/plain', content: text }] },
@@ -153,8 +157,8 @@ function SendAs({ roomId, members, onSent }: { roomId: string; members: readonly
   return (
     <form onSubmit={submit} aria-label="send as" className="inline">
       <h3>Send as</h3>
-      <select name="as" value={userId || members[0] || ''} onChange={(e) => setUserId(e.target.value)} aria-label="send as user">
-        {members.slice(0, 100).map((id) => (
+      <select name="as" value={chosen} onChange={(e) => setUserId(e.target.value)} aria-label="send as user">
+        {members.map((id) => (
           <option key={id} value={id}>
             {id}
           </option>

@@ -3,6 +3,7 @@ import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { paths, useSession } from '../api/session';
 import { ActionResult, ErrorNote, useAction, useLoad } from '../components/async';
+import { Pager, usePaged } from '../components/paged';
 import { NeedsCredential } from '../components/layout';
 import { when } from '../components/table';
 import { PrefixSearchList } from '../components/prefix-search';
@@ -21,11 +22,16 @@ interface Room {
   readonly id: string;
   readonly name: string;
   readonly private: boolean;
-  readonly created_by_id: string;
+  readonly created_by_id?: string;
+  readonly member_count: number;
   readonly created_at: string;
   readonly updated_at: string;
-  readonly member_user_ids?: string[];
   readonly custom_data?: unknown;
+}
+
+interface Member {
+  readonly user_id: string;
+  readonly joined_at?: string;
 }
 
 const column = createColumnHelper<RoomRow>();
@@ -59,7 +65,7 @@ function CreateRoom() {
     void action.run(async () => {
       const roomId = id.trim();
       // A room is created by a user (created_by_id): the token acts as them.
-      const room = await session.instanceCall<Room>('POST', paths.chat(session.instance!.instanceId, '/rooms'), {
+      const room = await session.instanceCall<{ id: string }>('POST', paths.chat(session.instance!.instanceId, '/rooms'), {
         as: creator.trim(),
         body: { ...(roomId && { id: roomId }), name: name.trim() || roomId, private: isPrivate, user_ids: [creator.trim()] },
       });
@@ -83,16 +89,26 @@ function CreateRoom() {
   );
 }
 
-const MEMBERS_SHOWN = 100;
+const MEMBERS_PAGE = 25;
 
-/** One room: its facts, members, edit and delete, and its messages. */
+/** One room: its facts, members (a page at a time), edit and delete, and its messages. */
 export function RoomDetail() {
   const session = useSession();
   const navigate = useNavigate();
   const roomId = useParams().roomId!;
   const instanceId = session.instance?.instanceId ?? '';
   const roomPath = paths.chat(instanceId, `/rooms/${encodeURIComponent(roomId)}`);
-  const room = useLoad(() => session.instanceCall<Room>('GET', roomPath), [instanceId, roomId]);
+  // Parley's room answer, without member ids: Chatkit's lists every member of the room.
+  const room = useLoad(() => session.instanceCall<Room>('GET', paths.admin(instanceId, `/rooms/${encodeURIComponent(roomId)}`)), [instanceId, roomId]);
+  const memberPages = usePaged(
+    async (after) => {
+      const page = await session.instanceCall<{ members: Member[]; next?: string }>('GET', paths.admin(instanceId, `/rooms/${encodeURIComponent(roomId)}/members`), {
+        query: { after, limit: MEMBERS_PAGE },
+      });
+      return { items: page.members, next: page.next };
+    },
+    [instanceId, roomId],
+  );
   const members = useAction();
   const save = useAction();
   const remove = useAction();
@@ -102,7 +118,8 @@ export function RoomDetail() {
   const changeMembers = (verb: 'add' | 'remove', userId: string) =>
     void members.run(async () => {
       await session.instanceCall('PUT', `${roomPath}/users/${verb}`, { body: { user_ids: [userId] } });
-      room.reload();
+      // Done once the count and the members page show the change.
+      await Promise.all([room.reload(), memberPages.reload()]);
       setMemberId('');
       return verb === 'add' ? `Added ${userId}` : `Removed ${userId}`;
     });
@@ -127,7 +144,7 @@ export function RoomDetail() {
       navigate('/rooms');
     });
   };
-  const memberIds = room.data?.member_user_ids ?? [];
+  const memberIds = memberPages.items.map((m) => m.user_id);
   return (
     <section>
       <h1>
@@ -143,7 +160,7 @@ export function RoomDetail() {
             <dd>{room.data.private ? 'yes' : 'no'}</dd>
             <dt>Created by</dt>
             <dd>
-              <Link to={`/users/${encodeURIComponent(room.data.created_by_id)}`}>{room.data.created_by_id}</Link> on {when(room.data.created_at)}
+              {room.data.created_by_id && <Link to={`/users/${encodeURIComponent(room.data.created_by_id)}`}>{room.data.created_by_id}</Link>} on {when(room.data.created_at)}
             </dd>
           </dl>
           <p className="links">
@@ -160,9 +177,10 @@ export function RoomDetail() {
             </button>
             <ActionResult action={save} />
           </form>
-          <h2>Members ({memberIds.length})</h2>
-          <ul className="members">
-            {memberIds.slice(0, MEMBERS_SHOWN).map((id) => (
+          <h2>Members ({room.data.member_count})</h2>
+          <ErrorNote error={memberPages.error} />
+          <ul className="members" aria-label="members">
+            {memberIds.map((id) => (
               <li key={id}>
                 <Link to={`/users/${encodeURIComponent(id)}`}>{id}</Link>{' '}
                 <button type="button" className="small" onClick={() => changeMembers('remove', id)} aria-label={`remove ${id}`}>
@@ -171,7 +189,7 @@ export function RoomDetail() {
               </li>
             ))}
           </ul>
-          {memberIds.length > MEMBERS_SHOWN && <p className="hint">and {memberIds.length - MEMBERS_SHOWN} more</p>}
+          {(memberPages.hasNext || memberPages.hasPrevious) && <Pager paged={memberPages} label="member pages" />}
           <form
             className="inline"
             aria-label="add member"

@@ -3,6 +3,7 @@ import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { paths, useSession } from '../api/session';
 import { ActionResult, ErrorNote, useAction, useLoad } from '../components/async';
+import { Pager, usePaged } from '../components/paged';
 import { NeedsCredential } from '../components/layout';
 import { when } from '../components/table';
 import { PrefixSearchList } from '../components/prefix-search';
@@ -64,7 +65,10 @@ interface UserRoom {
   readonly id: string;
   readonly name: string;
   readonly private: boolean;
+  readonly joined_at?: string;
 }
+
+const ROOMS_PAGE = 25;
 
 /** One user: edit, delete, their rooms and roles, and links to their history, cursors and devices. */
 export function UserDetail() {
@@ -73,7 +77,16 @@ export function UserDetail() {
   const userId = useParams().userId!;
   const instanceId = session.instance?.instanceId ?? '';
   const user = useLoad(() => session.instanceCall<UserRow>('GET', paths.chat(instanceId, `/users/${encodeURIComponent(userId)}`)), [instanceId, userId]);
-  const rooms = useLoad(() => session.instanceCall<UserRoom[]>('GET', paths.chat(instanceId, `/users/${encodeURIComponent(userId)}/rooms`)), [instanceId, userId]);
+  // Parley's page of the user's rooms: Chatkit's answer holds every room with all its member ids.
+  const rooms = usePaged(
+    async (after) => {
+      const page = await session.instanceCall<{ rooms: UserRoom[]; next?: string }>('GET', paths.admin(instanceId, `/users/${encodeURIComponent(userId)}/rooms`), {
+        query: { after, limit: ROOMS_PAGE },
+      });
+      return { items: page.rooms, next: page.next };
+    },
+    [instanceId, userId],
+  );
   const roles = useLoad(
     () => session.instanceCall<{ role_name: string; scope: string; room_id?: string }[]>('GET', paths.roles(instanceId, `/users/${encodeURIComponent(userId)}/roles`)),
     [instanceId, userId],
@@ -142,14 +155,15 @@ export function UserDetail() {
       )}
       <h2>Rooms</h2>
       <ErrorNote error={rooms.error} />
-      <ul>
-        {(rooms.data ?? []).map((room) => (
+      <ul aria-label="user rooms">
+        {rooms.items.map((room) => (
           <li key={room.id}>
             <Link to={`/rooms/${encodeURIComponent(room.id)}`}>{room.name || room.id}</Link> {room.private ? '(private)' : ''}
           </li>
         ))}
-        {rooms.data?.length === 0 && <li className="hint">In no room</li>}
+        {!rooms.loading && rooms.items.length === 0 && !rooms.hasPrevious && <li className="hint">In no room</li>}
       </ul>
+      {(rooms.hasNext || rooms.hasPrevious) && <Pager paged={rooms} label="room pages" />}
       <h2>Roles</h2>
       <ErrorNote error={roles.error} />
       <ul>

@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { paths, useSession } from '../api/session';
 import { ActionResult, ErrorNote, useAction, useLoad } from '../components/async';
 import { NeedsCredential } from '../components/layout';
+import { Pager, usePaged } from '../components/paged';
 import { when } from '../components/table';
 
 interface Webhook {
@@ -26,9 +27,9 @@ interface Delivery {
   readonly delivered_at: string;
 }
 
-const DELIVERIES_SHOWN = 50;
+const DELIVERIES_PAGE = 50;
 
-/** Webhooks (parley_webhooks): configuration, the newest deliveries, replay and redelivery. */
+/** Webhooks (parley_webhooks): configuration, the deliveries newest first page by page, replay and redelivery. */
 export function Webhooks() {
   const session = useSession();
   const instanceId = session.instance?.instanceId ?? '';
@@ -37,8 +38,15 @@ export function Webhooks() {
   const action = useAction();
   const [url, setUrl] = useState('');
   const [secret, setSecret] = useState('');
-  const deliveries = useLoad(
-    () => (selected ? session.instanceCall<Delivery[]>('GET', paths.webhooks(instanceId, `/webhooks/${encodeURIComponent(selected)}/deliveries`), { query: { limit: DELIVERIES_SHOWN } }) : Promise.resolve([])),
+  const deliveries = usePaged(
+    async (before) => {
+      if (!selected) return { items: [] as Delivery[] };
+      const page = await session.instanceCall<Delivery[]>('GET', paths.webhooks(instanceId, `/webhooks/${encodeURIComponent(selected)}/deliveries`), {
+        query: { before, limit: DELIVERIES_PAGE },
+      });
+      // A full page may have older deliveries: the next page is those before its last.
+      return { items: page, next: page.length === DELIVERIES_PAGE ? page[page.length - 1].id : undefined };
+    },
     [instanceId, selected],
   );
   if (!session.instance) return <NeedsCredential what="an instance key" />;
@@ -119,7 +127,7 @@ export function Webhooks() {
       </table>
       {selected && (
         <>
-          <h2>Deliveries (newest {DELIVERIES_SHOWN})</h2>
+          <h2>Deliveries (newest first)</h2>
           <button type="button" onClick={deliveries.reload}>
             Refresh deliveries
           </button>
@@ -136,7 +144,7 @@ export function Webhooks() {
               </tr>
             </thead>
             <tbody>
-              {(deliveries.data ?? []).map((d) => (
+              {deliveries.items.map((d) => (
                 <tr key={d.id}>
                   <td>{when(d.delivered_at)}</td>
                   <td>
@@ -165,6 +173,7 @@ export function Webhooks() {
               ))}
             </tbody>
           </table>
+          <Pager paged={deliveries} label="delivery pages" />
         </>
       )}
       <form className="inline" onSubmit={create} aria-label="create webhook">

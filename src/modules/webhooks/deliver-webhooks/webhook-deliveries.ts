@@ -9,7 +9,8 @@ import type { CollectionSpec, Document, ReadModelStore } from '../../../shared/p
 export const WEBHOOK_DELIVERIES = 'webhook_deliveries';
 export const WEBHOOK_DELIVERIES_COLLECTION: CollectionSpec = {
   name: WEBHOOK_DELIVERIES,
-  indexes: [{ fields: ['instance_id', 'webhook_id', 'delivered_at'] }],
+  // Ends with _id: the log paged newest first (delivered_at, then id) in index order.
+  indexes: [{ fields: ['instance_id', 'webhook_id', 'delivered_at', '_id'] }],
 };
 
 export interface WebhookDeliveryDocument extends Document {
