@@ -3,6 +3,7 @@ import { paths, useSession } from '../api/session';
 import { ActionResult, ErrorNote, useAction, useLoad } from '../components/async';
 import { NeedsCredential } from '../components/layout';
 import { when } from '../components/table';
+import { WebhookFeed, WebhookReplay } from './WebhookReplay';
 
 interface Webhook {
   readonly id: string;
@@ -28,7 +29,7 @@ interface Delivery {
 
 const DELIVERIES_SHOWN = 50;
 
-/** Webhooks (parley_webhooks): configuration, the newest deliveries, replay and redelivery. */
+/** Webhooks (parley_webhooks): configuration, the newest deliveries, redelivery, replay from a position or a time, the pull feed. */
 export function Webhooks() {
   const session = useSession();
   const instanceId = session.instance?.instanceId ?? '';
@@ -95,7 +96,11 @@ export function Webhooks() {
                 {hook.deactivated && <span className="hint"> {JSON.stringify(hook.deactivated)}</span>}
               </td>
               <td>
-                <button type="button" className="small" onClick={() => change(async () => (await session.instanceCall('POST', `${hookPath(hook.id)}/replay`, { body: {} }), 'Replaying from the start'))}>
+                <button
+                  type="button"
+                  className="small"
+                  onClick={() => change(async () => (await session.instanceCall('POST', `${hookPath(hook.id)}/replay`, { body: { from_position: '' } }), 'Replaying from the start'))}
+                >
                   replay all
                 </button>{' '}
                 <button
@@ -165,6 +170,8 @@ export function Webhooks() {
               ))}
             </tbody>
           </table>
+          <WebhookReplay key={`replay-${selected}`} webhookId={selected} onReplayed={deliveries.reload} />
+          <WebhookFeed key={`feed-${selected}`} webhookId={selected} />
         </>
       )}
       <form className="inline" onSubmit={create} aria-label="create webhook">
