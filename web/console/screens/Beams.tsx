@@ -1,4 +1,4 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { Fragment, useEffect, useState, type FormEvent } from 'react';
 import { useSearchParams } from 'react-router';
 import { paths, useSession } from '../api/session';
 import { ActionResult, ErrorNote, useAction } from '../components/async';
@@ -185,7 +185,7 @@ function PublishReport({ publishId }: { publishId: string }) {
       </h3>
       <ErrorNote error={error} />
       {report && (
-        <dl>
+        <dl className="facts">
           <dt>Status</dt>
           <dd data-status={report.status}>{report.status === 'delivered' ? 'delivered' : 'pending (refreshing)'}</dd>
           <dt>To</dt>
@@ -203,12 +203,12 @@ function PublishReport({ publishId }: { publishId: string }) {
             </>
           )}
           {report.webhooks.map((w) => (
-            <div key={w.event_type}>
+            <Fragment key={w.event_type}>
               <dt>Webhook {w.event_type}</dt>
               <dd>
                 {w.outcome} after {w.attempts} attempt{w.attempts === 1 ? '' : 's'} ({w.status ?? w.error})
               </dd>
-            </div>
+            </Fragment>
           ))}
         </dl>
       )}

@@ -63,7 +63,10 @@ export function WebhookReplay({ webhookId, onReplayed }: { webhookId: string; on
   );
 }
 
-/** The events the webhook carries, pulled a page at a time from its feed (`…/events?after=`), oldest first. */
+/** A payload's size: the console shows metadata, never message content, unless a read of it is recorded (the room screen's). */
+const payloadBytes = (payload: unknown) => new TextEncoder().encode(JSON.stringify(payload)).length;
+
+/** The events the webhook carries, pulled a page at a time from its feed (`…/events?after=`), oldest first, as metadata. */
 export function WebhookFeed({ webhookId }: { webhookId: string }) {
   const session = useSession();
   const instanceId = session.instance?.instanceId ?? '';
@@ -86,27 +89,24 @@ export function WebhookFeed({ webhookId }: { webhookId: string }) {
             <th>Event</th>
             <th>Event id</th>
             <th>When</th>
+            <th>Payload</th>
           </tr>
         </thead>
         <tbody>
           {feed.items.map((e) => (
             <tr key={e.metadata.event_id}>
               <td>{e.position}</td>
-              <td>
-                <details>
-                  <summary>{e.metadata.event_type}</summary>
-                  <pre>{JSON.stringify(e.payload, null, 2)}</pre>
-                </details>
-              </td>
+              <td>{e.metadata.event_type}</td>
               <td>
                 <code>{e.metadata.event_id}</code>
               </td>
               <td>{when(e.metadata.created_at)}</td>
+              <td>{payloadBytes(e.payload)} bytes</td>
             </tr>
           ))}
           {!feed.loading && feed.items.length === 0 && (
             <tr>
-              <td colSpan={4} className="empty">
+              <td colSpan={5} className="empty">
                 No events on this page
               </td>
             </tr>
