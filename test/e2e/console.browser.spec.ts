@@ -68,6 +68,12 @@ describe('the operator console in a real browser', () => {
     return alert!.evaluate((node) => node.textContent ?? '');
   };
 
+  /** The text of a form's result once it shows one (`status`: done; `alert`: refused). */
+  const alertOrStatus = async (page: Page, form: string, role: 'status' | 'alert' = 'status') => {
+    const shown = await page.waitForSelector(`form[aria-label="${form}"] [role="${role}"]`, { timeout: 15_000 });
+    return shown!.evaluate((node) => node.textContent ?? '');
+  };
+
   const signInToInstance = async (page: Page, locator: string, key: string) => {
     await fill(page, 'input[name="console_user"]', OPERATOR);
     await fill(page, 'input[name="locator"]', locator);
@@ -336,9 +342,17 @@ describe('the operator console in a real browser', () => {
       ['console-alerts', '1'],
       ['console-news', '2'],
     ]);
-    // A test publish to hedy's devices, with the console's su token (no key secret sent).
+    // A test publish to hedy's devices, with the console's su token (no key secret sent), and its
+    // delivery report, asked for again until the publish is delivered.
     await page.click('form[aria-label="test publish"] button[type="submit"]');
     await textShown(page, 'Published: ');
+    const publishId = (await page.$eval('section[aria-label="publish report"] h3 code', (node) => node.textContent ?? '')).trim();
+    await page.waitForSelector('section[aria-label="publish report"] dd[data-status="delivered"]', { timeout: 20_000 });
+    const report = (await s.request('GET', `/services/parley_admin/v1/${s.instanceId}/beams/publishes/${publishId}`)).body;
+    expect(report).toMatchObject({ publish_id: publishId, status: 'delivered', target: { kind: 'users', users: ['hedy'] }, delivery: { devices: 2 } });
+    const shownReport = await page.$eval('section[aria-label="publish report"]', (node) => node.textContent ?? '');
+    expect(shownReport).toContain('users hedy');
+    expect(shownReport).toContain(`2 devices: ${report.delivery.delivered} delivered, ${report.delivery.failed} failed, ${report.delivery.removed} removed`);
     await browser.screenshot(page, 'console-beams');
     expect(browser.errorsOf(page)).toEqual([]);
   });
@@ -365,6 +379,77 @@ describe('the operator console in a real browser', () => {
     await page.locator('table[aria-label="deliveries"] button::-p-text(redeliver)').click();
     await textShown(page, 'Redelivery queued');
     await eventually(() => created().length === 2, { what: 'the redelivery' });
+    expect(browser.errorsOf(page)).toEqual([]);
+  });
+
+  it('replays a webhook from a log position and from a time, the result shown, and pages through its pull feed', async () => {
+    const path = '/console-replay';
+    const page = await open();
+    await signInToInstance(page, s.locator, `${s.keyId}:${s.secret}`);
+    await page.waitForSelector('input[aria-label="search users"]');
+    await page.click('nav a[href="/console/webhooks"]');
+    await fill(page, 'input[aria-label="url"]', receiver.url(path));
+    await fill(page, 'input[aria-label="secret"]', 'a-webhook-signing-secret');
+    await page.click('form[aria-label="create webhook"] button[type="submit"]');
+    await textShown(page, receiver.url(path));
+    const deliveriesOf = (userId: string) =>
+      receiver.requests.filter((r) => r.path === path && JSON.parse(r.body).metadata?.event_type === 'v1.users_created' && JSON.parse(r.body).payload.users[0].id === userId);
+    // More events than a page of the feed holds come first.
+    for (let i = 0; i < 30; i++) expect((await s.request('POST', s.chat('/users'), { body: { id: `feed-filler-${i}`, name: `Filler ${i}` } })).status).toBe(201);
+    expect((await s.request('POST', s.chat('/users'), { body: { id: 'replay-a', name: 'Replayed first' } })).status).toBe(201);
+    await eventually(() => deliveriesOf('replay-a').length === 1, { what: "replay-a's users_created" });
+    // The first user's event was recorded before its delivery came; the clock passes on twice, so the time lies strictly between the two users' events.
+    const delivered = Date.now();
+    await eventually(() => Date.now() > delivered, { what: 'the clock past the first event' });
+    const between = new Date().toISOString();
+    await eventually(() => Date.now() > Date.parse(between), { what: 'the clock past the time' });
+    expect((await s.request('POST', s.chat('/users'), { body: { id: 'replay-b', name: 'Replayed second' } })).status).toBe(201);
+    await eventually(() => deliveriesOf('replay-b').length === 1, { what: "replay-b's users_created" });
+    const eventIds = ['replay-a', 'replay-b'].map((id) => JSON.parse(deliveriesOf(id)[0].body).metadata.event_id as string);
+
+    await page.locator(`button::-p-text(${receiver.url(path)})`).click();
+    // The pull feed starts at the start of the log: the webhook carries every earlier event of the instance too, so the two users are pages later.
+    await page.waitForSelector('table[aria-label="webhook feed"] tbody tr td code', { timeout: 15_000 });
+    const feedText = () => page.$eval('table[aria-label="webhook feed"] tbody', (node) => node.textContent ?? '');
+    let pages = 1;
+    while (!(await feedText()).includes(eventIds[1])) {
+      expect(pages).toBeLessThan(40);
+      const before = await feedText();
+      await page.locator('nav[aria-label="pages"] button::-p-text(Next)').click();
+      await page.waitForFunction((previous) => document.querySelector('table[aria-label="webhook feed"] tbody')?.textContent !== previous, { timeout: 15_000 }, before);
+      pages++;
+    }
+    expect(pages).toBeGreaterThan(1);
+    const rows = await page.$$eval('table[aria-label="webhook feed"] tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')));
+    expect(rows.find((cells) => cells[2] === eventIds[1])?.[1]).toContain('v1.users_created');
+    // Metadata only: the payload's size, not the user's name.
+    expect(await feedText()).not.toContain('Replayed second');
+
+    // From a log position (the first user's event, exclusive, as the delivery log shows it): the second user's event again, with its event id.
+    const webhooks = (await s.request('GET', `/services/parley_webhooks/v1/${s.instanceId}/webhooks`)).body as { id: string; url: string }[];
+    const webhookId = webhooks.find((w) => w.url === receiver.url(path))!.id;
+    const log = (await s.request('GET', `/services/parley_webhooks/v1/${s.instanceId}/webhooks/${webhookId}/deliveries`)).body as { event_id: string; position: string }[];
+    const fromPosition = log.find((d) => d.event_id === eventIds[0])!.position;
+    await page.select('select[aria-label="replay from"]', 'position');
+    await fill(page, 'input[aria-label="replay position"]', fromPosition);
+    await page.click('form[aria-label="replay webhook"] button[type="submit"]');
+    expect(await alertOrStatus(page, 'replay webhook')).toContain(`after position ${fromPosition}`);
+    await eventually(() => deliveriesOf('replay-b').length === 2, { what: 'the replay from a position' });
+    expect(JSON.parse(deliveriesOf('replay-b')[1].body).metadata.event_id).toBe(eventIds[1]);
+
+    // From a time between the two: the second user's event again, not the first's.
+    await page.select('select[aria-label="replay from"]', 'time');
+    await fill(page, 'input[aria-label="replay time"]', between);
+    await page.click('form[aria-label="replay webhook"] button[type="submit"]');
+    await page.waitForFunction(() => document.querySelector('form[aria-label="replay webhook"] [role="status"]')?.textContent?.startsWith('Replay 2 '), { timeout: 15_000 });
+    await eventually(() => deliveriesOf('replay-b').length === 3, { what: 'the replay from a time' });
+    expect(deliveriesOf('replay-a')).toHaveLength(1);
+    await browser.screenshot(page, 'console-webhook-replay');
+
+    // A time that is not one: the server's 400, shown.
+    await fill(page, 'input[aria-label="replay time"]', 'yesterday');
+    await page.click('form[aria-label="replay webhook"] button[type="submit"]');
+    expect(await alertOrStatus(page, 'replay webhook', 'alert')).toContain('invalid_replay');
     expect(browser.errorsOf(page)).toEqual([]);
   });
 

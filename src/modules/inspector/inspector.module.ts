@@ -3,6 +3,7 @@ import { FeedsModule } from '../feeds/feeds.module';
 import { MessagesModule } from '../messages/messages.module';
 import { RoomsModule } from '../rooms/rooms.module';
 import { BeamsInterestsController } from './beams-interests/beams-interests';
+import { BeamsPublishReportController } from './beams-publish-report/beams-publish-report';
 import { BeamsUserDevicesController } from './beams-user-devices/beams-user-devices';
 import { FeedsByPrefixController } from './feeds-by-prefix/feeds-by-prefix';
 import { ReadCursorsController } from './read-cursors/read-cursors';
@@ -19,12 +20,12 @@ import { UserRoomsController } from './user-rooms/user-rooms';
  * that the Chatkit, Beams and Feeds APIs do not answer: users and rooms searched by prefix, a
  * room without its member ids; a page at a time, a room's members, a user's rooms, the read
  * cursors of a room or a user and Feeds by prefix; a room's messages as metadata (content on
- * request, and that read recorded); Beams devices per user and interest counts. Every read goes
+ * request, and that read recorded); Beams devices per user and interest counts, a Beams publish's delivery report. Every read goes
  * through an index of a read model.
  */
 @Module({
   imports: [RoomsModule, MessagesModule, FeedsModule],
-  controllers: [SearchUsersController, SearchRoomsController, RoomSummaryController, RoomMembersController, RoomMessagesController, ReadCursorsController, UserRoomsController, BeamsUserDevicesController, BeamsInterestsController, FeedsByPrefixController],
+  controllers: [SearchUsersController, SearchRoomsController, RoomSummaryController, RoomMembersController, RoomMessagesController, ReadCursorsController, UserRoomsController, BeamsUserDevicesController, BeamsInterestsController, BeamsPublishReportController, FeedsByPrefixController],
   providers: [UserAndRoomSearch],
 })
 export class InspectorModule {}

@@ -19,12 +19,11 @@ import { WEBHOOK_CONTEXT_AT, WebhookContextAt } from './deliver-webhooks/webhook
 import { chatkitMetadata } from './deliver-webhooks/webhook-request';
 import { pruneDeliveries, WEBHOOK_DELIVERIES, WEBHOOK_DELIVERIES_COLLECTION, WebhookDeliveryDocument } from './deliver-webhooks/webhook-deliveries';
 import { MAX_WEBHOOKS_PER_INSTANCE, WebhookCreateDto, WebhookUpdateDto } from './presentation/webhook-fields.dto';
+import { replayStartAt } from './replay-webhook/replay-start';
 
 /** Log events read per page by the pull feed, and at most per request (a page of a sparse webhook still answers promptly). */
 const FEED_PAGE = 500;
 const FEED_SCAN = 5_000;
-/** Events read per page when a replay from a time looks for its start. */
-const TIME_SEARCH_PAGE = 1_000;
 
 /**
  * Webhook management: each webhook is a stream of its own (settings, activation, replays), its
@@ -101,7 +100,7 @@ export class Webhooks implements OnModuleInit {
     } else {
       const time = Date.parse(from.from_time!);
       if (Number.isNaN(time)) throw badRequest('invalid_replay', `from_time: "${from.from_time}" is not an ISO 8601 time`);
-      fromPosition = await this.positionBefore(new Date(time).toISOString());
+      fromPosition = await replayStartAt(this.events, new Date(time).toISOString());
     }
     const state = await this.run(instanceId, webhookId, actor, (now) => ({ type: 'ReplayWebhook', fromPosition, now }));
     return { state, from_position: fromPosition };
@@ -161,19 +160,6 @@ export class Webhooks implements OnModuleInit {
       if (page.length === 0 || page.length < FEED_PAGE) break;
     }
     return { events: items, next };
-  }
-
-  /** The position just before the first webhook-carrying event recorded at or after `time` (null: the start of the log). */
-  private async positionBefore(time: string): Promise<LogPosition | null> {
-    let before: LogPosition | null = null;
-    for (;;) {
-      const page: RecordedEvent[] = await this.events.readAll({ after: before, maxCount: TIME_SEARCH_PAGE, filter: { eventTypes: WEBHOOK_SOURCE_EVENT_TYPES } });
-      for (const event of page) {
-        if (event.recordedAt >= time) return before;
-        before = event.position;
-      }
-      if (page.length < TIME_SEARCH_PAGE) return before;
-    }
   }
 
   private async checkedUrl(raw: string): Promise<string> {

@@ -100,6 +100,15 @@ export interface EventStore {
    */
   recognizes?(position: LogPosition): boolean;
   /**
+   * Where a replay "from a time" starts: the position of the last event before the first one
+   * recorded at or after `time` (ISO 8601); `before: null` when that is the start of the log.
+   * Found without reading the log through (a search over positions), which assumes recorded
+   * times grow with positions: true of every event a store records itself, not of an import's
+   * events, which keep the times they were first recorded at. Stores that cannot search by
+   * time (EventStoreDB has no time index) leave it out or answer null, and callers scan.
+   */
+  positionBeforeTime?(time: string): Promise<{ readonly before: LogPosition | null } | null>;
+  /**
    * Whether anything other than this store object (another process, another connection) has
    * appended to the log since the last call (the first call: since the store opened), exactly.
    * A process that is the log's only writer in the normal course (the embedded server) skips

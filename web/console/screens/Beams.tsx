@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { Fragment, useEffect, useState, type FormEvent } from 'react';
 import { useSearchParams } from 'react-router';
 import { paths, useSession } from '../api/session';
 import { ActionResult, ErrorNote, useAction } from '../components/async';
@@ -104,6 +104,7 @@ function TestPublish({ user }: { user: string }) {
   const [target, setTarget] = useState(user);
   const [title, setTitle] = useState('Test from the Parley console');
   const [body, setBody] = useState('Hello');
+  const [published, setPublished] = useState<string>();
   const submit = (event: FormEvent) => {
     event.preventDefault();
     void action.run(async () => {
@@ -111,23 +112,106 @@ function TestPublish({ user }: { user: string }) {
       const answer = await session.instanceCall<{ publishId: string }>('POST', publishPath(session.instance!.instanceId, to), {
         body: { [to]: [target.trim()], web: { notification }, fcm: { notification }, apns: { aps: { alert: notification } } },
       });
+      setPublished(answer.publishId);
       return `Published: ${answer.publishId}`;
     });
   };
   return (
-    <form className="inline" onSubmit={submit} aria-label="test publish">
-      <h2>Test publish</h2>
-      <select value={to} onChange={(e) => setTo(e.target.value as 'users' | 'interests')} aria-label="publish to">
-        <option value="users">to a user</option>
-        <option value="interests">to an interest</option>
-      </select>
-      <input placeholder={to === 'users' ? 'User id' : 'Interest'} value={target} onChange={(e) => setTarget(e.target.value)} required aria-label="target" />
-      <input placeholder="Title" value={title} onChange={(e) => setTitle(e.target.value)} required aria-label="title" />
-      <input placeholder="Body" value={body} onChange={(e) => setBody(e.target.value)} aria-label="body" />
-      <button type="submit" disabled={action.busy}>
-        Publish
-      </button>
-      <ActionResult action={action} />
-    </form>
+    <>
+      <form className="inline" onSubmit={submit} aria-label="test publish">
+        <h2>Test publish</h2>
+        <select value={to} onChange={(e) => setTo(e.target.value as 'users' | 'interests')} aria-label="publish to">
+          <option value="users">to a user</option>
+          <option value="interests">to an interest</option>
+        </select>
+        <input placeholder={to === 'users' ? 'User id' : 'Interest'} value={target} onChange={(e) => setTarget(e.target.value)} required aria-label="target" />
+        <input placeholder="Title" value={title} onChange={(e) => setTitle(e.target.value)} required aria-label="title" />
+        <input placeholder="Body" value={body} onChange={(e) => setBody(e.target.value)} aria-label="body" />
+        <button type="submit" disabled={action.busy}>
+          Publish
+        </button>
+        <ActionResult action={action} />
+      </form>
+      {published && <PublishReport key={published} publishId={published} />}
+    </>
+  );
+}
+
+interface PublishReportView {
+  readonly publish_id: string;
+  readonly status: 'pending' | 'delivered';
+  readonly target: { kind: 'users'; users: string[] } | { kind: 'interests'; interests: string[] };
+  readonly accepted_at: string;
+  readonly delivery: { devices: number; delivered: number; failed: number; removed: number; delivered_at: string } | null;
+  readonly webhooks: { event_type: string; attempts: number; outcome: string; status: number | null; error: string | null }[];
+}
+
+/** How often a pending publish's report is asked for again. */
+const REPORT_EVERY_MS = 1_000;
+
+/** A publish's delivery report (parley_admin beams/publishes/:id), asked for again until it is delivered. */
+function PublishReport({ publishId }: { publishId: string }) {
+  const session = useSession();
+  const instanceId = session.instance?.instanceId ?? '';
+  const [report, setReport] = useState<PublishReportView>();
+  const [error, setError] = useState<unknown>();
+  useEffect(() => {
+    let stopped = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const poll = async () => {
+      try {
+        const answer = await session.instanceCall<PublishReportView>('GET', paths.admin(instanceId, `/beams/publishes/${encodeURIComponent(publishId)}`));
+        if (stopped) return;
+        setReport(answer);
+        setError(undefined);
+        if (answer.status === 'delivered') return;
+      } catch (failure) {
+        if (stopped) return;
+        setError(failure);
+      }
+      timer = setTimeout(poll, REPORT_EVERY_MS);
+    };
+    void poll();
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+    };
+  }, [session, instanceId, publishId]);
+  const targets = report ? (report.target.kind === 'users' ? report.target.users : report.target.interests) : [];
+  return (
+    <section aria-label="publish report">
+      <h3>
+        Publish <code>{publishId}</code>
+      </h3>
+      <ErrorNote error={error} />
+      {report && (
+        <dl className="facts">
+          <dt>Status</dt>
+          <dd data-status={report.status}>{report.status === 'delivered' ? 'delivered' : 'pending (refreshing)'}</dd>
+          <dt>To</dt>
+          <dd>
+            {report.target.kind} {targets.join(', ')}
+          </dd>
+          <dt>Accepted</dt>
+          <dd>{when(report.accepted_at)}</dd>
+          {report.delivery && (
+            <>
+              <dt>Delivery</dt>
+              <dd>
+                {report.delivery.devices} devices: {report.delivery.delivered} delivered, {report.delivery.failed} failed, {report.delivery.removed} removed ({when(report.delivery.delivered_at)})
+              </dd>
+            </>
+          )}
+          {report.webhooks.map((w) => (
+            <Fragment key={w.event_type}>
+              <dt>Webhook {w.event_type}</dt>
+              <dd>
+                {w.outcome} after {w.attempts} attempt{w.attempts === 1 ? '' : 's'} ({w.status ?? w.error})
+              </dd>
+            </Fragment>
+          ))}
+        </dl>
+      )}
+    </section>
   );
 }

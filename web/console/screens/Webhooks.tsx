@@ -4,6 +4,7 @@ import { ActionResult, ErrorNote, useAction, useLoad } from '../components/async
 import { NeedsCredential } from '../components/layout';
 import { Pager, usePaged } from '../components/paged';
 import { when } from '../components/table';
+import { WebhookFeed, WebhookReplay } from './WebhookReplay';
 
 interface Webhook {
   readonly id: string;
@@ -29,7 +30,7 @@ interface Delivery {
 
 const DELIVERIES_PAGE = 50;
 
-/** Webhooks (parley_webhooks): configuration, the deliveries newest first page by page, replay and redelivery. */
+/** Webhooks (parley_webhooks): configuration, the deliveries newest first page by page, redelivery, replay from a position or a time, the pull feed. */
 export function Webhooks() {
   const session = useSession();
   const instanceId = session.instance?.instanceId ?? '';
@@ -103,7 +104,11 @@ export function Webhooks() {
                 {hook.deactivated && <span className="hint"> {JSON.stringify(hook.deactivated)}</span>}
               </td>
               <td>
-                <button type="button" className="small" onClick={() => change(async () => (await session.instanceCall('POST', `${hookPath(hook.id)}/replay`, { body: {} }), 'Replaying from the start'))}>
+                <button
+                  type="button"
+                  className="small"
+                  onClick={() => change(async () => (await session.instanceCall('POST', `${hookPath(hook.id)}/replay`, { body: { from_position: '' } }), 'Replaying from the start'))}
+                >
                   replay all
                 </button>{' '}
                 <button
@@ -174,6 +179,8 @@ export function Webhooks() {
             </tbody>
           </table>
           <Pager paged={deliveries} label="delivery pages" />
+          <WebhookReplay key={`replay-${selected}`} webhookId={selected} onReplayed={deliveries.reload} />
+          <WebhookFeed key={`feed-${selected}`} webhookId={selected} />
         </>
       )}
       <form className="inline" onSubmit={create} aria-label="create webhook">

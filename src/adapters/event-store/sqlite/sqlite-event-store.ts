@@ -171,6 +171,17 @@ export class SqliteEventStore implements EventStore {
     });
   }
 
+  /** A binary search over positions (LogReads.firstRecordedAtOrAfter), never a read of the log through. */
+  async positionBeforeTime(time: string): Promise<{ before: LogPosition | null }> {
+    return this.storageErrors(() => {
+      const below = this.readableBelow();
+      const first = this.reads.firstRecordedAtOrAfter(time, below);
+      const before = this.reads.headBelow(first ?? below);
+      if (before) this.ensureOnDisk(seqOf(before));
+      return { before };
+    });
+  }
+
   subscribeToAll(options: SubscribeToAllOptions = {}): LogSubscription {
     return feedOfAll(this.feeds, seqOf(options.after), (afterSeq, limit) => this.visibleAll(afterSeq, limit, options.filter));
   }

@@ -5,6 +5,10 @@ import { currentPart, MessagePart } from '../../messages/domain/message-parts';
 import type { MessageDeleted, MessageEdited, MessageSent } from '../../messages/domain/message.events';
 import type { RoomCreated, RoomDeleted, RoomMembersAdded, RoomMembersRemoved } from '../../rooms/domain/room.events';
 import type { UserCreated, UserDeleted } from '../../users/domain/user.events';
+import { presentRoom } from '../../rooms/presentation/room.presenter';
+import { presentUser } from '../../users/presentation/user.presenter';
+import { roomsProjection } from '../../../../projections/rooms/rooms.projection';
+import { usersProjection } from '../../../../projections/users/users.projection';
 
 /**
  * Chatkit's webhook events, as the log's events stand for them: the contract between the webhook
@@ -115,13 +119,13 @@ async function eventsOf(event: RecordedEvent, context: ChatkitWebhookContext, wa
   switch (event.type) {
     case 'UserCreated': {
       if (stream.category !== 'user') return [];
-      return [one('v1.users_created', { users: [userOf((event as RecordedEvent<UserCreated>).data)] })];
+      return [one('v1.users_created', { users: [userOf(event as RecordedEvent<UserCreated>)] })];
     }
     case 'UserDeleted':
       return stream.category === 'user' ? [one('v1.users_deleted', { user_ids: [streamId] })] : [];
     case 'RoomCreated': {
       if (stream.category !== 'room') return [];
-      return [one('v1.rooms_created', { rooms: [roomOf((event as RecordedEvent<RoomCreated>).data)] })];
+      return [one('v1.rooms_created', { rooms: [roomOf(event as RecordedEvent<RoomCreated>)] })];
     }
     case 'RoomDeleted':
       return stream.category === 'room' ? [one('v1.rooms_deleted', { room_ids: [streamId] })] : [];
@@ -185,27 +189,20 @@ async function eventsOf(event: RecordedEvent, context: ChatkitWebhookContext, wa
   }
 }
 
-/** A user as the API shows it, from its creation (an erased profile reads with an empty name). */
-const userOf = (data: UserCreated['data']): ChatkitObject => ({
-  id: data.id,
-  name: data.name,
-  ...(data.avatar_url !== undefined && { avatar_url: data.avatar_url }),
-  ...(data.custom_data !== undefined && { custom_data: data.custom_data }),
-  created_at: data.created_at,
-  updated_at: data.created_at,
-});
+/** The projections' folds start from nothing here: one event, one document, kept nowhere. */
+const NO_TARGET = { collection: '', id: '' };
 
-/** A room as the v6 API shows it, from its creation; its first members follow as `v1.users_added_to_room`. */
-const roomOf = (data: RoomCreated['data']): ChatkitObject => ({
-  id: data.id,
-  ...(data.created_by_id !== undefined && { created_by_id: data.created_by_id }),
-  name: data.name,
-  private: data.private,
-  ...(data.custom_data !== undefined && { custom_data: data.custom_data }),
-  ...(data.push_notification_title_override !== undefined && { push_notification_title_override: data.push_notification_title_override }),
-  created_at: data.created_at,
-  updated_at: data.created_at,
-});
+/**
+ * A user as the API shows it, from its creation (an erased profile reads with an empty name):
+ * the users projection's document rendered by the chat API's presenter.
+ */
+const userOf = (event: RecordedEvent<UserCreated>): ChatkitObject => ({ ...presentUser(usersProjection.evolve(null, event, NO_TARGET)!) });
+
+/**
+ * A room as the v6 API shows it, from its creation (the rooms projection's document, the v6
+ * presenter); its first members follow as `v1.users_added_to_room`.
+ */
+const roomOf = (event: RecordedEvent<RoomCreated>): ChatkitObject => ({ ...presentRoom(6, roomsProjection.evolve(null, event, NO_TARGET)!) });
 
 /** v6 parts as a read shows them: link types as they read now, attachments with their links. */
 const partsOf = (parts: readonly MessagePart[], context: ChatkitWebhookContext, instanceId: string, roomId: string): ChatkitObject[] =>

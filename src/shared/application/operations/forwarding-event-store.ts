@@ -52,6 +52,11 @@ export abstract class ForwardingEventStore implements EventStore {
     return this.inner.recognizes?.(position) ?? true;
   }
 
+  /** Null where the inner store cannot search by time. */
+  positionBeforeTime(time: string): Promise<{ readonly before: LogPosition | null } | null> {
+    return this.inner.positionBeforeTime?.(time) ?? Promise.resolve(null);
+  }
+
   /** Undefined where the inner store cannot tell (callers then assume others may have appended). */
   appendedElsewhere(): boolean {
     return this.inner.appendedElsewhere?.() ?? true;
