@@ -5,12 +5,9 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { EVENT_STORE, EventStore } from '../../src/shared/ports/event-store.port';
 import { rawRequest } from '../support/raw-request';
+import { makeTar, untar } from '../support/tar-files';
 import { startTestServer, TestServer } from '../support/test-server';
 import { eventually } from '../support/waiting';
-
-// tar-stream 2 ships no types.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const tar = require('tar-stream');
 
 const SECRET = 'the-deployment-admin-secret-of-this-test-0123456789';
 const OPERATOR = '/services/parley_operator/v1';
@@ -24,36 +21,6 @@ const operatorToken = (sub = 'Ops Mover') => {
 };
 const instanceToken = (key: { id: string; secret: string }, claims: Record<string, unknown> = { su: true }) =>
   jwt.sign({ instance: INSTANCE, iss: `api_keys/${key.id}`, ...claims }, key.secret, { algorithm: 'HS256', expiresIn: 600 });
-
-/** The files of a tar archive, by name. */
-async function untar(archive: Buffer): Promise<Map<string, Buffer>> {
-  const files = new Map<string, Buffer>();
-  const extract = tar.extract();
-  extract.on('entry', (header: { name: string }, stream: Readable, next: () => void) => {
-    const chunks: Buffer[] = [];
-    stream.on('data', (c: Buffer) => chunks.push(c));
-    stream.on('end', () => {
-      files.set(header.name, Buffer.concat(chunks));
-      next();
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    extract.on('finish', resolve);
-    extract.on('error', reject);
-    extract.end(archive);
-  });
-  return files;
-}
-
-/** A tar of the given files, in order. */
-async function makeTar(files: [string, Buffer][]): Promise<Buffer> {
-  const pack = tar.pack();
-  for (const [name, data] of files) pack.entry({ name }, data);
-  pack.finalize();
-  const chunks: Buffer[] = [];
-  for await (const chunk of pack) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}
 
 const spoolOf = (s: TestServer) => {
   const dir = join(s.dataDir, 'transfer-spool');
@@ -241,7 +208,7 @@ describe('export to disk and import over HTTP (services/parley_operator/v1, CONS
   it('over IMPORT_MAX_BYTES: 413 whether declared or streamed, nothing spooled or written', async () => {
     const log = target.server.app.get<EventStore>(EVENT_STORE);
     const before = (await log.readAll({ after: null, maxCount: 100_000 })).length;
-    const big = await makeTar([['blobs.ndjson', randomBytes(CAP)], ['manifest.json', Buffer.from('{}')]]);
+    const big = await makeTar([{ name: 'blobs.ndjson', data: randomBytes(CAP) }, { name: 'manifest.json', data: '{}' }]);
     const declared = await importArchive(target, big);
     expect(declared.status).toBe(413);
     expect(declared.json.error).toBe('services/parley_operator/payload_too_large/archive_too_large');
@@ -260,12 +227,12 @@ describe('export to disk and import over HTTP (services/parley_operator/v1, CONS
   });
 
   it('refuses what is no export archive (400, nothing written): not a tar, an entry outside an export', async () => {
-    for (const body of [Buffer.from('{"not":"a tar"}'.repeat(100)), await makeTar([['../escape.txt', Buffer.from('x')], ['manifest.json', Buffer.from('{}')]])]) {
+    for (const body of [Buffer.from('{"not":"a tar"}'.repeat(100)), await makeTar([{ name: '../escape.txt', data: 'x' }, { name: 'manifest.json', data: '{}' }])]) {
       const res = await importArchive(target, body);
       expect(res.status).toBe(400);
       expect(res.json.error).toBe('services/parley_operator/bad_request/bad_archive');
     }
-    const noManifest = await importArchive(target, await makeTar([['events.ndjson', Buffer.from('')]]));
+    const noManifest = await importArchive(target, await makeTar([{ name: 'events.ndjson' }]));
     expect(noManifest.status).toBe(202);
     expect((await finished(target, noManifest.json.id)).error.error).toBe('services/parley_operator/unprocessable_entity/bad_export');
     expect(existsSync(join(target.dataDir, 'escape.txt'))).toBe(false);

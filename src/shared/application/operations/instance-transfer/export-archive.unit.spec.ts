@@ -4,22 +4,14 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { ArchiveTooLargeError, packExport, unpackExport } from './export-archive';
 import { ImportSourceError } from './import-instance';
+import { makeTar, untar } from '../../../../../test/support/tar-files';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const tar = require('tar-stream');
-
-async function bytesOf(stream: Readable): Promise<Buffer> {
+const bytesOf = async (stream: Readable): Promise<Buffer> => {
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks);
-}
+};
 
-async function makeTar(entries: { name: string; type?: string; linkname?: string; data?: string }[]): Promise<Buffer> {
-  const pack = tar.pack();
-  for (const { data, ...header } of entries) pack.entry(header, data ?? '');
-  pack.finalize();
-  return bytesOf(pack);
-}
 
 describe('instance archives (a tar of an export directory)', () => {
   let root: string;
@@ -43,11 +35,7 @@ describe('instance archives (a tar of an export directory)', () => {
     writeFileSync(join(dir, 'manifest.json'), '{"format":"parley-instance-export"}');
     const archive = await bytesOf(packExport(dir));
 
-    const names: string[] = [];
-    const extract = tar.extract();
-    extract.on('entry', (header: { name: string }, stream: Readable, next: () => void) => (names.push(header.name), stream.on('end', next).resume()));
-    await new Promise((resolve) => extract.on('finish', resolve).end(archive));
-    expect(names).toEqual([`blobs/${key}`, 'blobs.ndjson', 'events.ndjson', 'manifest.json']);
+    expect([...(await untar(archive)).keys()]).toEqual([`blobs/${key}`, 'blobs.ndjson', 'events.ndjson', 'manifest.json']);
 
     const out = join(root, 'out');
     expect(await unpackExport(Readable.from([archive]), out, archive.length)).toEqual({ bytes: archive.length });
