@@ -96,6 +96,9 @@ describe('export to disk and import over HTTP (services/parley_operator/v1, CONS
     expect((await rawRequest(source.baseUrl, 'GET', elsewhere)).json.error).toBe('services/parley_operator/forbidden/invalid_link');
     expect((await rawRequest(source.baseUrl, 'GET', minted.body.url.split('?')[0])).status).toBe(403);
 
+    // A HEAD (a link preview) neither spends the link nor exports anything.
+    expect((await rawRequest(source.baseUrl, 'HEAD', minted.body.url)).status).toBe(405);
+
     const res = await rawRequest(source.baseUrl, 'GET', minted.body.url);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/x-tar');

@@ -4,7 +4,7 @@ import { ApiCreatedResponse, ApiExcludeEndpoint } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { InstanceExporter } from '../../../shared/application/operations/instance-transfer/export-instance';
 import { packExport } from '../../../shared/application/operations/instance-transfer/export-archive';
-import { notFound } from '../../../shared/domain/errors';
+import { DomainError, notFound } from '../../../shared/domain/errors';
 import { BLOB_STORE, BlobStore } from '../../../shared/ports/blob-store.port';
 import { EVENT_STORE, EventStore } from '../../../shared/ports/event-store.port';
 import { AuthenticatedRequest } from '../../instances/authentication/access-token.guard';
@@ -60,6 +60,10 @@ export class DownloadExportController {
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ): Promise<void> {
+    // Fastify answers HEAD on every GET route: a HEAD (a link preview, a crawler) must not spend the link or export anything.
+    if (request.method === 'HEAD') {
+      throw new DomainError('bad_request', 'method_not_allowed', 'A download link is followed with GET, once', { status: 405 });
+    }
     const consoleUser = this.links.redeem(instanceId, query);
     // Recorded first (404 for no instance): who took the content is in the log before any of it leaves.
     await this.commands.execute(new RecordExportCommand(instanceId, operatorActor({ name: consoleUser, issuedAt: 0 }, request.id)));
