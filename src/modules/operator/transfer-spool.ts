@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { CONFIG, ParleyConfig } from '../../config/config';
+import { DomainError } from '../../shared/domain/errors';
 import { makePrivateDir } from '../../shared/files/private-files';
 
 /** Under DATA_DIR: where an export is written before it is sent, and an uploaded archive unpacked before it is imported. */
@@ -33,5 +34,12 @@ export class TransferSpool implements OnModuleInit {
 
   remove(dir: string): void {
     rmSync(dir, { recursive: true, force: true });
+  }
+
+  /** A full disk under the spool as the caller should read it (503: nothing was kept); any other error as it is. */
+  static failure(error: unknown): unknown {
+    const code = (error as NodeJS.ErrnoException)?.code;
+    if (code !== 'ENOSPC' && code !== 'EDQUOT') return error;
+    return new DomainError('unavailable', 'spool_full', `The disk of DATA_DIR has no room for the transfer's spool (${TRANSFER_SPOOL_DIR}): nothing was kept; free some space and try again`);
   }
 }

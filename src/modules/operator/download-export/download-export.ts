@@ -86,7 +86,7 @@ export class DownloadExportController {
       }
     } catch (error) {
       this.spool.remove(dir);
-      throw error;
+      throw TransferSpool.failure(error);
     } finally {
       exporting = false;
     }

@@ -7,6 +7,7 @@ import {
   checkExport,
   ImportConflictError,
   importInstance,
+  importRefusal,
   ImportResult,
   ImportSourceError,
 } from '../../../shared/application/operations/instance-transfer/import-instance';
@@ -112,7 +113,7 @@ export class ImportJobs {
       this.jobs.delete(job.id);
       if (error instanceof ArchiveTooLargeError) throw this.tooLarge();
       if (error instanceof ImportSourceError) throw badRequest('bad_archive', `${error.message}; nothing was written`);
-      throw error;
+      throw TransferSpool.failure(error);
     }
     job.status = 'checking';
     void this.run(job, dir);
@@ -134,16 +135,8 @@ export class ImportJobs {
     };
     try {
       const checked = await checkExport(dir);
-      if (checked.manifest.instance_id !== job.instance_id) {
-        throw unprocessable('wrong_instance', `The archive is an export of instance "${checked.manifest.instance_id}", not "${job.instance_id}"; nothing was written`);
-      }
-      if (checked.sealed && !this.secretBox.opens(checked.sealed)) {
-        throw unprocessable(
-          'wrong_master_key',
-          "This server's master key (MASTER_KEY, or master.key in DATA_DIR) is not the one the export's key secrets were sealed with: " +
-            "Parley does not re-seal them; use the source's master key for this server. Nothing was written",
-        );
-      }
+      const refusal = importRefusal(checked, { instanceId: job.instance_id, opens: (sealed) => this.secretBox.opens(sealed) });
+      if (refusal) throw unprocessable(refusal.reason, `${refusal.message[0].toUpperCase()}${refusal.message.slice(1)}. Nothing was written`);
       job.events_total = checked.events;
       job.blobs_total = checked.blobs.length;
       job.status = 'importing';
