@@ -13,7 +13,7 @@ const full = require('./jest.config');
 const FOLDERS = ['projections/**', 'src/modules/*/domain/**', 'src/shared/domain/**', 'src/config/**'];
 const LISTED = [
   'src/client/client-tokens.spec.ts',
-  'src/modules/attachments/links/link-signer.spec.ts',
+  'src/shared/crypto/link-signer.spec.ts',
   'src/modules/beams/devices/beams-token.spec.ts',
   'src/modules/beams/devices/web-push-subscription.spec.ts',
   'src/modules/beams/publish/interest-publish-rate.spec.ts',

@@ -5,6 +5,7 @@ import {
   checkExport,
   ImportConflictError,
   importInstance,
+  importRefusal,
   ImportResult,
   ImportSourceError,
 } from '../shared/application/operations/instance-transfer/import-instance';
@@ -57,8 +58,9 @@ export async function run(argv: readonly string[], env: NodeJS.ProcessEnv, io: C
     }
     const checked = await checkExport(args.dir);
     const instanceId = checked.manifest.instance_id;
-    if (args.instanceId !== undefined && args.instanceId !== instanceId) {
-      io.err(`error: ${args.dir} is an export of instance "${instanceId}", not "${args.instanceId}"; nothing was written`);
+    const otherInstance = importRefusal(checked, { instanceId: args.instanceId, opens: () => true });
+    if (otherInstance) {
+      io.err(`error: ${otherInstance.message.replace('the archive', args.dir)}; nothing was written`);
       return EXIT_FAILED;
     }
     const config = cliConfig(env);
@@ -71,11 +73,9 @@ export async function run(argv: readonly string[], env: NodeJS.ProcessEnv, io: C
       return EXIT_FAILED;
     }
     runtime = await openRuntime(config, 'separate');
-    if (checked.sealed && !runtime.secretBox.opens(checked.sealed)) {
-      io.err(
-        "error: the target's master key (MASTER_KEY, or master.key in DATA_DIR) is not the one the export's key secrets were sealed with. " +
-          'Parley does not re-seal them: use the source\'s master key for the target. Nothing was written.',
-      );
+    const otherKey = importRefusal(checked, { opens: (sealed) => runtime!.secretBox.opens(sealed) });
+    if (otherKey) {
+      io.err(`error: ${otherKey.message}. Nothing was written.`);
       return EXIT_FAILED;
     }
     if (!checked.manifest.complete) {

@@ -105,6 +105,8 @@ export interface ParleyConfig {
    * console's credential for what spans instances (docs/console.md); unset, no deployment sign-in.
    */
   readonly consoleAdminSecret?: string;
+  /** IMPORT_MAX_BYTES: the largest instance archive `POST …/parley_operator/v1/instances/:id/import` takes (413 over it). */
+  readonly importMaxBytes: number;
   /** METRICS_TOKEN: the Bearer token GET /metrics requires; unset, /metrics answers 404. */
   readonly metricsToken?: string;
   /** METRICS_PORT (projector workers only): serve GET /metrics on this port; unset, a worker listens on nothing. */
@@ -114,6 +116,9 @@ export interface ParleyConfig {
   /** FCM_SERVICE_ACCOUNT_FILE / FCM_HOST: FCM HTTP v1 (unset: Android devices are skipped). */
   readonly beamsFcm?: { readonly serviceAccountFile: string; readonly host: string };
 }
+
+/** IMPORT_MAX_BYTES unset: 1 GiB of archive, spooled under DATA_DIR while it is checked and imported. */
+export const DEFAULT_IMPORT_MAX_BYTES = 1024 ** 3;
 
 /** A setting that cannot be used: the message names the variable and what it accepts. */
 export class ConfigError extends Error {}
@@ -319,6 +324,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ParleyConfig {
     tokenMaxLifetimeSeconds: integerVariable(env, 'TOKEN_MAX_LIFETIME_SECONDS', SECONDS(60, 10 * 365 * 86_400), DEFAULT_TOKEN_MAX_LIFETIME_SECONDS),
     consoleEnabled: booleanVariable(env, 'CONSOLE_ENABLED', false),
     consoleAdminSecret: consoleAdminSecretVariable(env),
+    importMaxBytes: integerVariable(env, 'IMPORT_MAX_BYTES', { min: 1024, max: Number.MAX_SAFE_INTEGER, what: 'a whole number of bytes' }, DEFAULT_IMPORT_MAX_BYTES),
     metricsToken: env.METRICS_TOKEN || undefined,
     metricsPort: integerVariable(env, 'METRICS_PORT', PORT),
     rateLimits: {

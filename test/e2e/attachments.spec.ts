@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { SecretBox } from '../../src/shared/crypto/secret-box';
-import { LinkSigner } from '../../src/modules/attachments/links/link-signer';
+import { LinkSigner } from '../../src/shared/crypto/link-signer';
 import { startTestServer, TestServer } from '../support/test-server';
 import { rawRequest } from '../support/raw-request';
 

@@ -9,11 +9,15 @@ import { CommandBus } from '@nestjs/cqrs';
 import PushNotifications from '@pusher/push-notifications-server';
 import jwt from 'jsonwebtoken';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Page } from 'puppeteer-core';
 import { CreateInstanceCommand } from '../../src/modules/instances/create-instance/create-instance.handler';
 import { CreateKeyCommand } from '../../src/modules/instances/create-key/create-key.handler';
 import { startBrowser, type TestBrowser } from '../support/browser';
 import { ChatkitClients, HookRecorder, ROOM_HOOKS } from '../support/chatkit-client-harness';
+import { untar } from '../support/tar-files';
 import { startTestServer, type TestServer } from '../support/test-server';
 import { eventually } from '../support/waiting';
 import { WebhookReceiver } from '../support/webhook-receiver';
@@ -210,8 +214,9 @@ describe('the operator console in a real browser', () => {
     expect(apiCalls.filter((r) => !new URL(r.url).pathname.includes(`/${s.instanceId}/`)).map((r) => r.url)).toEqual([]);
   });
 
-  it('refuses a wrong administrator secret; with the right one, manages instances and keys, shows health and downloads an export', async () => {
-    const page = await browser.newPage();
+  it('refuses a wrong administrator secret; with the right one, manages instances and keys, shows health, downloads an export to disk and imports it', async () => {
+    const downloads = mkdtempSync(join(tmpdir(), 'parley-console-downloads-'));
+    const page = await browser.newPage({ downloadPath: downloads });
     const requests = recordRequests(page);
     await page.goto(`${origin}/console/`, { waitUntil: 'domcontentloaded' });
     await fill(page, 'input[name="console_user"]', OPERATOR);
@@ -261,16 +266,37 @@ describe('the operator console in a real browser', () => {
     expect(await page.$eval('[data-testid="health-status"]', (n) => n.textContent)).toBe('ok');
     await browser.screenshot(page, 'console-health');
 
+    // Export: the browser follows a one-use link and saves the archive to disk itself.
     await page.click('nav a[href="/console/export"]');
     await fill(page, 'input[aria-label="instance id"]', 'made-in-console');
     await page.locator('button::-p-text(Download export)').click();
-    await textShown(page, 'Downloaded made-in-console.ndjson');
-    const downloaded = await page.evaluate(() => /\((\d+) bytes\)/.exec(document.body.innerText)?.[1]);
-    expect(Number(downloaded)).toBeGreaterThan(0);
+    await textShown(page, 'Download of made-in-console started');
+    const archiveName = await eventually(() => readdirSync(downloads).find((name) => /^parley-export-made-in-console-.+\.tar$/.test(name)), { what: 'the archive on disk' });
+    const archive = join(downloads, archiveName);
+    const files = await untar(readFileSync(archive));
+    expect(JSON.parse(files.get('manifest.json')!.toString())).toMatchObject({ format: 'parley-instance-export', instance_id: 'made-in-console', complete: true });
+    const exportedTypes = files.get('events.ndjson')!.toString().trim().split('\n').map((line) => JSON.parse(line).type);
+    expect(exportedTypes).toEqual(expect.arrayContaining(['InstanceCreated', 'KeyCreated', 'UserCreated', 'InstanceExported']));
+    await browser.screenshot(page, 'console-export');
+
+    // Import: the archive uploaded, the job followed to its end. Into the server it came from, all of it is there already.
+    await page.click('nav a[href="/console/import"]');
+    await (await page.waitForSelector('input[type="file"][aria-label="archive"]'))!.uploadFile(archive);
+    await page.waitForFunction(() => (document.querySelector('input[aria-label="instance id"]') as HTMLInputElement | null)?.value === 'made-in-console');
+    await page.click('form[aria-label="import"] button[type="submit"]');
+    await page.waitForFunction(() => document.querySelector('[data-testid="import-status"]')?.textContent === 'done', { timeout: 15_000 });
+    await textShown(page, `0 events appended, ${exportedTypes.length} already here`);
+    await browser.screenshot(page, 'console-import');
+    // What is no archive: refused with the API's error, nothing written.
+    const notAnArchive = join(downloads, 'notes.tar');
+    writeFileSync(notAnArchive, 'not a tar archive at all\n'.repeat(40));
+    await (await page.$('input[type="file"][aria-label="archive"]'))!.uploadFile(notAnArchive);
+    await page.click('form[aria-label="import"] button[type="submit"]');
+    expect(await (await page.waitForSelector('section > [role="alert"]', { timeout: 15_000 }))!.evaluate((n) => n.textContent ?? '')).toMatch(/bad_archive/);
+    rmSync(downloads, { recursive: true, force: true });
     // The administrator secret never went over the wire (nor the wrong one).
     expect(requests.filter((r) => r.wire.includes(ADMIN_SECRET) || r.wire.includes('not-the-administrator-secret'))).toEqual([]);
     expect(requests.filter((r) => new URL(r.url).pathname.startsWith('/services/parley_operator/')).length).toBeGreaterThan(5);
-    await browser.screenshot(page, 'console-export');
     expect(browser.errorsOf(page)).toEqual([]);
   });
 

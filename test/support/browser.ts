@@ -19,8 +19,8 @@ import puppeteer, { type Browser, type BrowserContext, type ConsoleMessage, type
  */
 export interface TestBrowser {
   readonly browser: Browser;
-  /** A page in a fresh incognito-like context (cookies and storage of its own). */
-  newPage(): Promise<Page>;
+  /** A page in a fresh incognito-like context (cookies and storage of its own); downloads go to `downloadPath` when given. */
+  newPage(options?: { downloadPath?: string }): Promise<Page>;
   /** Writes `<SCREENSHOT_DIR>/<name>.png` (full page) and answers its path. */
   screenshot(page: Page, name: string): Promise<string>;
   /** Console errors and uncaught exceptions of a page so far (HTTP error answers it fetched are not counted). */
@@ -74,8 +74,8 @@ export async function startBrowser(options: { width?: number; height?: number } 
   const contexts: BrowserContext[] = [];
   return {
     browser,
-    async newPage() {
-      const context = await browser.createBrowserContext();
+    async newPage({ downloadPath }: { downloadPath?: string } = {}) {
+      const context = await browser.createBrowserContext(downloadPath ? { downloadBehavior: { policy: 'allow', downloadPath } } : {});
       contexts.push(context);
       const page = await context.newPage();
       const seen: string[] = [];

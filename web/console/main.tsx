@@ -16,6 +16,7 @@ import { Beams } from './screens/Beams';
 import { Feeds } from './screens/Feeds';
 import { Webhooks } from './screens/Webhooks';
 import { Export } from './screens/Export';
+import { Import } from './screens/Import';
 import './styles.css';
 
 function Home() {
@@ -46,6 +47,7 @@ function App() {
         <Route path="feeds" element={<Feeds />} />
         <Route path="webhooks" element={<Webhooks />} />
         <Route path="export" element={<Export />} />
+        <Route path="import" element={<Import />} />
         <Route path="*" element={<Home />} />
       </Route>
     </Routes>

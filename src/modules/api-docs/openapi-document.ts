@@ -1,10 +1,11 @@
-import { INestApplication, Injectable } from '@nestjs/common';
+import { Inject, INestApplication, Injectable } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { DocumentBuilder, OpenAPIObject, OperationObject, ParameterObject, PathItemObject, SwaggerModule } from '@nestjs/swagger';
 import type { FastifyInstance } from 'fastify';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { servedByV5 } from '../../shared/http/chatkit-route';
+import { CONFIG, ParleyConfig } from '../../config/config';
 import { QUERY_PARAMETERS } from './query-parameters';
 import { EXTRA_MODELS, REQUEST_BODIES } from './request-bodies';
 import { serviceOf, SERVICES } from './services';
@@ -59,7 +60,7 @@ export class OpenApiDocument {
   private readonly registered: RegisteredRoute[] = [];
   private document: OpenAPIObject | null = null;
 
-  constructor(adapterHost: HttpAdapterHost) {
+  constructor(adapterHost: HttpAdapterHost, @Inject(CONFIG) private readonly config: Pick<ParleyConfig, 'consoleEnabled'>) {
     // Providers are built before any route is registered, so this hears every one of them.
     const fastify = adapterHost.httpAdapter?.getInstance?.() as FastifyInstance | undefined;
     if (typeof fastify?.addHook !== 'function') return; // an application context (the CLIs): no HTTP
@@ -99,7 +100,10 @@ export class OpenApiDocument {
       extraModels: EXTRA_MODELS,
       operationIdFactory: (controller, method) => `${controller.replace(/Controller$/, '')}_${method}`,
     });
-    for (const route of UNSEEN_ROUTES) addUnseen(document, route.method, route.path, route.operation);
+    for (const route of UNSEEN_ROUTES) {
+      if (route.consoleOnly && !this.config.consoleEnabled) continue;
+      addUnseen(document, route.method, route.path, route.operation);
+    }
     document.components = { ...document.components, schemas: { ...document.components?.schemas, ...ERROR_SCHEMAS }, responses: ERROR_RESPONSES };
     for (const [path, item] of Object.entries(document.paths)) {
       const service = serviceOf(path);

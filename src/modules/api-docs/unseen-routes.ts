@@ -13,6 +13,8 @@ export interface UnseenRoute {
   /** OpenAPI form: `{param}` segments. */
   readonly path: string;
   readonly operation: Partial<OperationObject> & { summary: string };
+  /** A route of the operator API: served (and documented) only while CONSOLE_ENABLED=true. */
+  readonly consoleOnly?: true;
 }
 
 const json = (schema: SchemaObject, required = true): RequestBodyObject => ({ required, content: { 'application/json': { schema } } });
@@ -104,6 +106,41 @@ export const UNSEEN_ROUTES: readonly UnseenRoute[] = [
       summary: 'Upload a file (v2 API), raw or as multipart/form-data',
       requestBody: { required: true, content: { '*/*': { schema: { type: 'string', format: 'binary' } }, 'multipart/form-data': { schema: { type: 'object', properties: { file: { type: 'string', format: 'binary' } } } } } },
       responses: { '200': { description: 'The stored file', content: { 'application/json': { schema: { type: 'object' } } } } },
+    },
+  },
+  {
+    method: 'get',
+    path: '/services/parley_operator/v1/instances/{instanceId}/export/archive',
+    consoleOnly: true,
+    operation: {
+      summary: 'Download the instance archive from a link POST …/export/links minted (no Authorization: the link is the credential, once, for a minute)',
+      description:
+        'Records the export (InstanceExported, naming the console user the link was minted for) before anything is read, then sends a tar of the directory npm run export writes: ' +
+        'blobs/, blobs.ndjson, events.ndjson and, last, manifest.json. `tar -xf` it for npm run import, or POST it to …/import.',
+      security: [],
+      parameters: ['by', 'nonce', 'expires', 'sig'].map((name) => ({ name, in: 'query', required: true, schema: { type: 'string' }, description: 'Part of the link, as minted' })),
+      responses: {
+        '200': { description: 'The archive', content: { 'application/x-tar': { schema: { type: 'string', format: 'binary' } } } },
+        '403': { description: 'Not a link this server signed for this instance (invalid_link), expired (link_expired) or followed already (link_used)' },
+      },
+    },
+  },
+  {
+    method: 'post',
+    path: '/services/parley_operator/v1/instances/{instanceId}/import',
+    consoleOnly: true,
+    operation: {
+      summary: 'Import an instance archive (the tar GET …/export/archive sends) as a job: checked as npm run import checks it, then loaded, idempotently',
+      description:
+        'The body is streamed into a spool under DATA_DIR, at most IMPORT_MAX_BYTES (413 over it, nothing written). The whole export, its instance and the master key ' +
+        "are checked before anything is written; what the server holds already of it is skipped, so a second import changes nothing. Poll the job's Location.",
+      requestBody: { required: true, content: { 'application/x-tar': { schema: { type: 'string', format: 'binary' } } } },
+      responses: {
+        '202': { description: 'Taken in: the import job (GET …/imports/{importId} tells its progress and outcome)', content: { 'application/json': { schema: { type: 'object' } } } },
+        '400': { description: 'Not an instance archive (a tar of an export directory): nothing was written' },
+        '409': { description: 'An import of this instance is running' },
+        '413': { description: 'Larger than IMPORT_MAX_BYTES: nothing was written' },
+      },
     },
   },
   { method: 'post', path: '/publish_api/v1/instances/{instanceId}/publishes/interests', operation: { summary: 'Publish to devices subscribed to interests', requestBody: publishBody('interests'), responses: { '200': published } } },

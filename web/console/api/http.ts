@@ -14,6 +14,8 @@ export type Query = Readonly<Record<string, string | number | boolean | undefine
 export interface CallOptions {
   readonly token?: string;
   readonly body?: unknown;
+  /** Sent as the body as it is (an upload), with its own content type. */
+  readonly file?: Blob;
   readonly query?: Query;
 }
 
@@ -38,12 +40,13 @@ export async function send(method: string, path: string, options: CallOptions = 
   const headers: Record<string, string> = {};
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   if (options.body !== undefined) headers['content-type'] = 'application/json';
+  if (options.file) headers['content-type'] = options.file.type || 'application/octet-stream';
   let response: Response;
   try {
     response = await fetch(withQuery(path, options.query), {
       method,
       headers,
-      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      body: options.file ?? (options.body === undefined ? undefined : JSON.stringify(options.body)),
     });
   } catch (error) {
     throw new ApiError(0, 'network', `The server could not be reached (${error instanceof Error ? error.message : String(error)})`);

@@ -16,6 +16,7 @@ const DEPLOYMENT_SCREENS: [string, string][] = [
   ['/instances', 'Instances & keys'],
   ['/health', 'Health'],
   ['/export', 'Export'],
+  ['/import', 'Import'],
 ];
 
 /** The frame of every screen after sign-in: who is signed in where, and the screens. */

@@ -3,7 +3,7 @@ import { CLOCK } from '../../../shared/application/tokens';
 import { SECRET_BOX, SecretBox } from '../../../shared/crypto/secret-box';
 import { Clock } from '../../../shared/domain/clock';
 import { forbidden } from '../../../shared/domain/errors';
-import { LinkSigner } from './link-signer';
+import { LinkSigner } from '../../../shared/crypto/link-signer';
 
 /** How long upload and download links work: an hour, rounded up to the next 5 minutes (so repeated reads share a URL). */
 export const LINK_TTL_SECONDS = 3600;

@@ -164,6 +164,33 @@ export async function checkExport(dir: string): Promise<CheckedExport> {
   return { manifest, events, sealed, blobs, first };
 }
 
+/** Why a checked export cannot go into the target as it is (nothing written), or null. */
+export interface ImportRefusal {
+  readonly reason: 'wrong_instance' | 'wrong_master_key';
+  readonly message: string;
+}
+
+/**
+ * The target's side of the check, after `checkExport`: the export is of the instance asked for
+ * (an export is imported under its own id: ids are in tokens, event data and blob keys), and its
+ * key secrets open with the target's master key (Parley does not re-seal them).
+ */
+export function importRefusal(checked: CheckedExport, target: { instanceId?: string; opens(sealed: SealedSecret): boolean }): ImportRefusal | null {
+  const exported = checked.manifest.instance_id;
+  if (target.instanceId !== undefined && target.instanceId !== exported) {
+    return { reason: 'wrong_instance', message: `the archive is an export of instance "${exported}", not "${target.instanceId}"` };
+  }
+  if (checked.sealed && !target.opens(checked.sealed)) {
+    return {
+      reason: 'wrong_master_key',
+      message:
+        "the target's master key (MASTER_KEY, or master.key in DATA_DIR) is not the one the export's key secrets were sealed with. " +
+        "Parley does not re-seal them: use the source's master key for the target",
+    };
+  }
+  return null;
+}
+
 /**
  * Loads a checked export into any event and blob store, idempotently: blobs first (a key that
  * is already there is kept), then the events in the export's order, each stream appended with
