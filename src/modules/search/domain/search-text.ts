@@ -10,8 +10,11 @@
 const OWN_WORD = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u30fc]/u;
 const WORD_CHAR = /[\p{L}\p{N}]/u;
 
-/** One character folded: lower case, compatibility forms decomposed, combining marks dropped. */
-const fold = (char: string): string => char.toLowerCase().normalize('NFKD').replace(/\p{M}/gu, '');
+/**
+ * One character folded: compatibility forms decomposed, combining marks dropped, lower case,
+ * composed again (a Hangul syllable stays one character, not its jamo).
+ */
+const fold = (char: string): string => char.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase().normalize('NFC');
 
 /** A word of a text, with where it stands in the text as given (UTF-16 offsets, `end` exclusive). */
 export interface Word {
@@ -33,7 +36,10 @@ export function wordsOf(text: string): Word[] {
   let offset = 0;
   for (const char of text) {
     const next = offset + char.length;
-    for (const folded of fold(char)) {
+    const chars = fold(char);
+    // A combining mark belongs to the word before it (`e` + U+0301 is `é`).
+    if (!chars && current) end = next;
+    for (const folded of chars) {
       if (OWN_WORD.test(folded)) {
         flush();
         words.push({ word: folded, start: offset, end: next });
