@@ -78,12 +78,12 @@ export function matchExpression(search: Pick<TextSearch, 'phrases' | 'facets'>):
 type Prepare = (sql: string) => Database.Statement;
 
 /**
- * The search itself, in one statement: FTS5 walks its matches newest first (by rowid, so a
- * page of `newest` reads about as many index entries as it answers), the table's row of each
- * checks `where`. `relevance` ranks the newest `window` of those matches by BM25 (facets weigh
+ * The search as one statement: FTS5 walks its matches newest first (by rowid, so a page of
+ * `newest` reads about as many index entries as it answers), the table's row of each checks
+ * `where`. `relevance` ranks the newest `window` of those matches by BM25 (facets weigh
  * nothing), best first.
  */
-export function searchTextCollection<D extends Document>(prepare: Prepare, collection: string, search: TextSearch): TextMatch<D>[] {
+export function searchTextSql(collection: string, search: TextSearch): { sql: string; params: unknown[] } {
   const t = table(collection);
   const fts = textTable(collection);
   const { clauses, params } = whereClause(search.where);
@@ -100,16 +100,20 @@ export function searchTextCollection<D extends Document>(prepare: Prepare, colle
      FROM "${fts}" JOIN "${t}" r ON r.seq = "${fts}".rowid
      WHERE ${conditions.join(' AND ')}
      ORDER BY "${fts}".rowid DESC LIMIT CAST(? AS INTEGER)`;
-  let sql: string;
+  let sql = matches;
   if (relevance) {
     bound.push(search.window);
     const paged = after ? 'WHERE score < ? OR (score = ? AND ord < ?)' : '';
     if (after) bound.push(after.score ?? 0, after.score ?? 0, after.order);
     sql = `SELECT doc, ord, score FROM (${matches}) ${paged} ORDER BY score DESC, ord DESC LIMIT CAST(? AS INTEGER)`;
-  } else {
-    sql = matches;
   }
   bound.push(search.limit);
-  const rows = prepare(sql).all(...bound) as { doc: string; ord: number; score: number }[];
+  return { sql, params: bound };
+}
+
+/** The documents a search finds (`searchTextSql`). */
+export function searchTextCollection<D extends Document>(prepare: Prepare, collection: string, search: TextSearch): TextMatch<D>[] {
+  const { sql, params } = searchTextSql(collection, search);
+  const rows = prepare(sql).all(...params) as { doc: string; ord: number; score: number }[];
   return rows.map((r) => ({ document: JSON.parse(r.doc) as D, order: r.ord, score: r.score }));
 }
