@@ -2,6 +2,7 @@ import { project } from '../../test/support/projection-fold';
 import { messageDocumentId } from '../messages/messages.projection';
 import { recorded } from '../testing';
 import { searchFacets } from '../../src/modules/search/domain/search-text';
+import { ALL_PROJECTIONS } from '../index';
 import { MESSAGE_SEARCH, messageSearchProjection } from './message-search.projection';
 
 const at = (m: number) => `2026-01-01T00:0${m}:00.000Z`;
@@ -44,5 +45,13 @@ describe('message search projection', () => {
     ]);
     expect([...docs.keys()]).toEqual([key('r1', 1)]);
     expect(docs.get(key('r1', 1))).toMatchObject({ body: 'after', seq: Number(first.position), has_attachment: false });
+  });
+
+  it('forgets every message of a wiped instance, and only of that one, as Parley runs it', async () => {
+    const running = ALL_PROJECTIONS.find((p) => p.name === messageSearchProjection.name)!;
+    const gone = sent('r1', 1, [{ type: 'text/plain', content: 'goes' }]);
+    const other = recorded('room-zeta.r1', 'MessageSent', { id: 1, user_id: 'u', parts: [{ type: 'text/plain', content: 'stays' }], room_created_at: at(0), created_at: at(1) });
+    const docs = await project(running, [gone, other, recorded('wipes-acme.log', 'InstanceWiped', { wiped_at: at(2) })]);
+    expect([...docs.values()].map((d) => d.instance_id)).toEqual(['zeta']);
   });
 });

@@ -176,6 +176,23 @@ describe('message search', () => {
     expect(await ids('quokka', s.token({ su: true }))).toEqual([]);
   });
 
+  it('finds nothing of an erased user’s messages once the erasure completed', async () => {
+    expect((await s.request('POST', s.chat('/users'), { body: { id: 'erin', name: 'Erin' } })).status).toBe(201);
+    expect((await s.request('PUT', s.chat('/rooms/corpus/users/add'), { body: { user_ids: ['erin'] } })).status).toBe(204);
+    await send('corpus', 'narwhal from erin', 'erin');
+    await send('corpus', 'narwhal from bob', 'bob');
+    const senders = async () => (await search({ q: 'narwhal' }, as('bob'))).body.results.map((r: any) => r.message.user_id);
+    expect(await senders()).toEqual(['bob', 'erin']);
+    const admin = `/services/parley_admin/v1/${s.instanceId}/erasures`;
+    const requested = await s.request('POST', admin, { body: { user_id: 'erin' } });
+    expect(requested.status).toBe(202);
+    await eventually(async () => (await s.request('GET', `${admin}/${requested.body.id}`)).body.status === 'completed', {
+      what: 'the erasure completed',
+      timeoutMs: 60_000,
+    });
+    expect(await senders()).toEqual(['bob']);
+  });
+
   it('leaves no word of a deleted or edited-away message in the read models’ files, FTS5 index included', async () => {
     // One word each, unlike any other, so the index holds it as a term of its own (FTS5 keeps a
     // term's first letters shared with the term before it: the scan looks for its last ones).
@@ -199,6 +216,16 @@ describe('message search', () => {
     expect((await s.request('DELETE', s.chat('/rooms/shredded'))).status).toBe(204);
     for (const w of Object.values(gone)) expect((await search({ q: w }, s.token({ su: true }))).body.results).toEqual([]);
     await eventually(() => [...found()].join() === tail(kept), { what: 'only the kept word in the read models' });
+  });
+
+  it('needs room:messages:get from the caller’s global role: a role without it is refused 403', async () => {
+    const authz = (path: string) => `/services/chatkit_authorizer/v2/${s.instanceId}${path}`;
+    const role = await s.request('POST', authz('/roles'), { body: { name: 'no-reading', scope: 'global', permissions: ['message:create'] } });
+    expect(role.status).toBe(201);
+    expect((await s.request('PUT', authz('/users/mallory/roles'), { body: { name: 'no-reading' } })).status).toBe(201);
+    const refused = await search({ q: 'cafe' }, as('mallory'));
+    expect([refused.status, refused.body.error]).toEqual([403, 'services/chatkit/forbidden/missing_permission']);
+    expect((await search({ q: 'cafe' }, as('bob'))).status).toBe(200);
   });
 
   it('answers a clear 4xx to a bad search, 401 without a token, and does not exist in v2', async () => {
