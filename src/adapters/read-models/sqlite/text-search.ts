@@ -1,0 +1,119 @@
+import type Database from 'better-sqlite3';
+import { Document, TextIndexSpec, TextMatch, TextSearch } from '../../../shared/ports/read-model-store.port';
+import { field, table, whereClause } from './read-model-sql';
+
+/**
+ * Text-indexed collections (`CollectionSpec.text`) in SQLite: the collection's table keeps its
+ * documents as every other does, keyed by the document's `order` as its rowid, and an FTS5
+ * table over it (external content: the text lives once, in the documents) indexes the text and
+ * the facets. Triggers keep the index in step with every insert, update and delete of the
+ * table, so the port's writes stay what they are; FTS5's `secure-delete` removes a deleted or
+ * replaced document's words from the index at once (not by a delete marker beside them), so
+ * with the file's own `secure_delete` no word of it stays in the file.
+ *
+ * The tokenizer folds case and diacritics (`unicode61 remove_diacritics 2`); the documents'
+ * text comes split into words already (scripts without spaces a character a word), so phrase
+ * queries find words of any script in a row.
+ */
+
+/** The FTS5 table indexing a text collection's table. */
+export const textTable = (collection: string): string => `${table(collection)}_text`;
+
+/** A text collection's table: the document's `order` is the rowid the index refers to. */
+export function createTextCollection(db: Database.Database, collection: string, spec: TextIndexSpec): void {
+  const t = table(collection);
+  const fts = textTable(collection);
+  db.exec(`
+    CREATE TABLE "${t}" (
+      seq INTEGER PRIMARY KEY,
+      id TEXT NOT NULL UNIQUE,
+      doc TEXT NOT NULL,
+      position TEXT NOT NULL,
+      text_body TEXT GENERATED ALWAYS AS (${field(spec.field)}) VIRTUAL,
+      text_facets TEXT GENERATED ALWAYS AS (${field(spec.facets)}) VIRTUAL
+    );
+    CREATE VIRTUAL TABLE "${fts}" USING fts5(
+      text_body, text_facets, content='${t}', content_rowid='seq', tokenize='unicode61 remove_diacritics 2'
+    );
+    INSERT INTO "${fts}" ("${fts}", rank) VALUES ('secure-delete', 1);
+    CREATE TRIGGER "${t}_text_insert" AFTER INSERT ON "${t}" BEGIN
+      INSERT INTO "${fts}" (rowid, text_body, text_facets) VALUES (new.seq, new.text_body, new.text_facets);
+    END;
+    CREATE TRIGGER "${t}_text_delete" AFTER DELETE ON "${t}" BEGIN
+      INSERT INTO "${fts}" ("${fts}", rowid, text_body, text_facets) VALUES ('delete', old.seq, old.text_body, old.text_facets);
+    END;
+    CREATE TRIGGER "${t}_text_update" AFTER UPDATE ON "${t}" BEGIN
+      INSERT INTO "${fts}" ("${fts}", rowid, text_body, text_facets) VALUES ('delete', old.seq, old.text_body, old.text_facets);
+      INSERT INTO "${fts}" (rowid, text_body, text_facets) VALUES (new.seq, new.text_body, new.text_facets);
+    END;
+  `);
+}
+
+/** A put into a text collection: as every put (a later position replaces), with the document's `order` as its rowid. */
+export const textPutSql = (collection: string, spec: TextIndexSpec): string => {
+  const t = table(collection);
+  const order = field(spec.order).replace('json_extract(doc,', 'json_extract(d,');
+  // (`WHERE true`: an upsert after a SELECT needs a WHERE, or its ON reads as a join's.)
+  return `INSERT INTO "${t}" (seq, id, doc, position)
+          SELECT ${order}, i, d, p FROM (SELECT ? AS i, ? AS d, ? AS p) WHERE true
+          ON CONFLICT(id) DO UPDATE SET doc = excluded.doc, position = excluded.position
+          WHERE excluded.position > "${t}".position`;
+};
+
+/** A word or facet as an FTS5 string (a quoted string is never an operator). */
+const quoted = (token: string): string => `"${token.replace(/"/g, '""')}"`;
+
+/**
+ * The FTS5 query of a search: every phrase in the text (its words in a row), and one facet of
+ * each group. Empty phrases and groups are refused by the caller; an empty list means no
+ * condition on that column.
+ */
+export function matchExpression(search: Pick<TextSearch, 'phrases' | 'facets'>): string {
+  const terms: string[] = [];
+  for (const phrase of search.phrases) terms.push(`text_body : (${phrase.map(quoted).join(' + ')})`);
+  for (const group of search.facets) terms.push(`text_facets : (${group.map(quoted).join(' OR ')})`);
+  return terms.join(' AND ');
+}
+
+type Prepare = (sql: string) => Database.Statement;
+
+/**
+ * The search as one statement: FTS5 walks its matches newest first (by rowid, so a page of
+ * `newest` reads about as many index entries as it answers), the table's row of each checks
+ * `where`. `relevance` ranks the newest `window` of those matches by BM25 (facets weigh
+ * nothing), best first.
+ */
+export function searchTextSql(collection: string, search: TextSearch): { sql: string; params: unknown[] } {
+  const t = table(collection);
+  const fts = textTable(collection);
+  const { clauses, params } = whereClause(search.where);
+  const relevance = search.order === 'relevance';
+  const after = search.after;
+  const conditions = [`"${fts}" MATCH ?`, ...clauses];
+  const bound: unknown[] = [matchExpression(search), ...params];
+  if (after && !relevance) {
+    conditions.push(`"${fts}".rowid < ?`);
+    bound.push(after.order);
+  }
+  const matches =
+    `SELECT r.doc AS doc, "${fts}".rowid AS ord, ${relevance ? `-bm25("${fts}", 1.0, 0.0)` : '0.0'} AS score
+     FROM "${fts}" JOIN "${t}" r ON r.seq = "${fts}".rowid
+     WHERE ${conditions.join(' AND ')}
+     ORDER BY "${fts}".rowid DESC LIMIT CAST(? AS INTEGER)`;
+  let sql = matches;
+  if (relevance) {
+    bound.push(search.window);
+    const paged = after ? 'WHERE score < ? OR (score = ? AND ord < ?)' : '';
+    if (after) bound.push(after.score ?? 0, after.score ?? 0, after.order);
+    sql = `SELECT doc, ord, score FROM (${matches}) ${paged} ORDER BY score DESC, ord DESC LIMIT CAST(? AS INTEGER)`;
+  }
+  bound.push(search.limit);
+  return { sql, params: bound };
+}
+
+/** The documents a search finds (`searchTextSql`). */
+export function searchTextCollection<D extends Document>(prepare: Prepare, collection: string, search: TextSearch): TextMatch<D>[] {
+  const { sql, params } = searchTextSql(collection, search);
+  const rows = prepare(sql).all(...params) as { doc: string; ord: number; score: number }[];
+  return rows.map((r) => ({ document: JSON.parse(r.doc) as D, order: r.ord, score: r.score }));
+}
