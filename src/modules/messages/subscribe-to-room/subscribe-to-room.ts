@@ -15,11 +15,12 @@ import { typingChannel, TypingSignal } from '../../rooms/typing-channel';
 import { numericLastEventId, SubscriptionContext, SubscriptionRoutes } from '../../streaming/subscription-routes';
 import { Access } from '../../roles/access-rules';
 import { messagesStream } from '../domain/message.decider';
-import { MessageEvent, MessageSent } from '../domain/message.events';
+import { MessageEdited, MessageEvent, MessageSent } from '../domain/message.events';
 import { RoomEvent } from '../../rooms/domain/room.events';
 import { ATTACHMENT_RESOLVER, AttachmentResolver } from '../presentation/attachments.port';
 import { presentMessage } from '../presentation/message.presenter';
 import { MESSAGE_READS, MessagesReadModel } from '../messages.read-model';
+import { ParleyEventFamily, parseParleyEvents } from './parley-events';
 
 export const DEFAULT_MESSAGE_LIMIT = 20;
 export const MAX_MESSAGE_LIMIT = 100;
@@ -34,6 +35,8 @@ interface RoomSubscriber {
   lastId: number;
   /** v2 only: recent messages, for the tombstone a deletion sends (v6 sends the id alone). */
   readonly recent: Map<number, MessageDocument> | null;
+  /** Parley's own live events the subscriber asked for (none unless asked: see `parseParleyEvents`). */
+  readonly parleyEvents: ReadonlySet<ParleyEventFamily>;
 }
 
 /** A live message as every subscriber of one API version sees it, rendered once (transports encode it once too). */
@@ -49,7 +52,8 @@ const RECENT_MESSAGES = 1000;
  * `SUBSCRIBE /rooms/:roomId?message_limit=n` (v2 and v6): replays the newest messages oldest
  * first, or — resuming with `Last-Event-Id` — every message after that id, then goes live:
  * `new_message`, `message_deleted` (v6; v2 receives the DELETED tombstone as a `new_message`)
- * and `is_typing`. Event ids are message ids, so a client resumes where it left off.
+ * and `is_typing`, plus Parley's own events it asks for with `parley_events` (e.g.
+ * `message_updated`). Event ids are message ids, so a client resumes where it left off.
  */
 @Injectable()
 export class RoomSubscription implements OnModuleInit {
@@ -79,6 +83,7 @@ export class RoomSubscription implements OnModuleInit {
     const { instanceId, roomId } = context.params;
     const limit = parseMessageLimit(context.query.get('message_limit'));
     const resumeAfter = numericLastEventId(context.lastEventId);
+    const parleyEvents = parseParleyEvents(context.query.get('parley_events'));
     await this.access.readable(instanceId, roomId, context.actor);
 
     const subscriber: RoomSubscriber = {
@@ -88,6 +93,7 @@ export class RoomSubscription implements OnModuleInit {
       channel,
       lastId: resumeAfter ?? 0,
       recent: version === 2 ? new Map() : null,
+      parleyEvents,
     };
     const emitStored = (doc: MessageDocument) => {
       sentTo(subscriber, doc);
@@ -136,6 +142,9 @@ export class RoomSubscription implements OnModuleInit {
         subscriber.channel.push(live.wire);
         return;
       }
+      case 'MessageEdited':
+        if (!subscriber.parleyEvents.has('edits')) return;
+        return this.pushEdit(event, subscriber);
       case 'MessageDeleted': {
         const { version, instanceId, roomId, channel } = subscriber;
         const timestamp = event.metadata.occurred_at ?? event.recordedAt;
@@ -167,6 +176,21 @@ export class RoomSubscription implements OnModuleInit {
       default:
         return;
     }
+  }
+
+  /**
+   * `message_updated`: the edited message whole, as the subscriber's API version shows it. The
+   * event holds the new content; the read model the rest (sender, creation time), and a message
+   * deleted since shows nothing.
+   */
+  private async pushEdit(event: RecordedEvent<MessageEdited>, subscriber: RoomSubscriber): Promise<void> {
+    const { version, instanceId, roomId, channel } = subscriber;
+    const stored = await this.messages.get(instanceId, roomId, event.data.id);
+    if (!stored || stored.deleted_at !== undefined) return;
+    const doc: MessageDocument = { ...stored, parts: event.data.parts, updated_at: event.data.updated_at };
+    subscriber.recent?.set(doc.id, doc);
+    const timestamp = event.metadata.occurred_at ?? event.recordedAt;
+    channel.push({ id: String(subscriber.lastId), body: chatkitEvent('message_updated', presentMessage(version, doc, this.attachments), timestamp) });
   }
 
   /** A live message as the subscriber's API version shows it: built for the first subscriber, shared by the rest. */
