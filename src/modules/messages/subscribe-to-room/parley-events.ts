@@ -9,8 +9,9 @@ import { unprocessable } from '../../../shared/domain/errors';
  * and chatkit-swift ignore unknown names; the Android SDK is the strict one.)
  *
  * - `edits`: `message_updated` with the message as the subscription's API version shows it.
+ * - `reactions`: `reaction_added` and `reaction_removed` (`{message_id, type, user_id}`, and `created_at` when added).
  */
-export const PARLEY_EVENT_FAMILIES = ['edits'] as const;
+export const PARLEY_EVENT_FAMILIES = ['edits', 'reactions'] as const;
 export type ParleyEventFamily = (typeof PARLEY_EVENT_FAMILIES)[number];
 
 const KNOWN = new Set<string>(PARLEY_EVENT_FAMILIES);

@@ -15,7 +15,8 @@ import { typingChannel, TypingSignal } from '../../rooms/typing-channel';
 import { numericLastEventId, SubscriptionContext, SubscriptionRoutes } from '../../streaming/subscription-routes';
 import { Access } from '../../roles/access-rules';
 import { messagesStream } from '../domain/message.decider';
-import { MessageEdited, MessageEvent, MessageSent } from '../domain/message.events';
+import { MessageEdited, MessageEvent, MessageSent, ReactionEvent } from '../domain/message.events';
+import { ERASED_REACTION_TYPE } from '../domain/message.personal-data';
 import { RoomEvent } from '../../rooms/domain/room.events';
 import { ATTACHMENT_RESOLVER, AttachmentResolver } from '../presentation/attachments.port';
 import { presentMessage } from '../presentation/message.presenter';
@@ -53,7 +54,7 @@ const RECENT_MESSAGES = 1000;
  * first, or — resuming with `Last-Event-Id` — every message after that id, then goes live:
  * `new_message`, `message_deleted` (v6; v2 receives the DELETED tombstone as a `new_message`)
  * and `is_typing`, plus Parley's own events it asks for with `parley_events` (e.g.
- * `message_updated`). Event ids are message ids, so a client resumes where it left off.
+ * `message_updated`, `reaction_added`). Event ids are message ids, so a client resumes where it left off.
  */
 @Injectable()
 export class RoomSubscription implements OnModuleInit {
@@ -128,12 +129,12 @@ export class RoomSubscription implements OnModuleInit {
         }
       },
       // The two streams subscribed to hold a room's messages and the room's own events.
-      deliver: (event) => this.deliverLive(event as RecordedEvent<MessageEvent | RoomEvent>, subscriber),
+      deliver: (event) => this.deliverLive(event as RecordedEvent<MessageEvent | ReactionEvent | RoomEvent>, subscriber),
     });
   }
 
   /** Delivers one live event; returns a promise only when it must read first (v2 tombstones). */
-  private deliverLive(event: RecordedEvent<MessageEvent | RoomEvent>, subscriber: RoomSubscriber): Promise<void> | void {
+  private deliverLive(event: RecordedEvent<MessageEvent | ReactionEvent | RoomEvent>, subscriber: RoomSubscriber): Promise<void> | void {
     switch (event.type) {
       case 'MessageSent': {
         if (event.data.id <= subscriber.lastId) return; // already replayed
@@ -145,6 +146,19 @@ export class RoomSubscription implements OnModuleInit {
       case 'MessageEdited':
         if (!subscriber.parleyEvents.has('edits')) return;
         return this.pushEdit(event, subscriber);
+      case 'MessageReactionAdded':
+      case 'MessageReactionRemoved': {
+        const { id, type, user_id } = event.data;
+        // An erased reaction (its key destroyed) is no one's: nothing to show.
+        if (!subscriber.parleyEvents.has('reactions') || type === ERASED_REACTION_TYPE) return;
+        const timestamp = event.metadata.occurred_at ?? event.recordedAt;
+        const body =
+          event.type === 'MessageReactionAdded'
+            ? chatkitEvent('reaction_added', { message_id: id, type, user_id, created_at: event.data.created_at }, timestamp)
+            : chatkitEvent('reaction_removed', { message_id: id, type, user_id }, timestamp);
+        subscriber.channel.push({ id: String(subscriber.lastId), body });
+        return;
+      }
       case 'MessageDeleted': {
         const { version, instanceId, roomId, channel } = subscriber;
         const timestamp = event.metadata.occurred_at ?? event.recordedAt;
