@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { scanForMarkers } from '../support/byte-scan';
 import { openHttpSubscription } from '../support/subscribe-client';
 import { startTestServer, TestServer } from '../support/test-server';
+import { eventually } from '../support/waiting';
 
 describe('reactions to messages (v6)', () => {
   let s: TestServer;
@@ -208,5 +209,30 @@ describe('deleted reactions leave the files', () => {
     expect([found.has(m.kept), found.has(m.ofMessage), found.has(m.ofRoom)]).toEqual([true, false, false]);
     const scanLog = scanForMarkers({ files: files().slice(2) }, [m.kept]);
     expect(scanLog).toEqual([]); // sealed in the log: only the read model shows it
+  });
+
+  it("a user's erasure removes their reactions: from the counts, the lists and the files", async () => {
+    await s.request('POST', s.chat('/users'), { body: { id: 'cy', name: 'cy' } });
+    await s.request('PUT', s.chat('/rooms/kept/users/add'), { body: { user_ids: ['cy'] } });
+    const id = (await s.request('POST', s.chat('/rooms/kept/messages'), { body: { parts: [{ type: 'text/plain', content: 'y' }] }, token: as('ann') })).body
+      .message_id as number;
+    const erased = [marker('era'), marker('erb')];
+    for (const type of erased) expect((await s.request('PUT', s.chat(`/rooms/kept/messages/${id}/reactions/${type}`), { token: as('cy') })).status).toBe(204);
+    expect((await s.request('PUT', s.chat(`/rooms/kept/messages/${id}/reactions/${erased[0]}`), { token: as('ben') })).status).toBe(204);
+    expect(foundIn(erased).size).toBe(2);
+
+    const su = s.token({ su: true });
+    const requested = await s.request('POST', `/services/parley_admin/v1/${s.instanceId}/erasures`, { body: { user_id: 'cy' }, token: su });
+    expect(requested.status).toBe(202);
+    await eventually(
+      async () => (await s.request('GET', `/services/parley_admin/v1/${s.instanceId}/erasures/${requested.body.id}`, { token: su })).body.status === 'completed',
+      { what: 'the erasure completed' },
+    );
+    const list = await s.request('GET', s.chat(`/rooms/kept/messages/${id}/reactions`), { token: su });
+    expect(list.body.reactions.map((r: { user_id: string; type: string }) => [r.user_id, r.type])).toEqual([['ben', erased[0]]]);
+    const [message] = (await s.request('GET', s.chat(`/rooms/kept/messages?initial_id=${id + 1}&limit=1`), { token: su })).body;
+    expect(message.reactions.counts).toEqual({ [erased[0]]: 1 });
+    expect(message.reactions.latest.map((r: { user_id: string }) => r.user_id)).toEqual(['ben']);
+    expect(foundIn([erased[1]]).size).toBe(0);
   });
 });
