@@ -10,7 +10,7 @@ import type { BeamsPublishEvent, BeamsUserEvent } from '../src/modules/beams/dom
 import type { CursorEvent } from '../src/modules/cursors/domain/cursor.events';
 import type { FeedEvent } from '../src/modules/feeds/domain/feed.events';
 import type { InstanceEvent } from '../src/modules/instances/domain/instance.events';
-import type { MessageEvent, MessageIdsReserved } from '../src/modules/messages/domain/message.events';
+import type { MessageEvent, MessageIdsReserved, ReactionEvent } from '../src/modules/messages/domain/message.events';
 import type { RoleEvent, UserRoleEvent } from '../src/modules/roles/domain/role.events';
 import type { RoomEvent } from '../src/modules/rooms/domain/room.events';
 import type { DeleteJobEvent } from '../src/modules/scheduler/domain/delete-job.events';
@@ -30,6 +30,7 @@ export type ParleyEvent =
   | InstanceEvent
   | MessageEvent
   | MessageIdsReserved
+  | ReactionEvent
   | RoleEvent
   | UserRoleEvent
   | RoomEvent
@@ -74,6 +75,8 @@ const EVERY_TYPE: Record<ParleyEvent['type'], true> = {
   MessageEdited: true,
   MessageDeleted: true,
   MessageIdsReserved: true,
+  MessageReactionAdded: true,
+  MessageReactionRemoved: true,
   RoleCreated: true,
   RoleDeleted: true,
   RolePermissionsChanged: true,

@@ -10,6 +10,7 @@ import { pendingDeleteJobsProjection } from './jobs/pending-delete-jobs.projecti
 import { pendingErasuresProjection } from './erasures/pending-erasures.projection';
 import { instancesProjection } from './instances/instances.projection';
 import { messagesProjection } from './messages/messages.projection';
+import { reactionsProjection } from './reactions/reactions.projection';
 import { membershipsProjection } from './rooms/memberships.projection';
 import { roomsProjection } from './rooms/rooms.projection';
 import { usersProjection } from './users/users.projection';
@@ -28,6 +29,7 @@ export const ALL_PROJECTIONS: readonly ProjectionDefinition[] = [
   forgettingWipedInstances(membershipsProjection),
   forgettingWipedInstances(cursorsProjection),
   forgettingWipedInstances(messagesProjection),
+  forgettingWipedInstances(reactionsProjection),
   forgettingWipedInstances(attachmentsProjectionV2, (doc, event) => goneAttachment(doc, event.recordedAt)),
   forgettingWipedInstances(attachmentsProjection, (doc, event) => goneAttachment(doc, event.recordedAt)),
   pendingDeleteJobsProjection,

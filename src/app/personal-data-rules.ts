@@ -1,6 +1,6 @@
 import { PersonalDataOptIn, PersonalDataRuleOf, PreparedKeysRuleOf, ShredRuleOf, withOptIns } from '../shared/domain/personal-data';
 import type { ParleyConfig } from '../config/config';
-import { messageDeletedShreds, messageEditedPersonalData, messageEditedShredsPrevious, messageIdsReservedPreparesKeys, messageSentPersonalData, roomDeletedShredsMessages } from '../modules/messages/domain/message.personal-data';
+import { messageDeletedShreds, messageEditedPersonalData, messageEditedShredsPrevious, messageIdsReservedPreparesKeys, messageReactionAddedPersonalData, messageReactionRemovedPersonalData, messageSentPersonalData, roomDeletedShredsMessages } from '../modules/messages/domain/message.personal-data';
 import { instanceWipedShreds } from '../modules/wipe/domain/instance-wipe.personal-data';
 import { roomCreatedPersonalData, roomDeletedShredsRoom, roomUpdatedPersonalData } from '../modules/rooms/domain/room.personal-data';
 import { attachmentBlobRemovedShreds, attachmentCreatedPersonalData, attachmentDeletedShreds } from '../modules/attachments/domain/attachment.personal-data';
@@ -22,6 +22,8 @@ export const PERSONAL_DATA_RULES: {
   sealing: [
     messageSentPersonalData,
     messageEditedPersonalData,
+    messageReactionAddedPersonalData,
+    messageReactionRemovedPersonalData,
     roomCreatedPersonalData,
     roomUpdatedPersonalData,
     attachmentCreatedPersonalData,

@@ -67,6 +67,20 @@ export interface Message {
   created_at: string;
   updated_at: string;
   deleted_at?: string;
+  /** Present when the message has reactions: counts per type, the caller's own types, the newest few. */
+  reactions?: MessageReactions;
+}
+
+export interface MessageReactions {
+  counts: Record<string, number>;
+  mine: string[];
+  latest: Reaction[];
+}
+
+export interface Reaction {
+  type: string;
+  user_id: string;
+  created_at: string;
 }
 
 export interface SearchMessagesOptions {
@@ -247,6 +261,33 @@ export class ChatServer {
     });
   }
 
+  /** The user reacts to the message with `type` (an emoji, a shortcode); again: nothing changes. */
+  async addReaction({ roomId, messageId, userId, type, idempotencyKey }: ReactionOptions & WriteOptions): Promise<void> {
+    await this.call('PUT', reactionPath(roomId, messageId, type), { su: true, userId }, undefined, undefined, idempotencyKey);
+  }
+
+  /** The user's reaction of `type` is removed; one they do not hold: nothing changes. */
+  async removeReaction({ roomId, messageId, userId, type, idempotencyKey }: ReactionOptions & WriteOptions): Promise<void> {
+    await this.call('DELETE', reactionPath(roomId, messageId, type), { su: true, userId }, undefined, undefined, idempotencyKey);
+  }
+
+  /** Who reacted to a message, oldest first; pass a page's `next` as `after` for the following one. */
+  listReactions({
+    roomId,
+    messageId,
+    type,
+    after,
+    limit,
+  }: {
+    roomId: string;
+    messageId: number;
+    type?: string;
+    after?: string;
+    limit?: number;
+  }): Promise<{ reactions: Reaction[]; next?: string }> {
+    return this.call('GET', `/rooms/${encodeURIComponent(roomId)}/messages/${messageId}/reactions`, { su: true }, undefined, { type, after, limit });
+  }
+
   private async call<T>(
     method: 'GET' | 'POST' | 'PUT' | 'DELETE',
     path: string,
@@ -260,5 +301,16 @@ export class ChatServer {
     return this.chat.request<T>({ method, path, query, body: definedBody, token, idempotencyKey });
   }
 }
+
+interface ReactionOptions {
+  roomId: string;
+  messageId: number;
+  /** Whose reaction: the call is made with an su token naming this user. */
+  userId: string;
+  type: string;
+}
+
+const reactionPath = (roomId: string, messageId: number, type: string) =>
+  `/rooms/${encodeURIComponent(roomId)}/messages/${messageId}/reactions/${encodeURIComponent(type)}`;
 
 export default ChatServer;

@@ -176,6 +176,35 @@ describe('chatkit-client 1.14.1 (jsdom) against the server', () => {
     expect(deletedId).toBe(id);
   });
 
+  it("a room where others react and edit: the client's hooks fire as before and its fetches read messages carrying reactions", async () => {
+    await createRoom('reactions', 'alice', ['alice', 'bob']);
+    const alice = await clients.connect('alice');
+    const { hooks } = await subscribe(alice, 'reactions');
+    const first = await send('reactions', 'react to this', 'bob');
+    expect((await hooks.waitFor('onMessage'))[0].id).toBe(first);
+
+    const reaction = (method: 'PUT' | 'DELETE', type: string) =>
+      s.request(method, s.chat(`/rooms/reactions/messages/${first}/reactions/${encodeURIComponent(type)}`), { token: as('bob') });
+    expect((await reaction('PUT', '👍')).status).toBe(204);
+    expect((await reaction('PUT', ':tada:')).status).toBe(204);
+    expect((await reaction('DELETE', ':tada:')).status).toBe(204);
+    const edited = await s.request('PUT', s.chat(`/rooms/reactions/messages/${first}`), {
+      body: { parts: [{ type: 'text/plain', content: 'edited' }] },
+      token: as('bob'),
+    });
+    expect(edited.status).toBe(204);
+    const second = await send('reactions', 'after all that', 'bob');
+    const [, [next]] = await hooks.waitForCount('onMessage', 2);
+    expect(next.id).toBe(second);
+    expect((await s.request('DELETE', s.chat(`/rooms/reactions/messages/${second}`))).status).toBe(204);
+    expect((await hooks.waitFor('onMessageDeleted'))[0]).toBe(second);
+    // Nothing else reached the room's hooks (presence aside: other tests' users come and go): no extra message, no error.
+    expect(hooks.calls.map((c) => c.hook).filter((hook) => hook !== 'onPresenceChanged')).toEqual(['onMessage', 'onMessage', 'onMessageDeleted']);
+
+    const fetched = await alice.currentUser.fetchMultipartMessages({ roomId: 'reactions', limit: 10 });
+    expect(fetched.map((m: any) => [m.id, textOf(m)])).toEqual([[first, 'edited']]);
+  });
+
   it("onMessageDeleted when a message is deleted through chat API v5 (chatkit-client's own suite, deleteMessageV5)", async () => {
     await createRoom('v5-deletions', 'alice', ['alice']);
     const alice = await clients.connect('alice');

@@ -111,6 +111,13 @@ describe('parley/chat-server and parley/feeds, installed from the packed tarball
     expect(chat.searchedOutsider).toEqual({ results: [] });
   });
 
+  it('adds, removes and lists reactions; fetched messages carry them', () => {
+    const { chat } = result;
+    expect(chat.reactionsPage).toEqual({ reactions: [{ type: '👍', user_id: 'bob', created_at: expect.any(String) }], next: expect.any(String) });
+    expect(chat.reactionsNextPage).toEqual({ reactions: [{ type: ':tada:', user_id: 'bob', created_at: expect.any(String) }] });
+    expect(chat.reactedMessage.reactions).toEqual({ counts: { '👍': 1, ':tada:': 1 }, mine: [], latest: expect.any(Array) });
+  });
+
   it('rejects with ErrorResponse carrying the server’s status and error', () => {
     const { chat } = result;
     expect(chat.missingUser).toEqual(

@@ -128,6 +128,48 @@ describe('room subscriptions over HTTP SUBSCRIBE and /ws', () => {
     }
   });
 
+  it('delivers edits live as message_updated to subscribers that ask for them (parley_events=edits), and nothing new to others', async () => {
+    const asking = await openWsSubscription(s.baseUrl, s.chat('/rooms/lobby?message_limit=0&parley_events=edits'), auth('ben'));
+    const askingV2 = await openHttpSubscription(`${s.baseUrl}${s.chat('/rooms/lobby?message_limit=0&parley_events=edits', 'v2')}`, auth('ben'));
+    const plain = await openHttpSubscription(`${s.baseUrl}${s.chat('/rooms/lobby?message_limit=0')}`, auth('ben'));
+    try {
+      const id = await send('lobby', 'first draft');
+      for (const sub of [asking, askingV2, plain]) expect((await sub.nextEvent()).body.data.id).toBe(id);
+      const edit = await s.request('PUT', s.chat(`/rooms/lobby/messages/${id}`), {
+        body: { parts: [{ type: 'text/plain', content: 'final text' }] },
+        token: as('ann'),
+      });
+      expect(edit.status).toBe(204);
+
+      const updated = await asking.nextEvent();
+      expect(updated.body).toEqual({
+        event_name: 'message_updated',
+        data: expect.objectContaining({ id, user_id: 'ann', room_id: 'lobby', parts: [{ type: 'text/plain', content: 'final text' }] }),
+        timestamp: expect.any(String),
+      });
+      expect(updated.body.data.updated_at > updated.body.data.created_at).toBe(true);
+      const updatedV2 = await askingV2.nextEvent();
+      expect(updatedV2.body).toMatchObject({ event_name: 'message_updated', data: { id, user_id: 'ann', text: 'final text' } });
+
+      // A subscription that did not ask sees only Chatkit's events: the next thing it receives is the next message.
+      const next = await send('lobby', 'after the edit');
+      const seen = await plain.nextEvent();
+      expect(seen.body).toMatchObject({ event_name: 'new_message', data: { id: next } });
+    } finally {
+      await Promise.all([asking.close(), askingV2.close(), plain.close()]);
+    }
+  });
+
+  it('refuses an unknown parley_events family with a 422 before the stream opens', async () => {
+    const sub = await openHttpSubscription(`${s.baseUrl}${s.chat('/rooms/lobby?parley_events=edits,gossip')}`, auth('ben'));
+    try {
+      expect(sub.status).toBe(422);
+      expect(sub.body).toMatchObject({ error: expect.stringContaining('invalid_parley_events'), error_description: expect.stringContaining('gossip') });
+    } finally {
+      await sub.close();
+    }
+  });
+
   it('gives v2 subscribers the DELETED tombstone, never the content', async () => {
     const sub = await openWsSubscription(s.baseUrl, s.chat('/rooms/lobby?message_limit=0', 'v2'), auth('ben'));
     try {

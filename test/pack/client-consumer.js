@@ -54,6 +54,14 @@ async function chat() {
   await chat.createUser({ id: 'carol', name: 'Carol' });
   out.searchedOutsider = await chat.searchMessages({ query: 'hello', userId: 'carol' });
 
+  for (const userId of ['alice', 'bob']) await chat.addReaction({ roomId: room.id, messageId: first.message_id, userId, type: '👍' });
+  await chat.addReaction({ roomId: room.id, messageId: first.message_id, userId: 'bob', type: '👍' });
+  await chat.addReaction({ roomId: room.id, messageId: first.message_id, userId: 'bob', type: ':tada:' });
+  await chat.removeReaction({ roomId: room.id, messageId: first.message_id, userId: 'alice', type: '👍' });
+  out.reactionsPage = await chat.listReactions({ roomId: room.id, messageId: first.message_id, limit: 1 });
+  out.reactionsNextPage = await chat.listReactions({ roomId: room.id, messageId: first.message_id, after: out.reactionsPage.next });
+  out.reactedMessage = (await chat.fetchMultipartMessages({ roomId: room.id })).find((m) => m.id === first.message_id);
+
   out.missingUser = await failure(chat.getUser({ id: 'nobody' }));
   out.userTokenCannotCreate = await failure(
     fetch(`http://127.0.0.1:${port}/services/chatkit/v6/${instance}/users`, {

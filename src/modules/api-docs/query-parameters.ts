@@ -26,6 +26,11 @@ export const QUERY_PARAMETERS: Readonly<Record<string, ParameterObject[]>> = {
     query('direction', { type: 'string', enum: ['older', 'newer'], default: 'older' }, 'older: newest first; newer: oldest first'),
     limit(20, 100),
   ],
+  ListReactions_list: [
+    query('type', { type: 'string', maxLength: 32 }, 'Only reactions of this type'),
+    query('after', { type: 'string' }, 'The `next` of the previous page'),
+    limit(50, 100),
+  ],
   RemoveUserRole_remove: [query('room_id', { type: 'string' }, "Remove the user's role in this room; absent: the global role")],
   IssueBeamsToken_issue: [query('user_id', { type: 'string' }, 'The user of the access token', true)],
   IssueTestToken_issue: [query('user_id', { type: 'string' }, 'The user to issue a token for (or in the body)')],

@@ -156,7 +156,16 @@ export const UNSEEN_ROUTES: readonly UnseenRoute[] = [
   },
   ...['web', 'apns', 'fcm'].flatMap(device),
   { method: 'subscribe', path: '/services/chatkit/{version}/{instanceId}/users', operation: subscription('The user subscription: the current user, their rooms and memberships, then their changes') },
-  { method: 'subscribe', path: '/services/chatkit/{version}/{instanceId}/rooms/{roomId}', operation: subscription("A room's messages (the last `message_limit`), then new, edited and deleted ones", count('message_limit', 'How many recent messages to send first')) },
+  { method: 'subscribe', path: '/services/chatkit/{version}/{instanceId}/rooms/{roomId}', operation: subscription("A room's messages (the last `message_limit`), then new and deleted ones, and Parley's own events the subscription asks for", [
+      ...count('message_limit', 'How many recent messages to send first'),
+      {
+        name: 'parley_events',
+        in: 'query',
+        required: false,
+        schema: { type: 'string', example: 'edits,reactions' },
+        description: "Parley's own live events to receive, comma-separated: `edits` (`message_updated`), `reactions` (`reaction_added`, `reaction_removed`). None unless asked: the original Android SDK treats an unknown event name as an error",
+      },
+    ]) },
   { method: 'subscribe', path: '/services/chatkit/{version}/{instanceId}/rooms/{roomId}/memberships', operation: subscription("A room's members, then who joins and leaves") },
   { method: 'subscribe', path: '/services/chatkit_cursors/v2/{instanceId}/cursors/0/users/{userId}', operation: subscription("A user's read cursors, then their changes") },
   { method: 'subscribe', path: '/services/chatkit_cursors/v2/{instanceId}/cursors/0/rooms/{roomId}', operation: subscription("The read cursors in a room, then their changes") },

@@ -14,8 +14,11 @@ import { MessagesReadModel } from './messages.read-model';
 import { SendMessageController, SendMessageHandler } from './send-message/send-message';
 import { SentMessages } from './sent-messages';
 import { RoomSubscription } from './subscribe-to-room/subscribe-to-room';
+import { ReactToMessageController, ReactToMessageHandler } from './react-to-message/react-to-message';
+import { ListReactionsController, ListReactionsHandler } from './list-reactions/list-reactions';
+import { ReactionsReadModel } from './reactions.read-model';
 
-/** Room timelines: send, fetch, get, edit and delete messages in v2 and v6 shapes. */
+/** Room timelines: send, fetch, get, edit and delete messages in v2 and v6 shapes; reactions to them (v6). */
 @Module({
   imports: [InstancesModule, RoomsModule, AttachmentsModule],
   controllers: [
@@ -24,6 +27,8 @@ import { RoomSubscription } from './subscribe-to-room/subscribe-to-room';
     GetMessageController,
     EditMessageController,
     DeleteMessageController,
+    ReactToMessageController,
+    ListReactionsController,
   ],
   providers: [
     MessageIds,
@@ -37,6 +42,9 @@ import { RoomSubscription } from './subscribe-to-room/subscribe-to-room';
     GetMessageHandler,
     EditMessageHandler,
     DeleteMessageHandler,
+    ReactToMessageHandler,
+    ListReactionsHandler,
+    ReactionsReadModel,
     RoomSubscription,
   ],
   exports: [MessagesReadModel, SentMessages, AttachmentsModule],

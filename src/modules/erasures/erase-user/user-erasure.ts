@@ -20,6 +20,8 @@ import { messageDecider, messageStream, SentMessage, sentBy } from '../../messag
 import { MessageEdited, MessageSent } from '../../messages/domain/message.events';
 import { AttachmentCreated } from '../../attachments/domain/attachment.events';
 import { CHANGE_READS } from '../../messages/message-changes';
+import { REACTION_READS } from '../../messages/reactions.read-model';
+import { ReactionDocument, REACTIONS } from '../../../../projections/reactions/reactions.projection';
 import { SentMessages } from '../../messages/sent-messages';
 import { roomDecider, roomStream } from '../../rooms/domain/room.decider';
 import { userDecider, userStream } from '../../users/domain/user.decider';
@@ -59,7 +61,7 @@ const sentOf = (data: MessageSent['data']): SentMessage => ({
  * Erases one user incarnation, in steps recorded on the erasure's stream so that a run killed
  * at any point resumes where it stood (every step is idempotent):
  * 1. `counted`: what the user holds (cursors, uploads, Beams devices, plaintext profile events);
- * 2. `user_erased`: the Beams user and the user are deleted (the user's deletion takes its
+ * 2. `user_erased`: the user's reactions are removed, the Beams user and the user are deleted (the user's deletion takes its
  *    profile, memberships, cursors and the uploads no message carries; its token acts for no one
  *    after it, so the user writes nothing more), and the step's event destroys every key the
  *    incarnation owns;
@@ -172,11 +174,59 @@ export class UserErasure {
   /** The Beams user and the user itself (this incarnation only: a user created again with the id is another person). */
   private async eraseUser(instanceId: string, erasure: ErasureState, metadata: EventMetadata): Promise<void> {
     const userId = erasure.userId!;
+    await this.removeReactions(instanceId, erasure, metadata);
     // The Beams user API's delete (DeleteBeamsUser): the devices are forgotten once the registry folded it.
     await this.beamsUsers.deleteRecording(instanceId, userId, metadata);
     await this.ignoringGone(
       this.pipeline.run(userStream(instanceId, userId), userDecider, { type: 'DeleteUser', id: userId, now: this.now(), incarnation: erasure.userCreatedAt! }, metadata),
     );
+  }
+
+  /**
+   * Every reaction of the incarnation is removed, as its own removal would: before the step that
+   * destroys its keys, since a reaction whose type reads as erased can no longer be named. The
+   * reactions read model lists them (by message id, a page at a time); a message deleted since
+   * took its reactions with it.
+   */
+  private async removeReactions(instanceId: string, erasure: ErasureState, metadata: EventMetadata): Promise<void> {
+    const reactor = { userId: erasure.userId!, userCreatedAt: erasure.userCreatedAt! };
+    for (;;) {
+      // Removed reactions leave the read model before the next read: each pass reads what is left.
+      const page = await this.readModels.find<ReactionDocument>(REACTIONS, {
+        where: { instance_id: instanceId, user_id: reactor.userId, user_created_at: reactor.userCreatedAt },
+        limit: SCAN_PAGE,
+      });
+      let newest: LogPosition | null = null;
+      for (const reaction of page) {
+        const room = await this.pipeline.load(roomStream(instanceId, reaction.room_id), roomDecider);
+        const sent = room.state.exists ? await this.sentMessages.find(instanceId, reaction.room_id, reaction.message_id) : null;
+        if (!sent) continue;
+        const outcome = await this.ignoringGone(
+          this.pipeline.run(
+            messageStream(instanceId, reaction.message_id),
+            messageDecider,
+            {
+              type: 'RemoveReaction',
+              reaction: reaction.type,
+              reactor,
+              id: reaction.message_id,
+              roomId: reaction.room_id,
+              sent,
+              roomCreatedAt: room.state.createdAt!,
+              actor: { userCreatedAt: null, su: true },
+              now: this.now(),
+            },
+            metadata,
+            { awaitProjections: [] },
+          ),
+        );
+        const position = outcome?.position ?? null;
+        if (position !== null && (newest === null || position > newest)) newest = position;
+      }
+      // Nothing removed: what is left (if anything) went with its message or room, whose projection takes it.
+      if (newest === null) return;
+      await this.readYourWrites.waitFor(newest, REACTION_READS);
+    }
   }
 
   /**

@@ -2,7 +2,8 @@ import { fold } from '../../../shared/domain/decider';
 import { DomainError } from '../../../shared/domain/errors';
 import { deciderSpecification, frozen } from '../../../../test/support/decider-specification';
 import { idBlockDecider, messageDecider, MessageCommand, StaleMessageIdError, timelineDecider } from './message.decider';
-import { MessageEvent } from './message.events';
+import { MessageEvent, ReactionEvent } from './message.events';
+import { MAX_REACTION_TYPE_LENGTH, MAX_REACTION_TYPES } from './message-reactions';
 
 const sent = (id: number): MessageEvent => ({
   type: 'MessageSent',
@@ -90,9 +91,68 @@ describe('messageDecider', () => {
     const notFound = { code: 'not_found/message_not_found' };
     given().when({ ...edit, sent: null }).thenThrows(DomainError, notFound);
     given().when({ ...edit, roomCreatedAt: 'r2' }).thenThrows(DomainError, notFound);
-    expect(fold(messageDecider, [deleted])).toEqual({ deleted: true });
+    expect(fold(messageDecider, [deleted])).toEqual({ deleted: true, reactions: new Map() });
     given(deleted).when(edit).thenThrows(DomainError, notFound);
     given(deleted).when(remove).thenThrows(DomainError, notFound);
+  });
+});
+
+describe('messageDecider: reactions', () => {
+  const given = deciderSpecification(messageDecider);
+  const ben = { userId: 'ben', userCreatedAt: 'u2' };
+  const base = {
+    id: 9,
+    roomId: 'lobby',
+    sent: { userId: 'ann', userCreatedAt: 'u1', roomCreatedAt: 'r1', createdAt: 't1' },
+    roomCreatedAt: 'r1',
+    actor: { userId: 'ben', userCreatedAt: 'u2', su: false },
+    now: 't2',
+  };
+  const add = (reaction: string, reactor = ben): MessageCommand => ({ ...base, type: 'AddReaction', reaction, reactor });
+  const removeOf = (reaction: string, reactor = ben): MessageCommand => ({ ...base, type: 'RemoveReaction', reaction, reactor });
+  const added = (type: string, reactor = ben): MessageEvent | ReactionEvent => ({
+    type: 'MessageReactionAdded',
+    data: { id: 9, room_id: 'lobby', type, user_id: reactor.userId, user_created_at: reactor.userCreatedAt, created_at: 't2' },
+  });
+  const removed = (type: string, reactor = ben): MessageEvent | ReactionEvent => ({
+    type: 'MessageReactionRemoved',
+    data: { id: 9, room_id: 'lobby', type, user_id: reactor.userId, user_created_at: reactor.userCreatedAt, removed_at: 't2' },
+  });
+
+  it('adds and removes idempotently: a reaction held is not added again, one not held is not removed', () => {
+    given().when(add('👍')).then([added('👍')]);
+    given(added('👍')).when(add('👍')).then([]);
+    given(added('👍')).when(removeOf('👍')).then([removed('👍')]);
+    given().when(removeOf('👍')).then([]);
+    given(added('👍'), removed('👍')).when(add('👍')).then([added('👍')]);
+  });
+
+  it('keeps a later user of the same id apart from the one who reacted', () => {
+    const reborn = { userId: 'ben', userCreatedAt: 'u3' };
+    given(added('👍')).when(add('👍', reborn)).then([added('👍', reborn)]);
+    given(added('👍')).when(removeOf('👍', reborn)).then([]);
+  });
+
+  it(`refuses a new type past ${MAX_REACTION_TYPES} distinct ones, long or spaced types, and a deleted message`, () => {
+    const full = Array.from({ length: MAX_REACTION_TYPES }, (_, i) => added(`t${i}`));
+    given(...full).when(add('one-more')).thenThrows(DomainError, { code: 'unprocessable_entity/too_many_reaction_types' });
+    given(...full).when(add('t3', { userId: 'cat', userCreatedAt: 'u4' })).then([added('t3', { userId: 'cat', userCreatedAt: 'u4' })]);
+    given().when(add('x'.repeat(MAX_REACTION_TYPE_LENGTH + 1))).thenThrows(DomainError, { code: 'unprocessable_entity/reaction_type_too_long' });
+    given().when(add('👨‍👩‍👧‍👦')).then([added('👨‍👩‍👧‍👦')]);
+    for (const bad of ['', 'a b', 'tab\t', 'nl\n']) given().when(add(bad)).thenThrows(DomainError, { code: 'unprocessable_entity/invalid_reaction_type' });
+    const deletion: MessageEvent = { type: 'MessageDeleted', data: { id: 9, room_id: 'lobby', tombstone: false, deleted_at: 't3' } };
+    given(added('👍'), deletion).when(add('👍')).thenThrows(DomainError, { code: 'not_found/message_not_found' });
+    given().when({ ...add('👍'), sent: null }).thenThrows(DomainError, { code: 'not_found/message_not_found' });
+  });
+
+  it('counts no erased reaction (its key destroyed by an erasure)', () => {
+    const full = Array.from({ length: MAX_REACTION_TYPES }, (_, i) => added(i === 0 ? '' : `t${i}`));
+    given(...full).when(add('fits')).then([added('fits')]);
+  });
+
+  it('folds reactions from the stream start, or from a deletion', () => {
+    expect(messageDecider.foldsFrom!(added('👍') as MessageEvent)).toBe(false);
+    expect(messageDecider.foldsFrom!({ type: 'MessageDeleted', data: { id: 9, tombstone: false, deleted_at: 't' } })).toBe(true);
   });
 });
 

@@ -2,7 +2,8 @@ import { Decider } from '../../../shared/domain/decider';
 import { DomainError, forbidden, notFound } from '../../../shared/domain/errors';
 import { streamName } from '../../../shared/domain/streams';
 import { MessagePart } from './message-parts';
-import { MessageEvent, MessageId, MessageIdsReserved } from './message.events';
+import { MessageEvent, MessageId, MessageIdsReserved, ReactionEvent } from './message.events';
+import { addReaction, NO_REACTIONS, ReactionChange, reactionAdded, reactionRemoved, ReactionsState, removeReaction, validReaction } from './message-reactions';
 
 /** A room's timeline, kept apart from the room's settings and membership (a different write rate). */
 export const messagesStream = (instanceId: string, roomId: string) => streamName('messages', instanceId, roomId);
@@ -86,6 +87,8 @@ export const sentBy = (sent: SentMessage, userId: string | undefined, userCreate
 
 export interface MessageState {
   readonly deleted: boolean;
+  /** Who reacted with what (see message-reactions.ts): what idempotent adds and the caps decide on. */
+  readonly reactions: ReactionsState;
 }
 
 interface MessageChange {
@@ -102,18 +105,39 @@ interface MessageChange {
 
 export type MessageCommand =
   | (MessageChange & { type: 'EditMessage'; parts: MessagePart[] })
-  | (MessageChange & { type: 'DeleteMessage'; tombstone: boolean });
+  | (MessageChange & { type: 'DeleteMessage'; tombstone: boolean })
+  | (MessageChange & Extract<ReactionChange, { type: 'AddReaction' }>)
+  | (MessageChange & Extract<ReactionChange, { type: 'RemoveReaction' }>);
 
-/** Decides edits and deletion of one message on its own stream (`messageStream`). */
-export const messageDecider: Decider<MessageState, MessageCommand, MessageEvent> = {
-  initialState: () => ({ deleted: false }),
-  // Nothing follows a deletion, so the newest event alone says whether the message is deleted.
-  foldsFrom: () => true,
-  evolve: (state, event) => (event.type === 'MessageDeleted' ? { deleted: true } : state),
+/**
+ * Decides edits, deletion and reactions of one message on its own stream (`messageStream`):
+ * a reaction and a deletion are decided on the same stream, so no reaction lands after the
+ * message's deletion.
+ */
+export const messageDecider: Decider<MessageState, MessageCommand, MessageEvent | ReactionEvent> = {
+  initialState: () => ({ deleted: false, reactions: NO_REACTIONS }),
+  // Nothing follows a deletion, so a deletion alone gives the whole state; otherwise the reactions need the stream from its start.
+  foldsFrom: (event) => event.type === 'MessageDeleted',
+  evolve: (state, event) => {
+    switch (event.type) {
+      case 'MessageDeleted':
+        return { deleted: true, reactions: NO_REACTIONS };
+      case 'MessageReactionAdded':
+        return { ...state, reactions: reactionAdded(state.reactions, event.data) };
+      case 'MessageReactionRemoved':
+        return { ...state, reactions: reactionRemoved(state.reactions, event.data) };
+      default:
+        return state;
+    }
+  },
 
   decide(command, state) {
     const { sent } = command;
     if (!sent || state.deleted || sent.roomCreatedAt !== command.roomCreatedAt) throw messageNotFound(command.id);
+    if (command.type === 'AddReaction' || command.type === 'RemoveReaction') {
+      validReaction(command.reaction);
+      return command.type === 'AddReaction' ? addReaction(command, state.reactions) : removeReaction(command, state.reactions);
+    }
     if (!command.actor.su && !sentBy(sent, command.actor.userId, command.actor.userCreatedAt)) {
       throw forbidden('not_message_sender', 'Only the sender of a message (or su) may change it');
     }

@@ -34,3 +34,19 @@ export type MessageEvent = MessageSent | MessageEdited | MessageDeleted;
 
 /** A block of message ids reserved by one process for one instance. */
 export type MessageIdsReserved = DomainEvent<'MessageIdsReserved', { first: MessageId; last: MessageId }>;
+
+/**
+ * A reaction of one user (that incarnation of the user id) to a message, on the message's own
+ * stream. `type` is what the user reacted with (an emoji, a shortcode): sealed, as the user
+ * chose it.
+ */
+export type MessageReactionAdded = DomainEvent<
+  'MessageReactionAdded',
+  { id: MessageId; room_id: string; type: string; user_id: string; user_created_at: string; created_at: string }
+>;
+export type MessageReactionRemoved = DomainEvent<
+  'MessageReactionRemoved',
+  { id: MessageId; room_id: string; type: string; user_id: string; user_created_at: string; removed_at: string }
+>;
+
+export type ReactionEvent = MessageReactionAdded | MessageReactionRemoved;

@@ -1,6 +1,6 @@
 import { parseStreamName } from '../../../shared/domain/streams';
 import { dataKeyIds, eventsOfStream, PersonalDataRule, PreparedKeysRule, ShredRule } from '../../../shared/domain/personal-data';
-import { MessageDeleted, MessageEdited, MessageIdsReserved, MessageSent } from './message.events';
+import { MessageDeleted, MessageEdited, MessageIdsReserved, MessageReactionAdded, MessageReactionRemoved, MessageSent } from './message.events';
 import { messagesStream } from './message.decider';
 import type { RoomDeleted } from '../../rooms/domain/room.events';
 
@@ -40,6 +40,31 @@ export const messageEditedPersonalData: PersonalDataRule<MessageEdited> = {
     return instanceId === null ? null : { id: dataKeyIds.messageVersion(instanceId, event.data.id, `edit-${event.data.updated_at}`), owner: null };
   },
 };
+
+/** What a reaction reads as once its key is destroyed: a type no projection or decision counts. */
+export const ERASED_REACTION_TYPE = '';
+
+/**
+ * A reaction's type under a key of the message (so the message's delete, its room's and the
+ * wipe destroy it) owned by the reacting user's incarnation (so their erasure destroys it): one
+ * key per message and reactor, however often they react.
+ */
+const reactionPersonalData = <E extends MessageReactionAdded | MessageReactionRemoved>(type: E['type']): PersonalDataRule<E> => ({
+  type,
+  fields: ['type'],
+  erased: { type: ERASED_REACTION_TYPE } as PersonalDataRule<E>['erased'],
+  keyOf(event, stream) {
+    const instanceId = instanceOf(stream);
+    if (instanceId === null) return null;
+    const { id, user_id, user_created_at } = event.data;
+    return {
+      id: dataKeyIds.messageVersion(instanceId, id, `reactions-${user_id}@${user_created_at}`),
+      owner: dataKeyIds.owner(instanceId, user_id, user_created_at),
+    };
+  },
+});
+export const messageReactionAddedPersonalData = reactionPersonalData<MessageReactionAdded>('MessageReactionAdded');
+export const messageReactionRemovedPersonalData = reactionPersonalData<MessageReactionRemoved>('MessageReactionRemoved');
 
 /** A reserved block of message ids makes the keys of their sendings ready: one durable write per block, none per send. */
 export const messageIdsReservedPreparesKeys: PreparedKeysRule<MessageIdsReserved> = {

@@ -9,6 +9,7 @@ import { parseLimit } from '../../../shared/http/query-params';
 import { ATTACHMENT_RESOLVER, AttachmentResolver } from '../presentation/attachments.port';
 import { MessageResponse, presentMessage } from '../presentation/message.presenter';
 import { MessagesReadModel } from '../messages.read-model';
+import { ReactionsReadModel, withReactions } from '../reactions.read-model';
 import { Access } from '../../roles/access-rules';
 import { Requires } from '../../roles/requires.decorator';
 
@@ -29,13 +30,15 @@ export class FetchMessagesHandler implements IQueryHandler<FetchMessagesQuery, M
   constructor(
     private readonly access: RoomAccess,
     private readonly messages: MessagesReadModel,
+    private readonly reactions: ReactionsReadModel,
     @Inject(ATTACHMENT_RESOLVER) private readonly attachments: AttachmentResolver,
   ) {}
 
   async execute(q: FetchMessagesQuery): Promise<MessageResponse[]> {
     await this.access.readable(q.instanceId, q.roomId, q.actor);
     const docs = await this.messages.page(q.instanceId, q.roomId, q);
-    return docs.map((d) => presentMessage(q.version, d, this.attachments));
+    const shown = docs.map((d) => presentMessage(q.version, d, this.attachments));
+    return withReactions(this.reactions, q.version, q.instanceId, shown, q.actor.userId);
   }
 }
 

@@ -8,6 +8,7 @@ import { messageNotFound } from '../domain/message.decider';
 import { ATTACHMENT_RESOLVER, AttachmentResolver } from '../presentation/attachments.port';
 import { MessageResponse, presentMessage } from '../presentation/message.presenter';
 import { MessagesReadModel } from '../messages.read-model';
+import { ReactionsReadModel, withReactions } from '../reactions.read-model';
 import { parseMessageId } from '../presentation/message-id.pipe';
 import { Access } from '../../roles/access-rules';
 import { Requires } from '../../roles/requires.decorator';
@@ -27,6 +28,7 @@ export class GetMessageHandler implements IQueryHandler<GetMessageQuery, Message
   constructor(
     private readonly access: RoomAccess,
     private readonly messages: MessagesReadModel,
+    private readonly reactions: ReactionsReadModel,
     @Inject(ATTACHMENT_RESOLVER) private readonly attachments: AttachmentResolver,
   ) {}
 
@@ -34,7 +36,8 @@ export class GetMessageHandler implements IQueryHandler<GetMessageQuery, Message
     await this.access.readable(q.instanceId, q.roomId, q.actor);
     const doc = await this.messages.get(q.instanceId, q.roomId, q.messageId);
     if (!doc) throw messageNotFound(q.messageId);
-    return presentMessage(q.version, doc, this.attachments);
+    const [shown] = await withReactions(this.reactions, q.version, q.instanceId, [presentMessage(q.version, doc, this.attachments)], q.actor.userId);
+    return shown;
   }
 }
 

@@ -15,11 +15,13 @@ import { typingChannel, TypingSignal } from '../../rooms/typing-channel';
 import { numericLastEventId, SubscriptionContext, SubscriptionRoutes } from '../../streaming/subscription-routes';
 import { Access } from '../../roles/access-rules';
 import { messagesStream } from '../domain/message.decider';
-import { MessageEvent, MessageSent } from '../domain/message.events';
+import { MessageEdited, MessageEvent, MessageSent, ReactionEvent } from '../domain/message.events';
+import { ERASED_REACTION_TYPE } from '../domain/message.personal-data';
 import { RoomEvent } from '../../rooms/domain/room.events';
 import { ATTACHMENT_RESOLVER, AttachmentResolver } from '../presentation/attachments.port';
 import { presentMessage } from '../presentation/message.presenter';
 import { MESSAGE_READS, MessagesReadModel } from '../messages.read-model';
+import { ParleyEventFamily, parseParleyEvents } from './parley-events';
 
 export const DEFAULT_MESSAGE_LIMIT = 20;
 export const MAX_MESSAGE_LIMIT = 100;
@@ -34,6 +36,8 @@ interface RoomSubscriber {
   lastId: number;
   /** v2 only: recent messages, for the tombstone a deletion sends (v6 sends the id alone). */
   readonly recent: Map<number, MessageDocument> | null;
+  /** Parley's own live events the subscriber asked for (none unless asked: see `parseParleyEvents`). */
+  readonly parleyEvents: ReadonlySet<ParleyEventFamily>;
 }
 
 /** A live message as every subscriber of one API version sees it, rendered once (transports encode it once too). */
@@ -49,7 +53,8 @@ const RECENT_MESSAGES = 1000;
  * `SUBSCRIBE /rooms/:roomId?message_limit=n` (v2 and v6): replays the newest messages oldest
  * first, or — resuming with `Last-Event-Id` — every message after that id, then goes live:
  * `new_message`, `message_deleted` (v6; v2 receives the DELETED tombstone as a `new_message`)
- * and `is_typing`. Event ids are message ids, so a client resumes where it left off.
+ * and `is_typing`, plus Parley's own events it asks for with `parley_events` (e.g.
+ * `message_updated`, `reaction_added`). Event ids are message ids, so a client resumes where it left off.
  */
 @Injectable()
 export class RoomSubscription implements OnModuleInit {
@@ -79,6 +84,7 @@ export class RoomSubscription implements OnModuleInit {
     const { instanceId, roomId } = context.params;
     const limit = parseMessageLimit(context.query.get('message_limit'));
     const resumeAfter = numericLastEventId(context.lastEventId);
+    const parleyEvents = parseParleyEvents(context.query.get('parley_events'));
     await this.access.readable(instanceId, roomId, context.actor);
 
     const subscriber: RoomSubscriber = {
@@ -88,6 +94,7 @@ export class RoomSubscription implements OnModuleInit {
       channel,
       lastId: resumeAfter ?? 0,
       recent: version === 2 ? new Map() : null,
+      parleyEvents,
     };
     const emitStored = (doc: MessageDocument) => {
       sentTo(subscriber, doc);
@@ -122,18 +129,34 @@ export class RoomSubscription implements OnModuleInit {
         }
       },
       // The two streams subscribed to hold a room's messages and the room's own events.
-      deliver: (event) => this.deliverLive(event as RecordedEvent<MessageEvent | RoomEvent>, subscriber),
+      deliver: (event) => this.deliverLive(event as RecordedEvent<MessageEvent | ReactionEvent | RoomEvent>, subscriber),
     });
   }
 
   /** Delivers one live event; returns a promise only when it must read first (v2 tombstones). */
-  private deliverLive(event: RecordedEvent<MessageEvent | RoomEvent>, subscriber: RoomSubscriber): Promise<void> | void {
+  private deliverLive(event: RecordedEvent<MessageEvent | ReactionEvent | RoomEvent>, subscriber: RoomSubscriber): Promise<void> | void {
     switch (event.type) {
       case 'MessageSent': {
         if (event.data.id <= subscriber.lastId) return; // already replayed
         const live = this.liveMessage(event, subscriber);
         sentTo(subscriber, live.doc);
         subscriber.channel.push(live.wire);
+        return;
+      }
+      case 'MessageEdited':
+        if (!subscriber.parleyEvents.has('edits')) return;
+        return this.pushEdit(event, subscriber);
+      case 'MessageReactionAdded':
+      case 'MessageReactionRemoved': {
+        const { id, type, user_id } = event.data;
+        // An erased reaction (its key destroyed) is no one's: nothing to show.
+        if (!subscriber.parleyEvents.has('reactions') || type === ERASED_REACTION_TYPE) return;
+        const timestamp = event.metadata.occurred_at ?? event.recordedAt;
+        const body =
+          event.type === 'MessageReactionAdded'
+            ? chatkitEvent('reaction_added', { message_id: id, type, user_id, created_at: event.data.created_at }, timestamp)
+            : chatkitEvent('reaction_removed', { message_id: id, type, user_id }, timestamp);
+        subscriber.channel.push({ id: String(subscriber.lastId), body });
         return;
       }
       case 'MessageDeleted': {
@@ -167,6 +190,21 @@ export class RoomSubscription implements OnModuleInit {
       default:
         return;
     }
+  }
+
+  /**
+   * `message_updated`: the edited message whole, as the subscriber's API version shows it. The
+   * event holds the new content; the read model the rest (sender, creation time), and a message
+   * deleted since shows nothing.
+   */
+  private async pushEdit(event: RecordedEvent<MessageEdited>, subscriber: RoomSubscriber): Promise<void> {
+    const { version, instanceId, roomId, channel } = subscriber;
+    const stored = await this.messages.get(instanceId, roomId, event.data.id);
+    if (!stored || stored.deleted_at !== undefined) return;
+    const doc: MessageDocument = { ...stored, parts: event.data.parts, updated_at: event.data.updated_at };
+    subscriber.recent?.set(doc.id, doc);
+    const timestamp = event.metadata.occurred_at ?? event.recordedAt;
+    channel.push({ id: String(subscriber.lastId), body: chatkitEvent('message_updated', presentMessage(version, doc, this.attachments), timestamp) });
   }
 
   /** A live message as the subscriber's API version shows it: built for the first subscriber, shared by the rest. */

@@ -1,9 +1,11 @@
 /**
- * Chatkit's permission names (wire study §5.1, plus `user:create`/`user:update` from the spec).
+ * Chatkit's permission names (wire study §5.1, plus `user:create`/`user:update` from the spec),
+ * and Parley's own: `message:react` (adding and removing one's reactions).
  * A role may hold only these; anything else is refused naming the list.
  */
 export const PERMISSION_NAMES = [
   'message:create',
+  'message:react',
   'room:join',
   'room:leave',
   'room:members:add',
