@@ -1,4 +1,5 @@
-import { startWebhookDelivery } from './webhook-delivery';
+import { startEmbeddedWebhookDelivery } from './webhook-delivery';
+import { PublicOrigin } from '../modules/attachments/links/public-origin';
 import { WEBHOOK_CONTEXT_AT, WebhookContextAt } from '../modules/webhooks/deliver-webhooks/webhook-context';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -237,7 +238,10 @@ export async function startServer(runtime: Runtime, hooks: { beforeListen?: () =
   // From here /health computes readiness (projections caught up, live log, storage) on every call.
   readiness.state = 'serving';
   // The embedded server delivers webhooks itself; beside projector workers, they do.
-  const webhookDelivery = runtime.mode === 'embedded' ? startWebhookDelivery(runtime, app.get<WebhookContextAt>(WEBHOOK_CONTEXT_AT)) : null;
+  const webhookDelivery =
+    runtime.mode === 'embedded'
+      ? startEmbeddedWebhookDelivery(runtime, { contextAt: app.get<WebhookContextAt>(WEBHOOK_CONTEXT_AT), presence: app.get(PresenceTracker), origin: app.get(PublicOrigin).fallback() })
+      : null;
   let closing: Promise<void> | null = null;
   const drainAndClose = async () => {
     readiness.state = 'stopping';

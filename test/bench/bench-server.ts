@@ -1,4 +1,5 @@
 import jwt from 'jsonwebtoken';
+import { spawn } from 'node:child_process';
 
 /** The instance every bench's Parley server is started with (INSTANCE_LOCATOR, INSTANCE_KEY). */
 export const INSTANCE_ID = 'bench';
@@ -29,3 +30,32 @@ export const parleyEnv = (dataDir: string): Record<string, string> => ({
   ANONYMOUS_SUBSCRIPTIONS_PER_CONNECTION: '0',
   ANONYMOUS_SUBSCRIPTIONS_PER_ADDRESS: '0',
 });
+
+/**
+ * A webhook receiver in a process of its own (not competing with autocannon's loop) that answers
+ * every POST 200 and counts them; resolves with its port and a way to read the count and stop it.
+ */
+export async function startWebhookReceiver(): Promise<{ port: number; received(): Promise<number>; stop(): void }> {
+  const code = `let n = 0; const s = require('node:http').createServer((q, r) => { q.resume(); q.on('end', () => { n++; r.writeHead(200).end(); }); });
+    s.listen(0, '127.0.0.1', () => console.log(s.address().port)); process.stdin.on('data', () => console.log(n));`;
+  const proc = spawn(process.execPath, ['-e', code], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines: string[] = [];
+  const waiters: ((line: string) => void)[] = [];
+  proc.stdout!.on('data', (chunk: Buffer) => {
+    for (const line of chunk.toString().split('\n').filter(Boolean)) {
+      const waiter = waiters.shift();
+      if (waiter) waiter(line);
+      else lines.push(line);
+    }
+  });
+  const nextLine = () => new Promise<string>((resolve) => (lines.length ? resolve(lines.shift()!) : waiters.push(resolve)));
+  const port = Number(await nextLine());
+  return {
+    port,
+    received: async () => {
+      proc.stdin!.write('?\n');
+      return Number(await nextLine());
+    },
+    stop: () => void proc.kill(),
+  };
+}

@@ -12,12 +12,15 @@
  *
  * Environment: CPU_OPS requests per measured scenario (default 6000), CPU_WARMUP (default
  * 2000), CPU_CONNECTIONS (default 20), CPU_ROUNDS (default 2), CPU_SCENARIOS (a subset of
- * create-user, send-message, send-message-keyed (with an Idempotency-Key), get-user; default all), CPU_PROF (a directory: the servers run with
+ * create-user, send-message, send-message-keyed (with an Idempotency-Key), get-user,
+ * send-message-webhooks (two webhooks of the instance carry every message: one to a live receiver,
+ * one to a port nothing listens on; measured once the live one has every message, so a send's CPU
+ * includes its delivery; last, and skipped by a server without webhooks); default all), CPU_PROF (a directory: the servers run with
  * --cpu-prof writing there; read with profile-summary.js), CPU_THREADS=1 (also print each
  * thread's share).
  */
 import autocannon from 'autocannon';
-import { INSTANCE_ID, mintToken, parleyEnv } from './bench-server';
+import { INSTANCE_ID, mintToken, parleyEnv, startWebhookReceiver } from './bench-server';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -28,7 +31,7 @@ const OPS = Number(process.env.CPU_OPS ?? 6000);
 const WARMUP = Number(process.env.CPU_WARMUP ?? 2000);
 const CONNECTIONS = Number(process.env.CPU_CONNECTIONS ?? 20);
 const ROUNDS = Number(process.env.CPU_ROUNDS ?? 2);
-const SCENARIOS = new Set((process.env.CPU_SCENARIOS ?? 'create-user,send-message,send-message-keyed,get-user').split(','));
+const SCENARIOS = new Set((process.env.CPU_SCENARIOS ?? 'create-user,send-message,send-message-keyed,get-user,send-message-webhooks').split(','));
 const THREADS = process.env.CPU_THREADS === '1';
 const PROF_DIR = process.env.CPU_PROF ? resolve(process.env.CPU_PROF) : undefined;
 const PROJECT_ROOT = resolve(__dirname, '..', '..', '..');
@@ -104,6 +107,20 @@ async function run(requests: number, base: string, spec: autocannon.RequestSpec)
 
 type Figures = Record<string, number>;
 
+/** Webhooks of the bench instance carrying every message, one to each port; false when the server has no webhooks (an older release). */
+async function createWebhooks(base: string, headers: Record<string, string>, ports: readonly number[]): Promise<boolean> {
+  for (const port of ports) {
+    const response = await fetch(`${base}/services/parley_webhooks/v1/${INSTANCE_ID}/webhooks`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ url: `http://127.0.0.1:${port}/hooks`, secret: 'bench-webhook-secret', event_types: ['v1.messages_created'] }),
+    });
+    if (response.status === 404) return false;
+    if (response.status !== 201) throw new Error(`creating a webhook: ${response.status} ${await response.text()}`);
+  }
+  return true;
+}
+
 async function measureOne(main: string, round: number): Promise<Figures> {
   const dataDir = mkdtempSync(join(os.tmpdir(), 'parley-cpu-per-op-'));
   const port = await freePort();
@@ -118,6 +135,7 @@ async function measureOne(main: string, round: number): Promise<Figures> {
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const base = `http://127.0.0.1:${port}`;
+  const cleanups: (() => void)[] = [];
   try {
     for (let deadline = Date.now() + 60_000; ; ) {
       const healthy = await fetch(`${base}/health`).then((r) => r.status === 200, () => false);
@@ -164,14 +182,38 @@ async function measureOne(main: string, round: number): Promise<Figures> {
       headers: { authorization: su.authorization },
       setupRequest: (request) => ({ ...request, path: `${chat}/users/reader-${r++ % READ_SET}` }),
     };
+    let h = 0;
+    const hookedSend: autocannon.RequestSpec = {
+      ...send,
+      setupRequest: (request) => ({ ...request, body: JSON.stringify({ parts: [{ type: 'text/plain', content: `hooked message ${h++}` }] }) }),
+    };
     const figures: Figures = {};
-    for (const [name, spec] of [['create-user', create], ['send-message', send], ['send-message-keyed', keyedSend], ['get-user', read]] as const) {
+    const scenarios = [['create-user', create], ['send-message', send], ['send-message-keyed', keyedSend], ['get-user', read], ['send-message-webhooks', hookedSend]] as const;
+    for (const [name, spec] of scenarios) {
       if (!SCENARIOS.has(name)) continue;
+      // Delivered: every hooked message the live receiver got (the CPU measured includes delivering them).
+      let delivered: (() => Promise<void>) | null = null;
+      if (name === 'send-message-webhooks') {
+        const receiver = await startWebhookReceiver();
+        cleanups.push(() => receiver.stop());
+        if (!(await createWebhooks(base, su, [receiver.port, await freePort()]))) {
+          process.stderr.write('  send-message-webhooks skipped: this server has no webhooks\n');
+          continue;
+        }
+        delivered = async () => {
+          for (let deadline = Date.now() + 120_000; (await receiver.received()) < h; ) {
+            if (Date.now() > deadline) throw new Error(`the live webhook receiver got ${await receiver.received()} of ${h} messages in 2 minutes`);
+            await new Promise((r) => setTimeout(r, 100));
+          }
+        };
+      }
       await run(WARMUP, base, spec);
+      await delivered?.();
       const before = await settled(child.pid!);
       const threadsBefore = THREADS ? threadSeconds(child.pid!) : null;
       const started = Date.now();
       await run(OPS, base, spec);
+      await delivered?.();
       figures[name] = ((await settled(child.pid!) - before) / OPS) * 1e6;
       if (threadsBefore) {
         const per = [...threadSeconds(child.pid!)].map(([thread, s]) => [thread, ((s - (threadsBefore.get(thread) ?? 0)) / OPS) * 1e6] as const).filter(([, us]) => us >= 1);
@@ -181,6 +223,7 @@ async function measureOne(main: string, round: number): Promise<Figures> {
     }
     return figures;
   } finally {
+    for (const cleanup of cleanups.splice(0)) cleanup();
     child.kill('SIGTERM');
     await new Promise((r) => (child.exitCode !== null ? r(null) : child.once('exit', r)));
     rmSync(dataDir, { recursive: true, force: true });

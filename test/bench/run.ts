@@ -36,7 +36,7 @@
  * Exits non-zero when any measured request was answered non-2xx, errored or timed out.
  */
 import autocannon from 'autocannon';
-import { INSTANCE_ID, KEY_ID, KEY_SECRET, mintToken, parleyEnv } from './bench-server';
+import { INSTANCE_ID, KEY_ID, KEY_SECRET, mintToken, parleyEnv, startWebhookReceiver } from './bench-server';
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -459,35 +459,6 @@ async function benchSends(target: Target, senderToken: string): Promise<void> {
   // Plain sends again: a variant is compared with the plain sends just before and after it, on the
   // same server with the same data behind it (a server with more data behind it is slower).
   await scenario(`${target.label} send-message (again)`, target, spec, 'send-again', 'parley');
-}
-
-/**
- * A webhook receiver in a process of its own (not competing with autocannon's loop) that answers
- * every POST 200 and counts them; resolves with its port and a way to read the count and stop it.
- */
-async function startWebhookReceiver(): Promise<{ port: number; received(): Promise<number>; stop(): void }> {
-  const code = `let n = 0; const s = require('node:http').createServer((q, r) => { q.resume(); q.on('end', () => { n++; r.writeHead(200).end(); }); });
-    s.listen(0, '127.0.0.1', () => console.log(s.address().port)); process.stdin.on('data', () => console.log(n));`;
-  const proc = spawn(process.execPath, ['-e', code], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const lines: string[] = [];
-  const waiters: ((line: string) => void)[] = [];
-  proc.stdout!.on('data', (chunk: Buffer) => {
-    for (const line of chunk.toString().split('\n').filter(Boolean)) {
-      const waiter = waiters.shift();
-      if (waiter) waiter(line);
-      else lines.push(line);
-    }
-  });
-  const nextLine = () => new Promise<string>((resolve) => (lines.length ? resolve(lines.shift()!) : waiters.push(resolve)));
-  const port = Number(await nextLine());
-  return {
-    port,
-    received: async () => {
-      proc.stdin!.write('?\n');
-      return Number(await nextLine());
-    },
-    stop: () => void proc.kill(),
-  };
 }
 
 /**

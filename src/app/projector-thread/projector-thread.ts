@@ -9,8 +9,18 @@ import { recordProjectorBatch } from '../../shared/observability/metrics';
 import { Backoff } from '../../shared/application/operations/backoff';
 import type { ProjectionStatus } from '../../shared/application/projection-runtime/projector-runner';
 import type { Projectors } from '../../shared/application/projection-runtime/process-projectors';
+import { messageOf } from '../../shared/domain/errors';
+import type { OfflineNow } from '../../modules/webhooks/deliver-webhooks/chatkit-webhook-lookups';
+import type { WebhookDeactivation } from '../../modules/webhooks/deliver-webhooks/webhook-delivery-worker';
 import type { FromProjectorThread, ProjectorThreadData, ToProjectorThread } from './protocol';
 import { SharedHead } from './shared-head';
+
+/** What the projector thread's webhook deliveries ask of the request thread, and where attachment links point. */
+export interface ThreadWebhookHost {
+  readonly origin: string;
+  readonly offlineNow: OfflineNow;
+  readonly deactivate: WebhookDeactivation;
+}
 
 /** How long a stop waits for the thread to write its checkpoints before it is terminated. */
 const STOP_TIMEOUT_MS = 10_000;
@@ -53,6 +63,11 @@ export class ProjectorThread implements Projectors {
   private stopped: (() => void) | null = null;
   private readonly offHead: () => void;
   private readonly offDestroys: () => void;
+  /** Set once the server listens: the thread delivers webhooks (and a restarted one again). */
+  private webhooks: ThreadWebhookHost | null = null;
+  private webhooksStopped: (() => void) | null = null;
+  /** Whether the thread now running delivers the webhooks (tests check the delivering happens there). */
+  deliversWebhooks = false;
   /** The thread's id once it reported (tests check the folding happens there). */
   threadId: number | null = null;
 
@@ -103,6 +118,35 @@ export class ProjectorThread implements Projectors {
     return () => this.listeners.delete(listener);
   }
 
+  /**
+   * Has the thread deliver Chatkit webhooks (the embedded server's, once it listens), and every
+   * thread started after it; its questions (who is offline, a deactivation) are answered here.
+   */
+  deliverWebhooks(host: ThreadWebhookHost): void {
+    this.webhooks = host;
+    this.send({ kind: 'deliver-webhooks', origin: host.origin });
+  }
+
+  /** Stops the thread's deliveries (the server drains); resolves once their checkpoints are written, or the thread is gone. */
+  stopWebhooks(): Promise<void> {
+    this.webhooks = null;
+    const worker = this.worker;
+    if (!worker) return Promise.resolve();
+    return new Promise<void>((resolveStop) => {
+      const done = () => {
+        clearTimeout(timer);
+        worker.off('exit', done);
+        this.webhooksStopped = null;
+        resolveStop();
+      };
+      // Past it, the thread's own stop stops them (before its stores close).
+      const timer = setTimeout(done, STOP_TIMEOUT_MS);
+      this.webhooksStopped = done;
+      worker.once('exit', done);
+      this.send({ kind: 'stop-webhooks' });
+    });
+  }
+
   /** Lets a test make the thread fail as a bug would (only with `testHooks`). */
   crashForTest(): void {
     this.send({ kind: 'crash' });
@@ -137,11 +181,13 @@ export class ProjectorThread implements Projectors {
   private spawn(): void {
     const worker = new Worker(workerScript(), { workerData: { ...this.data, head: this.head.buffer } satisfies ProjectorThreadData });
     this.worker = worker;
-    worker.on('message', (message: FromProjectorThread) => this.received(message));
+    if (this.webhooks) worker.postMessage({ kind: 'deliver-webhooks', origin: this.webhooks.origin } satisfies ToProjectorThread);
+    worker.on('message', (message: FromProjectorThread) => this.received(worker, message));
     worker.on('error', (error) => this.logger.error({ err: error }, 'the projector thread failed'));
     worker.on('exit', (code) => {
       if (this.worker !== worker) return;
       this.worker = null;
+      this.deliversWebhooks = false;
       if (this.stopping) return this.stopped?.();
       this.down = `the projector thread exited (code ${code}); restarting`;
       this.held.clear();
@@ -156,8 +202,21 @@ export class ProjectorThread implements Projectors {
     });
   }
 
-  private received(message: FromProjectorThread): void {
+  private received(worker: Worker, message: FromProjectorThread): void {
     switch (message.kind) {
+      case 'ask-offline-now':
+        this.answerOffline(worker, message);
+        return;
+      case 'deactivate-webhook':
+        this.deactivate(worker, message);
+        return;
+      case 'webhooks-started':
+        this.deliversWebhooks = true;
+        return;
+      case 'webhooks-stopped':
+        this.deliversWebhooks = false;
+        this.webhooksStopped?.();
+        return;
       case 'state':
         this.down = null;
         this.threadId = message.threadId;
@@ -181,6 +240,25 @@ export class ProjectorThread implements Projectors {
         return;
     }
     this.notify();
+  }
+
+  private answerOffline(worker: Worker, question: Extract<FromProjectorThread, { kind: 'ask-offline-now' }>): void {
+    const answer = (offline: readonly string[], error?: string) =>
+      worker.postMessage({ kind: 'offline-now', id: question.id, offline, ...(error !== undefined && { error }) } satisfies ToProjectorThread);
+    if (!this.webhooks) return answer([], 'the request thread does not deliver webhooks');
+    this.webhooks.offlineNow(question.instanceId, question.userIds).then(
+      (offline) => answer(offline),
+      (error: unknown) => answer([], messageOf(error)),
+    );
+  }
+
+  private deactivate(worker: Worker, request: Extract<FromProjectorThread, { kind: 'deactivate-webhook' }>): void {
+    const answer = (error?: string) => worker.postMessage({ kind: 'webhook-deactivated', id: request.id, ...(error !== undefined && { error }) } satisfies ToProjectorThread);
+    if (!this.webhooks) return answer('the request thread does not deliver webhooks');
+    this.webhooks.deactivate(request.instanceId, request.webhookId, request.failure).then(
+      () => answer(),
+      (error: unknown) => answer(messageOf(error)),
+    );
   }
 
   private notify(): void {

@@ -2,6 +2,7 @@ import type { ParleyConfig } from '../../config/config';
 import type { LogPosition } from '../../shared/domain/event';
 import type { DataKeySelector } from '../../shared/domain/personal-data';
 import type { ProjectionStatus } from '../../shared/application/projection-runtime/projector-runner';
+import type { WebhookFailure } from '../../modules/webhooks/deliver-webhooks/webhook-delivery-worker';
 
 /**
  * The messages between the embedded server's request thread and its projector thread
@@ -9,7 +10,10 @@ import type { ProjectionStatus } from '../../shared/application/projection-runti
  */
 
 /** The settings the projector thread uses (the whole configuration holds what a thread cannot be sent). */
-export type ProjectorThreadConfig = Pick<ParleyConfig, 'dataDir' | 'logLevel' | 'masterKey' | 'dataKeyCache' | 'projectionLeaseTtlMs' | 'feedsSealItems'>;
+export type ProjectorThreadConfig = Pick<
+  ParleyConfig,
+  'dataDir' | 'logLevel' | 'masterKey' | 'dataKeyCache' | 'projectionLeaseTtlMs' | 'feedsSealItems' | 'webhookAllowedHosts' | 'webhookRetryScheduleMs' | 'webhookDeliveryTimeoutMs'
+>;
 
 export const projectorThreadConfig = (config: ParleyConfig): ProjectorThreadConfig => ({
   dataDir: config.dataDir,
@@ -18,6 +22,9 @@ export const projectorThreadConfig = (config: ParleyConfig): ProjectorThreadConf
   dataKeyCache: config.dataKeyCache,
   projectionLeaseTtlMs: config.projectionLeaseTtlMs,
   feedsSealItems: config.feedsSealItems,
+  webhookAllowedHosts: config.webhookAllowedHosts,
+  webhookRetryScheduleMs: config.webhookRetryScheduleMs,
+  webhookDeliveryTimeoutMs: config.webhookDeliveryTimeoutMs,
 });
 
 /** What the projector thread is started with. */
@@ -40,7 +47,15 @@ export type ToProjectorThread =
   /** Stop folding, write what was folded, release the leases, then answer `stopped`. */
   | { readonly kind: 'stop' }
   /** Test hook (only with `testHooks`): throw out of the thread, as a bug would. */
-  | { readonly kind: 'crash' };
+  | { readonly kind: 'crash' }
+  /** Deliver the Chatkit webhooks from now on (sent again to a restarted thread), attachment links to `origin`. */
+  | { readonly kind: 'deliver-webhooks'; readonly origin: string }
+  /** Stop delivering webhooks (the server drains), then answer `webhooks-stopped`. */
+  | { readonly kind: 'stop-webhooks' }
+  /** The answer to `ask-offline-now` number `id`: who, or why presence could not say. */
+  | { readonly kind: 'offline-now'; readonly id: number; readonly offline: readonly string[]; readonly error?: string }
+  /** The answer to `deactivate-webhook` number `id`: done, or why not. */
+  | { readonly kind: 'webhook-deactivated'; readonly id: number; readonly error?: string };
 
 /** Projector thread → request thread. */
 export type FromProjectorThread =
@@ -56,4 +71,12 @@ export type FromProjectorThread =
   /** The serving versions have folded what was in the log at the start (the building ones started). */
   | { readonly kind: 'started' }
   /** Stopped on request: checkpoints written, leases released. */
-  | { readonly kind: 'stopped' };
+  | { readonly kind: 'stopped' }
+  /** The thread delivers the webhooks (`deliver-webhooks` started them). */
+  | { readonly kind: 'webhooks-started' }
+  /** Webhook deliveries stopped on request (`stop-webhooks`): their checkpoints are written. */
+  | { readonly kind: 'webhooks-stopped' }
+  /** Who of `userIds` is offline now (presence lives on the request thread): for a `v1.message_sent_user_offline`. */
+  | { readonly kind: 'ask-offline-now'; readonly id: number; readonly instanceId: string; readonly userIds: readonly string[] }
+  /** Deactivate a webhook whose every attempt of an event failed (the thread's connection to the log appends nothing). */
+  | { readonly kind: 'deactivate-webhook'; readonly id: number; readonly instanceId: string; readonly webhookId: string; readonly failure: WebhookFailure };

@@ -12,6 +12,10 @@ import { SealingEventStore } from '../../shared/application/operations/sealing-e
 import { LogPosition } from '../../shared/domain/event';
 import { personalDataRulesFor } from '../personal-data-rules';
 import { openProjectors } from '../projectors';
+import { deliverWebhooks, webhookContextAt } from '../webhook-delivery-parts';
+import type { WebhookDeliveryWorker } from '../../modules/webhooks/deliver-webhooks/webhook-delivery-worker';
+import { ProjectionVersions } from '../../shared/application/projection-runtime/projection-versions';
+import { VersionedReadModels } from '../../shared/application/projection-runtime/versioned-read-models';
 import type { FromProjectorThread, ProjectorThreadData, ToProjectorThread } from './protocol';
 import { SharedHead } from './shared-head';
 
@@ -43,6 +47,23 @@ const head = new (class implements ReportedHead {
 })();
 const stopFollowingHead = sharedHead.follow((through) => head.moveTo(through));
 
+/** Questions to the request thread (presence, a deactivation), answered by number. */
+const asked = new Map<number, { resolve: (answer: unknown) => void; reject: (error: Error) => void }>();
+let nextQuestion = 0;
+function ask<T>(question: (id: number) => FromProjectorThread): Promise<T> {
+  const id = nextQuestion++;
+  return new Promise<T>((resolve, reject) => {
+    asked.set(id, { resolve: resolve as (answer: unknown) => void, reject });
+    post(question(id));
+  });
+}
+function answered(id: number, outcome: { answer: unknown } | { error: Error }): void {
+  const question = asked.get(id);
+  asked.delete(id);
+  if (question && 'answer' in outcome) question.resolve(outcome.answer);
+  else question?.reject((outcome as { error: Error }).error);
+}
+
 /** A release lists definitions of this code base: the newest of a name stands for a version it bumped. */
 function definitionsOf(listed: ProjectorThreadData['projections']): ProjectionDefinition[] {
   return listed.map(({ name, version }) => {
@@ -64,11 +85,12 @@ async function main(): Promise<void> {
   const ring = new DataKeyRing(dataKeys, secretBox, { ...config.dataKeyCache, exclusive: false });
   const log = new SealingEventStore(events, ring, personalDataRulesFor(config));
   const batches: [number, number][] = [];
+  const definitions = definitionsOf(data.projections);
   const projectors = await openProjectors(log, readModels, {
     config,
     owner: data.leaseOwner,
     logger,
-    projections: definitionsOf(data.projections),
+    projections: definitions,
     recordBatch: (count, seconds) => void batches.push([count, seconds]),
   });
 
@@ -93,8 +115,45 @@ async function main(): Promise<void> {
   // A drop changes no position: the status says so within a second.
   const reporting = setInterval(report, 1_000);
 
+  /**
+   * Chatkit webhooks are delivered here once the request thread asks (`deliver-webhooks`), off the
+   * request thread: a delivery's HTTP request, mapping and delivery log cost a send nothing there,
+   * and the delivery log is written through this thread's connection, beside the projections'
+   * batches, not against their write lock. Presence and deactivations are the request thread's.
+   */
+  let webhooks: WebhookDeliveryWorker | null = null;
+  /** Set by a stop (of the deliveries or the thread): no delivery starts after it. */
+  let stopping = false;
+  const startWebhooks = (origin: string) => {
+    if (webhooks || stopping) return;
+    webhooks = deliverWebhooks({
+      config,
+      logger,
+      events: log,
+      readModels: new VersionedReadModels(readModels, new ProjectionVersions(definitions, (checkpoint) => projectors.positionOf(checkpoint))),
+      secretBox,
+      owner: data.leaseOwner,
+      deactivate: (instanceId, webhookId, failure) => ask<void>((id) => ({ kind: 'deactivate-webhook', id, instanceId, webhookId, failure })),
+      contextAt: webhookContextAt(log, secretBox, (instanceId, userIds) => ask<string[]>((id) => ({ kind: 'ask-offline-now', id, instanceId, userIds })), () => origin),
+    });
+    post({ kind: 'webhooks-started' });
+  };
+
   port.on('message', (message: ToProjectorThread) => {
     switch (message.kind) {
+      case 'deliver-webhooks':
+        startWebhooks(message.origin);
+        return;
+      case 'stop-webhooks':
+        stopping = true;
+        void (webhooks?.stop() ?? Promise.resolve()).then(() => post({ kind: 'webhooks-stopped' }));
+        return;
+      case 'offline-now':
+        answered(message.id, message.error === undefined ? { answer: [...message.offline] } : { error: new Error(message.error) });
+        return;
+      case 'webhook-deactivated':
+        answered(message.id, message.error === undefined ? { answer: undefined } : { error: new Error(message.error) });
+        return;
       case 'keys-destroyed':
         ring.forgetDestroyed(message.selector);
         return;
@@ -103,6 +162,9 @@ async function main(): Promise<void> {
         return;
       case 'stop':
         void (async () => {
+          stopping = true;
+          // Before the stores close: its checkpoint and delivery log are written (the request thread still answers its questions).
+          await webhooks?.stop();
           clearInterval(reporting);
           stopFollowingHead();
           await projectors.stop();

@@ -16,7 +16,7 @@ import { MessagesModule } from '../messages/messages.module';
 import { SentMessages } from '../messages/sent-messages';
 import { PresenceModule } from '../presence/presence.module';
 import { PresenceTracker } from '../presence/presence-tracker';
-import { ChatkitWebhookLookups } from './deliver-webhooks/chatkit-webhook-lookups';
+import { ChatkitWebhookLookups, offlineNowFrom } from './deliver-webhooks/chatkit-webhook-lookups';
 import { WEBHOOK_CONTEXT_AT, WebhookContextAt } from './deliver-webhooks/webhook-context';
 
 /**
@@ -33,7 +33,7 @@ import { WEBHOOK_CONTEXT_AT, WebhookContextAt } from './deliver-webhooks/webhook
       provide: WEBHOOK_CONTEXT_AT,
       inject: [EVENT_STORE, SentMessages, PresenceTracker, ATTACHMENT_RESOLVER],
       useFactory: (events: EventStore, sentMessages: SentMessages, presence: PresenceTracker, attachments: AttachmentResolver): WebhookContextAt => {
-        const lookups = new ChatkitWebhookLookups({ events, sentMessages, presence, attachment: (instanceId, roomId, a) => ({ ...attachments.render(instanceId, roomId, a) }) });
+        const lookups = new ChatkitWebhookLookups({ events, sentMessages, offlineNow: offlineNowFrom(presence), attachment: (instanceId, roomId, a) => ({ ...attachments.render(instanceId, roomId, a) }) });
         return (event) => lookups.at(event.position);
       },
     },

@@ -17,7 +17,7 @@ describe('ChatkitWebhookLookups: rooms and users at the event delivered', () => 
   const t = (s: number) => `2026-03-01T10:00:0${s}.000Z`;
   const append = async (stream: string, ...events: DomainEvent[]): Promise<LogPosition> =>
     (await stores.events.append(stream, events.map((e) => ({ ...e, metadata: { occurred_at: t(0) } })), 'any')).position;
-  const lookups = () => new ChatkitWebhookLookups({ events: stores.events, sentMessages: null as never, presence: null as never, attachment: null as never });
+  const lookups = () => new ChatkitWebhookLookups({ events: stores.events, sentMessages: null as never, offlineNow: null as never, attachment: null as never });
 
   beforeEach(() => {
     stores = openSqliteStores('parley-webhook-lookups-');
@@ -68,7 +68,7 @@ describe('ChatkitWebhookLookups: rooms and users at the event delivered', () => 
 
   it("reads per message delivered what the room and its sender gained since the last delivery, however long the room's history", async () => {
     const counting = new CountingStore(stores.events);
-    const delivering = new ChatkitWebhookLookups({ events: counting.events, sentMessages: null as never, presence: null as never, attachment: null as never });
+    const delivering = new ChatkitWebhookLookups({ events: counting.events, sentMessages: null as never, offlineNow: null as never, attachment: null as never });
     await append('user-i1.ann', { type: 'UserCreated', data: { id: 'ann', name: 'Ann', created_at: t(0) } });
     await append('room-i1.general', { type: 'RoomCreated', data: { id: 'general', name: 'General', private: false, created_by_id: 'ann', created_at: t(1) } });
     const readsPerMessage: { members: number; streamReads: number; eventsRead: number; logEventsRead: number }[] = [];
@@ -108,7 +108,7 @@ describe('ChatkitWebhookLookups: kept folds and destroyed content (a sealed log)
   const t = (s: number) => `2026-03-01T10:00:0${s}.000Z`;
   const append = async (stream: string, ...events: DomainEvent[]): Promise<LogPosition> =>
     (await log.append(stream, events.map((e) => ({ ...e, metadata: { occurred_at: t(0) } })), 'any')).position;
-  const lookups = () => new ChatkitWebhookLookups({ events: log, sentMessages: null as never, presence: null as never, attachment: null as never });
+  const lookups = () => new ChatkitWebhookLookups({ events: log, sentMessages: null as never, offlineNow: null as never, attachment: null as never });
 
   beforeEach(() => {
     stores = openSqliteStores('parley-webhook-lookups-sealed-');

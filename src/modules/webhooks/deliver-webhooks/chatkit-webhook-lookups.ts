@@ -69,8 +69,12 @@ export interface ChatkitWebhookLookupsOptions {
   /** The log, opened as read (the sealing store). */
   readonly events: EventStore;
   readonly sentMessages: SentMessages;
-  /** This process's tracker (the API's in the embedded server; a projector worker's own, over the shared ephemeral bus). */
-  readonly presence: PresenceTracker;
+  /**
+   * Who of `userIds` is offline now: this process's tracker (`offlineNowFrom`: the API's in the
+   * embedded server; a projector worker's own, over the shared ephemeral bus), or, on the embedded
+   * server's projector thread, the request thread's tracker asked by message.
+   */
+  readonly offlineNow: OfflineNow;
   /** An attachment part's attachment with fresh links (`renderAttachment`). */
   readonly attachment: ChatkitWebhookContext['attachment'];
   readonly clock?: Clock;
@@ -126,8 +130,7 @@ export class ChatkitWebhookLookups {
       },
       offlineUserIds: async (instanceId, userIds, sentAt) => {
         if (this.clock.now().getTime() - Date.parse(sentAt) > OFFLINE_PRESENCE_WINDOW_MS) return null;
-        const states = await Promise.all(userIds.map((id) => this.firstState(instanceId, id)));
-        return userIds.filter((_, i) => states[i] === 'offline');
+        return this.options.offlineNow(instanceId, userIds);
       },
       attachment: this.options.attachment,
     };
@@ -143,19 +146,29 @@ export class ChatkitWebhookLookups {
     await this.destroyed.catchUp();
     return this.userDocs.at(userStream(instanceId, userId), position);
   }
+}
 
-  /** The user's presence as a watch first tells it: truthful across processes (bounded by the tracker's grace and answer wait). */
-  private firstState(instanceId: string, userId: string): Promise<PresenceState> {
-    return new Promise((resolve) => {
-      let state: PresenceState | undefined;
-      let watch: PresenceWatch | undefined;
-      watch = this.options.presence.watch(instanceId, userId, (s) => {
-        if (state) return;
-        state = s;
-        resolve(s);
-        watch?.stop(); // told before watch() returned: stopped below instead
-      });
-      if (state) watch.stop();
+/** Of `userIds`, those offline now (as presence first tells it), in their order. */
+export type OfflineNow = (instanceId: string, userIds: readonly string[]) => Promise<string[]>;
+
+/** Who is offline now, as this process's tracker's watches first tell it: truthful across processes (bounded by the tracker's grace and answer wait). */
+export function offlineNowFrom(presence: PresenceTracker): OfflineNow {
+  return async (instanceId, userIds) => {
+    const states = await Promise.all(userIds.map((id) => firstState(presence, instanceId, id)));
+    return userIds.filter((_, i) => states[i] === 'offline');
+  };
+}
+
+function firstState(presence: PresenceTracker, instanceId: string, userId: string): Promise<PresenceState> {
+  return new Promise((resolve) => {
+    let state: PresenceState | undefined;
+    let watch: PresenceWatch | undefined;
+    watch = presence.watch(instanceId, userId, (s) => {
+      if (state) return;
+      state = s;
+      resolve(s);
+      watch?.stop(); // told before watch() returned: stopped below instead
     });
-  }
+    if (state) watch.stop();
+  });
 }

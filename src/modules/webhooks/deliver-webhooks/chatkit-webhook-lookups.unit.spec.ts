@@ -1,7 +1,7 @@
 import { InProcessEphemeralBus } from '../../../adapters/ephemeral/in-process-ephemeral-bus';
 import type { Clock } from '../../../shared/domain/clock';
 import { PresenceTracker } from '../../presence/presence-tracker';
-import { ChatkitWebhookLookups, OFFLINE_PRESENCE_WINDOW_MS } from './chatkit-webhook-lookups';
+import { ChatkitWebhookLookups, OFFLINE_PRESENCE_WINDOW_MS, offlineNowFrom } from './chatkit-webhook-lookups';
 
 describe('ChatkitWebhookLookups: who was offline for a message', () => {
   const timing = { heartbeatMs: 10_000, ttlMs: 25_000, sweepMs: 2_500, restartGraceMs: 0, answerWaitMs: 50 };
@@ -26,7 +26,7 @@ describe('ChatkitWebhookLookups: who was offline for a message', () => {
   });
 
   const lookups = () =>
-    new ChatkitWebhookLookups({ events: null as never, sentMessages: null as never, presence: worker, attachment: null as never, clock }).at('0');
+    new ChatkitWebhookLookups({ events: null as never, sentMessages: null as never, offlineNow: offlineNowFrom(worker), attachment: null as never, clock }).at('0');
 
   it('asks presence across processes, for a message sent moments ago: the members not online', async () => {
     api.register('i1', 'ben');

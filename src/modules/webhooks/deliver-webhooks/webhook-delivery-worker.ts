@@ -14,7 +14,7 @@ import { LeaseLostError, ReadModelStore } from '../../../shared/ports/read-model
 import type { OutgoingWebhooks } from '../../../shared/webhooks/outgoing-webhooks';
 import { WEBHOOKS, WebhookDocument } from '../../../../projections/webhooks/webhooks.projection';
 import { chatkitWebhookEventsOf, WEBHOOK_SOURCE_EVENT_TYPES } from '../domain/chatkit-webhook-events';
-import { webhookDecider, WebhookState, webhookStream } from '../domain/webhook.decider';
+import { WebhookCommand, webhookDecider, WebhookState, webhookStream } from '../domain/webhook.decider';
 import { WebhookEvent } from '../domain/webhook.events';
 import { CheckpointWriter } from './checkpoint-writer';
 import { deliverWithRetries, RetryPolicy } from './deliver-with-retries';
@@ -31,7 +31,8 @@ export interface WebhookDeliveryOptions {
   readonly events: EventStore;
   /** Queries see projections' logical names (VersionedReadModels); checkpoints, leases and the delivery log pass through. */
   readonly readModels: ReadModelStore;
-  readonly pipeline: CommandPipeline;
+  /** Deactivates a webhook whose every attempt of an event failed (`deactivateWebhook`, or the request thread's by message). */
+  readonly deactivate: WebhookDeactivation;
   readonly secretBox: SecretBox;
   readonly outgoing: OutgoingWebhooks;
   readonly owner: string;
@@ -226,27 +227,34 @@ export class WebhookDeliveryWorker {
   }
 
   private async deactivate(doc: WebhookDocument, failed: WebhookDeliveryDocument): Promise<void> {
-    const now = this.now().toISOString();
-    await this.options.pipeline.run(
-      webhookStream(doc.instance_id, doc.id),
-      webhookDecider,
-      {
-        type: 'DeactivateWebhook',
-        failure: {
-          event_id: failed.event_id,
-          event_type: failed.event_type,
-          attempts: failed.attempts,
-          response_code: failed.response_code,
-          ...(failed.error !== undefined && { error: failed.error }),
-        },
-        now,
-      },
-      { instance_id: doc.instance_id, actor: { key_id: 'webhook-delivery' }, occurred_at: now },
-      { awaitProjections: [] },
-    );
+    await this.options.deactivate(doc.instance_id, doc.id, {
+      event_id: failed.event_id,
+      event_type: failed.event_type,
+      attempts: failed.attempts,
+      response_code: failed.response_code,
+      ...(failed.error !== undefined && { error: failed.error }),
+    });
   }
 
   private now(): Date {
     return this.options.now?.() ?? new Date();
   }
+}
+
+/** What a webhook's deactivation records of the event whose every attempt failed. */
+export type WebhookFailure = Extract<WebhookCommand, { type: 'DeactivateWebhook' }>['failure'];
+export type WebhookDeactivation = (instanceId: string, webhookId: string, failure: WebhookFailure) => Promise<void>;
+
+/** Deactivates a webhook through the log (an event on its stream), as the delivery worker does when an event's every attempt failed. */
+export function deactivateWebhook(pipeline: CommandPipeline, now: () => Date = () => new Date()): WebhookDeactivation {
+  return async (instanceId, webhookId, failure) => {
+    const at = now().toISOString();
+    await pipeline.run(
+      webhookStream(instanceId, webhookId),
+      webhookDecider,
+      { type: 'DeactivateWebhook', failure, now: at },
+      { instance_id: instanceId, actor: { key_id: 'webhook-delivery' }, occurred_at: at },
+      { awaitProjections: [] },
+    );
+  };
 }
