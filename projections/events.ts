@@ -19,6 +19,7 @@ import type { UserEvent } from '../src/modules/users/domain/user.events';
 import type { WebhookEvent } from '../src/modules/webhooks/domain/webhook.events';
 import type { InstanceWiped } from '../src/modules/wipe/domain/instance-wipe.decider';
 import type { ContentReadEvent } from '../src/modules/inspector/domain/content-read.events';
+import type { InstanceImportEvent } from '../src/modules/operator/domain/instance-import.events';
 
 export type ParleyEvent =
   | AttachmentEvent
@@ -39,7 +40,8 @@ export type ParleyEvent =
   | UserEvent
   | WebhookEvent
   | InstanceWiped
-  | ContentReadEvent;
+  | ContentReadEvent
+  | InstanceImportEvent;
 
 /** The event of a type name, e.g. `EventOfType<'RoomDeleted'>`. */
 export type EventOfType<T extends ParleyEvent['type']> = Extract<ParleyEvent, { readonly type: T }>;
@@ -106,6 +108,7 @@ const EVERY_TYPE: Record<ParleyEvent['type'], true> = {
   WebhookDeleted: true,
   InstanceWiped: true,
   MessageContentRead: true,
+  InstanceImported: true,
 };
 
 /** Every event type's name: what projections that fold the whole log (the audit index, idempotency keys) handle. */

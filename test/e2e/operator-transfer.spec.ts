@@ -124,8 +124,8 @@ describe('export to disk and import over HTTP (services/parley_operator/v1, CONS
     expect((await op(source, 'POST', '/instances/never-made/export/links')).status).toBe(404);
   });
 
-  it('import: into a fresh data directory as a job, read back as the source answers, attachment bytes included; the spool is gone', async () => {
-    const res = await importArchive(target, archive);
+  it('import: into a fresh data directory as a job, read back as the source answers, attachment bytes included, recorded with the console user; the spool is gone', async () => {
+    const res = await importArchive(target, archive, operatorToken('Ops Importer'));
     expect(res.status).toBe(202);
     expect(res.json).toMatchObject({ id: expect.any(String), instance_id: INSTANCE, status: 'checking', received_bytes: archive.length });
     expect(res.headers.get('location')).toBe(`${OPERATOR}/instances/${INSTANCE}/imports/${res.json.id}`);
@@ -151,6 +151,17 @@ describe('export to disk and import over HTTP (services/parley_operator/v1, CONS
       return r.status === 200 && r.body.length === 1 && r.body[0];
     });
     expect(read.id).toBe(messageId);
+    // Who imported it is in the log, after the imported history (whose events keep their own actors).
+    const byConsole = await eventually(async () => {
+      const r = await target.request('GET', `/services/parley_audit/v1/${INSTANCE}/actors/key:console`, { token: su });
+      return r.body?.events?.some((e: any) => e.type === 'InstanceImported') && r.body.events;
+    });
+    expect(byConsole.filter((e: any) => e.type === 'InstanceImported')).toEqual([
+      expect.objectContaining({
+        actor: { key_id: 'console', console_user: 'Ops Importer' },
+        data: expect.objectContaining({ import_id: res.json.id, outcome: 'done', events_appended: job.events_total, blobs_copied: 1, exported_from: 'the operator API' }),
+      }),
+    ]);
     const attachmentPart = read.parts.find((p: any) => p.attachment);
     const download = await rawRequest('', 'GET', attachmentPart.attachment.download_url);
     expect(download.status).toBe(200);

@@ -24,7 +24,8 @@ async function* exportedLines(log: EventStore, instanceId: string): AsyncGenerat
  * `GET /instances/:instanceId/export`: the instance's events, in log order, as the NDJSON of
  * `npm run export`'s events.ndjson, streamed as the log is read (a download, never held whole
  * in memory), after an `InstanceExported` event naming the operator is in the log (the export
- * holds it too). Attachments' bytes are not in it: `npm run export` copies those too.
+ * holds it too). Attachments' bytes are not in it: the instance archive (download-export/) and
+ * `npm run export` hold those too.
  */
 @Controller(PARLEY_OPERATOR_ROUTE)
 export class ExportInstanceController {

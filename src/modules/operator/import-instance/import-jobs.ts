@@ -11,10 +11,13 @@ import {
   ImportResult,
   ImportSourceError,
 } from '../../../shared/application/operations/instance-transfer/import-instance';
+import { CommandPipeline } from '../../../shared/application/write-path/command-pipeline';
 import { SECRET_BOX, SecretBox } from '../../../shared/crypto/secret-box';
+import { Actor } from '../../../shared/domain/event';
 import { badRequest, conflict, DomainError, messageOf, notFound, unprocessable } from '../../../shared/domain/errors';
 import { BLOB_STORE, BlobStore } from '../../../shared/ports/blob-store.port';
 import { EVENT_STORE, EventStore } from '../../../shared/ports/event-store.port';
+import { instanceImportDecider, instanceImportStream } from '../domain/instance-import.decider';
 import { TransferSpool } from '../transfer-spool';
 
 /** `receiving` (the upload), `checking` (the whole export and the master key, before any write), `importing`, then `done` or `failed`. */
@@ -40,7 +43,10 @@ export interface ImportView {
   readonly error?: { readonly error: string; readonly error_description: string };
 }
 
-type Job = { -readonly [K in keyof ImportView]: ImportView[K] };
+type Job = { -readonly [K in keyof ImportView]: ImportView[K] } & { readonly actor: Actor; exportedFrom?: string; exportedAt?: string };
+
+/** The job as `GET …/imports/:importId` shows it (who started it is in the log, once the import wrote something). */
+const viewOf = ({ actor: _actor, exportedFrom: _from, exportedAt: _at, ...view }: Job): ImportView => view;
 
 /** Finished imports kept for `GET …/imports/:importId`, newest first out last. */
 const FINISHED_KEPT = 100;
@@ -67,6 +73,7 @@ export class ImportJobs {
     @Inject(BLOB_STORE) private readonly blobs: BlobStore,
     @Inject(SECRET_BOX) private readonly secretBox: SecretBox,
     private readonly spool: TransferSpool,
+    private readonly pipeline: CommandPipeline,
   ) {
     this.maxBytes = config.importMaxBytes;
   }
@@ -82,14 +89,14 @@ export class ImportJobs {
   get(instanceId: string, importId: string): ImportView {
     const job = this.jobs.get(importId);
     if (!job || job.instance_id !== instanceId) throw notFound('import_not_found', `No import "${importId}" of instance "${instanceId}" in this server process`);
-    return { ...job };
+    return viewOf(job);
   }
 
   /**
    * Takes the archive in (413 over the cap, 400 for what is no export archive, 409 while the
    * instance has an import running) and starts its import: answers once the upload is spooled.
    */
-  async receive(instanceId: string, body: Readable, declaredBytes: number | undefined): Promise<ImportView> {
+  async receive(instanceId: string, body: Readable, declaredBytes: number | undefined, actor: Actor): Promise<ImportView> {
     if (declaredBytes !== undefined && declaredBytes > this.maxBytes) throw this.tooLarge();
     const running = [...this.jobs.values()].find((j) => j.instance_id === instanceId && j.status !== 'done' && j.status !== 'failed');
     if (running) throw conflict('import_running', `The import ${running.id} of instance "${instanceId}" is still running: wait for it to end`);
@@ -103,6 +110,7 @@ export class ImportJobs {
       events_present: 0,
       blobs_copied: 0,
       blobs_present: 0,
+      actor,
     };
     this.keep(job);
     const dir = this.spool.next('import', job.id);
@@ -117,13 +125,48 @@ export class ImportJobs {
     }
     job.status = 'checking';
     void this.run(job, dir);
-    return { ...job };
+    return viewOf(job);
   }
 
   private keep(job: Job): void {
     this.jobs.set(job.id, job);
     const finished = [...this.jobs.values()].filter((j) => j.status === 'done' || j.status === 'failed');
     for (const old of finished.slice(0, Math.max(0, finished.length - FINISHED_KEPT))) this.jobs.delete(old.id);
+  }
+
+  /** Who imported what, in the log, once the import wrote something (a second import of an archive writes, and records, nothing). */
+  private async record(job: Job, outcome: 'done' | 'failed'): Promise<void> {
+    if (job.events_appended === 0 && job.blobs_copied === 0) return;
+    const now = new Date().toISOString();
+    try {
+      await this.pipeline.run(
+        instanceImportStream(job.instance_id, job.id),
+        instanceImportDecider,
+        {
+          type: 'RecordImport',
+          outcome: {
+            import_id: job.id,
+            outcome,
+            events_appended: job.events_appended,
+            events_present: job.events_present,
+            blobs_copied: job.blobs_copied,
+            blobs_present: job.blobs_present,
+            exported_from: job.exportedFrom ?? '',
+            exported_at: job.exportedAt ?? '',
+            imported_at: now,
+          },
+        },
+        { instance_id: job.instance_id, actor: job.actor, occurred_at: now },
+        { awaitProjections: [] },
+      );
+    } catch (error) {
+      this.logger.error(`the import ${job.id} of instance ${job.instance_id} wrote ${job.events_appended} events, but its record failed: ${messageOf(error)}`);
+      throw new DomainError(
+        'unavailable',
+        'import_not_recorded',
+        `The archive was imported (${job.events_appended} events appended) but who imported it could not be recorded (${messageOf(error)})`,
+      );
+    }
   }
 
   private async run(job: Job, dir: string): Promise<void> {
@@ -137,12 +180,16 @@ export class ImportJobs {
       const checked = await checkExport(dir);
       const refusal = importRefusal(checked, { instanceId: job.instance_id, opens: (sealed) => this.secretBox.opens(sealed) });
       if (refusal) throw unprocessable(refusal.reason, `${refusal.message[0].toUpperCase()}${refusal.message.slice(1)}. Nothing was written`);
+      job.exportedFrom = checked.manifest.source;
+      job.exportedAt = checked.manifest.started_at;
       job.events_total = checked.events;
       job.blobs_total = checked.blobs.length;
       job.status = 'importing';
       progress(await importInstance(dir, checked, this.log, this.blobs, progress));
+      await this.record(job, 'done');
       job.status = 'done';
     } catch (error) {
+      await this.record(job, 'failed').catch(() => undefined);
       job.status = 'failed';
       const written = job.events_appended > 0 || job.blobs_copied > 0;
       const tail = written ? `; written before it: ${job.events_appended} events, ${job.blobs_copied} blobs (an import again skips them)` : '';

@@ -3,6 +3,8 @@ import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Readable } from 'node:stream';
 import { toErrorResponse } from '../../../shared/http/error.filter';
+import { AuthenticatedRequest } from '../../instances/authentication/access-token.guard';
+import { operatorActor } from '../../instances/authentication/operator-token';
 import { Access } from '../../roles/access-rules';
 import { PARLEY_OPERATOR_ROUTE } from '../operator-route';
 import { ImportJobs } from './import-jobs';
@@ -48,7 +50,8 @@ export class ImportRoutes implements OnModuleInit {
     const header = request.headers['content-length'];
     const declared = header === undefined ? undefined : Number(header);
     const body = request.body instanceof Readable ? request.body : request.raw;
-    const job = await this.jobs.receive(instanceId, body, declared);
+    const operator = (request as AuthenticatedRequest).operator!;
+    const job = await this.jobs.receive(instanceId, body, declared, operatorActor(operator, request.id));
     await reply.status(202).header('location', `/${PARLEY_OPERATOR_ROUTE}/instances/${encodeURIComponent(instanceId)}/imports/${job.id}`).send(job);
   }
 }
