@@ -35,6 +35,17 @@ describe('nonPublicKind: the addresses no webhook reaches unless allowed', () =>
 });
 
 describe('WebhookTargets', () => {
+  it('decides each host, port and address alone, the same when asked again (decisions are kept)', () => {
+    const targets = new WebhookTargets(['hooks.internal:9000', '10.1.0.0/16']);
+    for (let round = 0; round < 2; round++) {
+      expect(targets.refusal('hooks.internal', 9000, '10.9.9.9')).toBeNull();
+      expect(targets.refusal('hooks.internal', 9001, '10.9.9.9')).toBe('hooks.internal resolves to 10.9.9.9, a private address');
+      expect(targets.refusal('other.internal', 9000, '10.9.9.9')).toBe('other.internal resolves to 10.9.9.9, a private address');
+      expect(targets.refusal('other.internal', 9000, '10.1.2.3')).toBeNull();
+      expect(targets.refusal('10.9.9.9', 80, '10.9.9.9')).toBe('10.9.9.9 is a private address');
+    }
+  });
+
   it('refuses non-public addresses, saying which and why', () => {
     const targets = new WebhookTargets();
     expect(targets.refusal('example.com', 443, '93.184.215.14')).toBeNull();

@@ -110,8 +110,17 @@ function parseEntry(raw: string): AllowEntry {
  * (IPv6 in brackets then: `[::1]:9000`, `[fd00::/8]:9000`). A host name entry allows that name whatever it resolves to; the
  * others allow the addresses it resolves to.
  */
+/** Decisions a WebhookTargets keeps (a host, port and address each): every delivery checks its target again. */
+const DECISIONS_KEPT = 1_024;
+
 export class WebhookTargets {
   private readonly entries: readonly AllowEntry[];
+  /**
+   * Decisions already made, by host, port and address: a decision depends on nothing else (the
+   * allowed entries are fixed), and checking an address against the lists costs more than the
+   * rest of a delivery's preparation. The host is still resolved at every delivery.
+   */
+  private readonly decided = new Map<string, string | null>();
 
   /** `allowed`: WEBHOOK_ALLOWED_HOSTS' entries (see `parseWebhookAllowedHosts` for their checks). */
   constructor(allowed: readonly string[] = []) {
@@ -123,6 +132,17 @@ export class WebhookTargets {
    * go to `address` (one address the host resolved to), or null when it may.
    */
   refusal(host: string, port: number, address: string): string | null {
+    const key = `${host} ${port} ${address}`;
+    let decision = this.decided.get(key);
+    if (decision === undefined) {
+      decision = this.decide(host, port, address);
+      if (this.decided.size >= DECISIONS_KEPT) this.decided.clear();
+      this.decided.set(key, decision);
+    }
+    return decision;
+  }
+
+  private decide(host: string, port: number, address: string): string | null {
     const kind = nonPublicKind(address);
     if (kind === null || this.allows(host, port, address)) return null;
     return host === address ? `${address} is a ${kind} address` : `${host} resolves to ${address}, a ${kind} address`;

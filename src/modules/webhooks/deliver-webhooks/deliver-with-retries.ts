@@ -36,16 +36,39 @@ export async function deliverWithRetries(
   for (let attempt = 1; attempt <= policy.scheduleMs.length + 1; attempt++) {
     if (attempt > 1) await pause(policy.scheduleMs[attempt - 2], stop);
     stop.throwIfAborted();
+    const bounded = attemptSignal(stop, policy.timeoutMs);
     try {
-      const status = await outgoing.post(url, { ...request(new Date()), signal: AbortSignal.any([stop, AbortSignal.timeout(policy.timeoutMs)]), agent });
+      const status = await outgoing.post(url, { ...request(new Date()), signal: bounded.signal, agent });
       if (status >= 200 && status < 300) return { delivered: true, attempts: attempt, responseCode: status };
       last = { delivered: false, attempts: attempt, responseCode: status };
     } catch (error) {
       stop.throwIfAborted();
       last = { delivered: false, attempts: attempt, responseCode: null, error: messageOf(error) };
+    } finally {
+      bounded.end();
     }
   }
   return last;
+}
+
+/**
+ * One attempt's signal: aborted by `stop`, or `timeoutMs` after it began (with the reason
+ * `AbortSignal.timeout` gives); `end` lets go of both. One controller and one timer, where
+ * `AbortSignal.any` with `AbortSignal.timeout` cost a delivery more than its signature.
+ */
+function attemptSignal(stop: AbortSignal, timeoutMs: number): { signal: AbortSignal; end(): void } {
+  const controller = new AbortController();
+  const onStop = () => controller.abort(stop.reason);
+  if (stop.aborted) onStop();
+  else stop.addEventListener('abort', onStop, { once: true });
+  const timer = setTimeout(() => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), timeoutMs);
+  return {
+    signal: controller.signal,
+    end: () => {
+      clearTimeout(timer);
+      stop.removeEventListener('abort', onStop);
+    },
+  };
 }
 
 /** Waits `ms`, or rejects as soon as `stop` aborts. */

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { RecordedEvent } from '../../../shared/domain/event';
 import { parseStreamName } from '../../../shared/domain/streams';
 import { currentPart, MessagePart } from '../../messages/domain/message-parts';
@@ -81,10 +81,10 @@ export const WEBHOOK_SOURCE_EVENT_TYPES: readonly string[] = Object.keys(TYPES_O
  * and shaped as Chatkit's request ids were, so receivers that store it as a UUID keep working.
  */
 export const webhookEventId = (logEventId: string, type: ChatkitWebhookEventType): string => {
-  const hash = createHash('sha1').update(`parley-webhook-event\u0000${logEventId}\u0000${type}`).digest();
-  hash[6] = (hash[6] & 0x0f) | 0x50;
-  hash[8] = (hash[8] & 0x3f) | 0x80;
-  const hex = hash.subarray(0, 16).toString('hex');
+  const digest = hash('sha1', `parley-webhook-event\u0000${logEventId}\u0000${type}`, 'buffer');
+  digest[6] = (digest[6] & 0x0f) | 0x50;
+  digest[8] = (digest[8] & 0x3f) | 0x80;
+  const hex = digest.subarray(0, 16).toString('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 };
 
