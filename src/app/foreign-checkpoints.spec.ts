@@ -9,7 +9,8 @@ import { refuseForeignCheckpoints } from './runtime';
 /**
  * Read models kept in MongoDB while the log moves from SQLite to EventStoreDB hold SQLite
  * checkpoints: a start that folds refuses them with what to do, instead of a projector that
- * fails on every resubscription. The EventStoreDB store needs no server to tell its positions.
+ * fails on every resubscription, and the other way round. The EventStoreDB store needs no
+ * server to tell its positions.
  */
 describe('a start on read models folded from another event log', () => {
   let dir: string;
@@ -38,11 +39,16 @@ describe('a start on read models folded from another event log', () => {
     }
   });
 
-  it('a log that cannot tell (SQLite) starts as before', async () => {
-    await readModels.applyBatch([], { users_v1: '00000000000000000042' });
+  it("is refused on a SQLite log holding EventStoreDB's checkpoints; its own start", async () => {
+    await readModels.applyBatch([], { users_v1: '00000000000000000050:00000000000000000050' });
     const events = new SqliteEventStore(join(dir, 'events.sqlite'));
     try {
-      await refuseForeignCheckpoints({ events, readModels, description: 'event log: SQLite' }, ['users_v1']);
+      await expect(refuseForeignCheckpoints({ events, readModels, description: 'event log: SQLite' }, ['users_v1'])).rejects.toThrow(
+        /^the read models' checkpoint of users_v1 \(00000000000000000050:00000000000000000050\) is not a position of this event log \(event log: SQLite\)/,
+      );
+      // Its own positions, or none yet, start.
+      await readModels.applyBatch([], { rooms_v1: '00000000000000000042' });
+      await refuseForeignCheckpoints({ events, readModels, description: 'event log: SQLite' }, ['rooms_v1', 'messages_v1']);
     } finally {
       await events.close();
     }

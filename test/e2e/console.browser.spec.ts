@@ -343,7 +343,7 @@ describe('the operator console in a real browser', () => {
     expect(browser.errorsOf(page)).toEqual([]);
   });
 
-  it('shows the Beams devices of a user and the interests with their subscriber counts, and publishes a test notification', async () => {
+  it('shows the Beams devices of a user and the interests with their subscriber counts, publishes a test notification with its delivery report, and finds any publish\'s report by id', async () => {
     const devices = (path = '') => `/device_api/v1/instances/${s.instanceId}/devices/fcm${path}`;
     const register = async () =>
       (await s.request('POST', devices(), { body: { token: `APA91b${randomBytes(40).toString('base64url')}`, knownPreviousClientIds: [], metadata: {} }, token: null })).body.id as string;
@@ -380,6 +380,16 @@ describe('the operator console in a real browser', () => {
     expect(shownReport).toContain('users hedy');
     expect(shownReport).toContain(`2 devices: ${report.delivery.delivered} delivered, ${report.delivery.failed} failed, ${report.delivery.removed} removed`);
     await browser.screenshot(page, 'console-beams');
+
+    // Any publish's report by its id: one the server SDK made, to an interest.
+    const beams = new PushNotifications({ instanceId: s.instanceId, secretKey: s.secret, endpoint: '127.0.0.1', port: s.server.httpPort } as any);
+    const { publishId: sdkPublish } = await beams.publishToInterests(['console-news'], { web: { notification: { title: 'From the SDK' } } } as any);
+    await fill(page, 'input[aria-label="publish id"]', sdkPublish);
+    await page.click('form[aria-label="find publish"] button[type="submit"]');
+    await page.waitForSelector('section[aria-label="found publish report"] dd[data-status="delivered"]', { timeout: 20_000 });
+    const found = await page.$eval('section[aria-label="found publish report"]', (node) => node.textContent ?? '');
+    expect(found).toContain(sdkPublish);
+    expect(found).toContain('interests console-news');
     expect(browser.errorsOf(page)).toEqual([]);
   });
 

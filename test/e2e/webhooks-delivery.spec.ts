@@ -214,7 +214,8 @@ describe('webhook delivery', () => {
     await eventually(() => receiver.delivered().length >= 11 + before, { what: 'the live event after the replay' });
     expect(textsOf(receiver.delivered().slice(10 + before))).toEqual(live);
 
-    for (const body of [{}, { from_position: '', from_time: between }, { from_time: 'yesterday' }]) {
+    // A position that is not one of the log's would stop the webhook's deliveries for good: refused.
+    for (const body of [{}, { from_position: '', from_time: between }, { from_time: 'yesterday' }, { from_position: 'abc' }, { from_position: '5' }, { from_position: '1:2' }]) {
       const refused = await call('POST', hooks(`/${id}/replay`), { body, anyStatus: true });
       expect(refused.status).toBe(400);
       expect(refused.body.error).toBe('services/parley_webhooks/bad_request/invalid_replay');
@@ -267,6 +268,10 @@ describe('webhook delivery', () => {
     expect(pulled.map((e) => ({ metadata: e.metadata, payload: e.payload }))).toEqual(
       pushed.map((b) => ({ metadata: b.metadata, payload: b.payload })),
     );
+    for (const garbage of ['abc', '5']) {
+      const refused = await call('GET', hooks(`/${id}/events?after=${garbage}`), { anyStatus: true });
+      expect([garbage, refused.status, refused.body.error]).toEqual([garbage, 400, 'services/parley_webhooks/bad_request/invalid_position']);
+    }
     await call('DELETE', hooks(`/${id}`));
   }, 60_000);
 });

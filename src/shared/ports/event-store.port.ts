@@ -102,10 +102,11 @@ export interface EventStore {
   /**
    * Where a replay "from a time" starts: the position of the last event before the first one
    * recorded at or after `time` (ISO 8601); `before: null` when that is the start of the log.
-   * Found without reading the log through (a search over positions), which assumes recorded
-   * times grow with positions: true of every event a store records itself, not of an import's
-   * events, which keep the times they were first recorded at. Stores that cannot search by
-   * time (EventStoreDB has no time index) leave it out or answer null, and callers scan.
+   * Found without reading the log from its start (SQLite: a binary search over positions;
+   * EventStoreDB, with no time index: a read backwards from the end to the time), which assumes
+   * recorded times grow with positions: true of every event a store records itself, not of an
+   * import's events, which keep the times they were first recorded at. Stores that cannot
+   * search by time leave it out or answer null, and callers scan.
    */
   positionBeforeTime?(time: string): Promise<{ readonly before: LogPosition | null } | null>;
   /**

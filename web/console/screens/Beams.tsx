@@ -90,6 +90,7 @@ export function Beams() {
       </table>
       <Pager paged={interests} />
       <TestPublish user={user} />
+      <PublishLookup />
     </section>
   );
 }
@@ -137,6 +138,29 @@ function TestPublish({ user }: { user: string }) {
   );
 }
 
+/** Any publish's delivery report, by the publish id its publisher was answered (`?publish=<id>`). */
+function PublishLookup() {
+  const [params, setParams] = useSearchParams();
+  const shown = params.get('publish') ?? '';
+  const [asked, setAsked] = useState(shown);
+  const look = (event: FormEvent) => {
+    event.preventDefault();
+    const next = new URLSearchParams(params);
+    next.set('publish', asked.trim());
+    setParams(next);
+  };
+  return (
+    <>
+      <form className="inline" onSubmit={look} aria-label="find publish">
+        <h2>A publish's delivery</h2>
+        <input placeholder="Publish id (pubid-…)" value={asked} onChange={(e) => setAsked(e.target.value)} required aria-label="publish id" className="wide" />
+        <button type="submit">Show report</button>
+      </form>
+      {shown && <PublishReport key={shown} publishId={shown} label="found publish report" />}
+    </>
+  );
+}
+
 interface PublishReportView {
   readonly publish_id: string;
   readonly status: 'pending' | 'delivered';
@@ -150,7 +174,7 @@ interface PublishReportView {
 const REPORT_EVERY_MS = 1_000;
 
 /** A publish's delivery report (parley_admin beams/publishes/:id), asked for again until it is delivered. */
-function PublishReport({ publishId }: { publishId: string }) {
+function PublishReport({ publishId, label = 'publish report' }: { publishId: string; label?: string }) {
   const session = useSession();
   const instanceId = session.instance?.instanceId ?? '';
   const [report, setReport] = useState<PublishReportView>();
@@ -179,7 +203,7 @@ function PublishReport({ publishId }: { publishId: string }) {
   }, [session, instanceId, publishId]);
   const targets = report ? (report.target.kind === 'users' ? report.target.users : report.target.interests) : [];
   return (
-    <section aria-label="publish report">
+    <section aria-label={label}>
       <h3>
         Publish <code>{publishId}</code>
       </h3>

@@ -194,8 +194,8 @@ describe('EventStoreDB server versions', () => {
   });
 });
 
-/** A resolved event as the client delivers it. */
-const resolved = (streamId: string, type: string, revision: number, commit: bigint) => ({
+/** A resolved event as the client delivers it (`created` by the server, one second into 2026 unless given). */
+const resolved = (streamId: string, type: string, revision: number, commit: bigint, created = new Date('2026-01-01T00:00:01.000Z')) => ({
   event: {
     streamId,
     id: `00000000-0000-7000-8000-${String(commit).padStart(12, '0')}`,
@@ -205,7 +205,7 @@ const resolved = (streamId: string, type: string, revision: number, commit: bigi
     metadata: { occurred_at: '2026-01-01T00:00:00.000Z' },
     isJson: true,
     contentType: 'application/json',
-    created: new Date('2026-01-01T00:00:01.000Z'),
+    created,
     position: { commit, prepare: commit },
   },
 });
@@ -221,9 +221,14 @@ function readingClient(log: Resolved[]) {
   return {
     calls,
     client: {
-      readAll: ({ fromPosition, maxCount }: { fromPosition: 'start' | { commit: bigint }; maxCount: number }) => {
+      readAll: ({ fromPosition, maxCount, direction }: { fromPosition: 'start' | 'end' | { commit: bigint }; maxCount: number; direction?: 'forwards' | 'backwards' }) => {
         calls.push({ maxCount });
-        const from = fromPosition === 'start' ? -1n : fromPosition.commit;
+        if (direction === 'backwards') {
+          // Backwards from a position includes it, as forwards reads do (the adapter skips it either way).
+          const from = fromPosition === 'end' ? 2n ** 64n : (fromPosition as { commit: bigint }).commit;
+          return readableOf(log.filter((r) => r.event.position.commit <= from).reverse().slice(0, maxCount));
+        }
+        const from = fromPosition === 'start' ? -1n : (fromPosition as { commit: bigint }).commit;
         return readableOf(log.filter((r) => r.event.position.commit >= from).slice(0, maxCount));
       },
       readStream: (streamName: string) => readableOf(log.filter((r) => r.event.streamId === streamName)),
@@ -243,6 +248,23 @@ describe('EventStoreDB reads of $all', () => {
     expect(next).toMatchObject({ type: 'MessageSent', position: '00000000000000005000:00000000000000005000' });
     expect(calls.length).toBeLessThanOrEqual(8);
     expect(Math.max(...calls.map((c) => c.maxCount))).toBe(501);
+  });
+
+  it('a replay from a time starts after the last event recorded before it, read backwards from the end: the events after it, not the log before', async () => {
+    const at = (second: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, second));
+    const log: Resolved[] = [];
+    for (let i = 0; i < 3_000; i++) log.push(resolved(`room-acme.r${i}`, 'RoomCreated', 0, 100n + BigInt(i), at(i)));
+    // Signals between the last events: never a position a replay starts from.
+    for (let i = 0; i < 50; i++) log.push(resolved(`ephemeral-${i}`, 'EphemeralSignal', 0, 4_000n + BigInt(i), at(2_998)));
+    log.push(resolved('room-acme.r1', 'MessageSent', 1, 5_000n, at(3_000)));
+    const { client, calls } = readingClient(log);
+    const store = new EsdbEventStore(client as never, { pageSize: 500 });
+    const position = (commit: bigint) => `${String(commit).padStart(20, '0')}:${String(commit).padStart(20, '0')}`;
+    expect(await store.positionBeforeTime(at(2_999).toISOString())).toEqual({ before: position(100n + 2_998n) });
+    expect(calls.length).toBeLessThanOrEqual(2);
+    expect(await store.positionBeforeTime(at(3_000).toISOString())).toEqual({ before: position(100n + 2_999n) });
+    expect(await store.positionBeforeTime(at(3_001).toISOString())).toEqual({ before: position(5_000n) });
+    expect(await store.positionBeforeTime(at(0).toISOString())).toEqual({ before: null });
   });
 
   it('a stream event without a position (servers before 22.6 send 2^64-1) reads as having none, never as the end of the log', async () => {

@@ -206,6 +206,34 @@ export class EsdbEventStore implements EventStore {
     }
   }
 
+  /**
+   * EventStoreDB keeps no time index: the last application event recorded before `time` is
+   * found by reading $all backwards from its end, pages growing as in headPosition. The cost is
+   * the events recorded at or after `time`, which the replay that asks delivers again anyway,
+   * never the log before them (a scan from the start read all of that).
+   */
+  async positionBeforeTime(time: string): Promise<{ before: LogPosition | null }> {
+    let batch = 64;
+    let from: ReadPosition = END;
+    let seen: LogPosition | null = null;
+    for (;;) {
+      const page = await this.drain(
+        this.client.readAll({ direction: BACKWARDS, fromPosition: from, maxCount: batch }),
+        'a read of $all back to a time',
+      );
+      for (const { event } of page) {
+        if (!event) continue;
+        const position = esdbPosition(event.position);
+        if (seen !== null && position >= seen) continue;
+        seen = position;
+        if (isApplicationEvent(event) && toRecorded(event, position).recordedAt < time) return { before: position };
+      }
+      if (page.length < batch || seen === null) return { before: null };
+      from = parseEsdbPosition(seen);
+      batch = Math.min(batch * 4, 4_096);
+    }
+  }
+
   subscribeToAll(options: SubscribeToAllOptions = {}): LogSubscription {
     const matches = compileFilter(options.filter);
     const after = options.after ?? null;

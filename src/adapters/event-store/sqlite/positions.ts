@@ -8,3 +8,6 @@ export const sqlitePosition = (seq: number): LogPosition => String(seq).padStart
 
 /** The row of a port's position; 0 (before the first event) for none. */
 export const seqOf = (p: LogPosition | null | undefined): number => (p ? Number(p) : 0);
+
+/** Whether a position is one of this log's: POSITION_WIDTH digits, as sqlitePosition writes them (EventStoreDB's are `commit:prepare`). */
+export const isSqlitePosition = (p: LogPosition): boolean => p.length === POSITION_WIDTH && /^[0-9]+$/.test(p);

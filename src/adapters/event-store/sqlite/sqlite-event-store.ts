@@ -18,7 +18,7 @@ import { WalCheckpointer } from '../../shared/sqlite-wal-checkpointer';
 import { sqliteSpaceLeft } from '../../shared/sqlite-space-left';
 import { GroupCommit } from './group-commit';
 import { AppendDoorbell, FeedSource, feedOfAll, feedOfStream } from './log-feeds';
-import { seqOf } from './positions';
+import { isSqlitePosition, seqOf } from './positions';
 import { LogReads } from './reads';
 import { openEventLogDatabase } from './schema';
 import { asUnavailable } from './sqlite-errors';
@@ -120,6 +120,11 @@ export class SqliteEventStore implements EventStore {
     const changed = now !== this.seenDataVersion;
     this.seenDataVersion = now;
     return changed;
+  }
+
+  /** Its positions are sqlitePosition's digits: a checkpoint of EventStoreDB's, or a position mistyped into a replay, is not one. */
+  recognizes(position: LogPosition): boolean {
+    return isSqlitePosition(position);
   }
 
   /**

@@ -61,7 +61,7 @@ describe('replayStartAt (a webhook replay from a time)', () => {
     expect(counting.reads).toBe(0);
   });
 
-  it('scans the log where the store cannot search by time (EventStoreDB)', async () => {
+  it('scans the log where the store cannot search by time', async () => {
     const counting = new CountingStore(withOverrides(stores.events, { positionBeforeTime: undefined }));
     expect(await replayStartAt(counting.events, recordedAt(7_777))).toBe(positions[7_776 - (7_776 % 3)]);
     expect(counting.logReads).toBeGreaterThan(1);
