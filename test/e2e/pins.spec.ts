@@ -104,6 +104,8 @@ describe('pinned messages (v6)', () => {
     const refused = await pin('guarded', id, 'cat');
     expect([refused.status, refused.body.error]).toEqual([403, 'services/chatkit/forbidden/missing_permission']);
     expect(refused.body.error_description).toContain('message:pin');
+    const unpinRefused = await unpin('guarded', id, 'cat');
+    expect([unpinRefused.status, unpinRefused.body.error]).toEqual([403, 'services/chatkit/forbidden/missing_permission']);
     expect(await pins('guarded', 'cat')).toEqual([]);
     expect((await s.request('DELETE', authz('/users/cat/roles'))).status).toBe(204);
 

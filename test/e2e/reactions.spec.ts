@@ -122,6 +122,8 @@ describe('reactions to messages (v6)', () => {
     const refused = await react('lobby', id, '👍', 'dan');
     expect([refused.status, refused.body.error]).toEqual([403, 'services/chatkit/forbidden/missing_permission']);
     expect(refused.body.error_description).toContain('message:react');
+    const removeRefused = await react('lobby', id, '👍', 'dan', 'DELETE');
+    expect([removeRefused.status, removeRefused.body.error]).toEqual([403, 'services/chatkit/forbidden/missing_permission']);
     expect((await s.request('GET', reactions('lobby', id), { token: as('dan') })).status).toBe(200);
 
     expect((await s.request('PUT', authz('/users/dan/roles'), { body: { name: 'reactor' } })).status).toBe(201);
