@@ -11,6 +11,7 @@ import type { CursorEvent } from '../src/modules/cursors/domain/cursor.events';
 import type { FeedEvent } from '../src/modules/feeds/domain/feed.events';
 import type { InstanceEvent } from '../src/modules/instances/domain/instance.events';
 import type { MessageEvent, MessageIdsReserved, ReactionEvent } from '../src/modules/messages/domain/message.events';
+import type { PinEvent } from '../src/modules/pins/domain/pin.events';
 import type { RoleEvent, UserRoleEvent } from '../src/modules/roles/domain/role.events';
 import type { RoomEvent } from '../src/modules/rooms/domain/room.events';
 import type { DeleteJobEvent } from '../src/modules/scheduler/domain/delete-job.events';
@@ -32,6 +33,7 @@ export type ParleyEvent =
   | MessageEvent
   | MessageIdsReserved
   | ReactionEvent
+  | PinEvent
   | RoleEvent
   | UserRoleEvent
   | RoomEvent
@@ -79,6 +81,8 @@ const EVERY_TYPE: Record<ParleyEvent['type'], true> = {
   MessageIdsReserved: true,
   MessageReactionAdded: true,
   MessageReactionRemoved: true,
+  MessagePinned: true,
+  MessageUnpinned: true,
   RoleCreated: true,
   RoleDeleted: true,
   RolePermissionsChanged: true,

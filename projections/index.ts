@@ -11,6 +11,7 @@ import { pendingErasuresProjection } from './erasures/pending-erasures.projectio
 import { instancesProjection } from './instances/instances.projection';
 import { messagesProjection } from './messages/messages.projection';
 import { reactionsProjection } from './reactions/reactions.projection';
+import { pinsProjection } from './pins/pins.projection';
 import { membershipsProjection } from './rooms/memberships.projection';
 import { roomsProjection } from './rooms/rooms.projection';
 import { usersProjection } from './users/users.projection';
@@ -30,6 +31,7 @@ export const ALL_PROJECTIONS: readonly ProjectionDefinition[] = [
   forgettingWipedInstances(cursorsProjection),
   forgettingWipedInstances(messagesProjection),
   forgettingWipedInstances(reactionsProjection),
+  forgettingWipedInstances(pinsProjection),
   forgettingWipedInstances(attachmentsProjectionV2, (doc, event) => goneAttachment(doc, event.recordedAt)),
   forgettingWipedInstances(attachmentsProjection, (doc, event) => goneAttachment(doc, event.recordedAt)),
   pendingDeleteJobsProjection,

@@ -5,6 +5,7 @@ import { FeedsModule } from '../modules/feeds/feeds.module';
 import { HealthModule } from '../modules/health/health.module';
 import { InstancesModule } from '../modules/instances/instances.module';
 import { MessagesModule } from '../modules/messages/messages.module';
+import { PinsModule } from '../modules/pins/pins.module';
 import { PresenceModule } from '../modules/presence/presence.module';
 import { RolesModule } from '../modules/roles/roles.module';
 import { SchedulerModule } from '../modules/scheduler/scheduler.module';
@@ -40,6 +41,7 @@ export class AppModule {
       UsersModule,
       RoomsModule,
       MessagesModule,
+      PinsModule,
       CursorsModule,
       PresenceModule,
       UserEventsModule,

@@ -77,6 +77,14 @@ export interface MessageReactions {
   latest: Reaction[];
 }
 
+export interface Pin {
+  message_id: number;
+  pinned_by?: string;
+  pinned_at: string;
+  until?: string;
+  message: Message;
+}
+
 export interface Reaction {
   type: string;
   user_id: string;
@@ -288,6 +296,22 @@ export class ChatServer {
     return this.call('GET', `/rooms/${encodeURIComponent(roomId)}/messages/${messageId}/reactions`, { su: true }, undefined, { type, after, limit });
   }
 
+  /** Pins a message in its room (as `userId` when given), optionally until a time; again: only `until` changes. */
+  async pinMessage({ roomId, messageId, userId, until, idempotencyKey }: { roomId: string; messageId: number; userId?: string; until?: Date | string } & WriteOptions): Promise<void> {
+    const body = until === undefined ? undefined : { until: until instanceof Date ? until.toISOString() : until };
+    await this.call('PUT', pinPath(roomId, messageId), { su: true, userId }, body, undefined, idempotencyKey);
+  }
+
+  /** Unpins a message; one not pinned: nothing changes. */
+  async unpinMessage({ roomId, messageId, idempotencyKey }: { roomId: string; messageId: number } & WriteOptions): Promise<void> {
+    await this.call('DELETE', pinPath(roomId, messageId), { su: true }, undefined, undefined, idempotencyKey);
+  }
+
+  /** The room's standing pins, newest pinned first, each with its message. */
+  listPins({ roomId }: { roomId: string }): Promise<{ pins: Pin[] }> {
+    return this.call('GET', `/rooms/${encodeURIComponent(roomId)}/pins`, { su: true });
+  }
+
   private async call<T>(
     method: 'GET' | 'POST' | 'PUT' | 'DELETE',
     path: string,
@@ -309,6 +333,8 @@ interface ReactionOptions {
   userId: string;
   type: string;
 }
+
+const pinPath = (roomId: string, messageId: number) => `/rooms/${encodeURIComponent(roomId)}/messages/${messageId}/pin`;
 
 const reactionPath = (roomId: string, messageId: number, type: string) =>
   `/rooms/${encodeURIComponent(roomId)}/messages/${messageId}/reactions/${encodeURIComponent(type)}`;

@@ -81,7 +81,7 @@ async function ok(res: Promise<{ status: number; body: any }>): Promise<any> {
   return body;
 }
 
-/** Users, rooms, messages (v2 and v6, an edit, a deletion, an attachment), a cursor, a role. */
+/** Users, rooms, messages (v2 and v6, an edit, a deletion, an attachment, reactions, a pin), a cursor, a role. */
 async function fill(p: Parley): Promise<void> {
   const as = (sub: string) => p.token({ sub });
   await ok(p.request('POST', p.chat('/batch_users'), { body: { users: ['alice', 'bob', 'carol'].map((id) => ({ id, name: id.toUpperCase() })) } }));
@@ -107,6 +107,9 @@ async function fill(p: Parley): Promise<void> {
   await ok(p.request('POST', p.chat('/rooms/secret/messages', 'v2'), { body: { text: 'psst' }, token: as('bob') }));
   const doomed = await ok(p.request('POST', p.chat('/rooms/general/messages', 'v2'), { body: { text: 'oops' }, token: as('carol') }));
   await ok(p.request('PUT', p.chat(`/rooms/general/messages/${second.message_id}`), { body: { parts: [{ type: 'text/plain', content: 'edited' }] }, token: as('bob') }));
+  await ok(p.request('PUT', p.chat(`/rooms/general/messages/${first.message_id}/reactions/${encodeURIComponent('👍')}`), { token: as('bob') }));
+  await ok(p.request('PUT', p.chat(`/rooms/general/messages/${first.message_id}/reactions/:tada:`), { token: as('carol') }));
+  await ok(p.request('PUT', p.chat(`/rooms/general/messages/${first.message_id}/pin`), { token: as('bob') }));
   await ok(p.request('DELETE', p.chat(`/rooms/general/messages/${doomed.message_id}`), { token: as('carol') }));
   await ok(p.request('PUT', cursors('/rooms/general/users/bob'), { body: { position: first.message_id }, token: as('bob') }));
   await ok(p.request('POST', authz('/roles'), { body: { name: 'mod', scope: 'room', permissions: ['room:update', 'message:create'] } }));
@@ -123,6 +126,7 @@ async function answers(p: Parley): Promise<{ answers: Record<string, unknown>; d
     ['alice rooms', p.chat('/users/alice/rooms'), undefined],
     ['general v6', p.chat('/rooms/general/messages?limit=50'), 'alice'],
     ['general v2', p.chat('/rooms/general/messages?limit=50', 'v2'), 'bob'],
+    ['general pins', p.chat('/rooms/general/pins'), 'bob'],
     ['secret v2', p.chat('/rooms/secret/messages', 'v2'), 'bob'],
     ['bob cursors', cursors('/users/bob'), undefined],
     ['general cursors', cursors('/rooms/general'), undefined],
@@ -292,6 +296,9 @@ describe('export and import of an instance (built CLIs as processes, SQLite → 
     for (const text of ['see attached', 'edited', 'sent while following']) expect(general).toContain(text);
     expect(general).not.toContain('hello from v2');
     expect(JSON.stringify(after.answers['bob roles'])).toContain('mod');
+    // Reactions and pins too: counts per type on the message, the pin with its message.
+    expect(general).toContain('"counts":{"👍":1,":tada:":1}');
+    expect((after.answers['general pins'] as { body: { pins: unknown[] } }).body.pins).toHaveLength(1);
     expect(JSON.stringify(after.answers['bob cursors'])).toContain('general');
   }, 30_000);
 });

@@ -176,7 +176,7 @@ describe('chatkit-client 1.14.1 (jsdom) against the server', () => {
     expect(deletedId).toBe(id);
   });
 
-  it("a room where others react and edit: the client's hooks fire as before and its fetches read messages carrying reactions", async () => {
+  it("a room where others react, pin and edit: the client's hooks fire as before and its fetches read messages carrying reactions", async () => {
     await createRoom('reactions', 'alice', ['alice', 'bob']);
     const alice = await clients.connect('alice');
     const { hooks } = await subscribe(alice, 'reactions');
@@ -188,6 +188,10 @@ describe('chatkit-client 1.14.1 (jsdom) against the server', () => {
     expect((await reaction('PUT', '👍')).status).toBe(204);
     expect((await reaction('PUT', ':tada:')).status).toBe(204);
     expect((await reaction('DELETE', ':tada:')).status).toBe(204);
+    const pin = (method: 'PUT' | 'DELETE') => s.request(method, s.chat(`/rooms/reactions/messages/${first}/pin`), { token: as('bob') });
+    expect((await pin('PUT')).status).toBe(204);
+    expect((await pin('DELETE')).status).toBe(204);
+    expect((await pin('PUT')).status).toBe(204);
     const edited = await s.request('PUT', s.chat(`/rooms/reactions/messages/${first}`), {
       body: { parts: [{ type: 'text/plain', content: 'edited' }] },
       token: as('bob'),

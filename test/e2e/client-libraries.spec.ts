@@ -111,6 +111,14 @@ describe('parley/chat-server and parley/feeds, installed from the packed tarball
     expect(chat.searchedOutsider).toEqual({ results: [] });
   });
 
+  it('pins, unpins and lists pinned messages', () => {
+    const { chat } = result;
+    const [, second] = chat.messageIds;
+    expect(chat.pins).toEqual({
+      pins: [{ message_id: second, pinned_by: 'bob', pinned_at: expect.any(String), until: expect.any(String), message: expect.objectContaining({ id: second }) }],
+    });
+  });
+
   it('adds, removes and lists reactions; fetched messages carry them', () => {
     const { chat } = result;
     expect(chat.reactionsPage).toEqual({ reactions: [{ type: '👍', user_id: 'bob', created_at: expect.any(String) }], next: expect.any(String) });

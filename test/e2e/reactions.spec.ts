@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { scanForMarkers } from '../support/byte-scan';
+import { contentsOf } from '../support/sqlite-files';
 import { openHttpSubscription } from '../support/subscribe-client';
 import { startTestServer, TestServer } from '../support/test-server';
 import { eventually } from '../support/waiting';
@@ -121,6 +122,8 @@ describe('reactions to messages (v6)', () => {
     const refused = await react('lobby', id, '👍', 'dan');
     expect([refused.status, refused.body.error]).toEqual([403, 'services/chatkit/forbidden/missing_permission']);
     expect(refused.body.error_description).toContain('message:react');
+    const removeRefused = await react('lobby', id, '👍', 'dan', 'DELETE');
+    expect([removeRefused.status, removeRefused.body.error]).toEqual([403, 'services/chatkit/forbidden/missing_permission']);
     expect((await s.request('GET', reactions('lobby', id), { token: as('dan') })).status).toBe(200);
 
     expect((await s.request('PUT', authz('/users/dan/roles'), { body: { name: 'reactor' } })).status).toBe(201);
@@ -234,5 +237,21 @@ describe('deleted reactions leave the files', () => {
     expect(message.reactions.counts).toEqual({ [erased[0]]: 1 });
     expect(message.reactions.latest.map((r: { user_id: string }) => r.user_id)).toEqual(['ben']);
     expect(foundIn([erased[1]]).size).toBe(0);
+  });
+
+  it('the instance wipe forgets every reaction and pin', async () => {
+    const id = (await s.request('POST', s.chat('/rooms/kept/messages'), { body: { parts: [{ type: 'text/plain', content: 'z' }] }, token: as('ann') })).body
+      .message_id as number;
+    const type = marker('wipe');
+    expect((await s.request('PUT', s.chat(`/rooms/kept/messages/${id}/reactions/${type}`), { token: as('ben') })).status).toBe(204);
+    expect((await s.request('PUT', s.chat(`/rooms/kept/messages/${id}/pin`), { token: as('ben') })).status).toBe(204);
+    const rowsOf = () => {
+      const tables = contentsOf(join(dataDir, 'read-models.sqlite'));
+      return ['rm_reactions_v1', 'rm_reaction_summaries_v1', 'rm_pins_v1'].map((name) => (tables[name] ?? []).length);
+    };
+    expect(rowsOf().every((n) => n > 0)).toBe(true);
+    expect((await s.request('DELETE', s.chat('/resources'), { token: s.token({ su: true }) })).status).toBe(204);
+    await eventually(() => rowsOf().every((n) => n === 0), { what: 'the wiped instance’s reactions and pins forgotten' });
+    expect(foundIn([type]).size).toBe(0);
   });
 });

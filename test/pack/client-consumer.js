@@ -60,6 +60,10 @@ async function chat() {
   await chat.removeReaction({ roomId: room.id, messageId: first.message_id, userId: 'alice', type: '👍' });
   out.reactionsPage = await chat.listReactions({ roomId: room.id, messageId: first.message_id, limit: 1 });
   out.reactionsNextPage = await chat.listReactions({ roomId: room.id, messageId: first.message_id, after: out.reactionsPage.next });
+  await chat.pinMessage({ roomId: room.id, messageId: second.message_id, userId: 'bob', until: new Date(Date.now() + 3_600_000) });
+  await chat.pinMessage({ roomId: room.id, messageId: first.message_id });
+  await chat.unpinMessage({ roomId: room.id, messageId: first.message_id });
+  out.pins = await chat.listPins({ roomId: room.id });
   out.reactedMessage = (await chat.fetchMultipartMessages({ roomId: room.id })).find((m) => m.id === first.message_id);
 
   out.missingUser = await failure(chat.getUser({ id: 'nobody' }));

@@ -118,17 +118,19 @@ export class EntityHistory {
     // however early it was created (one index line per attachment, not per send).
     const created = await this.indexed(instanceId, key, { type: 'AttachmentCreated', limit: Number.MAX_SAFE_INTEGER });
     const attachmentStreams = [...new Set(created.map((d) => d.stream))];
-    // Edits, deletions and role grants name their room: the index lists them in log order, so
+    // Edits, deletions, reactions, pins and role grants name their room: the index lists them in log order, so
     // the page needs its first `limit + 1` after `from` (found through the index, not by reading
     // every message's stream; logs from before messages had streams keep them in the timeline).
     const pointed = await this.indexed(instanceId, key, { from: request.from, limit: pageAndOne(request) });
-    const [messages, grants] = await Promise.all([
-      this.indexed(instanceId, key, { type: { in: ['MessageEdited', 'MessageDeleted'] }, limit: 1 }),
+    const [messages, pins, grants] = await Promise.all([
+      this.indexed(instanceId, key, { type: { in: ['MessageEdited', 'MessageDeleted', 'MessageReactionAdded', 'MessageReactionRemoved'] }, limit: 1 }),
+      this.indexed(instanceId, key, { type: { in: ['MessagePinned', 'MessageUnpinned'] }, limit: 1 }),
       this.indexed(instanceId, key, { type: { in: ['UserRoleAssigned', 'UserRoleRemoved'] }, limit: 1 }),
     ]);
     const named = [
       ...own,
       ...(messages.length > 0 ? [streamName('message', instanceId, '<message id>')] : []),
+      ...(pins.length > 0 ? [streamName('pins', instanceId, roomId)] : []),
       ...attachmentStreams,
       ...(grants.length > 0 ? [userRolesStream(instanceId, '<user id>')] : []),
     ];

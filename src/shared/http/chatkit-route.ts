@@ -6,6 +6,9 @@ import { toErrorResponse } from './error.filter';
 /** Chat routes serve both API versions the SDKs use, over the same data (wire study §7.1). */
 export const CHATKIT_ROUTE = 'services/chatkit/:version/:instanceId';
 
+/** Parley's own chat routes (reactions, pins): the v6 tree only, since v2 clients never ask for them. */
+export const CHATKIT_V6_ROUTE = 'services/chatkit/v6/:instanceId';
+
 export type ChatApiVersion = 2 | 6;
 
 /** `v2` → 2, `v6` → 6; any other version is a route that does not exist. */

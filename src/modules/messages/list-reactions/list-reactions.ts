@@ -10,7 +10,7 @@ import { Requires } from '../../roles/requires.decorator';
 import { messageNotFound } from '../domain/message.decider';
 import { MessagesReadModel } from '../messages.read-model';
 import { parseMessageId } from '../presentation/message-id.pipe';
-import { CHATKIT_V6_ROUTE } from '../react-to-message/react-to-message';
+import { CHATKIT_V6_ROUTE } from '../../../shared/http/chatkit-route';
 import { Reaction, ReactionsReadModel } from '../reactions.read-model';
 
 export const DEFAULT_REACTIONS_LIMIT = 50;

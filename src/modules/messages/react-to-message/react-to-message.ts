@@ -4,6 +4,7 @@ import { CommandPipeline } from '../../../shared/application/write-path/command-
 import { CLOCK } from '../../../shared/application/tokens';
 import { Clock } from '../../../shared/domain/clock';
 import { badRequest } from '../../../shared/domain/errors';
+import { CHATKIT_V6_ROUTE } from '../../../shared/http/chatkit-route';
 import { Actor } from '../../../shared/domain/event';
 import { auditActor, CurrentActor } from '../../instances/authentication/access-token.guard';
 import { RequestActor } from '../../instances/authentication/access-token';
@@ -15,9 +16,6 @@ import { messageDecider, messageStream } from '../domain/message.decider';
 import { parseMessageId } from '../presentation/message-id.pipe';
 import { REACTION_READS } from '../reactions.read-model';
 import { SentMessages } from '../sent-messages';
-
-/** The v6 tree only: v2 has no reactions (Chatkit's v2 clients never ask). */
-export const CHATKIT_V6_ROUTE = 'services/chatkit/v6/:instanceId';
 
 export class ReactToMessageCommand {
   constructor(

@@ -10,8 +10,9 @@ import { unprocessable } from '../../../shared/domain/errors';
  *
  * - `edits`: `message_updated` with the message as the subscription's API version shows it.
  * - `reactions`: `reaction_added` and `reaction_removed` (`{message_id, type, user_id}`, and `created_at` when added).
+ * - `pins`: `message_pinned` (`{message_id, pinned_by?, pinned_at, until?}`) and `message_unpinned` (`{message_id}`).
  */
-export const PARLEY_EVENT_FAMILIES = ['edits', 'reactions'] as const;
+export const PARLEY_EVENT_FAMILIES = ['edits', 'reactions', 'pins'] as const;
 export type ParleyEventFamily = (typeof PARLEY_EVENT_FAMILIES)[number];
 
 const KNOWN = new Set<string>(PARLEY_EVENT_FAMILIES);

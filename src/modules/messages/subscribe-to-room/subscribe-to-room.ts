@@ -17,6 +17,16 @@ import { Access } from '../../roles/access-rules';
 import { messagesStream } from '../domain/message.decider';
 import { MessageEdited, MessageEvent, MessageSent, ReactionEvent } from '../domain/message.events';
 import { ERASED_REACTION_TYPE } from '../domain/message.personal-data';
+import { MessagePinned, PinEvent } from '../../pins/domain/pin.events';
+import { pinsStream } from '../../pins/domain/pins.decider';
+
+/** A pin as `message_pinned` and the pins list show it. */
+const pinShown = ({ message_id, pinned_by, pinned_at, until }: MessagePinned['data']) => ({
+  message_id,
+  ...(pinned_by !== undefined && { pinned_by }),
+  pinned_at,
+  ...(until !== undefined && { until }),
+});
 import { RoomEvent } from '../../rooms/domain/room.events';
 import { ATTACHMENT_RESOLVER, AttachmentResolver } from '../presentation/attachments.port';
 import { presentMessage } from '../presentation/message.presenter';
@@ -114,7 +124,7 @@ export class RoomSubscription implements OnModuleInit {
       readYourWrites: this.readYourWrites,
       channel,
       service: 'chatkit',
-      keys: [messagesStream(instanceId, roomId), roomStream(instanceId, roomId)],
+      keys: [messagesStream(instanceId, roomId), roomStream(instanceId, roomId), pinsStream(instanceId, roomId)],
       projections: MESSAGE_READS,
       readInitial: async () => {
         if (resumeAfter !== undefined) {
@@ -128,13 +138,13 @@ export class RoomSubscription implements OnModuleInit {
           for (const doc of await this.messages.latest(instanceId, roomId, limit)) emitStored(doc);
         }
       },
-      // The two streams subscribed to hold a room's messages and the room's own events.
-      deliver: (event) => this.deliverLive(event as RecordedEvent<MessageEvent | ReactionEvent | RoomEvent>, subscriber),
+      // The streams subscribed to hold a room's messages (their changes routed to it), the room's own events and its pins.
+      deliver: (event) => this.deliverLive(event as RecordedEvent<MessageEvent | ReactionEvent | PinEvent | RoomEvent>, subscriber),
     });
   }
 
   /** Delivers one live event; returns a promise only when it must read first (v2 tombstones). */
-  private deliverLive(event: RecordedEvent<MessageEvent | ReactionEvent | RoomEvent>, subscriber: RoomSubscriber): Promise<void> | void {
+  private deliverLive(event: RecordedEvent<MessageEvent | ReactionEvent | PinEvent | RoomEvent>, subscriber: RoomSubscriber): Promise<void> | void {
     switch (event.type) {
       case 'MessageSent': {
         if (event.data.id <= subscriber.lastId) return; // already replayed
@@ -156,6 +166,17 @@ export class RoomSubscription implements OnModuleInit {
           event.type === 'MessageReactionAdded'
             ? chatkitEvent('reaction_added', { message_id: id, type, user_id, created_at: event.data.created_at }, timestamp)
             : chatkitEvent('reaction_removed', { message_id: id, type, user_id }, timestamp);
+        subscriber.channel.push({ id: String(subscriber.lastId), body });
+        return;
+      }
+      case 'MessagePinned':
+      case 'MessageUnpinned': {
+        if (!subscriber.parleyEvents.has('pins')) return;
+        const timestamp = event.metadata.occurred_at ?? event.recordedAt;
+        const body =
+          event.type === 'MessagePinned'
+            ? chatkitEvent('message_pinned', pinShown(event.data), timestamp)
+            : chatkitEvent('message_unpinned', { message_id: event.data.message_id }, timestamp);
         subscriber.channel.push({ id: String(subscriber.lastId), body });
         return;
       }

@@ -1,11 +1,13 @@
 /**
  * Chatkit's permission names (wire study §5.1, plus `user:create`/`user:update` from the spec),
- * and Parley's own: `message:react` (adding and removing one's reactions).
+ * and Parley's own: `message:react` (adding and removing one's reactions), `message:pin`
+ * (pinning and unpinning a room's messages).
  * A role may hold only these; anything else is refused naming the list.
  */
 export const PERMISSION_NAMES = [
   'message:create',
   'message:react',
+  'message:pin',
   'room:join',
   'room:leave',
   'room:members:add',

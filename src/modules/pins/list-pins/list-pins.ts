@@ -1,0 +1,74 @@
+import { Controller, Get, Inject, Param } from '@nestjs/common';
+import { IQueryHandler, QueryBus, QueryHandler } from '@nestjs/cqrs';
+import { CLOCK } from '../../../shared/application/tokens';
+import { Clock } from '../../../shared/domain/clock';
+import { CurrentActor } from '../../instances/authentication/access-token.guard';
+import { RequestActor } from '../../instances/authentication/access-token';
+import { MessagesReadModel } from '../../messages/messages.read-model';
+import { ATTACHMENT_RESOLVER, AttachmentResolver } from '../../messages/presentation/attachments.port';
+import { MessageResponse, presentMessage } from '../../messages/presentation/message.presenter';
+import { CHATKIT_V6_ROUTE } from '../../../shared/http/chatkit-route';
+import { RoomAccess } from '../../rooms/room-access';
+import { Access } from '../../roles/access-rules';
+import { Requires } from '../../roles/requires.decorator';
+import { PinsReadModel } from '../pins.read-model';
+
+export class ListPinsQuery {
+  constructor(
+    readonly instanceId: string,
+    readonly roomId: string,
+    readonly actor: RequestActor,
+  ) {}
+}
+
+export interface PinnedMessage {
+  readonly message_id: number;
+  readonly pinned_by?: string;
+  readonly pinned_at: string;
+  readonly until?: string;
+  /** The message as v6 shows it. */
+  readonly message: MessageResponse;
+}
+
+@QueryHandler(ListPinsQuery)
+export class ListPinsHandler implements IQueryHandler<ListPinsQuery, { pins: PinnedMessage[] }> {
+  constructor(
+    private readonly access: RoomAccess,
+    private readonly pins: PinsReadModel,
+    private readonly messages: MessagesReadModel,
+    @Inject(ATTACHMENT_RESOLVER) private readonly attachments: AttachmentResolver,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async execute(q: ListPinsQuery): Promise<{ pins: PinnedMessage[] }> {
+    await this.access.readable(q.instanceId, q.roomId, q.actor);
+    const pins = await this.pins.standing(q.instanceId, q.roomId, this.clock.now().toISOString());
+    const shown = await Promise.all(
+      pins.map(async ({ message_id, pinned_by, pinned_at, until }) => {
+        const message = await this.messages.get(q.instanceId, q.roomId, message_id);
+        // A message deleted as a pin landed (its pin goes with its deletion otherwise) is not shown.
+        if (!message || message.deleted_at !== undefined) return null;
+        return {
+          message_id,
+          ...(pinned_by !== undefined && { pinned_by }),
+          pinned_at,
+          ...(until !== undefined && { until }),
+          message: presentMessage(6, message, this.attachments),
+        };
+      }),
+    );
+    return { pins: shown.filter((pin): pin is PinnedMessage => pin !== null) };
+  }
+}
+
+/** A room's pinned messages, newest pinned first, each with the message (at most 50: no paging). */
+@Controller(CHATKIT_V6_ROUTE)
+export class ListPinsController {
+  constructor(private readonly queries: QueryBus) {}
+
+  @Get('rooms/:roomId/pins')
+  @Requires(Access.permission('room:messages:get', { room: 'roomId' }))
+  list(@Param('instanceId') instanceId: string, @Param('roomId') roomId: string, @CurrentActor() actor: RequestActor): Promise<{ pins: PinnedMessage[] }> {
+    return this.queries.execute(new ListPinsQuery(instanceId, roomId, actor));
+  }
+}
