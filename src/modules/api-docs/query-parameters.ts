@@ -74,7 +74,7 @@ export const QUERY_PARAMETERS: Readonly<Record<string, ParameterObject[]>> = {
     query('from', { type: 'string', format: 'date-time' }, 'Only messages sent at or after this time'),
     query('to', { type: 'string', format: 'date-time' }, 'Only messages sent before this time'),
     flag('has_attachment', 'true: only messages with an attachment or a link part; false: only those without'),
-    query('order', { type: 'string', enum: ['recent', 'relevance'], default: 'recent' }, 'recent: newest first; relevance: the newest 1,000 matches, best first (BM25)'),
+    query('order', { type: 'string', enum: ['recent', 'relevance'], default: 'recent' }, 'recent: newest first; relevance: the newest 1,000 matches, best first (the words occurring most for the text\'s length)'),
     query('cursor', { type: 'string' }, 'The `next` of the previous page (of the same order)'),
     limit(20, 100),
   ],

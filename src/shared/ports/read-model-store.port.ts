@@ -31,9 +31,10 @@ export interface CollectionSpec {
 /**
  * A search of a text-indexed collection. A document matches when its text holds every phrase
  * (words in a row), its facets hold one of each group's tokens, and `where` holds. `newest`
- * answers by `order`, largest first; `relevance` ranks (BM25 in SQLite, the text score in
- * MongoDB) the newest `window` matches, best first: a word found in most of a large history
- * costs a bounded search, not a ranking of the whole history.
+ * answers by `order`, largest first; `relevance` ranks the newest `window` matches, best first
+ * (SQLite: BM25's weighting of how often each phrase occurs for the text's length; MongoDB: its
+ * text score): a word found in most of a large history costs a bounded search, not a ranking of
+ * the whole history.
  */
 export interface TextSearch {
   /** The collection's text index, as declared. */

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TextIndexSpec, TextSearch } from '../../../shared/ports/read-model-store.port';
 import { SqliteReadModelStore } from './sqlite-read-model-store';
-import { matchExpression, searchTextSql } from './text-search';
+import { matchExpression, relevanceScore, searchTextSql } from './text-search';
 
 const index: TextIndexSpec = { field: 'body', facets: 'facets', order: 'seq' };
 
@@ -57,10 +57,20 @@ describe('text-indexed collections in SQLite (FTS5)', () => {
     expect(flags & 192).toBe(192);
   });
 
-  it('plans relevance as the same walk, sorting only the window it took', () => {
-    const ranked = plan({ phrases: [['common']], facets: [], order: 'relevance', after: { order: 40, score: 1 } });
+  it('plans relevance as the same walk (of at most the window), reading each match’s text by its key: no sort, no scan of the table', () => {
+    const ranked = plan({ phrases: [['common']], facets: [['r1']], order: 'relevance', after: { order: 40, score: 1 } });
+    expect(ranked).toMatch(/^SCAN rm_notes_text VIRTUAL TABLE INDEX \d+:M/);
     expect(ranked).toContain('SEARCH r USING INTEGER PRIMARY KEY (rowid=?)');
-    expect(ranked).not.toMatch(/SCAN r\b/);
-    expect(ranked).toMatch(/CO-ROUTINE.*USE TEMP B-TREE FOR ORDER BY$/);
+    expect(ranked).not.toMatch(/TEMP B-TREE|SCAN r\b/);
+  });
+
+  it('ranks by how often each phrase occurs for the text’s length, every phrase weighing the same', () => {
+    const words = (text: string) => text.split(' ');
+    const phrases = [['quick'], ['brown', 'fox']];
+    const score = (text: string) => relevanceScore(words(text), phrases, 6);
+    expect(score('quick quick brown fox a b')).toBeGreaterThan(score('quick brown fox a b c'));
+    expect(score('quick brown fox')).toBeGreaterThan(score('quick brown fox a b c d e f'));
+    expect(score('brown fox quick')).toBeCloseTo(score('quick brown fox'));
+    expect(score('fox brown')).toBe(0);
   });
 });

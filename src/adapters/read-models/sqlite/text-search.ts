@@ -19,7 +19,11 @@ import { field, table, whereClause } from './read-model-sql';
 /** The FTS5 table indexing a text collection's table. */
 export const textTable = (collection: string): string => `${table(collection)}_text`;
 
-/** A text collection's table: the document's `order` is the rowid the index refers to. */
+/**
+ * A text collection's table: the document's `order` is the rowid the index refers to. The text
+ * is kept beside the document (STORED) as well as in it: a search by relevance reads the text of
+ * every match in its window, and reading a column costs a fraction of taking it out of the JSON.
+ */
 export function createTextCollection(db: Database.Database, collection: string, spec: TextIndexSpec): void {
   const t = table(collection);
   const fts = textTable(collection);
@@ -29,7 +33,7 @@ export function createTextCollection(db: Database.Database, collection: string, 
       id TEXT NOT NULL UNIQUE,
       doc TEXT NOT NULL,
       position TEXT NOT NULL,
-      text_body TEXT GENERATED ALWAYS AS (${field(spec.field)}) VIRTUAL,
+      text_body TEXT GENERATED ALWAYS AS (${field(spec.field)}) STORED,
       text_facets TEXT GENERATED ALWAYS AS (${field(spec.facets)}) VIRTUAL
     );
     CREATE VIRTUAL TABLE "${fts}" USING fts5(
@@ -78,42 +82,76 @@ export function matchExpression(search: Pick<TextSearch, 'phrases' | 'facets'>):
 type Prepare = (sql: string) => Database.Statement;
 
 /**
- * The search as one statement: FTS5 walks its matches newest first (by rowid, so a page of
- * `newest` reads about as many index entries as it answers), the table's row of each checks
- * `where`. `relevance` ranks the newest `window` of those matches by BM25 (facets weigh
- * nothing), best first.
+ * The matches of a search as one statement, newest first: FTS5 walks its matches by rowid,
+ * descending (a page of `newest` reads about as many index entries as it answers), and the
+ * table's row of each checks `where`. For `newest` it answers the page's documents; for
+ * `relevance` the newest `window` matches' texts, which `rankedPage` scores.
  */
 export function searchTextSql(collection: string, search: TextSearch): { sql: string; params: unknown[] } {
   const t = table(collection);
   const fts = textTable(collection);
   const { clauses, params } = whereClause(search.where);
   const relevance = search.order === 'relevance';
-  const after = search.after;
   const conditions = [`"${fts}" MATCH ?`, ...clauses];
   const bound: unknown[] = [matchExpression(search), ...params];
-  if (after && !relevance) {
+  if (search.after && !relevance) {
     conditions.push(`"${fts}".rowid < ?`);
-    bound.push(after.order);
+    bound.push(search.after.order);
   }
-  const matches =
-    `SELECT r.doc AS doc, "${fts}".rowid AS ord, ${relevance ? `-bm25("${fts}", 1.0, 0.0)` : '0.0'} AS score
+  bound.push(relevance ? search.window : search.limit);
+  const sql = `SELECT ${relevance ? 'r.text_body AS body' : 'r.doc AS doc'}, "${fts}".rowid AS ord
      FROM "${fts}" JOIN "${t}" r ON r.seq = "${fts}".rowid
      WHERE ${conditions.join(' AND ')}
      ORDER BY "${fts}".rowid DESC LIMIT CAST(? AS INTEGER)`;
-  let sql = matches;
-  if (relevance) {
-    bound.push(search.window);
-    const paged = after ? 'WHERE score < ? OR (score = ? AND ord < ?)' : '';
-    if (after) bound.push(after.score ?? 0, after.score ?? 0, after.order);
-    sql = `SELECT doc, ord, score FROM (${matches}) ${paged} ORDER BY score DESC, ord DESC LIMIT CAST(? AS INTEGER)`;
-  }
-  bound.push(search.limit);
   return { sql, params: bound };
 }
 
-/** The documents a search finds (`searchTextSql`). */
+/** BM25's term-frequency saturation and length normalisation (the usual constants). */
+const K1 = 1.2;
+const B = 0.75;
+
+/**
+ * How well a text matches the phrases: BM25's weighting of how often each phrase occurs in it,
+ * for its length against the window's average, every phrase weighing the same. (SQLite's own
+ * `bm25()` weighs each phrase by its rarity, which it counts over the whole index on every
+ * query: a common word of a long history, or a facet every document holds, would cost a walk
+ * of its whole doclist. Every match holds every phrase, so rarity changes little here.)
+ */
+export function relevanceScore(words: readonly string[], phrases: readonly (readonly string[])[], averageLength: number): number {
+  let score = 0;
+  const norm = K1 * (1 - B + (B * words.length) / Math.max(averageLength, 1));
+  for (const phrase of phrases) {
+    let tf = 0;
+    for (let i = 0; i + phrase.length <= words.length; i++) if (phrase.every((w, k) => words[i + k] === w)) tf++;
+    score += (tf * (K1 + 1)) / (tf + norm);
+  }
+  return score;
+}
+
+/** The documents a search finds: `newest` in one statement, `relevance` as the window's matches ranked, then the page's documents read. */
 export function searchTextCollection<D extends Document>(prepare: Prepare, collection: string, search: TextSearch): TextMatch<D>[] {
   const { sql, params } = searchTextSql(collection, search);
-  const rows = prepare(sql).all(...params) as { doc: string; ord: number; score: number }[];
-  return rows.map((r) => ({ document: JSON.parse(r.doc) as D, order: r.ord, score: r.score }));
+  if (search.order !== 'relevance') {
+    const rows = prepare(sql).all(...params) as { doc: string; ord: number }[];
+    return rows.map((r) => ({ document: JSON.parse(r.doc) as D, order: r.ord, score: 0 }));
+  }
+  const window = (prepare(sql).all(...params) as { body: string | null; ord: number }[]).map((r) => ({ words: (r.body ?? '').split(' '), ord: r.ord }));
+  const averageLength = window.reduce((sum, m) => sum + m.words.length, 0) / Math.max(window.length, 1);
+  // The phrases as the index compares them: folded again (the text was folded before it was stored).
+  const phrases = search.phrases.map((phrase) => phrase.map((w) => w.toLowerCase()));
+  const after = search.after;
+  const page = window
+    .map((m) => ({ ord: m.ord, score: relevanceScore(m.words, phrases, averageLength) }))
+    .filter((m) => !after || m.score < (after.score ?? 0) || (m.score === after.score && m.ord < after.order))
+    .sort((a, b) => b.score - a.score || b.ord - a.ord)
+    .slice(0, search.limit);
+  if (page.length === 0) return [];
+  const docs = prepare(`SELECT seq, doc FROM "${table(collection)}" WHERE seq IN (SELECT value FROM json_each(?))`).all(
+    JSON.stringify(page.map((m) => m.ord)),
+  ) as { seq: number; doc: string }[];
+  const bySeq = new Map(docs.map((d) => [d.seq, d.doc]));
+  return page.flatMap((m) => {
+    const doc = bySeq.get(m.ord);
+    return doc === undefined ? [] : [{ document: JSON.parse(doc) as D, order: m.ord, score: m.score }];
+  });
 }
