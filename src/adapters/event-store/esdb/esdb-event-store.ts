@@ -2,6 +2,7 @@ import {
   BACKWARDS,
   END,
   EventStoreDBClient,
+  RecordedEvent as EsdbRecordedEvent,
   FORWARDS,
   MaxAppendSizeExceededError,
   ReadPosition,
@@ -180,55 +181,40 @@ export class EsdbEventStore implements EventStore {
     }
   }
 
-  /**
-   * The newest application event: what a subscription's checkpoint can eventually reach.
-   * Pages grow as they go, so a tail of signals and system events costs few round trips.
-   */
+  /** The newest application event: what a subscription's checkpoint can eventually reach. */
   async headPosition(): Promise<LogPosition | null> {
-    let batch = 64;
-    let from: ReadPosition = END;
-    let seen: LogPosition | null = null;
-    for (;;) {
-      const page = await this.drain(
-        this.client.readAll({ direction: BACKWARDS, fromPosition: from, maxCount: batch }),
-        'a read of the head of $all',
-      );
-      for (const { event } of page) {
-        if (!event) continue;
-        const position = esdbPosition(event.position);
-        if (seen !== null && position >= seen) continue;
-        seen = position;
-        if (isApplicationEvent(event)) return position;
-      }
-      if (page.length < batch || seen === null) return null;
-      from = parseEsdbPosition(seen);
-      batch = Math.min(batch * 4, 4_096);
-    }
+    return this.newestBackwards(() => true, 'a read of the head of $all');
   }
 
   /**
    * EventStoreDB keeps no time index: the last application event recorded before `time` is
-   * found by reading $all backwards from its end, pages growing as in headPosition. The cost is
-   * the events recorded at or after `time`, which the replay that asks delivers again anyway,
-   * never the log before them (a scan from the start read all of that).
+   * found by reading $all backwards from its end. The cost is the events recorded at or after
+   * `time`, which the replay that asks delivers again anyway, never the log before them (a scan
+   * from the start read all of that).
    */
   async positionBeforeTime(time: string): Promise<{ before: LogPosition | null }> {
+    const before = await this.newestBackwards((event, position) => toRecorded(event, position).recordedAt < time, 'a read of $all back to a time');
+    return { before };
+  }
+
+  /**
+   * The newest application event of $all that `accepts`, read backwards from the end. Pages
+   * grow as they go, so a tail of signals and system events costs few round trips.
+   */
+  private async newestBackwards(accepts: (event: EsdbRecordedEvent, position: LogPosition) => boolean, what: string): Promise<LogPosition | null> {
     let batch = 64;
     let from: ReadPosition = END;
     let seen: LogPosition | null = null;
     for (;;) {
-      const page = await this.drain(
-        this.client.readAll({ direction: BACKWARDS, fromPosition: from, maxCount: batch }),
-        'a read of $all back to a time',
-      );
+      const page = await this.drain(this.client.readAll({ direction: BACKWARDS, fromPosition: from, maxCount: batch }), what);
       for (const { event } of page) {
         if (!event) continue;
         const position = esdbPosition(event.position);
         if (seen !== null && position >= seen) continue;
         seen = position;
-        if (isApplicationEvent(event) && toRecorded(event, position).recordedAt < time) return { before: position };
+        if (isApplicationEvent(event) && accepts(event, position)) return position;
       }
-      if (page.length < batch || seen === null) return { before: null };
+      if (page.length < batch || seen === null) return null;
       from = parseEsdbPosition(seen);
       batch = Math.min(batch * 4, 4_096);
     }
