@@ -423,8 +423,57 @@ async function benchWrites(target: Target, server: Row['server']): Promise<void>
   await scenario(`${target.label} create-user`, target, spec, 'write', server);
 }
 
-/** Durable send-message: one room, one sender, each request one message (v6 parts). */
-async function benchSends(target: Target, senderToken: string): Promise<void> {
+/** How a server takes sends, for the send scenarios: the request of one send, and its webhooks switched on and off. */
+interface SendTarget {
+  /** One durable send of `text` (a JSON body of v6 parts). */
+  readonly spec: (text: () => string) => autocannon.RequestSpec;
+  /** Every message from now on POSTed to each URL (`[]`: no more); false when the server has no webhooks. */
+  readonly switchWebhooks: (urls: string[]) => Promise<boolean>;
+}
+
+/**
+ * Durable sends, and the same sends with an Idempotency-Key each, and with two webhooks carrying
+ * every message (one to a live receiver, one to a port nothing listens on: every delivery refused,
+ * retried after a backoff). Each variant is run between plain sends, on the same server with the
+ * same data behind it (a server with more data behind it is slower), and compared with their mean.
+ * Issue 20: keyed and hooked writes "not slower than their own noise"; the baseline runs the same
+ * variants as a floor (what the extra work costs a bare program on this machine, now).
+ */
+async function benchSendVariants(target: Target, server: Row['server'], sends: SendTarget): Promise<void> {
+  let n = 0;
+  const spec = sends.spec(() => `message ${n++}`);
+  await scenario(`${target.label} send-message`, target, spec, 'send', server);
+  // A UUID per logical write, as the client libraries make them: the key's look-up, its record in
+  // the append and the stored answer.
+  const keyed: autocannon.RequestSpec = {
+    ...spec,
+    setupRequest: (request, context) => {
+      const built = spec.setupRequest!(request, context) ?? request;
+      built.headers = { ...spec.headers, 'idempotency-key': randomUUID() };
+      return built;
+    },
+  };
+  await scenario(`${target.label} send-message with Idempotency-Key`, target, keyed, 'keyed-send', server);
+  await scenario(`${target.label} send-message (again)`, target, spec, 'send-again', server);
+  const receiver = await startWebhookReceiver();
+  try {
+    const dead = await freePort();
+    if (!(await sends.switchWebhooks([`http://127.0.0.1:${receiver.port}/hooks`, `http://127.0.0.1:${dead}/hooks`]))) {
+      process.stderr.write(`  skipped  ${target.label} sends with webhooks: this server has no webhooks\n`);
+      return;
+    }
+    const sentBefore = n;
+    await scenario(`${target.label} send-message, webhooks to a live and a dead receiver`, target, spec, 'send-webhooks', server);
+    webhookDeliveries.set(server, { sent: n - sentBefore, received: await receiver.received() });
+    await sends.switchWebhooks([]);
+    await scenario(`${target.label} send-message (webhooks off again)`, target, spec, 'send-again', server);
+  } finally {
+    receiver.stop();
+  }
+}
+
+/** Parley's v6 send to one room by one sender, and its webhooks through the webhooks API. */
+async function parleySends(target: Target, senderToken: string): Promise<SendTarget> {
   const chat = target.usersPath.replace(/\/users$/, '');
   const setup = async (method: string, path: string, body: unknown) => {
     const response = await fetch(target.baseUrl + chat + path, { method, headers: target.headers, body: JSON.stringify(body) });
@@ -432,85 +481,66 @@ async function benchSends(target: Target, senderToken: string): Promise<void> {
   };
   await setup('POST', '/users', { id: 'bench-sender', name: 'Sender' });
   await setup('POST', '/rooms', { id: 'bench-send', name: 'bench-send', user_ids: ['bench-sender'] });
-  let n = 0;
-  const spec: autocannon.RequestSpec = {
-    method: 'POST',
-    path: `${chat}/rooms/bench-send/messages`,
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${senderToken}` },
-    setupRequest: (request) => {
-      request.body = JSON.stringify({ parts: [{ type: 'text/plain', content: `message ${n++}` }] });
-      return request;
-    },
-  };
-  await scenario(`${target.label} send-message`, target, spec, 'send', 'parley');
-  // The same sends, each with an Idempotency-Key of its own (a UUID per logical write, as the
-  // client libraries make them): the key's look-up, its record in the append and the stored answer.
-  const keyed: autocannon.RequestSpec = {
-    ...spec,
-    setupRequest: (request) => {
-      request.headers = { ...spec.headers, 'idempotency-key': randomUUID() };
-      request.body = JSON.stringify({ parts: [{ type: 'text/plain', content: `message ${n++}` }] });
-      return request;
-    },
-  };
-  await scenario(`${target.label} send-message with Idempotency-Key`, target, keyed, 'keyed-send', 'parley');
-  // Plain sends again: a variant is compared with the plain sends just before and after it, on the
-  // same server with the same data behind it (a server with more data behind it is slower).
-  await scenario(`${target.label} send-message (again)`, target, spec, 'send-again', 'parley');
-}
-
-/**
- * Durable send-message again, with two webhooks of the instance carrying every message: one to a
- * live receiver, one to a port nothing listens on (every delivery refused, retried on Chatkit's
- * schedule). Writes must not notice either (issue 20: "not slower than their own noise").
- */
-async function benchSendsWithWebhooks(target: Target, senderToken: string): Promise<void> {
-  const receiver = await startWebhookReceiver();
-  try {
-    const dead = await freePort();
-    const webhookIds: string[] = [];
-    for (const port of [receiver.port, dead]) {
-      const response = await fetch(`${target.baseUrl}/services/parley_webhooks/v1/${INSTANCE_ID}/webhooks`, {
-        method: 'POST',
-        headers: target.headers,
-        body: JSON.stringify({ url: `http://127.0.0.1:${port}/hooks`, secret: 'bench-webhook-secret', event_types: ['v1.messages_created'] }),
-      });
-      // An older release (BENCH_PARLEY_MAIN) has no webhooks: nothing to compare.
-      if (response.status === 404 && webhookIds.length === 0) {
-        process.stderr.write('  skipped  sends with webhooks: this server has no webhooks\n');
-        return;
-      }
-      if (response.status !== 201) throw new Error(`creating a webhook: ${response.status} ${await response.text()}`);
-      webhookIds.push(((await response.json()) as { id: string }).id);
-    }
-    const chat = target.usersPath.replace(/\/users$/, '');
-    let n = 0;
-    const spec: autocannon.RequestSpec = {
+  const webhookIds: string[] = [];
+  return {
+    spec: (text) => ({
       method: 'POST',
       path: `${chat}/rooms/bench-send/messages`,
       headers: { 'content-type': 'application/json', authorization: `Bearer ${senderToken}` },
       setupRequest: (request) => {
-        request.body = JSON.stringify({ parts: [{ type: 'text/plain', content: `hooked message ${n++}` }] });
+        request.body = JSON.stringify({ parts: [{ type: 'text/plain', content: text() }] });
         return request;
       },
-    };
-    await scenario(`${target.label} send-message, webhooks to a live and a dead receiver`, target, spec, 'send-webhooks', 'parley');
-    webhookDeliveries = { sent: n, received: await receiver.received() };
-    // The webhooks switched off, plain sends once more: the bracket after the hooked ones.
-    for (const id of webhookIds) {
-      const response = await fetch(`${target.baseUrl}/services/parley_webhooks/v1/${INSTANCE_ID}/webhooks/${id}`, {
-        method: 'PUT',
-        headers: target.headers,
-        body: JSON.stringify({ active: false }),
-      });
-      if (response.status !== 200) throw new Error(`switching a webhook off: ${response.status} ${await response.text()}`);
-    }
-    await scenario(`${target.label} send-message (webhooks off again)`, target, spec, 'send-again', 'parley');
-  } finally {
-    receiver.stop();
-  }
+    }),
+    switchWebhooks: async (urls) => {
+      const hooks = `${target.baseUrl}/services/parley_webhooks/v1/${INSTANCE_ID}/webhooks`;
+      if (urls.length === 0) {
+        for (const id of webhookIds.splice(0)) {
+          const response = await fetch(`${hooks}/${id}`, { method: 'PUT', headers: target.headers, body: JSON.stringify({ active: false }) });
+          if (response.status !== 200) throw new Error(`switching a webhook off: ${response.status} ${await response.text()}`);
+        }
+        return true;
+      }
+      for (const url of urls) {
+        const response = await fetch(hooks, {
+          method: 'POST',
+          headers: target.headers,
+          body: JSON.stringify({ url, secret: 'bench-webhook-secret', event_types: ['v1.messages_created'] }),
+        });
+        // An older release (BENCH_PARLEY_MAIN) has no webhooks: nothing to compare.
+        if (response.status === 404 && webhookIds.length === 0) return false;
+        if (response.status !== 201) throw new Error(`creating a webhook: ${response.status} ${await response.text()}`);
+        webhookIds.push(((await response.json()) as { id: string }).id);
+      }
+      return true;
+    },
+  };
 }
-let webhookDeliveries: { sent: number; received: number } | undefined;
+
+/** The baseline's send: one INSERT (and the key's record) per request; its webhooks on a thread of its own. */
+function baselineSends(target: Target): SendTarget {
+  return {
+    spec: (text) => ({
+      method: 'POST',
+      path: '/rooms/bench-send/messages',
+      headers: { 'content-type': 'application/json' },
+      setupRequest: (request) => {
+        request.body = JSON.stringify({ parts: [{ type: 'text/plain', content: text() }] });
+        return request;
+      },
+    }),
+    switchWebhooks: async (urls) => {
+      const response = await fetch(`${target.baseUrl}/webhooks`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ urls, secret: 'bench-webhook-secret' }),
+      });
+      if (response.status !== 204) throw new Error(`baseline webhooks: ${response.status} ${await response.text()}`);
+      return true;
+    },
+  };
+}
+const webhookDeliveries = new Map<Row['server'], { sent: number; received: number }>();
 
 let fanOut: FanOutResult | undefined;
 let idleMemory: IdleMemoryResult | undefined;
@@ -580,6 +610,7 @@ async function runBaseline(): Promise<void> {
     };
     if (SCENARIOS.has('write')) await benchWrites(target, 'baseline');
     if (SCENARIOS.has('read')) await benchReads(target, 'baseline');
+    if (SCENARIOS.has('send')) await benchSendVariants(target, 'baseline', baselineSends(target));
   } finally {
     await stopChild(child);
     removeTempDir(dataDir);
@@ -603,8 +634,7 @@ async function runParley(): Promise<void> {
     };
     if (SCENARIOS.has('write')) await benchWrites(target, 'parley');
     if (SCENARIOS.has('read')) await benchReads(target, 'parley');
-    if (SCENARIOS.has('send')) await benchSends(target, mint({ sub: 'bench-sender' }));
-    if (SCENARIOS.has('send')) await benchSendsWithWebhooks(target, mint({ sub: 'bench-sender' }));
+    if (SCENARIOS.has('send')) await benchSendVariants(target, 'parley', await parleySends(target, mint({ sub: 'bench-sender' })));
     if (['realtime', 'fanout', 'idle'].some((name) => SCENARIOS.has(name))) await benchRealtime(target, mint);
     if (SCENARIOS.has('feeds')) await benchFeeds(target);
   } finally {
@@ -888,26 +918,42 @@ function report(): boolean {
     console.log(`ratio parley send-message / baseline insert: ${(ratio * 100).toFixed(1)} %`);
     console.log(`GOAL: Parley durable send-message >= ${WRITE_GOAL * 100} % of baseline — ${ratio >= WRITE_GOAL ? 'MET' : 'NOT MET'}`);
   }
-  // Each variant against the plain sends measured just before and just after it (their mean).
-  const plain = rows.filter((r) => (r.kind === 'send' || r.kind === 'send-again') && r.server === 'parley').map((r) => r.result.requests.average);
-  const bracket = (i: number) => (plain[i] !== undefined && plain[i + 1] !== undefined ? (plain[i] + plain[i + 1]) / 2 : undefined);
-  const keyedSend = find('keyed-send', 'parley');
-  const keyedBracket = bracket(0);
-  if (keyedSend && keyedBracket) {
+  // Each variant against the plain sends measured just before and just after it (their mean); the
+  // baseline's ratios are the floor: what the same extra work costs a bare program here, now.
+  const variantRatios = (server: Row['server']) => {
+    const plain = rows.filter((r) => (r.kind === 'send' || r.kind === 'send-again') && r.server === server).map((r) => r.result.requests.average);
+    const bracket = (i: number) => (plain[i] !== undefined && plain[i + 1] !== undefined ? (plain[i] + plain[i + 1]) / 2 : undefined);
+    const ratio = (kind: Row['kind'], i: number) => {
+      const variant = find(kind, server);
+      const around = bracket(i);
+      return variant && around ? { ratio: variant / around, before: plain[i], after: plain[i + 1] } : undefined;
+    };
+    return { keyed: ratio('keyed-send', 0), hooked: ratio('send-webhooks', 1) };
+  };
+  const parleyVariants = variantRatios('parley');
+  const floorVariants = variantRatios('baseline');
+  const variantLine = (what: string, own: { ratio: number; before: number; after: number } | undefined, floor: { ratio: number } | undefined, extra = '') => {
+    if (!own) return;
     console.log(
-      `ratio parley send-message with Idempotency-Key / without: ${((keyedSend / keyedBracket) * 100).toFixed(1)} % ` +
-        `(plain sends before and after it: ${fmt(plain[0])}, ${fmt(plain[1])} req/s)`,
+      `ratio parley send-message ${what} / without: ${(own.ratio * 100).toFixed(1)} % ` +
+        `(plain sends before and after it: ${fmt(own.before)}, ${fmt(own.after)} req/s)` +
+        (floor ? `; floor (the baseline doing the same extra work, same run): ${(floor.ratio * 100).toFixed(1)} %` : '') +
+        extra,
     );
-  }
-  const hooked = find('send-webhooks', 'parley');
-  const hookedBracket = bracket(1);
-  if (hooked && hookedBracket) {
-    console.log(
-      `ratio parley send-message with webhooks (a live and a dead receiver) / without: ${((hooked / hookedBracket) * 100).toFixed(1)} % ` +
-        `(plain sends before and after it: ${fmt(plain[1])}, ${fmt(plain[2])} req/s)` +
-        (webhookDeliveries ? `; the live receiver had ${fmt(webhookDeliveries.received)} of ${fmt(webhookDeliveries.sent)} messages when the scenario ended` : ''),
-    );
-  }
+  };
+  variantLine('with Idempotency-Key', parleyVariants.keyed, floorVariants.keyed);
+  const delivered = (server: Row['server']) => {
+    const d = webhookDeliveries.get(server);
+    return d ? `${fmt(d.received)} of ${fmt(d.sent)}` : undefined;
+  };
+  variantLine(
+    'with webhooks (a live and a dead receiver)',
+    parleyVariants.hooked,
+    floorVariants.hooked,
+    delivered('parley')
+      ? `; the live receiver had ${delivered('parley')} messages when the scenario ended` + (delivered('baseline') ? ` (the baseline's: ${delivered('baseline')})` : '')
+      : '',
+  );
   if (fanOut) {
     const l = (x: FanOutResult['delivery']) => `p50 ${x.p50Ms.toFixed(1)} ms, p99 ${x.p99Ms.toFixed(1)} ms, max ${x.maxMs.toFixed(1)} ms`;
     console.log('');
