@@ -129,6 +129,9 @@ export async function measureCores(
   return { server, round, shape, result, serverCores, otherCores };
 }
 
+/** The server's CPU (every thread) over the measured seconds, per send answered in them. */
+const cpuPerSendUs = (m: CoresMeasure) => ((m.serverCores * (m.result.duration || 1)) / Math.max(1, m.result['2xx'])) * 1e6;
+
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 
 /** The report: every measurement, the means per server, the ratios and the goal. */
@@ -141,7 +144,8 @@ export function coresLines(measures: readonly CoresMeasure[], servers: readonly 
   for (const m of measures) {
     lines.push(
       `  round ${m.round + 1} ${m.server.padEnd(16)} ${m.shape.padEnd(9)} ${fmt(m.result.requests.average).padStart(6)} msg/s, ` +
-        `p50 ${fmt(m.result.latency.p50, 1)} ms, p99 ${fmt(m.result.latency.p99, 1)} ms; server ${fmt(m.serverCores, 2)} cores, ` +
+        `p50 ${fmt(m.result.latency.p50, 1)} ms, p99 ${fmt(m.result.latency.p99, 1)} ms; server ${fmt(m.serverCores, 2)} cores ` +
+        `(${fmt(cpuPerSendUs(m))} µs of CPU per send), ` +
         `everything else ${fmt(m.otherCores, 2)} cores`,
     );
   }
@@ -162,7 +166,8 @@ export function coresLines(measures: readonly CoresMeasure[], servers: readonly 
         .join(', ');
       lines.push(
         `    ${s.label.padEnd(16)} ${fmt(r).padStart(6)} msg/s, p50 ${fmt(mean(s.label, shape, (m) => m.result.latency.p50)!, 1)} ms, ` +
-          `p99 ${fmt(mean(s.label, shape, (m) => m.result.latency.p99)!, 1)} ms, server ${fmt(mean(s.label, shape, (m) => m.serverCores)!, 2)} cores` +
+          `p99 ${fmt(mean(s.label, shape, (m) => m.result.latency.p99)!, 1)} ms, server ${fmt(mean(s.label, shape, (m) => m.serverCores)!, 2)} cores, ` +
+          `${fmt(mean(s.label, shape, cpuPerSendUs)!)} µs CPU per send` +
           (ratios ? ` (${ratios})` : ''),
       );
     }

@@ -15,6 +15,7 @@
  *                      (default all but beams)
  *                      cores: 50 senders each in their own room, then in one room, on this build, on
  *                      it with PROJECTOR_THREAD=false and on BENCH_CORES_BEFORE, interleaved (cores.ts);
+ *                      BENCH_CORES_VARIANT="label:NAME=value,…" adds this build with that environment;
  *                      feeds: feed publishes (one feed, many feeds) and 1,000 HTTP SUBSCRIBE feed subscribers (Parley only);
  *                      send: durable send-message (Parley only, against the baseline insert), then the same
  *                      with an Idempotency-Key per request;
@@ -653,6 +654,9 @@ async function runCores(): Promise<void> {
     { label: 'parley, one core', main: PARLEY_MAIN, env: { PROJECTOR_THREAD: 'false' } },
   ];
   if (process.env.BENCH_CORES_BEFORE) servers.push({ label: 'before sealing', main: resolve(PROJECT_ROOT, process.env.BENCH_CORES_BEFORE), env: {} });
+  // BENCH_CORES_VARIANT="label:NAME=value,NAME=value": this build once more with that environment (an A/B of a setting).
+  const variant = /^([^:]+):(.*)$/.exec(process.env.BENCH_CORES_VARIANT ?? '');
+  if (variant) servers.push({ label: variant[1], main: PARLEY_MAIN, env: Object.fromEntries(variant[2].split(',').map((kv) => kv.split('=') as [string, string])) });
   const rounds = positive('BENCH_CORES_ROUNDS', 2);
   const machineCpuSeconds = () => {
     const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);

@@ -81,6 +81,8 @@ export class SqliteEventStore implements EventStore {
   /** SQLite's count of commits by other connections to the file (`PRAGMA data_version`), and the last one seen. */
   private readonly dataVersion: Database.Statement;
   private seenDataVersion: unknown;
+  /** Commits made through this connection (which do not change its `data_version`). */
+  private ownCommits = 0;
 
   constructor(
     private readonly file: string,
@@ -95,7 +97,14 @@ export class SqliteEventStore implements EventStore {
       walFlush: options.walFlush,
       onVisible: () => doorbell.ring(),
     });
-    this.commits = new GroupCommit(this.db, (commit) => this.durability.committed(commit), options.lockTimeoutMs ?? 2000);
+    this.commits = new GroupCommit(
+      this.db,
+      (commit) => {
+        this.ownCommits++;
+        this.durability.committed(commit);
+      },
+      options.lockTimeoutMs ?? 2000,
+    );
     try {
       this.durability.flushAtOpen(() => seqOf(this.reads.headBelow(Number.MAX_SAFE_INTEGER)));
     } catch (error) {
@@ -120,6 +129,15 @@ export class SqliteEventStore implements EventStore {
     const changed = now !== this.seenDataVersion;
     this.seenDataVersion = now;
     return changed;
+  }
+
+  /**
+   * Other connections' commits (`data_version`; a checkpoint counts too, which only makes it
+   * change more often) and this connection's own: unchanged, nothing was appended in between.
+   */
+  logVersion(): string | undefined {
+    if (!this.db.open) return undefined;
+    return `${this.dataVersion.get() as number}.${this.ownCommits}`;
   }
 
   /** Its positions are sqlitePosition's digits: a checkpoint of EventStoreDB's, or a position mistyped into a replay, is not one. */

@@ -87,6 +87,33 @@ describe('StreamStates: a state is served from memory only within the turn of th
     expect(counting.eventsRead).toBe(1);
   });
 
+  it('in a later turn, a stream is not read again while nothing at all was appended to the log since its read (logVersion)', async () => {
+    await store.append('count-i', counted(1, 2), 'no_stream');
+    const { turn, turnPasses } = heldTurn();
+    const states = new StreamStates(counting.events, undefined, turn);
+    const first = await states.load('count-i', counter);
+    turnPasses();
+    counting.reset();
+    expect(await states.load('count-i', counter)).toBe(first);
+    expect(counting.reads).toBe(0);
+  });
+
+  it("in a later turn, any append since the read, to any stream, by this store (not only the pipeline's) or another process, has the stream read again", async () => {
+    await store.append('count-j', counted(1), 'no_stream');
+    const { turn, turnPasses } = heldTurn();
+    const states = new StreamStates(counting.events, undefined, turn);
+    await states.load('count-j', counter);
+    await store.append('count-j', counted(2), 0);
+    turnPasses();
+    expect((await states.load('count-j', counter)).state).toEqual({ n: 2 });
+    await other.append('elsewhere', counted(1), 'no_stream');
+    await other.append('count-j', counted(3), 1);
+    turnPasses();
+    counting.reset();
+    expect((await states.load('count-j', counter)).state).toEqual({ n: 3 });
+    expect(counting.reads).toBe(1);
+  });
+
   it('the event loop ends the turn by itself: what another process appended meanwhile is read', async () => {
     await store.append('count-d', counted(1), 'no_stream');
     const states = new StreamStates(store);

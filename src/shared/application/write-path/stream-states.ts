@@ -15,6 +15,8 @@ export interface Folded<S> {
   readonly epoch?: LogPosition | null;
   /** The turn of the event loop in which the stream was last read to its end (see `StreamStates`). */
   readonly readIn?: object;
+  /** The log's version (`EventStore.logVersion`) taken before that read, when the store tells one. */
+  readonly logVersion?: string;
 }
 
 /**
@@ -41,6 +43,11 @@ const TAIL_PAGE = 16;
  *   it carries the revision it was read at: a decision made on it fails on its expected revision
  *   and is made again on a fresh read, so a stale state can delay a change, never overwrite one;
  * - a wipe recorded since the state was folded discards it, in the same turn.
+ *
+ * Across turns, a store that can tell whether anything was appended since (`logVersion`: the
+ * embedded log's own commits and SQLite's `data_version` for every other connection's) spares
+ * the read: a state stamped with the version taken before its read is whole while the version
+ * is unchanged. Three streams a send loads, read every turn, were most of a send's reads.
  */
 export class StreamStates {
   private readonly cache = new LRUCache<string, Folded<unknown>>({ max: STATE_CACHE_ENTRIES });
@@ -57,6 +64,9 @@ export class StreamStates {
     let cached = this.cache.get(stream) as Folded<S> | undefined;
     if (cached && (cached.epoch ?? null) !== epoch) cached = undefined; // wiped since: fold afresh
     if (cached && cached.readIn === this.turn.current()) return cached;
+    // Taken before the read: whatever is appended after it changes it.
+    const logVersion = this.events.logVersion?.();
+    if (cached && logVersion !== undefined && cached.logVersion === logVersion) return cached;
     let state = cached ? cached.state : epoch !== null && decider.wipedState ? decider.wipedState() : decider.initialState();
     let revision = cached ? cached.revision : -1;
     const newer = cached || !decider.foldsFrom ? await this.readStream(stream, { fromRevision: revision + 1 }) : await this.tail(stream, decider.foldsFrom, epoch);
@@ -65,7 +75,7 @@ export class StreamStates {
       if (epoch === null || event.position > epoch) state = decider.evolve(state, event as unknown as E);
       revision = event.revision;
     }
-    const folded = { state, revision, epoch, readIn: this.turn.current() };
+    const folded = { state, revision, epoch, readIn: this.turn.current(), logVersion };
     this.cache.set(stream, folded);
     return folded;
   }
