@@ -117,13 +117,13 @@ export interface EventStore {
    */
   appendedElsewhere?(): boolean;
   /**
-   * A value that changes whenever anything is appended to the log, by this store object or by
-   * anything else (another connection, another process): two equal answers mean nothing was
-   * appended between them, so a stream read after the first is still whole at the second. It
-   * may change more often than that, never less. Stores that cannot tell leave it out or answer
-   * undefined.
+   * A value that changes whenever anything is appended to the stream, through this store object
+   * or anything else (another connection, another process): two equal answers mean nothing was
+   * appended to it between them, so the stream read after the first is still whole at the
+   * second. It may change more often than that, never less. Stores that cannot tell leave it
+   * out or answer undefined.
    */
-  logVersion?(): string | undefined;
+  streamVersion?(streamName: string): string | undefined;
   /**
    * Makes data keys ready, in one durable write, for events to come that will name them (new
    * users' profile keys, taken from a block made ahead). Stores that seal nothing leave it out.

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type Database from 'better-sqlite3';
 import { LogPosition, RecordedEvent } from '../../../shared/domain/event';
 import {
@@ -26,6 +27,9 @@ import { WalDurability, WalFlush } from './wal-durability';
 
 export type { WalFlush } from './wal-durability';
 export { sqlitePosition } from './positions';
+
+/** Streams whose last own append a store remembers (as many as the write side caches states of). */
+const OWN_APPENDS_REMEMBERED = 10_000;
 
 export interface SqliteEventStoreOptions {
   /**
@@ -81,8 +85,20 @@ export class SqliteEventStore implements EventStore {
   /** SQLite's count of commits by other connections to the file (`PRAGMA data_version`), and the last one seen. */
   private readonly dataVersion: Database.Statement;
   private seenDataVersion: unknown;
-  /** Commits made through this connection (which do not change its `data_version`). */
+  /** Commits made through this connection (which do not change its `data_version`), counted. */
   private ownCommits = 0;
+  /**
+   * The number of the last of them that appended to a stream, for the streams appended to most
+   * recently; a stream forgotten here counts as appended to at `forgottenUpTo` (the newest
+   * number forgotten), which can only make it look changed more often.
+   */
+  private readonly ownAppends = new LRUCache<string, number>({
+    max: OWN_APPENDS_REMEMBERED,
+    dispose: (commit, _stream, reason) => {
+      if (reason === 'evict') this.forgottenUpTo = Math.max(this.forgottenUpTo, commit);
+    },
+  });
+  private forgottenUpTo = 0;
 
   constructor(
     private readonly file: string,
@@ -99,8 +115,9 @@ export class SqliteEventStore implements EventStore {
     });
     this.commits = new GroupCommit(
       this.db,
-      (commit) => {
+      (commit, streams) => {
         this.ownCommits++;
+        for (const stream of streams) this.ownAppends.set(stream, this.ownCommits);
         this.durability.committed(commit);
       },
       options.lockTimeoutMs ?? 2000,
@@ -132,12 +149,13 @@ export class SqliteEventStore implements EventStore {
   }
 
   /**
-   * Other connections' commits (`data_version`; a checkpoint counts too, which only makes it
-   * change more often) and this connection's own: unchanged, nothing was appended in between.
+   * Other connections' commits to the file (`data_version`, whatever streams they wrote; a
+   * checkpoint counts too, which only makes it change more often) and this connection's last
+   * commit to the stream: unchanged, nothing was appended to it in between.
    */
-  logVersion(): string | undefined {
+  streamVersion(streamName: string): string | undefined {
     if (!this.db.open) return undefined;
-    return `${this.dataVersion.get() as number}.${this.ownCommits}`;
+    return `${this.dataVersion.get() as number}.${this.ownAppends.get(streamName) ?? this.forgottenUpTo}`;
   }
 
   /** Its positions are sqlitePosition's digits: a checkpoint of EventStoreDB's, or a position mistyped into a replay, is not one. */

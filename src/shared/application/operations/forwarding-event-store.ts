@@ -63,8 +63,8 @@ export abstract class ForwardingEventStore implements EventStore {
   }
 
   /** Undefined where the inner store cannot tell. */
-  logVersion(): string | undefined {
-    return this.inner.logVersion?.();
+  streamVersion(streamName: string): string | undefined {
+    return this.inner.streamVersion?.(streamName);
   }
 
   /** Null where the inner store cannot tell. */

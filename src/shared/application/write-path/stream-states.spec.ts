@@ -87,18 +87,19 @@ describe('StreamStates: a state is served from memory only within the turn of th
     expect(counting.eventsRead).toBe(1);
   });
 
-  it('in a later turn, a stream is not read again while nothing at all was appended to the log since its read (logVersion)', async () => {
+  it('in a later turn, a stream is not read again while nothing was appended to it since its read (streamVersion), whatever this process appended elsewhere', async () => {
     await store.append('count-i', counted(1, 2), 'no_stream');
     const { turn, turnPasses } = heldTurn();
     const states = new StreamStates(counting.events, undefined, turn);
     const first = await states.load('count-i', counter);
+    await store.append('count-i-elsewhere', counted(1), 'no_stream');
     turnPasses();
     counting.reset();
     expect(await states.load('count-i', counter)).toBe(first);
     expect(counting.reads).toBe(0);
   });
 
-  it("in a later turn, any append since the read, to any stream, by this store (not only the pipeline's) or another process, has the stream read again", async () => {
+  it("in a later turn, an append to the stream since its read by this store (not only the pipeline's), or any append by another process, has it read again", async () => {
     await store.append('count-j', counted(1), 'no_stream');
     const { turn, turnPasses } = heldTurn();
     const states = new StreamStates(counting.events, undefined, turn);

@@ -15,8 +15,8 @@ export interface Folded<S> {
   readonly epoch?: LogPosition | null;
   /** The turn of the event loop in which the stream was last read to its end (see `StreamStates`). */
   readonly readIn?: object;
-  /** The log's version (`EventStore.logVersion`) taken before that read, when the store tells one. */
-  readonly logVersion?: string;
+  /** The stream's version (`EventStore.streamVersion`) taken before that read, when the store tells one. */
+  readonly version?: string;
 }
 
 /**
@@ -44,10 +44,11 @@ const TAIL_PAGE = 16;
  *   and is made again on a fresh read, so a stale state can delay a change, never overwrite one;
  * - a wipe recorded since the state was folded discards it, in the same turn.
  *
- * Across turns, a store that can tell whether anything was appended since (`logVersion`: the
- * embedded log's own commits and SQLite's `data_version` for every other connection's) spares
- * the read: a state stamped with the version taken before its read is whole while the version
- * is unchanged. Three streams a send loads, read every turn, were most of a send's reads.
+ * Across turns, a store that can tell whether anything was appended to the stream since
+ * (`streamVersion`: the embedded log's own commits to it, and SQLite's `data_version` for every
+ * other connection's) spares the read: a state stamped with the version taken before its read
+ * is whole while that version is unchanged. The sender's and the room's streams, which a send
+ * loads and does not append to, were read again at every turn.
  */
 export class StreamStates {
   private readonly cache = new LRUCache<string, Folded<unknown>>({ max: STATE_CACHE_ENTRIES });
@@ -65,8 +66,8 @@ export class StreamStates {
     if (cached && (cached.epoch ?? null) !== epoch) cached = undefined; // wiped since: fold afresh
     if (cached && cached.readIn === this.turn.current()) return cached;
     // Taken before the read: whatever is appended after it changes it.
-    const logVersion = this.events.logVersion?.();
-    if (cached && logVersion !== undefined && cached.logVersion === logVersion) return cached;
+    const version = this.events.streamVersion?.(stream);
+    if (cached && version !== undefined && cached.version === version) return cached;
     let state = cached ? cached.state : epoch !== null && decider.wipedState ? decider.wipedState() : decider.initialState();
     let revision = cached ? cached.revision : -1;
     const newer = cached || !decider.foldsFrom ? await this.readStream(stream, { fromRevision: revision + 1 }) : await this.tail(stream, decider.foldsFrom, epoch);
@@ -75,7 +76,7 @@ export class StreamStates {
       if (epoch === null || event.position > epoch) state = decider.evolve(state, event as unknown as E);
       revision = event.revision;
     }
-    const folded = { state, revision, epoch, readIn: this.turn.current(), logVersion };
+    const folded = { state, revision, epoch, readIn: this.turn.current(), version };
     this.cache.set(stream, folded);
     return folded;
   }
