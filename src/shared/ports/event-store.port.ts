@@ -21,6 +21,12 @@ export interface AppendResult {
   readonly nextExpectedRevision: number;
   /** Log position of the last event written: what read-your-writes waits for. */
   readonly position: LogPosition;
+  /**
+   * The stream's `streamVersion` just after this append, where the store tells one and nothing
+   * else appended to the stream in the same commit: a state folded through this append is whole
+   * while the stream's version is still this.
+   */
+  readonly streamVersion?: string;
 }
 
 export interface ReadStreamOptions {

@@ -23,7 +23,7 @@ import { isSqlitePosition, seqOf } from './positions';
 import { LogReads } from './reads';
 import { openEventLogDatabase } from './schema';
 import { asUnavailable } from './sqlite-errors';
-import { WalDurability, WalFlush } from './wal-durability';
+import { Commit, WalDurability, WalFlush } from './wal-durability';
 
 export type { WalFlush } from './wal-durability';
 export { sqlitePosition } from './positions';
@@ -115,11 +115,7 @@ export class SqliteEventStore implements EventStore {
     });
     this.commits = new GroupCommit(
       this.db,
-      (commit, streams) => {
-        this.ownCommits++;
-        for (const stream of streams) this.ownAppends.set(stream, this.ownCommits);
-        this.durability.committed(commit);
-      },
+      (commit, streams) => this.durability.committed(this.stamped(commit, streams)),
       options.lockTimeoutMs ?? 2000,
     );
     try {
@@ -146,6 +142,21 @@ export class SqliteEventStore implements EventStore {
     const changed = now !== this.seenDataVersion;
     this.seenDataVersion = now;
     return changed;
+  }
+
+  /** Notes the streams a commit of this connection appended to, and tells each append its stream's version after it (where it was the stream's only one in the commit). */
+  private stamped(commit: Commit, streams: readonly string[]): Commit {
+    const number = ++this.ownCommits;
+    const appends = new Map<string, number>();
+    for (const stream of streams) {
+      this.ownAppends.set(stream, number);
+      appends.set(stream, (appends.get(stream) ?? 0) + 1);
+    }
+    const version = `${this.dataVersion.get() as number}.${number}`;
+    commit.answers.forEach((answer, i) => {
+      if (appends.get(streams[i]) === 1) answer[1] = { ...answer[1], streamVersion: version };
+    });
+    return commit;
   }
 
   /**

@@ -115,6 +115,32 @@ describe('StreamStates: a state is served from memory only within the turn of th
     expect(counting.reads).toBe(1);
   });
 
+  it("the state an append left, stamped with the stream's version after it, is not read again while nothing more is appended to the stream", async () => {
+    await store.append('count-k', counted(1), 'no_stream');
+    const { turn, turnPasses } = heldTurn();
+    const states = new StreamStates(counting.events, undefined, turn);
+    await states.load('count-k', counter);
+    const result = await store.append('count-k', counted(2), 0);
+    expect(result.streamVersion).toBeDefined();
+    states.appended('count-k', { n: 2 }, result.nextExpectedRevision, null, result.streamVersion);
+    turnPasses();
+    counting.reset();
+    expect(await states.load('count-k', counter)).toMatchObject({ state: { n: 2 }, revision: 1 });
+    expect(counting.reads).toBe(0);
+    // Another append to it, even one that does not go through these states, has it read again.
+    await store.append('count-k', counted(3), 1);
+    turnPasses();
+    expect((await states.load('count-k', counter)).state).toEqual({ n: 3 });
+    expect(counting.reads).toBe(1);
+  });
+
+  it('two appends to one stream committed together are not stamped: neither state alone is the whole stream', async () => {
+    const [first, second] = await Promise.all([store.append('count-l', counted(1), 'no_stream'), store.append('count-l', counted(2), 0)]);
+    expect(second.nextExpectedRevision).toBe(1);
+    expect(first.streamVersion).toBeUndefined();
+    expect(second.streamVersion).toBeUndefined();
+  });
+
   it('the event loop ends the turn by itself: what another process appended meanwhile is read', async () => {
     await store.append('count-d', counted(1), 'no_stream');
     const states = new StreamStates(store);

@@ -83,10 +83,11 @@ export class StreamStates {
 
   /**
    * The state this process's append left at `revision`: the next load reads on from it (it is
-   * not marked read in a turn, so whatever another process appended after it is read too).
+   * not marked read in a turn, so whatever another process appended after it is read too),
+   * unless the store stamped the append with the stream's version and that is still the version.
    */
-  appended<S>(stream: string, state: S, revision: number, epoch: LogPosition | null | undefined): void {
-    this.cache.set(stream, { state, revision, epoch });
+  appended<S>(stream: string, state: S, revision: number, epoch: LogPosition | null | undefined, version?: string): void {
+    this.cache.set(stream, { state, revision, epoch, version });
   }
 
   /** An append was made or tried: what was read so far may be out of date, every stream is read again before it is used. */
