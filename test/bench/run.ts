@@ -16,6 +16,7 @@
  *                      cores: 50 senders each in their own room, then in one room, on this build, on
  *                      it with PROJECTOR_THREAD=false and on BENCH_CORES_BEFORE, interleaved (cores.ts);
  *                      BENCH_CORES_VARIANT="label:NAME=value,…" adds this build with that environment;
+ *                      BENCH_CORES_BEFORE_LABEL names the older build (default "before sealing");
  *                      feeds: feed publishes (one feed, many feeds) and 1,000 HTTP SUBSCRIBE feed subscribers (Parley only);
  *                      send: durable send-message (Parley only, against the baseline insert), then the same
  *                      with an Idempotency-Key per request;
@@ -653,7 +654,9 @@ async function runCores(): Promise<void> {
     { label: 'parley', main: PARLEY_MAIN, env: {} },
     { label: 'parley, one core', main: PARLEY_MAIN, env: { PROJECTOR_THREAD: 'false' } },
   ];
-  if (process.env.BENCH_CORES_BEFORE) servers.push({ label: 'before sealing', main: resolve(PROJECT_ROOT, process.env.BENCH_CORES_BEFORE), env: {} });
+  if (process.env.BENCH_CORES_BEFORE) {
+    servers.push({ label: process.env.BENCH_CORES_BEFORE_LABEL || 'before sealing', main: resolve(PROJECT_ROOT, process.env.BENCH_CORES_BEFORE), env: {} });
+  }
   // BENCH_CORES_VARIANT="label:NAME=value,NAME=value": this build once more with that environment (an A/B of a setting).
   const variant = /^([^:]+):(.*)$/.exec(process.env.BENCH_CORES_VARIANT ?? '');
   if (variant) servers.push({ label: variant[1], main: PARLEY_MAIN, env: Object.fromEntries(variant[2].split(',').map((kv) => kv.split('=') as [string, string])) });
