@@ -11,8 +11,12 @@
  *   BENCH_CONNECTIONS  concurrent connections (default 50)
  *   BENCH_WARMUP       seconds of unmeasured warm-up before each scenario (default 2; 0 = none)
  *   BENCH_ONLY         comma-separated subset of: baseline, parley (default both)
- *   BENCH_SCENARIOS    comma-separated subset of: write, read, send, realtime, fanout, idle, scale, feeds, beams
+ *   BENCH_SCENARIOS    comma-separated subset of: write, read, send, realtime, fanout, idle, scale, feeds, cores, beams
  *                      (default all but beams)
+ *                      cores: 50 senders each in their own room, then in one room, on this build, on
+ *                      it with PROJECTOR_THREAD=false and on BENCH_CORES_BEFORE, interleaved (cores.ts);
+ *                      BENCH_CORES_VARIANT="label:NAME=value,…" adds this build with that environment;
+ *                      BENCH_CORES_BEFORE_LABEL names the older build (default "before sealing");
  *                      feeds: feed publishes (one feed, many feeds) and 1,000 HTTP SUBSCRIBE feed subscribers (Parley only);
  *                      send: durable send-message (Parley only, against the baseline insert), then the same
  *                      with an Idempotency-Key per request;
@@ -48,12 +52,13 @@ import { benchFeedFanOut, FeedFanOutResult, feedFanOutLines, feedPublishSpec, Fe
 import { beamsChildEnv, benchWebPushDelivery, createBeamsInstances, interestsPublishSpec, publishOnce as beamsPublishOnce, usersPublishSpec, WebPushDeliveryResult, webPushDeliveryLines } from './beams';
 import { cpuSeconds, fillScale, Latencies, ScaleShape, senderId, sequentialSends, timedSend } from './scale';
 import { join, resolve } from 'node:path';
+import { CoresMeasure, coresLines, CoresServer, measureCores, setUpCores } from './cores';
 
 const DURATION = positive('BENCH_DURATION', 10);
 const CONNECTIONS = positive('BENCH_CONNECTIONS', 50);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 2);
 const ONLY = new Set((process.env.BENCH_ONLY ?? 'baseline,parley').split(',').map((s) => s.trim()));
-const SCENARIOS = new Set((process.env.BENCH_SCENARIOS ?? 'write,read,send,realtime,scale,feeds').split(',').map((s) => s.trim()));
+const SCENARIOS = new Set((process.env.BENCH_SCENARIOS ?? 'write,read,send,realtime,scale,feeds,cores').split(',').map((s) => s.trim()));
 const SCALE_MESSAGES = positive('BENCH_SCALE_MESSAGES', 1_000_000);
 const SCALE_USERS = positive('BENCH_SCALE_USERS', 1_000_000);
 const TMP_ROOT = process.env.BENCH_TMPDIR || os.tmpdir();
@@ -671,6 +676,49 @@ async function runBeams(): Promise<void> {
   }
 }
 
+let coresRun: { measures: CoresMeasure[]; servers: CoresServer[]; load: number[] } | undefined;
+
+/** The `cores` scenario: each server in turn on a fresh data directory, the rounds interleaved. */
+async function runCores(): Promise<void> {
+  const servers: CoresServer[] = [
+    { label: 'parley', main: PARLEY_MAIN, env: {} },
+    { label: 'parley, one core', main: PARLEY_MAIN, env: { PROJECTOR_THREAD: 'false' } },
+  ];
+  if (process.env.BENCH_CORES_BEFORE) {
+    servers.push({ label: process.env.BENCH_CORES_BEFORE_LABEL || 'before sealing', main: resolve(PROJECT_ROOT, process.env.BENCH_CORES_BEFORE), env: {} });
+  }
+  // BENCH_CORES_VARIANT="label:NAME=value,NAME=value": this build once more with that environment (an A/B of a setting).
+  const variant = /^([^:]+):(.*)$/.exec(process.env.BENCH_CORES_VARIANT ?? '');
+  if (variant) servers.push({ label: variant[1], main: PARLEY_MAIN, env: Object.fromEntries(variant[2].split(',').map((kv) => kv.split('=') as [string, string])) });
+  const rounds = positive('BENCH_CORES_ROUNDS', 2);
+  const machineCpuSeconds = () => {
+    const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    return (cpu[0] + cpu[1] + cpu[2]) / 100;
+  };
+  const options = {
+    senders: CONNECTIONS,
+    durationS: DURATION,
+    warmupS: WARMUP,
+    cpu: (pid: number) => ({ process: cpuSeconds(pid), machine: machineCpuSeconds() }),
+  };
+  const run = (coresRun = { measures: [] as CoresMeasure[], servers, load: os.loadavg() });
+  for (let round = 0; round < rounds; round++) {
+    for (const server of servers) {
+      const dataDir = makeTempDir('parley-bench-cores-');
+      process.stderr.write(`  measure  cores round ${round + 1}: ${server.label} (${server.main})\n`);
+      const child = await startChild(`cores ${server.label}`, server.main, { ...parleyEnv(dataDir), ...server.env });
+      try {
+        const target = { baseUrl: child.baseUrl, pid: child.proc.pid! };
+        await setUpCores(target, CONNECTIONS);
+        for (const shape of ['own rooms', 'one room'] as const) run.measures.push(await measureCores(target, server.label, round, shape, options));
+      } finally {
+        await stopChild(child);
+        removeTempDir(dataDir);
+      }
+    }
+  }
+}
+
 interface ScaleResult {
   readonly shape: ScaleShape;
   readonly fill: { events: number; ms: number };
@@ -999,6 +1047,7 @@ function report(): boolean {
     for (const line of feedFanOutLines(feedFanOut)) console.log(line);
   }
   if (scale) reportScale(scale);
+  if (coresRun) for (const line of coresLines(coresRun.measures, coresRun.servers, CONNECTIONS, coresRun.load)) console.log(line);
   if (idleMemory) {
     console.log(
       `idle subscriptions: ${fmt(idleMemory.subscriptions)} on ${fmt(idleMemory.sockets)} sockets: server RSS ` +
@@ -1025,6 +1074,7 @@ async function main(): Promise<void> {
   if (ONLY.has('parley') && ['write', 'read', 'send', 'realtime', 'fanout', 'idle', 'feeds'].some((name) => SCENARIOS.has(name))) await runParley();
   if (ONLY.has('parley') && SCENARIOS.has('beams')) await runBeams();
   if (ONLY.has('parley') && SCENARIOS.has('scale')) await runScale();
+  if (ONLY.has('parley') && SCENARIOS.has('cores')) await runCores();
   const ok = report();
   process.exitCode = ok ? 0 : 1;
 }

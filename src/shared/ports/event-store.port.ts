@@ -21,6 +21,12 @@ export interface AppendResult {
   readonly nextExpectedRevision: number;
   /** Log position of the last event written: what read-your-writes waits for. */
   readonly position: LogPosition;
+  /**
+   * The stream's `streamVersion` just after this append, where the store tells one and nothing
+   * else appended to the stream in the same commit: a state folded through this append is whole
+   * while the stream's version is still this.
+   */
+  readonly streamVersion?: string;
 }
 
 export interface ReadStreamOptions {
@@ -116,6 +122,14 @@ export interface EventStore {
    * waits for what only other writers could have appended. Stores that cannot tell leave it out.
    */
   appendedElsewhere?(): boolean;
+  /**
+   * A value that changes whenever anything is appended to the stream, through this store object
+   * or anything else (another connection, another process): two equal answers mean nothing was
+   * appended to it between them, so the stream read after the first is still whole at the
+   * second. It may change more often than that, never less. Stores that cannot tell leave it
+   * out or answer undefined.
+   */
+  streamVersion?(streamName: string): string | undefined;
   /**
    * Makes data keys ready, in one durable write, for events to come that will name them (new
    * users' profile keys, taken from a block made ahead). Stores that seal nothing leave it out.

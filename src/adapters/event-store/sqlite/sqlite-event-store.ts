@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type Database from 'better-sqlite3';
 import { LogPosition, RecordedEvent } from '../../../shared/domain/event';
 import {
@@ -22,10 +23,13 @@ import { isSqlitePosition, seqOf } from './positions';
 import { LogReads } from './reads';
 import { openEventLogDatabase } from './schema';
 import { asUnavailable } from './sqlite-errors';
-import { WalDurability, WalFlush } from './wal-durability';
+import { Commit, WalDurability, WalFlush } from './wal-durability';
 
 export type { WalFlush } from './wal-durability';
 export { sqlitePosition } from './positions';
+
+/** Streams whose last own append a store remembers (as many as the write side caches states of). */
+const OWN_APPENDS_REMEMBERED = 10_000;
 
 export interface SqliteEventStoreOptions {
   /**
@@ -81,6 +85,20 @@ export class SqliteEventStore implements EventStore {
   /** SQLite's count of commits by other connections to the file (`PRAGMA data_version`), and the last one seen. */
   private readonly dataVersion: Database.Statement;
   private seenDataVersion: unknown;
+  /** Commits made through this connection (which do not change its `data_version`), counted. */
+  private ownCommits = 0;
+  /**
+   * The number of the last of them that appended to a stream, for the streams appended to most
+   * recently; a stream forgotten here counts as appended to at `forgottenUpTo` (the newest
+   * number forgotten), which can only make it look changed more often.
+   */
+  private readonly ownAppends = new LRUCache<string, number>({
+    max: OWN_APPENDS_REMEMBERED,
+    dispose: (commit, _stream, reason) => {
+      if (reason === 'evict') this.forgottenUpTo = Math.max(this.forgottenUpTo, commit);
+    },
+  });
+  private forgottenUpTo = 0;
 
   constructor(
     private readonly file: string,
@@ -95,7 +113,11 @@ export class SqliteEventStore implements EventStore {
       walFlush: options.walFlush,
       onVisible: () => doorbell.ring(),
     });
-    this.commits = new GroupCommit(this.db, (commit) => this.durability.committed(commit), options.lockTimeoutMs ?? 2000);
+    this.commits = new GroupCommit(
+      this.db,
+      (commit, streams) => this.durability.committed(this.stamped(commit, streams)),
+      options.lockTimeoutMs ?? 2000,
+    );
     try {
       this.durability.flushAtOpen(() => seqOf(this.reads.headBelow(Number.MAX_SAFE_INTEGER)));
     } catch (error) {
@@ -120,6 +142,31 @@ export class SqliteEventStore implements EventStore {
     const changed = now !== this.seenDataVersion;
     this.seenDataVersion = now;
     return changed;
+  }
+
+  /** Notes the streams a commit of this connection appended to, and tells each append its stream's version after it (where it was the stream's only one in the commit). */
+  private stamped(commit: Commit, streams: readonly string[]): Commit {
+    const number = ++this.ownCommits;
+    const appends = new Map<string, number>();
+    for (const stream of streams) {
+      this.ownAppends.set(stream, number);
+      appends.set(stream, (appends.get(stream) ?? 0) + 1);
+    }
+    const version = `${this.dataVersion.get() as number}.${number}`;
+    commit.answers.forEach((answer, i) => {
+      if (appends.get(streams[i]) === 1) answer[1] = { ...answer[1], streamVersion: version };
+    });
+    return commit;
+  }
+
+  /**
+   * Other connections' commits to the file (`data_version`, whatever streams they wrote; a
+   * checkpoint counts too, which only makes it change more often) and this connection's last
+   * commit to the stream: unchanged, nothing was appended to it in between.
+   */
+  streamVersion(streamName: string): string | undefined {
+    if (!this.db.open) return undefined;
+    return `${this.dataVersion.get() as number}.${this.ownAppends.get(streamName) ?? this.forgottenUpTo}`;
   }
 
   /** Its positions are sqlitePosition's digits: a checkpoint of EventStoreDB's, or a position mistyped into a replay, is not one. */

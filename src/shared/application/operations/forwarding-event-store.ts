@@ -62,6 +62,11 @@ export abstract class ForwardingEventStore implements EventStore {
     return this.inner.appendedElsewhere?.() ?? true;
   }
 
+  /** Undefined where the inner store cannot tell. */
+  streamVersion(streamName: string): string | undefined {
+    return this.inner.streamVersion?.(streamName);
+  }
+
   /** Null where the inner store cannot tell. */
   spaceLeft(): Promise<SpaceLeft | null> {
     return this.inner.spaceLeft?.() ?? Promise.resolve(null);

@@ -87,6 +87,60 @@ describe('StreamStates: a state is served from memory only within the turn of th
     expect(counting.eventsRead).toBe(1);
   });
 
+  it('in a later turn, a stream is not read again while nothing was appended to it since its read (streamVersion), whatever this process appended elsewhere', async () => {
+    await store.append('count-i', counted(1, 2), 'no_stream');
+    const { turn, turnPasses } = heldTurn();
+    const states = new StreamStates(counting.events, undefined, turn);
+    const first = await states.load('count-i', counter);
+    await store.append('count-i-elsewhere', counted(1), 'no_stream');
+    turnPasses();
+    counting.reset();
+    expect(await states.load('count-i', counter)).toBe(first);
+    expect(counting.reads).toBe(0);
+  });
+
+  it("in a later turn, an append to the stream since its read by this store (not only the pipeline's), or any append by another process, has it read again", async () => {
+    await store.append('count-j', counted(1), 'no_stream');
+    const { turn, turnPasses } = heldTurn();
+    const states = new StreamStates(counting.events, undefined, turn);
+    await states.load('count-j', counter);
+    await store.append('count-j', counted(2), 0);
+    turnPasses();
+    expect((await states.load('count-j', counter)).state).toEqual({ n: 2 });
+    await other.append('elsewhere', counted(1), 'no_stream');
+    await other.append('count-j', counted(3), 1);
+    turnPasses();
+    counting.reset();
+    expect((await states.load('count-j', counter)).state).toEqual({ n: 3 });
+    expect(counting.reads).toBe(1);
+  });
+
+  it("the state an append left, stamped with the stream's version after it, is not read again while nothing more is appended to the stream", async () => {
+    await store.append('count-k', counted(1), 'no_stream');
+    const { turn, turnPasses } = heldTurn();
+    const states = new StreamStates(counting.events, undefined, turn);
+    await states.load('count-k', counter);
+    const result = await store.append('count-k', counted(2), 0);
+    expect(result.streamVersion).toBeDefined();
+    states.appended('count-k', { n: 2 }, result.nextExpectedRevision, null, result.streamVersion);
+    turnPasses();
+    counting.reset();
+    expect(await states.load('count-k', counter)).toMatchObject({ state: { n: 2 }, revision: 1 });
+    expect(counting.reads).toBe(0);
+    // Another append to it, even one that does not go through these states, has it read again.
+    await store.append('count-k', counted(3), 1);
+    turnPasses();
+    expect((await states.load('count-k', counter)).state).toEqual({ n: 3 });
+    expect(counting.reads).toBe(1);
+  });
+
+  it('two appends to one stream committed together are not stamped: neither state alone is the whole stream', async () => {
+    const [first, second] = await Promise.all([store.append('count-l', counted(1), 'no_stream'), store.append('count-l', counted(2), 0)]);
+    expect(second.nextExpectedRevision).toBe(1);
+    expect(first.streamVersion).toBeUndefined();
+    expect(second.streamVersion).toBeUndefined();
+  });
+
   it('the event loop ends the turn by itself: what another process appended meanwhile is read', async () => {
     await store.append('count-d', counted(1), 'no_stream');
     const states = new StreamStates(store);

@@ -15,6 +15,8 @@ export interface Folded<S> {
   readonly epoch?: LogPosition | null;
   /** The turn of the event loop in which the stream was last read to its end (see `StreamStates`). */
   readonly readIn?: object;
+  /** The stream's version (`EventStore.streamVersion`) taken before that read, when the store tells one. */
+  readonly version?: string;
 }
 
 /**
@@ -41,6 +43,12 @@ const TAIL_PAGE = 16;
  *   it carries the revision it was read at: a decision made on it fails on its expected revision
  *   and is made again on a fresh read, so a stale state can delay a change, never overwrite one;
  * - a wipe recorded since the state was folded discards it, in the same turn.
+ *
+ * Across turns, a store that can tell whether anything was appended to the stream since
+ * (`streamVersion`: the embedded log's own commits to it, and SQLite's `data_version` for every
+ * other connection's) spares the read: a state stamped with the version taken before its read
+ * is whole while that version is unchanged. The sender's and the room's streams, which a send
+ * loads and does not append to, were read again at every turn.
  */
 export class StreamStates {
   private readonly cache = new LRUCache<string, Folded<unknown>>({ max: STATE_CACHE_ENTRIES });
@@ -57,6 +65,9 @@ export class StreamStates {
     let cached = this.cache.get(stream) as Folded<S> | undefined;
     if (cached && (cached.epoch ?? null) !== epoch) cached = undefined; // wiped since: fold afresh
     if (cached && cached.readIn === this.turn.current()) return cached;
+    // Taken before the read: whatever is appended after it changes it.
+    const version = this.events.streamVersion?.(stream);
+    if (cached && version !== undefined && cached.version === version) return cached;
     let state = cached ? cached.state : epoch !== null && decider.wipedState ? decider.wipedState() : decider.initialState();
     let revision = cached ? cached.revision : -1;
     const newer = cached || !decider.foldsFrom ? await this.readStream(stream, { fromRevision: revision + 1 }) : await this.tail(stream, decider.foldsFrom, epoch);
@@ -65,17 +76,18 @@ export class StreamStates {
       if (epoch === null || event.position > epoch) state = decider.evolve(state, event as unknown as E);
       revision = event.revision;
     }
-    const folded = { state, revision, epoch, readIn: this.turn.current() };
+    const folded = { state, revision, epoch, readIn: this.turn.current(), version };
     this.cache.set(stream, folded);
     return folded;
   }
 
   /**
    * The state this process's append left at `revision`: the next load reads on from it (it is
-   * not marked read in a turn, so whatever another process appended after it is read too).
+   * not marked read in a turn, so whatever another process appended after it is read too),
+   * unless the store stamped the append with the stream's version and that is still the version.
    */
-  appended<S>(stream: string, state: S, revision: number, epoch: LogPosition | null | undefined): void {
-    this.cache.set(stream, { state, revision, epoch });
+  appended<S>(stream: string, state: S, revision: number, epoch: LogPosition | null | undefined, version?: string): void {
+    this.cache.set(stream, { state, revision, epoch, version });
   }
 
   /** An append was made or tried: what was read so far may be out of date, every stream is read again before it is used. */

@@ -126,7 +126,7 @@ export class StreamWriter {
           result = failure.result;
       }
     }
-    this.states.appended(stream, state, result.nextExpectedRevision, folded.epoch);
+    this.states.appended(stream, state, result.nextExpectedRevision, folded.epoch, result.streamVersion);
     noteAppended(stream, toAppend, result.position);
     // The next batch may append while this one waits for the read models.
     answerOnceProjected(this.readYourWrites, decided, result.position);
