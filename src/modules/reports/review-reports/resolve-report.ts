@@ -6,7 +6,7 @@ import { Clock } from '../../../shared/domain/clock';
 import { unprocessable } from '../../../shared/domain/errors';
 import { Actor } from '../../../shared/domain/event';
 import { RequestActor } from '../../instances/authentication/access-token';
-import { DeleteMessageCommand } from '../../messages/delete-message/delete-message';
+import { DeleteMessageCommand } from '../../messages/message-commands';
 import { reportNotFound, reportsDecider, reportsStream, ResolutionAction } from '../domain/reports.decider';
 import { REPORT_READS, ReportsReadModel } from '../reports.read-model';
 
