@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { scanForMarkers } from '../support/byte-scan';
+import { contentsOf } from '../support/sqlite-files';
 import { startTestServer, TestServer } from '../support/test-server';
 import { eventually } from '../support/waiting';
 
@@ -203,5 +204,19 @@ describe('report reasons in the files', () => {
     expect(shown.body).toMatchObject({ status: 'open', category: 'other', reason: '', reason_erased: true, reporter_id: 'cy', target: { kind: 'user', user_id: 'ann' } });
     expect(foundIn([reason]).size).toBe(0);
     expect(foundIn([kept]).size).toBe(1);
+  });
+
+  it('the instance wipe forgets every report and mute, reasons and notes included', async () => {
+    const reason = marker('wiped');
+    expect((await s.request('POST', s.chat('/users/ann/reports'), { body: { category: 'spam', reason }, token: as('ben') })).status).toBe(201);
+    expect((await s.request('PUT', s.chat('/users/ben/mutes/ann'), { token: as('ben') })).status).toBe(204);
+    const rowsOf = () => {
+      const tables = contentsOf(join(dataDir, 'read-models.sqlite'));
+      return ['rm_reports_v1', 'rm_mutes_v1'].map((name) => (tables[name] ?? []).length);
+    };
+    expect(rowsOf().every((n) => n > 0)).toBe(true);
+    expect((await s.request('DELETE', s.chat('/resources'), { token: su() })).status).toBe(204);
+    await eventually(() => rowsOf().every((n) => n === 0), { what: 'the wiped instance’s reports and mutes forgotten' });
+    expect(foundIn([reason]).size).toBe(0);
   });
 });
