@@ -66,6 +66,9 @@ describe('reports and the review queue', () => {
       },
     });
     expect((await s.request('GET', admin(`/reports/${filed.body.id}`), { token: su() })).body).toEqual(reports[0]);
+    // Showing the reported message's content is a recorded read, as the console's room reads are.
+    const history = await s.request('GET', `/services/parley_audit/v1/${s.instanceId}/messages/${id}`, { token: su() });
+    expect(JSON.stringify(history.body)).toContain('MessageContentRead');
 
     const resolved = await s.request('POST', admin(`/reports/${filed.body.id}/resolve`), { body: { action: 'dismiss', note: 'fine' }, token: su() });
     expect(resolved.status).toBe(200);
