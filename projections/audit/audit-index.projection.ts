@@ -46,6 +46,8 @@ const linkedRoom = (event: RecordedEvent<ParleyEvent>): string | undefined => {
     case 'MessageUnpinned':
     case 'MessageContentRead':
       return event.data.room_id;
+    case 'ReportFiled':
+      return event.data.room_id;
     default:
       return undefined;
   }

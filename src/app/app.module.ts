@@ -6,6 +6,8 @@ import { HealthModule } from '../modules/health/health.module';
 import { InstancesModule } from '../modules/instances/instances.module';
 import { MessagesModule } from '../modules/messages/messages.module';
 import { PinsModule } from '../modules/pins/pins.module';
+import { ReportsModule } from '../modules/reports/reports.module';
+import { MutesModule } from '../modules/mutes/mutes.module';
 import { PresenceModule } from '../modules/presence/presence.module';
 import { RolesModule } from '../modules/roles/roles.module';
 import { SchedulerModule } from '../modules/scheduler/scheduler.module';
@@ -41,6 +43,8 @@ export class AppModule {
       RoomsModule,
       MessagesModule,
       PinsModule,
+      ReportsModule,
+      MutesModule,
       CursorsModule,
       PresenceModule,
       UserEventsModule,

@@ -8,6 +8,7 @@ import { userCreatedPersonalData, userDeletedShredsProfile, userUpdatedPersonalD
 import { erasureCompletedShreds, erasureProgressShreds } from '../modules/erasures/domain/erasure.personal-data';
 import { beamsDeviceDeletedShreds, beamsDeviceRegisteredPersonalData, beamsDeviceTokenChangedPersonalData, beamsPublishAcceptedPersonalData, beamsPublishDeliveredShreds, beamsUserDeletedShreds } from '../modules/beams/domain/beams.personal-data';
 import { feedItemsDeletedShreds, feedItemsPublishedPersonalData } from '../modules/feeds/domain/feed.personal-data';
+import { reportFiledPersonalData, reportResolvedPersonalData } from '../modules/reports/domain/report.personal-data';
 import type { ParleyEvent } from '../../projections/events';
 
 /**
@@ -33,6 +34,8 @@ export const PERSONAL_DATA_RULES: {
     beamsDeviceRegisteredPersonalData,
     beamsDeviceTokenChangedPersonalData,
     feedItemsPublishedPersonalData,
+    reportFiledPersonalData,
+    reportResolvedPersonalData,
   ],
   preparing: [
     messageIdsReservedPreparesKeys,

@@ -85,6 +85,27 @@ export interface Pin {
   message: Message;
 }
 
+export type ReportCategory = 'spam' | 'harassment' | 'hate' | 'violence' | 'sexual' | 'self_harm' | 'illegal' | 'impersonation' | 'other';
+export type ReportResolutionAction = 'dismiss' | 'delete_message' | 'other';
+
+/** A report in the review queue (`parley_admin`). */
+export interface Report {
+  id: string;
+  status: 'open' | 'resolved';
+  category: ReportCategory;
+  reason: string;
+  reason_erased?: true;
+  reporter_id: string;
+  filed_at: string;
+  target: { kind: 'message'; room_id: string; message_id: number; user_id: string; message: Message | null } | { kind: 'user'; user_id: string };
+  resolution?: { action: ReportResolutionAction; note: string; resolved_by?: string; resolved_at: string };
+}
+
+export interface Mute {
+  user_id: string;
+  muted_at: string;
+}
+
 export interface Reaction {
   type: string;
   user_id: string;
@@ -102,12 +123,15 @@ export class ChatServer {
   private readonly locator: InstanceLocator;
   private readonly key: InstanceKey;
   private readonly chat: ServiceClient;
+  /** Parley's administration API (the review queue). */
+  private readonly admin: ServiceClient;
 
   constructor(options: ChatServerOptions) {
     if (!options || typeof options !== 'object') throw new TypeError('ChatServer needs {instanceLocator, key}');
     this.locator = parseInstanceLocator(options.instanceLocator);
     this.key = parseKey(options.key);
     this.chat = new ServiceClient(this.locator, 'chatkit', 'v6', options);
+    this.admin = new ServiceClient(this.locator, 'parley_admin', 'v1', options);
   }
 
   /**
@@ -272,6 +296,74 @@ export class ChatServer {
     return this.call('GET', `/rooms/${encodeURIComponent(roomId)}/pins`, { su: true });
   }
 
+  /** Files `reporterId`'s report of a message; the same reporter's open report of it already standing is answered again. */
+  reportMessage({
+    roomId,
+    messageId,
+    reporterId,
+    category,
+    reason,
+    idempotencyKey,
+  }: { roomId: string; messageId: number; reporterId: string; category: ReportCategory; reason?: string } & WriteOptions): Promise<{ id: string; status: 'open' }> {
+    return this.call('POST', `/rooms/${encodeURIComponent(roomId)}/messages/${messageId}/reports`, { su: true, userId: reporterId }, { category, reason }, undefined, idempotencyKey);
+  }
+
+  /** Files `reporterId`'s report of the user `userId`. */
+  reportUser({
+    userId,
+    reporterId,
+    category,
+    reason,
+    idempotencyKey,
+  }: { userId: string; reporterId: string; category: ReportCategory; reason?: string } & WriteOptions): Promise<{ id: string; status: 'open' }> {
+    return this.call('POST', `/users/${encodeURIComponent(userId)}/reports`, { su: true, userId: reporterId }, { category, reason }, undefined, idempotencyKey);
+  }
+
+  /** The review queue, oldest first: `status` open (default), resolved or all; `after` is a page's `next`. */
+  listReports({ status, after, limit }: { status?: 'open' | 'resolved' | 'all'; after?: string; limit?: number } = {}): Promise<{ reports: Report[]; next?: string }> {
+    return this.adminCall('GET', '/reports', undefined, { status, after, limit });
+  }
+
+  getReport({ reportId }: { reportId: string }): Promise<Report> {
+    return this.adminCall('GET', `/reports/${encodeURIComponent(reportId)}`);
+  }
+
+  /** Closes a report (`delete_message` also deletes the reported message); answers the resolved report. */
+  resolveReport({
+    reportId,
+    action,
+    note,
+    idempotencyKey,
+  }: { reportId: string; action: ReportResolutionAction; note?: string } & WriteOptions): Promise<Report> {
+    return this.adminCall('POST', `/reports/${encodeURIComponent(reportId)}/resolve`, { action, note }, undefined, idempotencyKey);
+  }
+
+  /** `userId` mutes `mutedUserId` for themselves; again: nothing changes. */
+  async muteUser({ userId, mutedUserId, idempotencyKey }: { userId: string; mutedUserId: string } & WriteOptions): Promise<void> {
+    await this.call('PUT', mutePath(userId, mutedUserId), { su: true }, undefined, undefined, idempotencyKey);
+  }
+
+  async unmuteUser({ userId, mutedUserId, idempotencyKey }: { userId: string; mutedUserId: string } & WriteOptions): Promise<void> {
+    await this.call('DELETE', mutePath(userId, mutedUserId), { su: true }, undefined, undefined, idempotencyKey);
+  }
+
+  /** Who `userId` muted, newest first. */
+  listMutes({ userId }: { userId: string }): Promise<{ mutes: Mute[] }> {
+    return this.call('GET', `/users/${encodeURIComponent(userId)}/mutes`, { su: true });
+  }
+
+  private adminCall<T>(
+    method: 'GET' | 'POST',
+    path: string,
+    body?: Record<string, unknown>,
+    query?: Record<string, string | number | undefined>,
+    idempotencyKey?: string,
+  ): Promise<T> {
+    const token = this.generateAccessToken({ su: true, tokenExpiry: 5 * 60 }).token;
+    const definedBody = body && Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined));
+    return this.admin.request<T>({ method, path, query, body: definedBody, token, idempotencyKey });
+  }
+
   private async call<T>(
     method: 'GET' | 'POST' | 'PUT' | 'DELETE',
     path: string,
@@ -293,6 +385,8 @@ interface ReactionOptions {
   userId: string;
   type: string;
 }
+
+const mutePath = (userId: string, mutedUserId: string) => `/users/${encodeURIComponent(userId)}/mutes/${encodeURIComponent(mutedUserId)}`;
 
 const pinPath = (roomId: string, messageId: number) => `/rooms/${encodeURIComponent(roomId)}/messages/${messageId}/pin`;
 

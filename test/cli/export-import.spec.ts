@@ -81,7 +81,7 @@ async function ok(res: Promise<{ status: number; body: any }>): Promise<any> {
   return body;
 }
 
-/** Users, rooms, messages (v2 and v6, an edit, a deletion, an attachment, reactions, a pin), a cursor, a role. */
+/** Users, rooms, messages (v2 and v6, an edit, a deletion, an attachment, reactions, a pin), reports, a mute, a cursor, a role. */
 async function fill(p: Parley): Promise<void> {
   const as = (sub: string) => p.token({ sub });
   await ok(p.request('POST', p.chat('/batch_users'), { body: { users: ['alice', 'bob', 'carol'].map((id) => ({ id, name: id.toUpperCase() })) } }));
@@ -110,6 +110,10 @@ async function fill(p: Parley): Promise<void> {
   await ok(p.request('PUT', p.chat(`/rooms/general/messages/${first.message_id}/reactions/${encodeURIComponent('👍')}`), { token: as('bob') }));
   await ok(p.request('PUT', p.chat(`/rooms/general/messages/${first.message_id}/reactions/:tada:`), { token: as('carol') }));
   await ok(p.request('PUT', p.chat(`/rooms/general/messages/${first.message_id}/pin`), { token: as('bob') }));
+  await ok(p.request('POST', p.chat(`/rooms/general/messages/${first.message_id}/reports`), { body: { category: 'spam', reason: 'an advert' }, token: as('bob') }));
+  const reported = await ok(p.request('POST', p.chat('/users/carol/reports'), { body: { category: 'harassment' }, token: as('alice') }));
+  await ok(p.request('POST', `/services/parley_admin/v1/${INSTANCE}/reports/${reported.id}/resolve`, { body: { action: 'dismiss', note: 'talked to carol' } }));
+  await ok(p.request('PUT', p.chat('/users/alice/mutes/carol'), { token: as('alice') }));
   await ok(p.request('DELETE', p.chat(`/rooms/general/messages/${doomed.message_id}`), { token: as('carol') }));
   await ok(p.request('PUT', cursors('/rooms/general/users/bob'), { body: { position: first.message_id }, token: as('bob') }));
   await ok(p.request('POST', authz('/roles'), { body: { name: 'mod', scope: 'room', permissions: ['room:update', 'message:create'] } }));
@@ -127,6 +131,8 @@ async function answers(p: Parley): Promise<{ answers: Record<string, unknown>; d
     ['general v6', p.chat('/rooms/general/messages?limit=50'), 'alice'],
     ['general v2', p.chat('/rooms/general/messages?limit=50', 'v2'), 'bob'],
     ['general pins', p.chat('/rooms/general/pins'), 'bob'],
+    ['reports', `/services/parley_admin/v1/${INSTANCE}/reports?status=all`, undefined],
+    ['alice mutes', p.chat('/users/alice/mutes'), 'alice'],
     ['secret v2', p.chat('/rooms/secret/messages', 'v2'), 'bob'],
     ['bob cursors', cursors('/users/bob'), undefined],
     ['general cursors', cursors('/rooms/general'), undefined],
@@ -299,6 +305,10 @@ describe('export and import of an instance (built CLIs as processes, SQLite → 
     // Reactions and pins too: counts per type on the message, the pin with its message.
     expect(general).toContain('"counts":{"👍":1,":tada:":1}');
     expect((after.answers['general pins'] as { body: { pins: unknown[] } }).body.pins).toHaveLength(1);
+    // The review queue (a report open, one resolved with its note) and the mute.
+    const reports = JSON.stringify(after.answers['reports']);
+    for (const text of ['an advert', 'talked to carol', '"status":"open"', '"status":"resolved"']) expect(reports).toContain(text);
+    expect(JSON.stringify(after.answers['alice mutes'])).toContain('carol');
     expect(JSON.stringify(after.answers['bob cursors'])).toContain('general');
   }, 30_000);
 });

@@ -176,9 +176,12 @@ describe('chatkit-client 1.14.1 (jsdom) against the server', () => {
     expect(deletedId).toBe(id);
   });
 
-  it("a room where others react, pin and edit: the client's hooks fire as before and its fetches read messages carrying reactions", async () => {
+  it("a room where others react, pin, edit and report, by a user who muted someone: the client's hooks fire as before and its fetches read messages carrying reactions", async () => {
     await createRoom('reactions', 'alice', ['alice', 'bob']);
+    // Alice muted Carol: her user subscription's initial_state carries muted_user_ids, which the client ignores.
+    expect((await s.request('PUT', s.chat('/users/alice/mutes/carol'), { token: as('alice') })).status).toBe(204);
     const alice = await clients.connect('alice');
+    expect(alice.currentUser.rooms.map((r: any) => r.id)).toContain('reactions');
     const { hooks } = await subscribe(alice, 'reactions');
     const first = await send('reactions', 'react to this', 'bob');
     expect((await hooks.waitFor('onMessage'))[0].id).toBe(first);
@@ -192,6 +195,7 @@ describe('chatkit-client 1.14.1 (jsdom) against the server', () => {
     expect((await pin('PUT')).status).toBe(204);
     expect((await pin('DELETE')).status).toBe(204);
     expect((await pin('PUT')).status).toBe(204);
+    expect((await s.request('POST', s.chat(`/rooms/reactions/messages/${first}/reports`), { body: { category: 'spam' }, token: as('alice') })).status).toBe(201);
     const edited = await s.request('PUT', s.chat(`/rooms/reactions/messages/${first}`), {
       body: { parts: [{ type: 'text/plain', content: 'edited' }] },
       token: as('bob'),

@@ -110,6 +110,18 @@ describe('parley/chat-server and parley/feeds, installed from the packed tarball
     });
   });
 
+  it('reports messages and users, pages and resolves the review queue; mutes, lists and unmutes', () => {
+    const { chat } = result;
+    const [, second] = chat.messageIds;
+    expect(chat.reportedAgain).toEqual({ id: chat.reportedId, status: 'open' });
+    expect(chat.reportQueue.reports.map((r: any) => r.id)).toEqual([chat.reportedId]);
+    expect(chat.reportQueueNext.reports).toHaveLength(1);
+    expect(chat.resolvedReport).toMatchObject({ status: 'resolved', target: { kind: 'user', user_id: 'alice' }, resolution: { action: 'dismiss', note: 'fine' } });
+    expect(chat.gotReport).toMatchObject({ status: 'open', reason: 'an advert', reporter_id: 'alice', target: { kind: 'message', message_id: second, user_id: 'bob' } });
+    expect(chat.mutes).toEqual({ mutes: [{ user_id: 'bob', muted_at: expect.any(String) }] });
+    expect(chat.mutesAfter).toEqual({ mutes: [] });
+  });
+
   it('adds, removes and lists reactions; fetched messages carry them', () => {
     const { chat } = result;
     expect(chat.reactionsPage).toEqual({ reactions: [{ type: '👍', user_id: 'bob', created_at: expect.any(String) }], next: expect.any(String) });

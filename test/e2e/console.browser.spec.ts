@@ -512,6 +512,52 @@ describe('the operator console in a real browser', () => {
     expect(browser.errorsOf(page)).toEqual([]);
   });
 
+  it("resolves reports on the Moderation screen (deleting a reported message), and the room's screen shows its messages' reactions and pins", async () => {
+    expect((await s.request('POST', s.chat('/batch_users'), { body: { users: ['mona', 'moe'].map((id) => ({ id, name: id })) } })).status).toBe(201);
+    expect((await s.request('POST', s.chat('/rooms'), { token: s.token({ sub: 'mona' }), body: { id: 'modroom', name: 'Mod room', user_ids: ['moe'] } })).status).toBe(201);
+    const send = async (text: string, user: string) =>
+      (await s.request('POST', s.chat('/rooms/modroom/messages'), { token: s.token({ sub: user }), body: { parts: [{ type: 'text/plain', content: text }] } })).body
+        .message_id as number;
+    const kept = await send('a pinned announcement', 'mona');
+    const spam = await send('buy cheap watches here', 'moe');
+    expect((await s.request('PUT', s.chat(`/rooms/modroom/messages/${kept}/reactions/${encodeURIComponent('👍')}`), { token: s.token({ sub: 'moe' }) })).status).toBe(204);
+    expect((await s.request('PUT', s.chat(`/rooms/modroom/messages/${kept}/pin`), { token: s.token({ sub: 'moe' }) })).status).toBe(204);
+    const reported = await s.request('POST', s.chat(`/rooms/modroom/messages/${spam}/reports`), { token: s.token({ sub: 'mona' }), body: { category: 'spam', reason: 'an advert again' } });
+    expect(reported.status).toBe(201);
+    const userReport = await s.request('POST', s.chat('/users/moe/reports'), { token: s.token({ sub: 'mona' }), body: { category: 'harassment' } });
+    expect(userReport.status).toBe(201);
+
+    const page = await open();
+    await signInToInstance(page, s.locator, `${s.keyId}:${s.secret}`);
+    await page.waitForSelector('input[aria-label="search users"]');
+    await page.click('nav a[href="/console/moderation"]');
+    const item = `li[data-report-id="${reported.body.id}"]`;
+    await page.waitForSelector(item, { timeout: 15_000 });
+    const shown = await page.$eval(item, (li) => (li as HTMLElement).innerText);
+    for (const text of ['spam', 'mona', 'buy cheap watches here', 'an advert again']) expect(shown).toContain(text);
+    await page.select(`form[aria-label="resolve report ${reported.body.id}"] select[name="action"]`, 'delete_message');
+    await fill(page, `form[aria-label="resolve report ${reported.body.id}"] input[name="note"]`, 'removed from the console');
+    await page.click(`form[aria-label="resolve report ${reported.body.id}"] button[type="submit"]`);
+    await page.waitForFunction((sel) => !document.querySelector(sel), { timeout: 15_000 }, item);
+    const resolved = await s.request('GET', `/services/parley_admin/v1/${s.instanceId}/reports/${reported.body.id}`, { token: s.token({ su: true }) });
+    expect(resolved.body).toMatchObject({ status: 'resolved', resolution: { action: 'delete_message', note: 'removed from the console' }, target: { message: null } });
+    expect((await s.request('GET', s.chat(`/rooms/modroom/messages/${spam}`), { token: s.token({ sub: 'mona' }) })).status).toBe(404);
+    await page.waitForSelector(`li[data-report-id="${userReport.body.id}"]`, { timeout: 15_000 });
+    await page.select('select[aria-label="report status"]', 'resolved');
+    await page.waitForSelector(`li[data-report-id="${reported.body.id}"] .resolution`, { timeout: 15_000 });
+    await browser.screenshot(page, 'console-moderation');
+
+    await page.goto(`${origin}/console/rooms/modroom`, { waitUntil: 'domcontentloaded' });
+    const row = `ol[aria-label="messages"] li[data-message-id="${kept}"]`;
+    await page.waitForFunction((sel) => document.querySelector(sel)?.textContent?.includes('pinned by moe'), { timeout: 15_000 }, row);
+    expect(await page.$eval(row, (li) => li.textContent)).toContain('1 reaction');
+    expect(await page.$eval(row, (li) => li.textContent)).not.toContain('👍'); // a reaction's type is content
+    await page.click('button::-p-text(Show content)');
+    await page.waitForFunction((sel) => document.querySelector(sel)?.textContent?.includes('👍 1'), { timeout: 15_000 }, row);
+    await browser.screenshot(page, 'console-room-reactions-pins');
+    expect(browser.errorsOf(page)).toEqual([]);
+  });
+
   it('changes roles and publishes to a feed through the documented APIs', async () => {
     const page = await open();
     await signInToInstance(page, s.locator, `${s.keyId}:${s.secret}`);

@@ -62,6 +62,19 @@ async function chat() {
   out.pins = await chat.listPins({ roomId: room.id });
   out.reactedMessage = (await chat.fetchMultipartMessages({ roomId: room.id })).find((m) => m.id === first.message_id);
 
+  const reported = await chat.reportMessage({ roomId: room.id, messageId: second.message_id, reporterId: 'alice', category: 'spam', reason: 'an advert' });
+  out.reportedAgain = await chat.reportMessage({ roomId: room.id, messageId: second.message_id, reporterId: 'alice', category: 'spam' });
+  const userReport = await chat.reportUser({ userId: 'alice', reporterId: 'bob', category: 'harassment' });
+  out.reportQueue = await chat.listReports({ limit: 1 });
+  out.reportQueueNext = await chat.listReports({ after: out.reportQueue.next });
+  out.resolvedReport = await chat.resolveReport({ reportId: userReport.id, action: 'dismiss', note: 'fine' });
+  out.gotReport = await chat.getReport({ reportId: reported.id });
+  out.reportedId = reported.id;
+  await chat.muteUser({ userId: 'alice', mutedUserId: 'bob' });
+  out.mutes = await chat.listMutes({ userId: 'alice' });
+  await chat.unmuteUser({ userId: 'alice', mutedUserId: 'bob' });
+  out.mutesAfter = await chat.listMutes({ userId: 'alice' });
+
   out.missingUser = await failure(chat.getUser({ id: 'nobody' }));
   out.userTokenCannotCreate = await failure(
     fetch(`http://127.0.0.1:${port}/services/chatkit/v6/${instance}/users`, {

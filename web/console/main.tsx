@@ -17,6 +17,7 @@ import { Feeds } from './screens/Feeds';
 import { Webhooks } from './screens/Webhooks';
 import { Export } from './screens/Export';
 import { Import } from './screens/Import';
+import { Moderation } from './screens/Moderation';
 import './styles.css';
 
 function Home() {
@@ -46,6 +47,7 @@ function App() {
         <Route path="beams" element={<Beams />} />
         <Route path="feeds" element={<Feeds />} />
         <Route path="webhooks" element={<Webhooks />} />
+        <Route path="moderation" element={<Moderation />} />
         <Route path="export" element={<Export />} />
         <Route path="import" element={<Import />} />
         <Route path="*" element={<Home />} />

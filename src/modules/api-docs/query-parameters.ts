@@ -31,6 +31,11 @@ export const QUERY_PARAMETERS: Readonly<Record<string, ParameterObject[]>> = {
     query('after', { type: 'string' }, 'The `next` of the previous page'),
     limit(50, 100),
   ],
+  ReviewReports_list: [
+    query('status', { type: 'string', enum: ['open', 'resolved', 'all'], default: 'open' }, 'Which reports: open (the queue), resolved, or all'),
+    query('after', { type: 'string' }, 'The `next` of the previous page'),
+    limit(20, 100),
+  ],
   RemoveUserRole_remove: [query('room_id', { type: 'string' }, "Remove the user's role in this room; absent: the global role")],
   IssueBeamsToken_issue: [query('user_id', { type: 'string' }, 'The user of the access token', true)],
   IssueTestToken_issue: [query('user_id', { type: 'string' }, 'The user to issue a token for (or in the body)')],

@@ -12,6 +12,8 @@ import { rolesStream } from '../roles/domain/roles.decider';
 import { userRolesStream } from '../roles/domain/user-roles.decider';
 import { beamsPublishStream, beamsUserStream } from '../beams/domain/beams.deciders';
 import { messagesStream } from '../messages/domain/message.decider';
+import { mutesStream } from '../mutes/domain/mutes.decider';
+import { reportsStream } from '../reports/domain/reports.decider';
 
 /** What the audit can show: one entity's history, or everything one actor did. */
 export type EntitySubject =
@@ -65,7 +67,7 @@ interface PageSources {
 
 /**
  * The audit trail of an entity, read from the log: every stream the entity has, merged in log
- * order. A user: its own stream, its role grants and its Beams deletions. A room: its stream,
+ * order. A user: its own stream, its role grants, its Beams deletions, its mutes and the reports it filed. A room: its stream,
  * its timeline (sends), its messages' edits and deletions, its attachments' streams and the
  * role grants scoped to it (the last three found through the audit index).
  * An actor: what the audit index lists under it. One reader for the CLI and the HTTP API.
@@ -105,7 +107,13 @@ export class EntityHistory {
       case 'publish':
         return only(beamsPublishStream(instanceId, subject.id));
       case 'user':
-        return only(userStream(instanceId, subject.id), userRolesStream(instanceId, subject.id), beamsUserStream(instanceId, subject.id));
+        return only(
+          userStream(instanceId, subject.id),
+          userRolesStream(instanceId, subject.id),
+          beamsUserStream(instanceId, subject.id),
+          mutesStream(instanceId, subject.id),
+          reportsStream(instanceId, subject.id),
+        );
       case 'room':
         return this.roomSources(instanceId, subject.id, request);
     }

@@ -29,6 +29,8 @@ import { RoomMessagesController } from './room-messages/room-messages';
 import { RoomSummaryController } from './room-summary/room-summary';
 import { SearchRoomsController } from './search-rooms/search-rooms';
 import { UserAndRoomSearch } from './user-and-room-search';
+import { reactionsProjection } from '../../../projections/reactions/reactions.projection';
+import { pinsProjection } from '../../../projections/pins/pins.projection';
 
 /** The names read model is read here as it is: nothing is written meanwhile. */
 const caughtUp: ReadYourWrites = { waitFor: async () => undefined };
@@ -48,7 +50,7 @@ describe('console inspector reads (SQLite query plans)', () => {
     dir = mkdtempSync(join(tmpdir(), 'parley-inspector-queries-'));
     readModels = new SqliteReadModelStore(join(dir, 'read-models.sqlite'));
     events = new SqliteEventStore(join(dir, 'events.sqlite'), { synchronous: 'NORMAL' });
-    await readModels.ensureCollections([...[roomsProjection, membershipsProjection, messagesProjection, beamsDevicesProjection, namesProjection, cursorsProjection, feedsProjection].flatMap((p) => p.collections)]);
+    await readModels.ensureCollections([...[roomsProjection, membershipsProjection, messagesProjection, beamsDevicesProjection, namesProjection, cursorsProjection, feedsProjection, reactionsProjection, pinsProjection].flatMap((p) => p.collections)]);
     const changes: DocumentChange[] = [];
     for (const room of ['r1', 'r2', 'r3']) {
       changes.push(put(ROOMS, { _id: documentId('i', room), instance_id: 'i', id: room, name: `Room ${room}`, private: room === 'r3', created_at: at, updated_at: at }));
@@ -85,7 +87,7 @@ describe('console inspector reads (SQLite query plans)', () => {
       ['r2', 3],
     ]);
     expect((await rooms.search('i', {})).rooms).toHaveLength(3);
-    const messages = new RoomMessagesController(new RoomsReadModel(store), new MessagesReadModel(store), pipeline, systemClock);
+    const messages = new RoomMessagesController(new RoomsReadModel(store), new MessagesReadModel(store), pipeline, systemClock, store);
     const actor = { instanceId: 'i', keyId: 'k', su: true };
     expect((await messages.list('i', 'r1', { limit: '2' }, actor)).messages.map((m) => m.id)).toEqual([5, 4]);
     expect((await messages.list('i', 'r1', { after: '3' }, actor)).messages.map((m) => m.id)).toEqual([4, 5]);
@@ -102,7 +104,8 @@ describe('console inspector reads (SQLite query plans)', () => {
     const plans = sqlitePlans(join(dir, 'read-models.sqlite'), queries);
     expect(plans.length).toBeGreaterThan(15);
     for (const plan of plans) expect(plan).toMatch(/^SEARCH rm_\w+ USING (COVERING )?INDEX ix_/);
-    for (const plan of plans) expect(plan).not.toMatch(/TEMP B-TREE|SCAN/);
+    // An `in` list is read through json_each (the page's message ids), each id an index search.
+    for (const plan of plans) expect(plan).not.toMatch(/TEMP B-TREE|SCAN (?!json_each)/);
   });
 
   it("a room with its member count, its members and read cursors, a user's rooms and read cursors, Feeds, a page at a time", async () => {

@@ -160,6 +160,8 @@ export const dataKeyIds = {
   beamsPublish: (instanceId: string, publishId: string) => `${segment(instanceId)}/beams-publish/${segment(publishId)}`,
   /** A Beams device's push address; without `registeredAt`, the prefix of every incarnation of the device id. */
   beamsDevice: (instanceId: string, deviceId: string, registeredAt?: string) => `${segment(instanceId)}/beams-device/${segment(deviceId)}@${registeredAt === undefined ? '' : segment(registeredAt)}`,
+  /** A report's words: the reporter's reason and the moderator's note, each under a key of its own. */
+  report: (instanceId: string, reportId: string) => `${segment(instanceId)}/report/${segment(reportId)}/`,
   /** Every key of a feed's items. */
   feed: (instanceId: string, feedId: string) => `${segment(instanceId)}/feed/${segment(feedId)}/`,
   /** The items of one publish to a feed, named by their first item id (ids never repeat in a feed). */

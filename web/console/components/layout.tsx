@@ -11,6 +11,7 @@ const INSTANCE_SCREENS: [string, string][] = [
   ['/beams', 'Beams'],
   ['/feeds', 'Feeds'],
   ['/webhooks', 'Webhooks'],
+  ['/moderation', 'Moderation'],
 ];
 const DEPLOYMENT_SCREENS: [string, string][] = [
   ['/instances', 'Instances & keys'],

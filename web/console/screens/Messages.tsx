@@ -21,6 +21,32 @@ interface MessageRow {
   readonly updated_at: string;
   readonly deleted: boolean;
   readonly parts: Part[];
+  /** How many reactions; `reactions` (counts per type) only with the content, a reaction's type being content. */
+  readonly reaction_count?: number;
+  readonly reactions?: Readonly<Record<string, number>>;
+  readonly pinned?: { readonly by?: string; readonly at: string; readonly until?: string };
+}
+
+/** A message's reactions and pin, beside its parts. */
+function Extras({ message }: { message: MessageRow }) {
+  return (
+    <>
+      {message.reaction_count !== undefined && (
+        <span className="reactions" title="reactions">
+          {message.reactions
+            ? Object.entries(message.reactions)
+                .map(([type, n]) => `${type} ${n}`)
+                .join(' · ')
+            : `${message.reaction_count} reaction${message.reaction_count === 1 ? '' : 's'}`}
+        </span>
+      )}{' '}
+      {message.pinned && (
+        <span className="pinned" title={`pinned ${when(message.pinned.at)}${message.pinned.until ? `, until ${when(message.pinned.until)}` : ''}`}>
+          📌 pinned{message.pinned.by ? ` by ${message.pinned.by}` : ''}
+        </span>
+      )}
+    </>
+  );
 }
 
 const PAGE_SIZE = 20;
@@ -119,7 +145,7 @@ export function RoomMessages({ roomId, members }: { roomId: string; members: rea
         {shown.map((message) => (
           <li key={message.id} data-message-id={message.id} className={message.deleted ? 'deleted' : ''}>
             <span className="id">#{message.id}</span> <Link to={`/users/${encodeURIComponent(message.user_id)}`}>{message.user_id}</Link>{' '}
-            <time>{when(message.created_at)}</time> {message.deleted ? <em>deleted</em> : message.parts.map((part, i) => <PartView key={i} part={part} />)}{' '}
+            <time>{when(message.created_at)}</time> {message.deleted ? <em>deleted</em> : message.parts.map((part, i) => <PartView key={i} part={part} />)} <Extras message={message} />{' '}
             <Link className="small" to={`/audit/messages/${message.id}`}>
               history
             </Link>

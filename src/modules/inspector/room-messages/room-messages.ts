@@ -5,6 +5,9 @@ import { Clock } from '../../../shared/domain/clock';
 import { DomainError, unprocessable } from '../../../shared/domain/errors';
 import { parseLimit } from '../../../shared/http/query-params';
 import { MessageDocument } from '../../../../projections/messages/messages.projection';
+import { PinDocument, PINS } from '../../../../projections/pins/pins.projection';
+import { REACTION_SUMMARIES, ReactionSummaryDocument } from '../../../../projections/reactions/reactions.projection';
+import { READ_MODEL_STORE, ReadModelStore } from '../../../shared/ports/read-model-store.port';
 import { PARLEY_ADMIN_ROUTE } from '../../erasures/erasures-route';
 import { auditActor, CurrentActor } from '../../instances/authentication/access-token.guard';
 import { RequestActor } from '../../instances/authentication/access-token';
@@ -33,9 +36,20 @@ const partContent = (stored: MessagePart) => {
   return { type: part.type, attachment: { id, ...(name !== undefined && { name }), ...(size !== undefined && { size }) } };
 };
 
-/** A message as the console lists it; a deleted one (a tombstone) shows no parts, its content being gone. */
-const present = (doc: MessageDocument, withContent: boolean) => {
+/** What the console shows beside a message: its reactions (how many; their types are content) and its pin (ids and times). */
+interface MessageExtras {
+  readonly reactions?: ReactionSummaryDocument;
+  readonly pin?: PinDocument;
+}
+
+/**
+ * A message as the console lists it; a deleted one (a tombstone) shows no parts, its content
+ * being gone. `reaction_count` always, the counts per type (`reactions`) only with the content:
+ * a reaction's type is sealed as content is.
+ */
+const present = (doc: MessageDocument, withContent: boolean, { reactions, pin }: MessageExtras = {}) => {
   const deleted = doc.deleted_at !== undefined;
+  const counts = deleted ? undefined : reactions?.counts;
   return {
     id: doc.id,
     user_id: doc.user_id,
@@ -44,6 +58,9 @@ const present = (doc: MessageDocument, withContent: boolean) => {
     deleted,
     ...(deleted && { deleted_at: doc.deleted_at }),
     parts: deleted ? [] : doc.parts.map((part): object => (withContent ? partContent(part) : partMetadata(part))),
+    ...(counts && { reaction_count: Object.values(counts).reduce((sum, n) => sum + n, 0) }),
+    ...(counts && withContent && { reactions: counts }),
+    ...(pin && !deleted && { pinned: { ...(pin.pinned_by !== undefined && { by: pin.pinned_by }), at: pin.pinned_at, ...(pin.until !== undefined && { until: pin.until }) } }),
   };
 };
 
@@ -74,6 +91,7 @@ export class RoomMessagesController {
     private readonly messages: MessagesReadModel,
     private readonly pipeline: CommandPipeline,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(READ_MODEL_STORE) private readonly readModels: ReadModelStore,
   ) {}
 
   @Get('rooms/:roomId/messages')
@@ -113,9 +131,23 @@ export class RoomMessagesController {
         throw Object.assign(contentReadNotRecorded(), { cause: error });
       }
     }
+    const extras = await this.extras(instanceId, roomId, page.map((m) => m.id));
     return {
-      messages: page.map((doc) => present(doc, withContent)),
+      messages: page.map((doc) => present(doc, withContent, extras.get(doc.id))),
       ...(docs.length > limit && { next: page[page.length - 1].id }),
     };
+  }
+
+  /** The page's reaction summaries and the room's standing pins (at most 50), by message id. */
+  private async extras(instanceId: string, roomId: string, ids: readonly number[]): Promise<Map<number, MessageExtras>> {
+    const found = new Map<number, MessageExtras>();
+    if (ids.length === 0) return found;
+    const [summaries, pins] = await Promise.all([
+      this.readModels.find<ReactionSummaryDocument>(REACTION_SUMMARIES, { where: { instance_id: instanceId, message_id: { in: [...ids] } } }),
+      this.readModels.find<PinDocument>(PINS, { where: { instance_id: instanceId, room_id: roomId, shown_until: { gt: this.clock.now().toISOString() } }, limit: 50 }),
+    ]);
+    for (const summary of summaries) found.set(summary.message_id, { reactions: summary });
+    for (const pin of pins) if (ids.includes(pin.message_id)) found.set(pin.message_id, { ...found.get(pin.message_id), pin });
+    return found;
   }
 }

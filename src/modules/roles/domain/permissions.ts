@@ -1,13 +1,15 @@
 /**
  * Chatkit's permission names (wire study §5.1, plus `user:create`/`user:update` from the spec),
  * and Parley's own: `message:react` (adding and removing one's reactions), `message:pin`
- * (pinning and unpinning a room's messages).
+ * (pinning and unpinning a room's messages), `report:create` (reporting a message or a user to
+ * the instance's moderators: in the default role, since anyone who can be harassed must be able to say so).
  * A role may hold only these; anything else is refused naming the list.
  */
 export const PERMISSION_NAMES = [
   'message:create',
   'message:react',
   'message:pin',
+  'report:create',
   'room:join',
   'room:leave',
   'room:members:add',

@@ -14,6 +14,8 @@ import { messagesProjection } from '../../../../projections/messages/messages.pr
 import { membershipsProjection } from '../../../../projections/rooms/memberships.projection';
 import { roomsProjection } from '../../../../projections/rooms/rooms.projection';
 import { usersProjection } from '../../../../projections/users/users.projection';
+import { mutesProjection } from '../../../../projections/mutes/mutes.projection';
+import { MutesReadModel } from '../../mutes/mutes.read-model';
 import { CursorsReadModel } from '../../cursors/cursors.read-model';
 import { userCursorsKey } from '../../cursors/cursor-live-keys';
 import { cursorOfEvent } from '../../cursors/presentation/cursor.presenter';
@@ -40,12 +42,14 @@ const USER_EVENTS_PROJECTIONS = [
   membershipsProjection,
   cursorsProjection,
   messagesProjection,
+  mutesProjection,
 ].map(checkpointName);
 
 /**
  * `SUBSCRIBE /users` (v6, and v2 alike): the events of the token's user. `initial_state`
  * carries `current_user`, the user's `rooms` (with `unread_count` and `last_message_at`) and
- * `cursors`; then `added_to_room`, `removed_from_room`, `room_updated`, `room_deleted` and
+ * `cursors` (and on v6 Parley's additive `muted_user_ids`, who the user muted: the JS, Swift and
+ * Android SDKs read the three fields they know by name and ignore others); then `added_to_room`, `removed_from_room`, `room_updated`, `room_deleted` and
  * `new_cursor`, in log order. An event that shows a room waits until the read models reflect
  * it (later events wait behind it), so the rooms shown are never older than the event that
  * announced them; the others go out at once.
@@ -59,6 +63,7 @@ export class UserEventsSubscription implements OnModuleInit {
     private readonly users: UsersReadModel,
     private readonly rooms: RoomsReadModel,
     private readonly cursors: CursorsReadModel,
+    private readonly mutes: MutesReadModel,
   ) {}
 
   onModuleInit(): void {
@@ -156,6 +161,7 @@ export class UserEventsSubscription implements OnModuleInit {
         if (!user) throw userNotFound(userId);
         const myRooms = await this.rooms.withMembers(await this.rooms.roomsOf(instanceId, userId), userId);
         const snapshot = await this.cursors.snapshotOfUser(instanceId, userId);
+        const muted = version === 6 ? (await this.mutes.of(instanceId, userId)).map((m) => m.muted_user_id) : undefined;
         channel.push({
           id: this.liveLog.position ?? '0',
           body: chatkitEvent(
@@ -164,6 +170,7 @@ export class UserEventsSubscription implements OnModuleInit {
               current_user: presentUser(user),
               rooms: myRooms.map((r) => presentRoom(version, r.room, r.memberIds, r.unreadCount)),
               cursors: snapshot.cursors,
+              ...(muted && { muted_user_ids: muted }),
             },
             new Date().toISOString(),
           ),
