@@ -12,6 +12,7 @@ import { instancesProjection } from './instances/instances.projection';
 import { messagesProjection } from './messages/messages.projection';
 import { reactionsProjection } from './reactions/reactions.projection';
 import { pinsProjection } from './pins/pins.projection';
+import { threadsProjection } from './threads/threads.projection';
 import { membershipsProjection } from './rooms/memberships.projection';
 import { roomsProjection } from './rooms/rooms.projection';
 import { usersProjection } from './users/users.projection';
@@ -31,6 +32,7 @@ export const ALL_PROJECTIONS: readonly ProjectionDefinition[] = [
   forgettingWipedInstances(messagesProjection),
   forgettingWipedInstances(reactionsProjection),
   forgettingWipedInstances(pinsProjection),
+  forgettingWipedInstances(threadsProjection),
   forgettingWipedInstances(attachmentsProjectionV2, (doc, event) => goneAttachment(doc, event.recordedAt)),
   forgettingWipedInstances(attachmentsProjection, (doc, event) => goneAttachment(doc, event.recordedAt)),
   pendingDeleteJobsProjection,

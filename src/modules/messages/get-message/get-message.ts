@@ -9,6 +9,7 @@ import { ATTACHMENT_RESOLVER, AttachmentResolver } from '../presentation/attachm
 import { MessageResponse, presentMessage } from '../presentation/message.presenter';
 import { MessagesReadModel } from '../messages.read-model';
 import { ReactionsReadModel, withReactions } from '../reactions.read-model';
+import { ThreadsReadModel, withThreads } from '../../threads/threads.read-model';
 import { parseMessageId } from '../presentation/message-id.pipe';
 import { Access } from '../../roles/access-rules';
 import { Requires } from '../../roles/requires.decorator';
@@ -29,6 +30,7 @@ export class GetMessageHandler implements IQueryHandler<GetMessageQuery, Message
     private readonly access: RoomAccess,
     private readonly messages: MessagesReadModel,
     private readonly reactions: ReactionsReadModel,
+    private readonly threads: ThreadsReadModel,
     @Inject(ATTACHMENT_RESOLVER) private readonly attachments: AttachmentResolver,
   ) {}
 
@@ -36,7 +38,8 @@ export class GetMessageHandler implements IQueryHandler<GetMessageQuery, Message
     await this.access.readable(q.instanceId, q.roomId, q.actor);
     const doc = await this.messages.get(q.instanceId, q.roomId, q.messageId);
     if (!doc) throw messageNotFound(q.messageId);
-    const [shown] = await withReactions(this.reactions, q.version, q.instanceId, [presentMessage(q.version, doc, this.attachments)], q.actor.userId);
+    const summarized = await withThreads(this.threads, q.version, q.instanceId, q.roomId, [presentMessage(q.version, doc, this.attachments)]);
+    const [shown] = await withReactions(this.reactions, q.version, q.instanceId, summarized, q.actor.userId);
     return shown;
   }
 }

@@ -17,6 +17,7 @@ import { Access } from '../../roles/access-rules';
 import { messagesStream } from '../domain/message.decider';
 import { MessageEdited, MessageEvent, MessageSent, ReactionEvent } from '../domain/message.events';
 import { ERASED_REACTION_TYPE } from '../domain/message.personal-data';
+import { threadOnly } from '../domain/thread-reply';
 import { MessagePinned, PinEvent } from '../../pins/domain/pin.events';
 import { pinsStream } from '../../pins/domain/pins.decider';
 
@@ -147,6 +148,8 @@ export class RoomSubscription implements OnModuleInit {
   private deliverLive(event: RecordedEvent<MessageEvent | ReactionEvent | PinEvent | RoomEvent>, subscriber: RoomSubscriber): Promise<void> | void {
     switch (event.type) {
       case 'MessageSent': {
+        if (event.data.parent_id !== undefined) this.pushReply(event, subscriber);
+        if (threadOnly(event.data)) return; // not the room's: its thread's alone
         if (event.data.id <= subscriber.lastId) return; // already replayed
         const live = this.liveMessage(event, subscriber);
         sentTo(subscriber, live.doc);
@@ -154,7 +157,7 @@ export class RoomSubscription implements OnModuleInit {
         return;
       }
       case 'MessageEdited':
-        if (!subscriber.parleyEvents.has('edits')) return;
+        if (!subscriber.parleyEvents.has('edits') || threadOnly(event.data)) return;
         return this.pushEdit(event, subscriber);
       case 'MessageReactionAdded':
       case 'MessageReactionRemoved': {
@@ -183,7 +186,11 @@ export class RoomSubscription implements OnModuleInit {
       case 'MessageDeleted': {
         const { version, instanceId, roomId, channel } = subscriber;
         const timestamp = event.metadata.occurred_at ?? event.recordedAt;
-        const { id, deleted_at } = event.data;
+        const { id, deleted_at, parent_id } = event.data;
+        if (parent_id !== undefined && subscriber.parleyEvents.has('threads')) {
+          channel.push({ id: String(subscriber.lastId), body: chatkitEvent('reply_deleted', { message_id: id, parent_id }, timestamp) });
+        }
+        if (threadOnly(event.data)) return; // never shown in the room: nothing to take back there
         if (version === 6) {
           channel.push({ id: String(subscriber.lastId), body: chatkitEvent('message_deleted', { message_id: id }, timestamp) });
           return;
@@ -226,6 +233,15 @@ export class RoomSubscription implements OnModuleInit {
     subscriber.recent?.set(doc.id, doc);
     const timestamp = event.metadata.occurred_at ?? event.recordedAt;
     channel.push({ id: String(subscriber.lastId), body: chatkitEvent('message_updated', presentMessage(version, doc, this.attachments), timestamp) });
+  }
+
+  /** `reply_added` (asked for with `threads`): the reply as the subscriber's API version shows it, and its parent's id. */
+  private pushReply(event: RecordedEvent<MessageSent>, subscriber: RoomSubscriber): void {
+    if (!subscriber.parleyEvents.has('threads')) return;
+    const { version, channel } = subscriber;
+    const reply = presentMessage(version, { ...messageDocumentFrom(event), parent_id: event.data.parent_id }, this.attachments);
+    const timestamp = event.metadata.occurred_at ?? event.recordedAt;
+    channel.push({ id: String(subscriber.lastId), body: chatkitEvent('reply_added', { parent_id: event.data.parent_id, message: reply }, timestamp) });
   }
 
   /** A live message as the subscriber's API version shows it: built for the first subscriber, shared by the rest. */
