@@ -1,8 +1,14 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { contentsOf } from '../support/sqlite-files';
 import { openHttpSubscription } from '../support/subscribe-client';
 import { startTestServer, TestServer } from '../support/test-server';
+import { eventually } from '../support/waiting';
 
 describe('threads (v6)', () => {
   let s: TestServer;
+  let dataDir: string;
   const as = (sub: string) => s.token({ sub });
   const su = () => s.token({ su: true });
   const authz = (path: string) => `/services/chatkit_authorizer/v2/${s.instanceId}${path}`;
@@ -37,10 +43,14 @@ describe('threads (v6)', () => {
     s.request('PUT', s.chat(`/rooms/${room}/messages/${parent}/replies/read_cursors/${user}`), { body: { position }, token: as(user) });
 
   beforeAll(async () => {
-    s = await startTestServer();
+    dataDir = mkdtempSync(join(tmpdir(), 'parley-threads-'));
+    s = await startTestServer({ dataDir });
     await s.request('POST', s.chat('/batch_users'), { body: { users: ['ann', 'ben', 'cat', 'dan', 'eve'].map((id) => ({ id, name: id })) } });
   });
-  afterAll(() => s.close());
+  afterAll(async () => {
+    await s.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
 
   it('a reply shows in its thread, not in the room; the parent carries the thread summary; also_in_room shows it in both', async () => {
     await createRoom('lobby');
@@ -218,5 +228,41 @@ describe('threads (v6)', () => {
     await createRoom('fleeting');
     await expectError(s.request('GET', s.chat(`/rooms/fleeting/messages/${parent}/replies`), { token: as('ben') }), 404, 'not_found/parent_not_found');
     expect((await myThreads('ben')).threads.filter((t) => t.room_id === 'fleeting')).toEqual([]);
+  });
+
+  it("a user's erasure blanks their replies in every thread and takes their threads and thread cursors; the instance wipe forgets every thread", async () => {
+    await s.request('POST', s.chat('/users'), { body: { id: 'fay', name: 'fay' } });
+    await createRoom('erasing', { user_ids: ['ben', 'fay'] });
+    const parent = await send('erasing', 'parent');
+    const secret = `fay's secret ${Date.now()}`;
+    const faysReply = await replyId('erasing', parent, secret, 'fay');
+    const bensReply = await replyId('erasing', parent, 'ben stays', 'ben');
+    expect((await setThreadCursor('erasing', parent, 'fay', faysReply)).status).toBe(204);
+    expect((await myThreads('fay')).threads).toHaveLength(1);
+
+    const requested = await s.request('POST', `/services/parley_admin/v1/${s.instanceId}/erasures`, { body: { user_id: 'fay' }, token: su() });
+    expect(requested.status).toBe(202);
+    await eventually(
+      async () => (await s.request('GET', `/services/parley_admin/v1/${s.instanceId}/erasures/${requested.body.id}`, { token: su() })).body.status === 'completed',
+      { what: 'the erasure completed' },
+    );
+    const page = await replies('erasing', parent, '', 'ben');
+    expect(JSON.stringify(page)).not.toContain(secret);
+    expect(page.find((m) => m.id === bensReply).parts).toEqual([{ type: 'text/plain', content: 'ben stays' }]);
+    const thread = (await s.request('GET', s.chat(`/rooms/erasing/messages/${parent}`), { token: as('ben') })).body.thread;
+    expect(thread.reply_count).toBe(1);
+    const cursor = await s.request('GET', s.chat(`/rooms/erasing/messages/${parent}/replies/read_cursors/fay`), { token: su() });
+    expect(cursor.status).toBe(404);
+    expect((await s.request('GET', s.chat('/users/fay/threads'), { token: su() })).body.threads).toEqual([]);
+
+    // Last: the wipe takes the instance's every thread, reply, membership and cursor.
+    expect((await setThreadCursor('erasing', parent, 'ben', bensReply)).status).toBe(204);
+    const rowsOf = () => {
+      const tables = contentsOf(join(dataDir, 'read-models.sqlite'));
+      return ['rm_thread_replies_v1', 'rm_threads_v1', 'rm_thread_members_v1', 'rm_thread_cursors_v1'].map((name) => (tables[name] ?? []).length);
+    };
+    expect(rowsOf().every((n) => n > 0)).toBe(true);
+    expect((await s.request('DELETE', s.chat('/resources'), { token: su() })).status).toBe(204);
+    await eventually(() => rowsOf().every((n) => n === 0), { what: "the wiped instance's threads forgotten" });
   });
 });
