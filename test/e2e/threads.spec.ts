@@ -151,6 +151,11 @@ describe('threads (v6)', () => {
       const shown = await replyId('live', parent, 'in both', 'ben', { also_in_room: true });
       expect((await asking.nextEvent()).body).toMatchObject({ event_name: 'reply_added', data: { parent_id: parent, message: { id: shown } } });
       expect((await asking.nextEvent()).body).toMatchObject({ event_name: 'new_message', data: { id: shown, parent_id: parent } });
+      expect((await s.request('PUT', s.chat(`/rooms/live/messages/${hidden}`), { body: text('thread only, edited'), token: as('ben') })).status).toBe(204);
+      expect((await asking.nextEvent()).body).toMatchObject({
+        event_name: 'reply_updated',
+        data: { parent_id: parent, message: { id: hidden, parent_id: parent, parts: [{ type: 'text/plain', content: 'thread only, edited' }] } },
+      });
       expect((await s.request('DELETE', s.chat(`/rooms/live/messages/${hidden}`), { token: as('ben') })).status).toBe(204);
       expect((await asking.nextEvent()).body).toMatchObject({ event_name: 'reply_deleted', data: { message_id: hidden, parent_id: parent } });
       const next = await send('live', 'after');

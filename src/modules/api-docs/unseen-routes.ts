@@ -163,7 +163,7 @@ export const UNSEEN_ROUTES: readonly UnseenRoute[] = [
         in: 'query',
         required: false,
         schema: { type: 'string', example: 'edits,reactions,pins,threads' },
-        description: "Parley's own live events to receive, comma-separated: `edits` (`message_updated`), `reactions` (`reaction_added`, `reaction_removed`), `pins` (`message_pinned`, `message_unpinned`), `threads` (`reply_added`, `reply_deleted`). None unless asked: the original Android SDK treats an unknown event name as an error",
+        description: "Parley's own live events to receive, comma-separated: `edits` (`message_updated`), `reactions` (`reaction_added`, `reaction_removed`), `pins` (`message_pinned`, `message_unpinned`), `threads` (`reply_added`, `reply_updated`, `reply_deleted`). None unless asked: the original Android SDK treats an unknown event name as an error",
       },
     ]) },
   { method: 'subscribe', path: '/services/chatkit/{version}/{instanceId}/rooms/{roomId}/memberships', operation: subscription("A room's members, then who joins and leaves") },

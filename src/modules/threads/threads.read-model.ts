@@ -11,6 +11,7 @@ import {
   threadDocumentId,
   ThreadMemberDocument,
   ThreadReplyDocument,
+  threadReplyDocumentId,
   THREADS,
   threadsProjection,
 } from '../../../projections/threads/threads.projection';
@@ -51,6 +52,11 @@ export async function withThreads<M extends Record<string, unknown>>(
 @Injectable()
 export class ThreadsReadModel {
   constructor(@Inject(READ_MODEL_STORE) private readonly readModels: ReadModelStore) {}
+
+  async reply(instanceId: string, roomId: string, messageId: number): Promise<ThreadReplyDocument | null> {
+    const doc = await this.readModels.get<ThreadReplyDocument>(THREAD_REPLIES, threadReplyDocumentId(instanceId, roomId, messageId));
+    return doc?.visible && doc.deleted_at === undefined ? doc : null;
+  }
 
   thread(instanceId: string, roomId: string, parentId: number): Promise<ThreadDocument | null> {
     return this.readModels.get<ThreadDocument>(THREADS, threadDocumentId(instanceId, roomId, parentId));

@@ -33,6 +33,7 @@ import { ATTACHMENT_RESOLVER, AttachmentResolver } from '../presentation/attachm
 import { presentMessage } from '../presentation/message.presenter';
 import { MESSAGE_READS, MessagesReadModel } from '../messages.read-model';
 import { ParleyEventFamily, parseParleyEvents } from './parley-events';
+import { ThreadsReadModel } from '../../threads/threads.read-model';
 
 export const DEFAULT_MESSAGE_LIMIT = 20;
 export const MAX_MESSAGE_LIMIT = 100;
@@ -78,6 +79,7 @@ export class RoomSubscription implements OnModuleInit {
     @Inject(READ_YOUR_WRITES) private readonly readYourWrites: ReadYourWrites,
     private readonly access: RoomAccess,
     private readonly messages: MessagesReadModel,
+    private readonly threads: ThreadsReadModel,
     @Inject(ATTACHMENT_RESOLVER) private readonly attachments: AttachmentResolver,
     @Inject(EPHEMERAL_BUS) private readonly bus: EphemeralBus,
   ) {}
@@ -156,9 +158,12 @@ export class RoomSubscription implements OnModuleInit {
         subscriber.channel.push(live.wire);
         return;
       }
-      case 'MessageEdited':
-        if (!subscriber.parleyEvents.has('edits') || threadOnly(event.data)) return;
-        return this.pushEdit(event, subscriber);
+      case 'MessageEdited': {
+        const reply = event.data.parent_id !== undefined && subscriber.parleyEvents.has('threads') ? this.pushReplyEdit(event, subscriber) : undefined;
+        const edit = subscriber.parleyEvents.has('edits') && !threadOnly(event.data) ? this.pushEdit(event, subscriber) : undefined;
+        if (!reply) return edit;
+        return edit ? reply.then(() => edit) : reply;
+      }
       case 'MessageReactionAdded':
       case 'MessageReactionRemoved': {
         const { id, type, user_id } = event.data;
@@ -233,6 +238,17 @@ export class RoomSubscription implements OnModuleInit {
     subscriber.recent?.set(doc.id, doc);
     const timestamp = event.metadata.occurred_at ?? event.recordedAt;
     channel.push({ id: String(subscriber.lastId), body: chatkitEvent('message_updated', presentMessage(version, doc, this.attachments), timestamp) });
+  }
+
+  /** `reply_updated` (asked for with `threads`): the edited reply whole, and its parent's id; a reply deleted since shows nothing. */
+  private async pushReplyEdit(event: RecordedEvent<MessageEdited>, subscriber: RoomSubscriber): Promise<void> {
+    const { version, instanceId, roomId, channel } = subscriber;
+    const stored = await this.threads.reply(instanceId, roomId, event.data.id);
+    if (!stored) return;
+    const doc: MessageDocument = { ...stored, parts: event.data.parts, updated_at: event.data.updated_at };
+    const timestamp = event.metadata.occurred_at ?? event.recordedAt;
+    const body = chatkitEvent('reply_updated', { parent_id: stored.parent_id, message: presentMessage(version, doc, this.attachments) }, timestamp);
+    channel.push({ id: String(subscriber.lastId), body });
   }
 
   /** `reply_added` (asked for with `threads`): the reply as the subscriber's API version shows it, and its parent's id. */
