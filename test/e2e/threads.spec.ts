@@ -76,6 +76,10 @@ describe('threads (v6)', () => {
     expect((await replies('lobby', parent, `?initial_id=${second}`)).map((m) => m.id)).toEqual([first]);
     expect((await replies('lobby', parent, `?initial_id=${first}&direction=newer`)).map((m) => m.id)).toEqual([second, shared]);
     expect((await replies('lobby', parent))[2]).toMatchObject({ id: first, user_id: 'ben', room_id: 'lobby', parts: [{ type: 'text/plain', content: 'first reply' }] });
+    // v6 finds a thread-only reply by its id; v2 shows the room's messages only.
+    const alone = await s.request('GET', s.chat(`/rooms/lobby/messages/${first}`), { token: as('cat') });
+    expect([alone.status, alone.body.id, alone.body.parent_id]).toEqual([200, first, parent]);
+    expect((await s.request('GET', s.chat(`/rooms/lobby/messages/${first}`, 'v2'), { token: as('cat') })).status).toBe(404);
     // A message without replies has an empty thread.
     expect(await replies('lobby', after)).toEqual([]);
   });

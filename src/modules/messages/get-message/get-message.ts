@@ -36,7 +36,8 @@ export class GetMessageHandler implements IQueryHandler<GetMessageQuery, Message
 
   async execute(q: GetMessageQuery): Promise<MessageResponse> {
     await this.access.readable(q.instanceId, q.roomId, q.actor);
-    const doc = await this.messages.get(q.instanceId, q.roomId, q.messageId);
+    // v6 also finds a reply shown in its thread alone (docs/api.md, Threads); v2 shows the room's messages only.
+    const doc = (await this.messages.get(q.instanceId, q.roomId, q.messageId)) ?? (q.version === 6 ? await this.threads.reply(q.instanceId, q.roomId, q.messageId) : null);
     if (!doc) throw messageNotFound(q.messageId);
     const summarized = await withThreads(this.threads, q.version, q.instanceId, q.roomId, [presentMessage(q.version, doc, this.attachments)]);
     const [shown] = await withReactions(this.reactions, q.version, q.instanceId, summarized, q.actor.userId);
