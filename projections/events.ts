@@ -14,6 +14,7 @@ import type { MessageEvent, MessageIdsReserved, ReactionEvent } from '../src/mod
 import type { PinEvent } from '../src/modules/pins/domain/pin.events';
 import type { ReportEvent } from '../src/modules/reports/domain/report.events';
 import type { MuteEvent } from '../src/modules/mutes/domain/mute.events';
+import type { ThreadEvent } from '../src/modules/threads/domain/thread.events';
 import type { RoleEvent, UserRoleEvent } from '../src/modules/roles/domain/role.events';
 import type { RoomEvent } from '../src/modules/rooms/domain/room.events';
 import type { DeleteJobEvent } from '../src/modules/scheduler/domain/delete-job.events';
@@ -38,6 +39,7 @@ export type ParleyEvent =
   | PinEvent
   | ReportEvent
   | MuteEvent
+  | ThreadEvent
   | RoleEvent
   | UserRoleEvent
   | RoomEvent
@@ -91,6 +93,7 @@ const EVERY_TYPE: Record<ParleyEvent['type'], true> = {
   ReportResolved: true,
   UserMuted: true,
   UserUnmuted: true,
+  ThreadReadCursorSet: true,
   RoleCreated: true,
   RoleDeleted: true,
   RolePermissionsChanged: true,

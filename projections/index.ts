@@ -14,6 +14,7 @@ import { reactionsProjection } from './reactions/reactions.projection';
 import { pinsProjection } from './pins/pins.projection';
 import { reportsProjection } from './reports/reports.projection';
 import { mutesProjection } from './mutes/mutes.projection';
+import { threadsProjection } from './threads/threads.projection';
 import { membershipsProjection } from './rooms/memberships.projection';
 import { roomsProjection } from './rooms/rooms.projection';
 import { usersProjection } from './users/users.projection';
@@ -35,6 +36,7 @@ export const ALL_PROJECTIONS: readonly ProjectionDefinition[] = [
   forgettingWipedInstances(pinsProjection),
   forgettingWipedInstances(reportsProjection),
   forgettingWipedInstances(mutesProjection),
+  forgettingWipedInstances(threadsProjection),
   forgettingWipedInstances(attachmentsProjectionV2, (doc, event) => goneAttachment(doc, event.recordedAt)),
   forgettingWipedInstances(attachmentsProjection, (doc, event) => goneAttachment(doc, event.recordedAt)),
   pendingDeleteJobsProjection,

@@ -44,6 +44,7 @@ const linkedRoom = (event: RecordedEvent<ParleyEvent>): string | undefined => {
     case 'MessageReactionRemoved':
     case 'MessagePinned':
     case 'MessageUnpinned':
+    case 'ThreadReadCursorSet':
     case 'MessageContentRead':
       return event.data.room_id;
     case 'ReportFiled':

@@ -3,6 +3,7 @@ import { documentId, parseStreamName } from '../../src/shared/domain/streams';
 import type { MessagePart } from '../../src/modules/messages/domain/message-parts';
 import type { MessageEvent, MessageSent } from '../../src/modules/messages/domain/message.events';
 import type { RoomDeleted } from '../../src/modules/rooms/domain/room.events';
+import { threadOnly } from '../../src/modules/messages/domain/thread-reply';
 import type { Document, ProjectionDefinition, Target } from '../projection';
 
 export const MESSAGES = 'messages';
@@ -24,6 +25,8 @@ export interface MessageDocument extends Document {
   readonly tombstone?: boolean;
   /** false once deleted without a tombstone: fetches and replays skip it. */
   readonly visible: boolean;
+  /** A thread reply also shown in the room: its thread's first message. */
+  readonly parent_id?: number;
 }
 
 export const messageDocumentId = (instanceId: string, roomId: string, messageId: number) =>
@@ -46,10 +49,14 @@ export const messageDocumentFrom = (event: RecordedEvent<MessageSent>): MessageD
     created_at: data.created_at,
     updated_at: data.created_at,
     visible: true,
+    ...(data.parent_id !== undefined && { parent_id: data.parent_id }),
   };
 };
 
-/** Every room's timeline, paged by message id; deleted content never survives here. */
+/**
+ * Every room's timeline, paged by message id; deleted content never survives here. A thread
+ * reply not also shown in the room is no part of it (the threads projection keeps it).
+ */
 export const messagesProjection: ProjectionDefinition<MessageEvent | RoomDeleted, MessageDocument> = {
   name: 'messages',
   version: 1,
@@ -69,8 +76,10 @@ export const messagesProjection: ProjectionDefinition<MessageEvent | RoomDeleted
       case 'RoomDeleted':
         return [{ collection: MESSAGES, where: { instance_id: stream.instanceId, room_id: stream.id } }];
       case 'MessageSent':
+        if (threadOnly(event.data)) return [];
         return [{ collection: MESSAGES, id: messageDocumentId(stream.instanceId, stream.id, event.data.id) }];
       default:
+        if (threadOnly(event.data)) return [];
         // Edits and deletions carry their room (they live in the message's own stream); older
         // logs have them in the room's timeline, whose name gives the room.
         return [{ collection: MESSAGES, id: messageDocumentId(stream.instanceId, event.data.room_id ?? stream.id, event.data.id) }];

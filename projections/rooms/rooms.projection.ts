@@ -2,6 +2,7 @@ import { documentId, parseStreamName } from '../../src/shared/domain/streams';
 import type { MessageSent } from '../../src/modules/messages/domain/message.events';
 import type { RoomCreated, RoomDeleted, RoomUpdated } from '../../src/modules/rooms/domain/room.events';
 import type { Document, ProjectionDefinition } from '../projection';
+import { threadOnly } from '../../src/modules/messages/domain/thread-reply';
 
 export const ROOMS = 'rooms';
 
@@ -36,6 +37,8 @@ export const roomsProjection: ProjectionDefinition<RoomCreated | RoomUpdated | R
 
   targets(event) {
     const stream = parseStreamName(event.streamName);
+    // A reply shown only in its thread is not the room's last message (old clients could not show it).
+    if (event.type === 'MessageSent' && threadOnly(event.data)) return [];
     return stream ? [{ collection: ROOMS, id: roomDocumentId(stream.instanceId, stream.id) }] : [];
   },
 

@@ -8,6 +8,7 @@ import { MessagesModule } from '../modules/messages/messages.module';
 import { PinsModule } from '../modules/pins/pins.module';
 import { ReportsModule } from '../modules/reports/reports.module';
 import { MutesModule } from '../modules/mutes/mutes.module';
+import { ThreadsModule } from '../modules/threads/threads.module';
 import { PresenceModule } from '../modules/presence/presence.module';
 import { RolesModule } from '../modules/roles/roles.module';
 import { SchedulerModule } from '../modules/scheduler/scheduler.module';
@@ -45,6 +46,7 @@ export class AppModule {
       PinsModule,
       ReportsModule,
       MutesModule,
+      ThreadsModule,
       CursorsModule,
       PresenceModule,
       UserEventsModule,

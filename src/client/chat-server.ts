@@ -69,6 +69,35 @@ export interface Message {
   deleted_at?: string;
   /** Present when the message has reactions: counts per type, the caller's own types, the newest few. */
   reactions?: MessageReactions;
+  /** Present when the message has replies (docs/api.md, Threads). */
+  thread?: ThreadSummary;
+  /** A thread reply: its thread's first message. */
+  parent_id?: number;
+}
+
+export interface ThreadSummary {
+  reply_count: number;
+  last_reply_at: string;
+  /** The starter, then repliers in the order they first replied (at most 10). */
+  participants: string[];
+}
+
+export interface UserThread extends ThreadSummary {
+  room_id: string;
+  parent_id: number;
+  last_reply_id: number;
+  /** Replies after the user's read cursor in the thread. */
+  unread_count: number;
+  /** Absent once the first message is deleted. */
+  parent?: Message;
+}
+
+export interface ThreadCursor {
+  room_id: string;
+  parent_id: number;
+  user_id: string;
+  position: number;
+  updated_at: string;
 }
 
 export interface MessageReactions {
@@ -253,6 +282,37 @@ export class ChatServer {
     });
   }
 
+  /** A reply in the thread of `messageId`, shown in the room too with `alsoInRoom`; a retry with the same key answers the first reply's id. */
+  replyToMessage({
+    roomId,
+    messageId,
+    userId,
+    parts,
+    alsoInRoom,
+    idempotencyKey,
+  }: { roomId: string; messageId: number; userId: string; parts: NewPart[]; alsoInRoom?: boolean } & WriteOptions): Promise<{ message_id: number }> {
+    return this.call('POST', `${messagePath(roomId, messageId)}/replies`, { su: true, userId }, { parts, also_in_room: alsoInRoom }, undefined, idempotencyKey);
+  }
+
+  /** A thread's replies, paged as `fetchMultipartMessages` pages a room. */
+  listReplies({ roomId, messageId, limit, initialId, direction }: { roomId: string; messageId: number; limit?: number; initialId?: number; direction?: 'older' | 'newer' }): Promise<Message[]> {
+    return this.call('GET', `${messagePath(roomId, messageId)}/replies`, { su: true }, undefined, { limit, initial_id: initialId, direction });
+  }
+
+  /** Moves the user's read cursor in the thread forward to `position` (a reply id). */
+  async setThreadCursor({ roomId, messageId, userId, position, idempotencyKey }: { roomId: string; messageId: number; userId: string; position: number } & WriteOptions): Promise<void> {
+    await this.call('PUT', threadCursorPath(roomId, messageId, userId), { su: true }, { position }, undefined, idempotencyKey);
+  }
+
+  getThreadCursor({ roomId, messageId, userId }: { roomId: string; messageId: number; userId: string }): Promise<ThreadCursor> {
+    return this.call('GET', threadCursorPath(roomId, messageId, userId), { su: true });
+  }
+
+  /** The threads the user started or replied in, newest activity first, with unread counts; pass `next` as `before` for the next page. */
+  listUserThreads({ userId, before, limit }: { userId: string; before?: string; limit?: number }): Promise<{ threads: UserThread[]; next?: string }> {
+    return this.call('GET', `/users/${encodeURIComponent(userId)}/threads`, { su: true }, undefined, { before, limit });
+  }
+
   /** The user reacts to the message with `type` (an emoji, a shortcode); again: nothing changes. */
   async addReaction({ roomId, messageId, userId, type, idempotencyKey }: ReactionOptions & WriteOptions): Promise<void> {
     await this.call('PUT', reactionPath(roomId, messageId, type), { su: true, userId }, undefined, undefined, idempotencyKey);
@@ -387,6 +447,10 @@ interface ReactionOptions {
 }
 
 const mutePath = (userId: string, mutedUserId: string) => `/users/${encodeURIComponent(userId)}/mutes/${encodeURIComponent(mutedUserId)}`;
+const messagePath = (roomId: string, messageId: number) => `/rooms/${encodeURIComponent(roomId)}/messages/${messageId}`;
+
+const threadCursorPath = (roomId: string, messageId: number, userId: string) =>
+  `${messagePath(roomId, messageId)}/replies/read_cursors/${encodeURIComponent(userId)}`;
 
 const pinPath = (roomId: string, messageId: number) => `/rooms/${encodeURIComponent(roomId)}/messages/${messageId}/pin`;
 

@@ -81,7 +81,7 @@ async function ok(res: Promise<{ status: number; body: any }>): Promise<any> {
   return body;
 }
 
-/** Users, rooms, messages (v2 and v6, an edit, a deletion, an attachment, reactions, a pin), reports, a mute, a cursor, a role. */
+/** Users, rooms, messages (v2 and v6, an edit, a deletion, an attachment, reactions, a pin, thread replies), reports, a mute, cursors (a thread's too), a role. */
 async function fill(p: Parley): Promise<void> {
   const as = (sub: string) => p.token({ sub });
   await ok(p.request('POST', p.chat('/batch_users'), { body: { users: ['alice', 'bob', 'carol'].map((id) => ({ id, name: id.toUpperCase() })) } }));
@@ -115,6 +115,13 @@ async function fill(p: Parley): Promise<void> {
   await ok(p.request('POST', `/services/parley_admin/v1/${INSTANCE}/reports/${reported.id}/resolve`, { body: { action: 'dismiss', note: 'talked to carol' } }));
   await ok(p.request('PUT', p.chat('/users/alice/mutes/carol'), { token: as('alice') }));
   await ok(p.request('DELETE', p.chat(`/rooms/general/messages/${doomed.message_id}`), { token: as('carol') }));
+  const threadReply = await ok(
+    p.request('POST', p.chat(`/rooms/general/messages/${first.message_id}/replies`), { body: { parts: [{ type: 'text/plain', content: 'a thread reply' }] }, token: as('carol') }),
+  );
+  await ok(
+    p.request('POST', p.chat(`/rooms/general/messages/${first.message_id}/replies`), { body: { parts: [{ type: 'text/plain', content: 'a reply in both' }], also_in_room: true }, token: as('bob') }),
+  );
+  await ok(p.request('PUT', p.chat(`/rooms/general/messages/${first.message_id}/replies/read_cursors/bob`), { body: { position: threadReply.message_id }, token: as('bob') }));
   await ok(p.request('PUT', cursors('/rooms/general/users/bob'), { body: { position: first.message_id }, token: as('bob') }));
   await ok(p.request('POST', authz('/roles'), { body: { name: 'mod', scope: 'room', permissions: ['room:update', 'message:create'] } }));
   await ok(p.request('PUT', authz('/users/bob/roles'), { body: { name: 'mod', room_id: 'general' } }));
@@ -133,6 +140,7 @@ async function answers(p: Parley): Promise<{ answers: Record<string, unknown>; d
     ['general pins', p.chat('/rooms/general/pins'), 'bob'],
     ['reports', `/services/parley_admin/v1/${INSTANCE}/reports?status=all`, undefined],
     ['alice mutes', p.chat('/users/alice/mutes'), 'alice'],
+    ['bob threads', p.chat('/users/bob/threads'), 'bob'],
     ['secret v2', p.chat('/rooms/secret/messages', 'v2'), 'bob'],
     ['bob cursors', cursors('/users/bob'), undefined],
     ['general cursors', cursors('/rooms/general'), undefined],
@@ -310,5 +318,10 @@ describe('export and import of an instance (built CLIs as processes, SQLite → 
     for (const text of ['an advert', 'talked to carol', '"status":"open"', '"status":"resolved"']) expect(reports).toContain(text);
     expect(JSON.stringify(after.answers['alice mutes'])).toContain('carol');
     expect(JSON.stringify(after.answers['bob cursors'])).toContain('general');
+    // Threads: the parent's summary, the reply also in the room, bob's thread with its unread count from his thread cursor.
+    expect(general).toContain('"thread":{"reply_count":2');
+    expect(general).toContain('a reply in both');
+    expect(general).not.toContain('a thread reply');
+    expect((after.answers['bob threads'] as { body: { threads: { unread_count: number }[] } }).body.threads.map((t) => t.unread_count)).toEqual([1]);
   }, 30_000);
 });

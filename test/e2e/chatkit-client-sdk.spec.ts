@@ -213,6 +213,40 @@ describe('chatkit-client 1.14.1 (jsdom) against the server', () => {
     expect(fetched.map((m: any) => [m.id, textOf(m)])).toEqual([[first, 'edited']]);
   });
 
+  it("a room where someone replies in a thread: the client's hooks fire as before, for the parent and replies also shown in the room only", async () => {
+    await createRoom('threads', 'alice', ['alice', 'bob']);
+    const alice = await clients.connect('alice');
+    const { hooks } = await subscribe(alice, 'threads');
+    const parent = await send('threads', 'start a thread', 'bob');
+    expect((await hooks.waitFor('onMessage'))[0].id).toBe(parent);
+
+    const reply = async (content: string, extra: object = {}) => {
+      const answer = await s.request('POST', s.chat(`/rooms/threads/messages/${parent}/replies`), {
+        body: { parts: [{ type: 'text/plain', content }], ...extra },
+        token: as('bob'),
+      });
+      expect(answer.status).toBe(201);
+      return answer.body.message_id as number;
+    };
+    const hidden = await reply('in the thread only');
+    const shown = await reply('in the room too', { also_in_room: true });
+    const [, [shownMessage]] = await hooks.waitForCount('onMessage', 2);
+    expect([shownMessage.id, textOf(shownMessage)]).toEqual([shown, 'in the room too']);
+    expect((await s.request('DELETE', s.chat(`/rooms/threads/messages/${hidden}`), { token: as('bob') })).status).toBe(204);
+    const after = await send('threads', 'after the thread', 'bob');
+    const [, , [afterMessage]] = await hooks.waitForCount('onMessage', 3);
+    expect(afterMessage.id).toBe(after);
+    // The thread-only reply and its deletion never reached the room's hooks; no error either.
+    expect(hooks.calls.map((c) => c.hook).filter((hook) => hook !== 'onPresenceChanged')).toEqual(['onMessage', 'onMessage', 'onMessage']);
+
+    const fetched = await alice.currentUser.fetchMultipartMessages({ roomId: 'threads', limit: 10 });
+    expect(fetched.map((m: any) => [m.id, textOf(m)])).toEqual([
+      [parent, 'start a thread'],
+      [shown, 'in the room too'],
+      [after, 'after the thread'],
+    ]);
+  });
+
   it("onMessageDeleted when a message is deleted through chat API v5 (chatkit-client's own suite, deleteMessageV5)", async () => {
     await createRoom('v5-deletions', 'alice', ['alice']);
     const alice = await clients.connect('alice');

@@ -122,6 +122,19 @@ describe('parley/chat-server and parley/feeds, installed from the packed tarball
     expect(chat.mutesAfter).toEqual({ mutes: [] });
   });
 
+  it('replies in a thread, pages the replies, sets a thread cursor and lists the user\'s threads with unread counts', () => {
+    const { chat } = result;
+    const [, second] = chat.messageIds;
+    expect(chat.replies.map((m: any) => [m.user_id, m.parts[0].content])).toEqual([
+      ['alice', 'in the thread'],
+      ['bob', 'in both'],
+    ]);
+    expect(chat.threadCursor).toEqual({ room_id: chat.room.id, parent_id: second, user_id: 'alice', position: chat.replies[0].id, updated_at: expect.any(String) });
+    expect(chat.aliceThreads.threads).toEqual([
+      expect.objectContaining({ room_id: chat.room.id, parent_id: second, reply_count: 2, participants: ['bob', 'alice'], unread_count: 1 }),
+    ]);
+  });
+
   it('adds, removes and lists reactions; fetched messages carry them', () => {
     const { chat } = result;
     expect(chat.reactionsPage).toEqual({ reactions: [{ type: '👍', user_id: 'bob', created_at: expect.any(String) }], next: expect.any(String) });

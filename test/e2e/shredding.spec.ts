@@ -106,6 +106,43 @@ describe('deleted messages are shredded from the event log (crypto-shredding)', 
   }, 120_000);
 });
 
+describe('deleted thread replies are shredded as messages are', () => {
+  beforeAll(() => startOn(mkdtempSync(join(tmpdir(), 'parley-shred-threads-'))), 120_000);
+
+  afterAll(async () => {
+    await server?.stop('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('leaves no deleted reply (thread-only or also in the room, with its edit) in any file under DATA_DIR, answer or export', async () => {
+    const alice = token({ sub: 'alice' });
+    const bob = token({ sub: 'bob' });
+    const [hidden, hiddenEdit, shared, kept] = ['thread-only', 'thread-only-edit', 'also-in-room', 'kept-reply'].map(marker);
+    const parent = await send('a parent', alice);
+    const reply = async (text: string, extra: object = {}) =>
+      (await call('POST', v6(`/rooms/r1/messages/${parent}/replies`), { body: { parts: [{ type: 'text/plain', content: text }], ...extra }, as: bob })).body
+        .message_id as number;
+    const hiddenId = await reply(hidden);
+    const sharedId = await reply(shared, { also_in_room: true });
+    await reply(kept);
+    await call('PUT', v6(`/rooms/r1/messages/${hiddenId}`), { body: { parts: [{ type: 'text/plain', content: hiddenEdit }] }, as: bob });
+    const repliesPage = v6(`/rooms/r1/messages/${parent}/replies?limit=100`);
+    expect((await call('GET', repliesPage, { as: bob })).text).toContain(hiddenEdit);
+    expect(scanForMarkers({ files: logFiles() }, [hidden, hiddenEdit, shared, kept])).toEqual([]);
+
+    await call('DELETE', v6(`/rooms/r1/messages/${hiddenId}`), { as: bob });
+    await call('DELETE', v6(`/rooms/r1/messages/${sharedId}`), { as: bob });
+    const exported = await exportNow();
+    const texts = { ...(await answers()), replies: (await call('GET', repliesPage, { as: bob })).text };
+    const deleted = [hidden, hiddenEdit, shared];
+    expect(scanForMarkers({ folders: [dataDir, exported], texts }, deleted)).toEqual([]);
+    expect(texts.replies).toContain(kept);
+    rmSync(join(exported, '..'), { recursive: true, force: true });
+    await server.stop('SIGTERM');
+    expect(scanForMarkers({ folders: [dataDir] }, deleted)).toEqual([]);
+  }, 120_000);
+});
+
 describe('a delete whose process was killed before it destroyed the keys', () => {
   afterAll(async () => {
     await server?.stop('SIGKILL');

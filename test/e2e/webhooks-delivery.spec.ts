@@ -111,6 +111,22 @@ describe('webhook delivery', () => {
     await call('DELETE', hooks(`/${id}`));
   }, 60_000);
 
+  it('delivers a thread reply as a created message with its parent_id (also_in_room when it shows in the room too)', async () => {
+    const receiver = await newReceiver();
+    const id = await createWebhook(receiver);
+    const text = (content: string) => ({ parts: [{ type: 'text/plain', content }] });
+    const parent = (await call('POST', v6(`/rooms/${roomId}/messages`), { body: text('a parent'), as: as('alice') })).body.message_id;
+    await call('POST', v6(`/rooms/${roomId}/messages/${parent}/replies`), { body: text('a reply'), as: as('alice') });
+    await call('POST', v6(`/rooms/${roomId}/messages/${parent}/replies`), { body: { ...text('a reply in both'), also_in_room: true }, as: as('alice') });
+    await eventually(() => receiver.requests.length >= 3, { what: '3 deliveries' });
+    expect(receiver.delivered().map((b) => b.payload.messages[0]).map((m: any) => [m.parts[0].content, m.parent_id, m.also_in_room])).toEqual([
+      ['a parent', undefined, undefined],
+      ['a reply', parent, undefined],
+      ['a reply in both', parent, true],
+    ]);
+    await call('DELETE', hooks(`/${id}`));
+  }, 60_000);
+
   it('retries a 500-answering receiver on the schedule with the same request, then deactivates the webhook and says so; reactivated, it resumes with the failed event', async () => {
     const receiver = await newReceiver();
     receiver.answer = () => 500;

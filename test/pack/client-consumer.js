@@ -61,6 +61,12 @@ async function chat() {
   await chat.unpinMessage({ roomId: room.id, messageId: first.message_id });
   out.pins = await chat.listPins({ roomId: room.id });
   out.reactedMessage = (await chat.fetchMultipartMessages({ roomId: room.id })).find((m) => m.id === first.message_id);
+  const threadReply = await chat.replyToMessage({ roomId: room.id, messageId: second.message_id, userId: 'alice', parts: [{ type: 'text/plain', content: 'in the thread' }] });
+  await chat.replyToMessage({ roomId: room.id, messageId: second.message_id, userId: 'bob', parts: [{ type: 'text/plain', content: 'in both' }], alsoInRoom: true });
+  out.replies = await chat.listReplies({ roomId: room.id, messageId: second.message_id, direction: 'newer' });
+  await chat.setThreadCursor({ roomId: room.id, messageId: second.message_id, userId: 'alice', position: threadReply.message_id });
+  out.threadCursor = await chat.getThreadCursor({ roomId: room.id, messageId: second.message_id, userId: 'alice' });
+  out.aliceThreads = await chat.listUserThreads({ userId: 'alice' });
 
   const reported = await chat.reportMessage({ roomId: room.id, messageId: second.message_id, reporterId: 'alice', category: 'spam', reason: 'an advert' });
   out.reportedAgain = await chat.reportMessage({ roomId: room.id, messageId: second.message_id, reporterId: 'alice', category: 'spam' });

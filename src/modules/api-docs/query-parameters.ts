@@ -26,6 +26,12 @@ export const QUERY_PARAMETERS: Readonly<Record<string, ParameterObject[]>> = {
     query('direction', { type: 'string', enum: ['older', 'newer'], default: 'older' }, 'older: newest first; newer: oldest first'),
     limit(20, 100),
   ],
+  ListReplies_list: [
+    query('initial_id', { type: 'integer' }, 'Start after this reply id (exclusive)'),
+    query('direction', { type: 'string', enum: ['older', 'newer'], default: 'older' }, 'older: newest first; newer: oldest first'),
+    limit(20, 100),
+  ],
+  ListUserThreads_list: [query('before', { type: 'integer' }, 'Threads whose latest reply is older than this (the `next` of the previous page)'), limit(20, 100)],
   ListReactions_list: [
     query('type', { type: 'string', maxLength: 32 }, 'Only reactions of this type'),
     query('after', { type: 'string' }, 'The `next` of the previous page'),

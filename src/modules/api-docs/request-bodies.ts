@@ -31,6 +31,13 @@ export const REQUEST_BODIES: Readonly<Record<string, RequestBodyObject>> = {
   },
   UpdateRoom_update: byVersion('RoomFieldsDto', 'V2RoomFieldsDto', roomNames),
   EditMessage_edit: messageBody,
+  ReplyToMessage_reply: json({
+    allOf: [
+      { $ref: '#/components/schemas/V6MessageBodyDto' },
+      { type: 'object', properties: { also_in_room: { type: 'boolean', default: false, description: "Show the reply in the room's messages and subscriptions too" } } },
+    ],
+    description: 'A v6 message, and whether it shows in the room too',
+  }),
   IssueTestToken_issue: {
     required: false,
     description: '`user_id` may come in the query string instead',

@@ -17,6 +17,7 @@ import { RoomSubscription } from './subscribe-to-room/subscribe-to-room';
 import { ReactToMessageController, ReactToMessageHandler } from './react-to-message/react-to-message';
 import { ListReactionsController, ListReactionsHandler } from './list-reactions/list-reactions';
 import { ReactionsReadModel } from './reactions.read-model';
+import { ThreadsReadModel } from '../threads/threads.read-model';
 
 /** Room timelines: send, fetch, get, edit and delete messages in v2 and v6 shapes; reactions to them (v6). */
 @Module({
@@ -45,8 +46,10 @@ import { ReactionsReadModel } from './reactions.read-model';
     ReactToMessageHandler,
     ListReactionsHandler,
     ReactionsReadModel,
+    // Read by the threads module too: parents' summaries are part of v6 messages.
+    ThreadsReadModel,
     RoomSubscription,
   ],
-  exports: [MessagesReadModel, SentMessages, AttachmentsModule],
+  exports: [MessagesReadModel, SentMessages, MessageContent, ReactionsReadModel, ThreadsReadModel, AttachmentsModule],
 })
 export class MessagesModule {}

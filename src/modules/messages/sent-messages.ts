@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { CommandPipeline } from '../../shared/application/write-path/command-pipeline';
 import { firstEventReaching } from '../../shared/application/write-path/stream-position-search';
 import { RecordedEvent } from '../../shared/domain/event';
-import { messagesStream, SentMessage, timelineDecider } from './domain/message.decider';
+import { messagesStream, SentMessage, sentMessageOf, timelineDecider } from './domain/message.decider';
 import { MessageId, MessageSent } from './domain/message.events';
 
 /**
@@ -23,7 +23,6 @@ export class SentMessages {
       event.type !== 'MessageSent' ? null : (epoch == null || event.position > epoch) && (event as RecordedEvent<MessageSent>).data.id >= id;
     const event = (await firstEventReaching((s, options) => this.pipeline.readStream(s, options), stream, newest, reaching)) as RecordedEvent<MessageSent> | null;
     if (!event || event.data.id !== id) return null;
-    const { user_id, user_created_at, room_created_at, created_at } = event.data;
-    return { userId: user_id, ...(user_created_at !== undefined && { userCreatedAt: user_created_at }), roomCreatedAt: room_created_at, createdAt: created_at };
+    return sentMessageOf(event.data);
   }
 }

@@ -16,7 +16,7 @@ import { ATTACHMENTS } from '../../../../projections/attachments/attachments.pro
 import { BEAMS_DEVICES } from '../../../../projections/beams/beams-devices.projection';
 import { READ_CURSORS } from '../../../../projections/cursors/cursors.projection';
 import { pendingErasuresProjection } from '../../../../projections/erasures/pending-erasures.projection';
-import { messageDecider, messageStream, SentMessage, sentBy } from '../../messages/domain/message.decider';
+import { messageDecider, messageStream, SentMessage, sentBy, sentMessageOf } from '../../messages/domain/message.decider';
 import { MessageEdited, MessageSent } from '../../messages/domain/message.events';
 import { AttachmentCreated } from '../../attachments/domain/attachment.events';
 import { CHANGE_READS } from '../../messages/message-changes';
@@ -50,12 +50,7 @@ const ATTACHMENT_FIELDS = ['name', 'custom_data', 'file_name'];
 /** What a user's profile events hold. */
 const PROFILE_FIELDS = ['name', 'avatar_url', 'custom_data'];
 
-const sentOf = (data: MessageSent['data']): SentMessage => ({
-  userId: data.user_id,
-  ...(data.user_created_at !== undefined && { userCreatedAt: data.user_created_at }),
-  roomCreatedAt: data.room_created_at,
-  createdAt: data.created_at,
-});
+const sentOf = (data: MessageSent['data']): SentMessage => sentMessageOf(data);
 
 /**
  * Erases one user incarnation, in steps recorded on the erasure's stream so that a run killed

@@ -2,7 +2,7 @@ import { Decider } from '../../../shared/domain/decider';
 import { DomainError, forbidden, notFound } from '../../../shared/domain/errors';
 import { streamName } from '../../../shared/domain/streams';
 import { MessagePart } from './message-parts';
-import { MessageEvent, MessageId, MessageIdsReserved, ReactionEvent } from './message.events';
+import { MessageEvent, MessageId, MessageIdsReserved, ReactionEvent, ThreadReplyFields } from './message.events';
 import { addReaction, NO_REACTIONS, ReactionChange, reactionAdded, reactionRemoved, ReactionsState, removeReaction, validReaction } from './message-reactions';
 
 /** A room's timeline, kept apart from the room's settings and membership (a different write rate). */
@@ -40,7 +40,19 @@ export type TimelineCommand = {
   parts: MessagePart[];
   roomCreatedAt: string;
   now: string;
+  /** A thread reply: its parent (checked by the use case: a message of this room that is no reply), and whether it shows in the room too. */
+  thread?: ThreadOfReply;
 };
+
+export interface ThreadOfReply {
+  readonly parentId: MessageId;
+  readonly parentUserId: string;
+  readonly alsoInRoom: boolean;
+}
+
+/** The fields a reply's send carries (none for a message that is no reply). */
+export const threadFieldsOf = (thread: ThreadOfReply | undefined): ThreadReplyFields =>
+  thread ? { parent_id: thread.parentId, ...(thread.alsoInRoom && { also_in_room: true as const }), parent_user_id: thread.parentUserId } : {};
 
 /** Ids only grow along a timeline: an id at or below its last was taken before another process's send landed. */
 const idNotAbove = (command: TimelineCommand, state: TimelineState): boolean => command.id <= state.lastId;
@@ -60,7 +72,7 @@ export const timelineDecider: Decider<TimelineState, TimelineCommand, MessageEve
     return [
       {
         type: 'MessageSent',
-        data: { id, user_id: userId, user_created_at: userCreatedAt, parts, room_created_at: roomCreatedAt, created_at: now },
+        data: { id, user_id: userId, user_created_at: userCreatedAt, parts, room_created_at: roomCreatedAt, created_at: now, ...threadFieldsOf(command.thread) },
       },
     ];
   },
@@ -73,7 +85,31 @@ export interface SentMessage {
   readonly userCreatedAt?: string;
   readonly roomCreatedAt: string;
   readonly createdAt: string;
+  /** A thread reply's parent, and whether the reply shows in the room too (absent: no reply). */
+  readonly parentId?: MessageId;
+  readonly alsoInRoom?: true;
 }
+
+/** What a reply's edits and deletion carry of its thread, so that thread views and room views tell it apart without its send. */
+const threadOfSent = (sent: SentMessage): { parent_id?: MessageId; also_in_room?: true } =>
+  sent.parentId === undefined ? {} : { parent_id: sent.parentId, ...(sent.alsoInRoom && { also_in_room: true as const }) };
+
+/** The fields of a logged send that `SentMessage` keeps. */
+export const sentMessageOf = (data: {
+  user_id: string;
+  user_created_at?: string;
+  room_created_at: string;
+  created_at: string;
+  parent_id?: MessageId;
+  also_in_room?: true;
+}): SentMessage => ({
+  userId: data.user_id,
+  ...(data.user_created_at !== undefined && { userCreatedAt: data.user_created_at }),
+  roomCreatedAt: data.room_created_at,
+  createdAt: data.created_at,
+  ...(data.parent_id !== undefined && { parentId: data.parent_id }),
+  ...(data.also_in_room && { alsoInRoom: true as const }),
+});
 
 /**
  * Whether the user id's incarnation created at `userCreatedAt` (null: none exists now) sent
@@ -142,12 +178,14 @@ export const messageDecider: Decider<MessageState, MessageCommand, MessageEvent 
       throw forbidden('not_message_sender', 'Only the sender of a message (or su) may change it');
     }
     if (command.type === 'EditMessage') {
-      return [{ type: 'MessageEdited', data: { id: command.id, room_id: command.roomId, parts: command.parts, updated_at: command.now } }];
+      return [
+        { type: 'MessageEdited', data: { id: command.id, room_id: command.roomId, parts: command.parts, updated_at: command.now, ...threadOfSent(sent) } },
+      ];
     }
     return [
       {
         type: 'MessageDeleted',
-        data: { id: command.id, room_id: command.roomId, tombstone: command.tombstone, deleted_at: command.now },
+        data: { id: command.id, room_id: command.roomId, tombstone: command.tombstone, deleted_at: command.now, ...threadOfSent(sent) },
       },
     ];
   },

@@ -14,20 +14,36 @@ export type MessageSent = DomainEvent<
     parts: MessagePart[];
     room_created_at: string;
     created_at: string;
-  }
+  } & ThreadReplyFields
 >;
+
+/**
+ * What a thread reply's events carry beside a message's (absent on a message that is no reply):
+ * `parent_id` names the thread's first message, in the same room; `also_in_room`: the reply
+ * shows in the room's pages and subscriptions too, not only in its thread. `parent_user_id`
+ * (on the send alone) names who started the thread, so the thread's participants read without
+ * the parent's event.
+ */
+export interface ThreadReplyFields {
+  parent_id?: MessageId;
+  also_in_room?: true;
+  parent_user_id?: string;
+}
 /**
  * Edits and deletions are written to the message's own stream (`message-<instance>.<id>`)
  * with `room_id`; older logs have them in the room's timeline, without it.
  */
-export type MessageEdited = DomainEvent<'MessageEdited', { id: MessageId; room_id?: string; parts: MessagePart[]; updated_at: string }>;
+export type MessageEdited = DomainEvent<
+  'MessageEdited',
+  { id: MessageId; room_id?: string; parts: MessagePart[]; updated_at: string } & Omit<ThreadReplyFields, 'parent_user_id'>
+>;
 /**
  * `tombstone`: deleted through the seed's v2 route, the message stays as a record with text
  * DELETED; deleted through v6, it disappears from fetches. Either way its content is gone.
  */
 export type MessageDeleted = DomainEvent<
   'MessageDeleted',
-  { id: MessageId; room_id?: string; tombstone: boolean; deleted_at: string }
+  { id: MessageId; room_id?: string; tombstone: boolean; deleted_at: string } & Omit<ThreadReplyFields, 'parent_user_id'>
 >;
 
 export type MessageEvent = MessageSent | MessageEdited | MessageDeleted;

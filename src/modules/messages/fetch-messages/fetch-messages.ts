@@ -10,6 +10,7 @@ import { ATTACHMENT_RESOLVER, AttachmentResolver } from '../presentation/attachm
 import { MessageResponse, presentMessage } from '../presentation/message.presenter';
 import { MessagesReadModel } from '../messages.read-model';
 import { ReactionsReadModel, withReactions } from '../reactions.read-model';
+import { ThreadsReadModel, withThreads } from '../../threads/threads.read-model';
 import { Access } from '../../roles/access-rules';
 import { Requires } from '../../roles/requires.decorator';
 
@@ -31,6 +32,7 @@ export class FetchMessagesHandler implements IQueryHandler<FetchMessagesQuery, M
     private readonly access: RoomAccess,
     private readonly messages: MessagesReadModel,
     private readonly reactions: ReactionsReadModel,
+    private readonly threads: ThreadsReadModel,
     @Inject(ATTACHMENT_RESOLVER) private readonly attachments: AttachmentResolver,
   ) {}
 
@@ -38,7 +40,8 @@ export class FetchMessagesHandler implements IQueryHandler<FetchMessagesQuery, M
     await this.access.readable(q.instanceId, q.roomId, q.actor);
     const docs = await this.messages.page(q.instanceId, q.roomId, q);
     const shown = docs.map((d) => presentMessage(q.version, d, this.attachments));
-    return withReactions(this.reactions, q.version, q.instanceId, shown, q.actor.userId);
+    const withSummaries = await withThreads(this.threads, q.version, q.instanceId, q.roomId, shown);
+    return withReactions(this.reactions, q.version, q.instanceId, withSummaries, q.actor.userId);
   }
 }
 

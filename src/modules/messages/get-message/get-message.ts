@@ -9,6 +9,7 @@ import { ATTACHMENT_RESOLVER, AttachmentResolver } from '../presentation/attachm
 import { MessageResponse, presentMessage } from '../presentation/message.presenter';
 import { MessagesReadModel } from '../messages.read-model';
 import { ReactionsReadModel, withReactions } from '../reactions.read-model';
+import { ThreadsReadModel, withThreads } from '../../threads/threads.read-model';
 import { parseMessageId } from '../presentation/message-id.pipe';
 import { Access } from '../../roles/access-rules';
 import { Requires } from '../../roles/requires.decorator';
@@ -29,14 +30,17 @@ export class GetMessageHandler implements IQueryHandler<GetMessageQuery, Message
     private readonly access: RoomAccess,
     private readonly messages: MessagesReadModel,
     private readonly reactions: ReactionsReadModel,
+    private readonly threads: ThreadsReadModel,
     @Inject(ATTACHMENT_RESOLVER) private readonly attachments: AttachmentResolver,
   ) {}
 
   async execute(q: GetMessageQuery): Promise<MessageResponse> {
     await this.access.readable(q.instanceId, q.roomId, q.actor);
-    const doc = await this.messages.get(q.instanceId, q.roomId, q.messageId);
+    // v6 also finds a reply shown in its thread alone (docs/api.md, Threads); v2 shows the room's messages only.
+    const doc = (await this.messages.get(q.instanceId, q.roomId, q.messageId)) ?? (q.version === 6 ? await this.threads.reply(q.instanceId, q.roomId, q.messageId) : null);
     if (!doc) throw messageNotFound(q.messageId);
-    const [shown] = await withReactions(this.reactions, q.version, q.instanceId, [presentMessage(q.version, doc, this.attachments)], q.actor.userId);
+    const summarized = await withThreads(this.threads, q.version, q.instanceId, q.roomId, [presentMessage(q.version, doc, this.attachments)]);
+    const [shown] = await withReactions(this.reactions, q.version, q.instanceId, summarized, q.actor.userId);
     return shown;
   }
 }

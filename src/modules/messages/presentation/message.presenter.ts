@@ -31,5 +31,7 @@ export const presentMessage = (
       'attachment' in p ? { type: p.type, attachment: attachments.render(doc.instance_id, doc.room_id, p.attachment) } : currentPart(p),
     ),
     ...times,
+    // Additive (a thread reply also shown in the room): the original SDKs ignore fields they do not know.
+    ...(doc.parent_id !== undefined && { parent_id: doc.parent_id }),
   };
 };

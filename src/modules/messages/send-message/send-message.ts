@@ -4,14 +4,13 @@ import { CommandPipeline } from '../../../shared/application/write-path/command-
 import { CLOCK } from '../../../shared/application/tokens';
 import { Clock } from '../../../shared/domain/clock';
 import { badRequest } from '../../../shared/domain/errors';
-import { Actor } from '../../../shared/domain/event';
 import { CHATKIT_ROUTE, ChatApiVersion, ChatApiVersionPipe } from '../../../shared/http/chatkit-route';
 import { auditActor, CurrentActor } from '../../instances/authentication/access-token.guard';
 import { RequestActor } from '../../instances/authentication/access-token';
 import { RoomAccess } from '../../rooms/room-access';
 import { userDecider, userNotFound, userStream } from '../../users/domain/user.decider';
-import { MessagePart } from '../domain/message-parts';
 import { messagesStream, timelineDecider } from '../domain/message.decider';
+import { SendMessageCommand } from '../send-message-command';
 import { MessageId, MessageSent } from '../domain/message.events';
 import { MessageContent } from '../message-content';
 import { MessageIds } from '../message-ids';
@@ -19,16 +18,7 @@ import { MESSAGE_READS } from '../messages.read-model';
 import { Access } from '../../roles/access-rules';
 import { Requires } from '../../roles/requires.decorator';
 
-export class SendMessageCommand {
-  constructor(
-    readonly instanceId: string,
-    readonly roomId: string,
-    readonly userId: string,
-    readonly parts: MessagePart[],
-    readonly actor: Actor,
-    readonly su: boolean,
-  ) {}
-}
+export { SendMessageCommand };
 
 @CommandHandler(SendMessageCommand)
 export class SendMessageHandler implements ICommandHandler<SendMessageCommand, MessageId> {
@@ -39,7 +29,7 @@ export class SendMessageHandler implements ICommandHandler<SendMessageCommand, M
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  async execute({ instanceId, roomId, userId, parts, actor, su }: SendMessageCommand): Promise<MessageId> {
+  async execute({ instanceId, roomId, userId, parts, actor, su, thread, awaitAlso }: SendMessageCommand): Promise<MessageId> {
     const sender = await this.pipeline.load(userStream(instanceId, userId), userDecider);
     if (!sender.state.exists) throw userNotFound(userId);
     const room = await this.access.writableAs(instanceId, roomId, userId, su);
@@ -52,11 +42,20 @@ export class SendMessageHandler implements ICommandHandler<SendMessageCommand, M
         const id = await this.ids.next(instanceId, timeline.lastId);
         const now = this.clock.now().toISOString();
         return {
-          command: { type: 'SendMessage', id, userId, userCreatedAt: sender.state.createdAt!, parts, roomCreatedAt: room.createdAt, now },
+          command: {
+            type: 'SendMessage',
+            id,
+            userId,
+            userCreatedAt: sender.state.createdAt!,
+            parts,
+            roomCreatedAt: room.createdAt,
+            now,
+            ...(thread && { thread }),
+          },
           metadata: { instance_id: instanceId, actor, occurred_at: now },
         };
       },
-      { awaitProjections: MESSAGE_READS },
+      { awaitProjections: awaitAlso.length ? [...MESSAGE_READS, ...awaitAlso] : MESSAGE_READS },
     );
     return events.find((event): event is MessageSent => event.type === 'MessageSent')!.data.id;
   }

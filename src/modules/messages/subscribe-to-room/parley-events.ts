@@ -11,8 +11,11 @@ import { unprocessable } from '../../../shared/domain/errors';
  * - `edits`: `message_updated` with the message as the subscription's API version shows it.
  * - `reactions`: `reaction_added` and `reaction_removed` (`{message_id, type, user_id}`, and `created_at` when added).
  * - `pins`: `message_pinned` (`{message_id, pinned_by?, pinned_at, until?}`) and `message_unpinned` (`{message_id}`).
+ * - `threads`: `reply_added` (`{parent_id, message}`, the reply as the subscription's API version
+ *   shows it, whether or not it also shows in the room), `reply_updated` (the same, edited) and
+ *   `reply_deleted` (`{message_id, parent_id}`).
  */
-export const PARLEY_EVENT_FAMILIES = ['edits', 'reactions', 'pins'] as const;
+export const PARLEY_EVENT_FAMILIES = ['edits', 'reactions', 'pins', 'threads'] as const;
 export type ParleyEventFamily = (typeof PARLEY_EVENT_FAMILIES)[number];
 
 const KNOWN = new Set<string>(PARLEY_EVENT_FAMILIES);

@@ -17,6 +17,7 @@ import { Access } from '../../roles/access-rules';
 import { messagesStream } from '../domain/message.decider';
 import { MessageEdited, MessageEvent, MessageSent, ReactionEvent } from '../domain/message.events';
 import { ERASED_REACTION_TYPE } from '../domain/message.personal-data';
+import { threadOnly } from '../domain/thread-reply';
 import { MessagePinned, PinEvent } from '../../pins/domain/pin.events';
 import { pinsStream } from '../../pins/domain/pins.decider';
 
@@ -32,6 +33,7 @@ import { ATTACHMENT_RESOLVER, AttachmentResolver } from '../presentation/attachm
 import { presentMessage } from '../presentation/message.presenter';
 import { MESSAGE_READS, MessagesReadModel } from '../messages.read-model';
 import { ParleyEventFamily, parseParleyEvents } from './parley-events';
+import { ThreadsReadModel } from '../../threads/threads.read-model';
 
 export const DEFAULT_MESSAGE_LIMIT = 20;
 export const MAX_MESSAGE_LIMIT = 100;
@@ -77,6 +79,7 @@ export class RoomSubscription implements OnModuleInit {
     @Inject(READ_YOUR_WRITES) private readonly readYourWrites: ReadYourWrites,
     private readonly access: RoomAccess,
     private readonly messages: MessagesReadModel,
+    private readonly threads: ThreadsReadModel,
     @Inject(ATTACHMENT_RESOLVER) private readonly attachments: AttachmentResolver,
     @Inject(EPHEMERAL_BUS) private readonly bus: EphemeralBus,
   ) {}
@@ -147,15 +150,20 @@ export class RoomSubscription implements OnModuleInit {
   private deliverLive(event: RecordedEvent<MessageEvent | ReactionEvent | PinEvent | RoomEvent>, subscriber: RoomSubscriber): Promise<void> | void {
     switch (event.type) {
       case 'MessageSent': {
+        if (event.data.parent_id !== undefined) this.pushReply(event, subscriber);
+        if (threadOnly(event.data)) return; // not the room's: its thread's alone
         if (event.data.id <= subscriber.lastId) return; // already replayed
         const live = this.liveMessage(event, subscriber);
         sentTo(subscriber, live.doc);
         subscriber.channel.push(live.wire);
         return;
       }
-      case 'MessageEdited':
-        if (!subscriber.parleyEvents.has('edits')) return;
-        return this.pushEdit(event, subscriber);
+      case 'MessageEdited': {
+        const reply = event.data.parent_id !== undefined && subscriber.parleyEvents.has('threads') ? this.pushReplyEdit(event, subscriber) : undefined;
+        const edit = subscriber.parleyEvents.has('edits') && !threadOnly(event.data) ? this.pushEdit(event, subscriber) : undefined;
+        if (!reply) return edit;
+        return edit ? reply.then(() => edit) : reply;
+      }
       case 'MessageReactionAdded':
       case 'MessageReactionRemoved': {
         const { id, type, user_id } = event.data;
@@ -183,7 +191,11 @@ export class RoomSubscription implements OnModuleInit {
       case 'MessageDeleted': {
         const { version, instanceId, roomId, channel } = subscriber;
         const timestamp = event.metadata.occurred_at ?? event.recordedAt;
-        const { id, deleted_at } = event.data;
+        const { id, deleted_at, parent_id } = event.data;
+        if (parent_id !== undefined && subscriber.parleyEvents.has('threads')) {
+          channel.push({ id: String(subscriber.lastId), body: chatkitEvent('reply_deleted', { message_id: id, parent_id }, timestamp) });
+        }
+        if (threadOnly(event.data)) return; // never shown in the room: nothing to take back there
         if (version === 6) {
           channel.push({ id: String(subscriber.lastId), body: chatkitEvent('message_deleted', { message_id: id }, timestamp) });
           return;
@@ -226,6 +238,26 @@ export class RoomSubscription implements OnModuleInit {
     subscriber.recent?.set(doc.id, doc);
     const timestamp = event.metadata.occurred_at ?? event.recordedAt;
     channel.push({ id: String(subscriber.lastId), body: chatkitEvent('message_updated', presentMessage(version, doc, this.attachments), timestamp) });
+  }
+
+  /** `reply_updated` (asked for with `threads`): the edited reply whole, and its parent's id; a reply deleted since shows nothing. */
+  private async pushReplyEdit(event: RecordedEvent<MessageEdited>, subscriber: RoomSubscriber): Promise<void> {
+    const { version, instanceId, roomId, channel } = subscriber;
+    const stored = await this.threads.reply(instanceId, roomId, event.data.id);
+    if (!stored) return;
+    const doc: MessageDocument = { ...stored, parts: event.data.parts, updated_at: event.data.updated_at };
+    const timestamp = event.metadata.occurred_at ?? event.recordedAt;
+    const body = chatkitEvent('reply_updated', { parent_id: stored.parent_id, message: presentMessage(version, doc, this.attachments) }, timestamp);
+    channel.push({ id: String(subscriber.lastId), body });
+  }
+
+  /** `reply_added` (asked for with `threads`): the reply as the subscriber's API version shows it, and its parent's id. */
+  private pushReply(event: RecordedEvent<MessageSent>, subscriber: RoomSubscriber): void {
+    if (!subscriber.parleyEvents.has('threads')) return;
+    const { version, channel } = subscriber;
+    const reply = presentMessage(version, { ...messageDocumentFrom(event), parent_id: event.data.parent_id }, this.attachments);
+    const timestamp = event.metadata.occurred_at ?? event.recordedAt;
+    channel.push({ id: String(subscriber.lastId), body: chatkitEvent('reply_added', { parent_id: event.data.parent_id, message: reply }, timestamp) });
   }
 
   /** A live message as the subscriber's API version shows it: built for the first subscriber, shared by the rest. */

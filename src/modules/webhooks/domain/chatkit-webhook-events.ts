@@ -155,6 +155,8 @@ async function eventsOf(event: RecordedEvent, context: ChatkitWebhookContext, wa
         parts: partsOf(sent.parts, context, instanceId, streamId),
         created_at: sent.created_at,
         updated_at: sent.created_at,
+        // A thread reply (docs/api.md, Threads): additive, so an app server tells it from the room's messages.
+        ...(sent.parent_id !== undefined && { parent_id: sent.parent_id, ...(sent.also_in_room && { also_in_room: true }) }),
       };
       const events = [one('v1.messages_created', { messages: [message] })];
       const offline = wanted.has('v1.message_sent_user_offline') ? await offlineMembers(context, instanceId, streamId, sent) : null;

@@ -1,0 +1,85 @@
+import { project } from '../../test/support/projection-fold';
+import { recorded } from '../testing';
+import { MAX_THREAD_PARTICIPANTS, threadsProjection } from './threads.projection';
+
+const sent = (room: string, id: number, user: string, thread?: { parent: number; starter: string; alsoInRoom?: true }) =>
+  recorded(`messages-acme.${room}`, 'MessageSent', {
+    id,
+    user_id: user,
+    user_created_at: 'u0',
+    parts: [{ type: 'text/plain', content: `m${id}` }],
+    room_created_at: 'r0',
+    created_at: `t${id}`,
+    ...(thread && { parent_id: thread.parent, parent_user_id: thread.starter, ...(thread.alsoInRoom && { also_in_room: thread.alsoInRoom }) }),
+  });
+const of = (docs: Map<string, { [k: string]: unknown }>, collection: string) =>
+  [...docs.entries()].filter(([key]) => key.startsWith(`${collection}|`)).map(([, doc]) => doc);
+
+describe('threads projection', () => {
+  it('keeps replies, a summary per parent and who takes part, ignoring messages that are no reply', async () => {
+    const docs = await project(threadsProjection, [
+      sent('r1', 1, 'ann'),
+      sent('r1', 2, 'ben', { parent: 1, starter: 'ann' }),
+      sent('r1', 3, 'cat', { parent: 1, starter: 'ann', alsoInRoom: true }),
+      sent('r1', 4, 'ben', { parent: 1, starter: 'ann' }),
+      sent('r1', 5, 'dan'),
+    ]);
+    expect(of(docs, 'thread_replies').map((d) => [d.id, d.parent_id, d.also_in_room])).toEqual([
+      [2, 1, undefined],
+      [3, 1, true],
+      [4, 1, undefined],
+    ]);
+    expect(of(docs, 'threads')).toEqual([
+      expect.objectContaining({ room_id: 'r1', parent_id: 1, reply_count: 3, last_reply_id: 4, last_reply_at: 't4', participants: ['ann', 'ben', 'cat'] }),
+    ]);
+    expect(of(docs, 'thread_members').map((d) => [d.user_id, d.last_reply_id]).sort()).toEqual([
+      ['ann', 4],
+      ['ben', 4],
+      ['cat', 4],
+    ]);
+  });
+
+  it(`names at most ${MAX_THREAD_PARTICIPANTS} participants, and counts every reply`, async () => {
+    const parent = sent('r1', 1, 'ann');
+    const replies = Array.from({ length: 15 }, (_, i) => sent('r1', i + 2, `u${i}`, { parent: 1, starter: 'ann' }));
+    const docs = await project(threadsProjection, [parent, ...replies]);
+    const [thread] = of(docs, 'threads');
+    expect([thread.reply_count, (thread.participants as string[]).length]).toEqual([15, MAX_THREAD_PARTICIPANTS]);
+    expect(of(docs, 'thread_members')).toHaveLength(16);
+  });
+
+  it('a deleted reply leaves the count and shows nothing of its content; an edit changes the reply; the room and the user take theirs', async () => {
+    const docs = await project(threadsProjection, [
+      sent('r1', 1, 'ann'),
+      sent('r1', 2, 'ben', { parent: 1, starter: 'ann' }),
+      sent('r1', 3, 'cat', { parent: 1, starter: 'ann' }),
+      recorded('message-acme.2', 'MessageEdited', { id: 2, room_id: 'r1', parts: [{ type: 'text/plain', content: 'edited' }], updated_at: 't9', parent_id: 1 }),
+      recorded('message-acme.3', 'MessageDeleted', { id: 3, room_id: 'r1', tombstone: false, deleted_at: 't9', parent_id: 1 }),
+      recorded('threadcursor-acme.1.ben', 'ThreadReadCursorSet', { room_id: 'r1', room_created_at: 'r0', parent_id: 1, user_id: 'ben', position: 2, updated_at: 't9' }),
+      sent('r2', 10, 'ann'),
+      sent('r2', 11, 'ben', { parent: 10, starter: 'ann' }),
+    ]);
+    expect(of(docs, 'threads').map((d) => [d.parent_id, d.reply_count])).toEqual([
+      [1, 1],
+      [10, 1],
+    ]);
+    const replies = of(docs, 'thread_replies');
+    expect(replies.find((d) => d.id === 2)!.parts).toEqual([{ type: 'text/plain', content: 'edited' }]);
+    expect(replies.find((d) => d.id === 3)).toMatchObject({ visible: false, parts: [{ type: 'text/plain', content: 'DELETED' }] });
+    expect(of(docs, 'thread_cursors')).toEqual([expect.objectContaining({ user_id: 'ben', parent_id: 1, position: 2 })]);
+
+    const after = await project(threadsProjection, [
+      sent('r1', 1, 'ann'),
+      sent('r1', 2, 'ben', { parent: 1, starter: 'ann' }),
+      recorded('threadcursor-acme.1.ben', 'ThreadReadCursorSet', { room_id: 'r1', room_created_at: 'r0', parent_id: 1, user_id: 'ben', position: 2, updated_at: 't9' }),
+      sent('r2', 10, 'ann'),
+      sent('r2', 11, 'ben', { parent: 10, starter: 'ann' }),
+      recorded('room-acme.r2', 'RoomDeleted', { deleted_at: 't' }),
+      recorded('user-acme.ben', 'UserDeleted', { deleted_at: 't' }),
+    ]);
+    expect(of(after, 'threads').map((d) => d.parent_id)).toEqual([1]);
+    expect(of(after, 'thread_replies').map((d) => d.id)).toEqual([2]);
+    expect(of(after, 'thread_members').map((d) => d.user_id)).toEqual(['ann']);
+    expect(of(after, 'thread_cursors')).toEqual([]);
+  });
+});

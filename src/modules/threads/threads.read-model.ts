@@ -1,0 +1,128 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { READ_MODEL_STORE, ReadModelStore } from '../../shared/ports/read-model-store.port';
+import { checkpointName } from '../../../projections/projection';
+import {
+  THREAD_CURSORS,
+  THREAD_MEMBERS,
+  THREAD_REPLIES,
+  ThreadCursorDocument,
+  threadCursorDocumentId,
+  ThreadDocument,
+  threadDocumentId,
+  ThreadMemberDocument,
+  ThreadReplyDocument,
+  threadReplyDocumentId,
+  THREADS,
+  threadsProjection,
+} from '../../../projections/threads/threads.projection';
+
+/** A reply, a thread cursor: answered once the threads read model shows it. */
+export const THREAD_READS: readonly string[] = [checkpointName(threadsProjection)];
+
+/** What a thread's first message shows of its thread (an additive field of v6 messages). */
+export interface ThreadSummary {
+  readonly reply_count: number;
+  readonly last_reply_at: string;
+  /** The starter, then repliers in the order they first replied; at most MAX_THREAD_PARTICIPANTS. */
+  readonly participants: readonly string[];
+}
+
+export const summaryOf = ({ reply_count, last_reply_at, participants }: ThreadDocument): ThreadSummary => ({ reply_count, last_reply_at, participants });
+
+/**
+ * v6 messages as answered, each thread's first message with `thread` (an additive field, as
+ * `reactions` is: the original SDKs ignore fields they do not know). v2 shows none.
+ */
+export async function withThreads<M extends Record<string, unknown>>(
+  threads: ThreadsReadModel,
+  version: number,
+  instanceId: string,
+  roomId: string,
+  messages: M[],
+): Promise<M[]> {
+  if (version !== 6 || messages.length === 0) return messages;
+  const found = await threads.summaries(instanceId, roomId, messages.map((m) => m.id as number));
+  if (found.size === 0) return messages;
+  return messages.map((m) => {
+    const thread = found.get(m.id as number);
+    return thread ? { ...m, thread: summaryOf(thread) } : m;
+  });
+}
+
+@Injectable()
+export class ThreadsReadModel {
+  constructor(@Inject(READ_MODEL_STORE) private readonly readModels: ReadModelStore) {}
+
+  async reply(instanceId: string, roomId: string, messageId: number): Promise<ThreadReplyDocument | null> {
+    const doc = await this.readModels.get<ThreadReplyDocument>(THREAD_REPLIES, threadReplyDocumentId(instanceId, roomId, messageId));
+    return doc?.visible && doc.deleted_at === undefined ? doc : null;
+  }
+
+  thread(instanceId: string, roomId: string, parentId: number): Promise<ThreadDocument | null> {
+    return this.readModels.get<ThreadDocument>(THREADS, threadDocumentId(instanceId, roomId, parentId));
+  }
+
+  /** The threads of these messages that have one, by parent id. */
+  async summaries(instanceId: string, roomId: string, messageIds: readonly number[]): Promise<Map<number, ThreadDocument>> {
+    const docs = await this.readModels.getMany<ThreadDocument>(THREADS, messageIds.map((id) => threadDocumentId(instanceId, roomId, id)));
+    return new Map(docs.map((d) => [d.parent_id, d]));
+  }
+
+  /** A thread's replies as a room's messages page: older (default) newest first below `initialId`, newer oldest first above it. */
+  replies(
+    instanceId: string,
+    roomId: string,
+    parentId: number,
+    options: { initialId?: number; direction: 'older' | 'newer'; limit: number },
+  ): Promise<ThreadReplyDocument[]> {
+    const older = options.direction === 'older';
+    return this.readModels.find<ThreadReplyDocument>(THREAD_REPLIES, {
+      where: {
+        instance_id: instanceId,
+        room_id: roomId,
+        parent_id: parentId,
+        visible: true,
+        ...(options.initialId !== undefined && { id: older ? { lt: options.initialId } : { gt: options.initialId } }),
+      },
+      sort: [{ field: 'id', descending: older }],
+      limit: options.limit,
+    });
+  }
+
+  /** The user's threads in these rooms, newest activity first, below `before` (a `last_reply_id`). */
+  memberships(instanceId: string, userId: string, roomIds: readonly string[], before: number | undefined, limit: number): Promise<ThreadMemberDocument[]> {
+    if (roomIds.length === 0) return Promise.resolve([]);
+    return this.readModels.find<ThreadMemberDocument>(THREAD_MEMBERS, {
+      where: {
+        instance_id: instanceId,
+        user_id: userId,
+        room_id: { in: [...roomIds] },
+        ...(before !== undefined && { last_reply_id: { lt: before } }),
+      },
+      sort: [{ field: 'last_reply_id', descending: true }],
+      limit,
+    });
+  }
+
+  cursor(instanceId: string, roomId: string, parentId: number, userId: string): Promise<ThreadCursorDocument | null> {
+    return this.readModels.get<ThreadCursorDocument>(THREAD_CURSORS, threadCursorDocumentId(instanceId, roomId, parentId, userId));
+  }
+
+  /** The user's cursors in these threads, by parent id. */
+  async cursors(instanceId: string, userId: string, threads: readonly { room_id: string; parent_id: number }[]): Promise<Map<number, number>> {
+    const ids = threads.map((t) => threadCursorDocumentId(instanceId, t.room_id, t.parent_id, userId));
+    const docs = await this.readModels.getMany<ThreadCursorDocument>(THREAD_CURSORS, ids);
+    return new Map(docs.map((d) => [d.parent_id, d.position]));
+  }
+
+  /** Replies after the cursor (all without one), counted on the replies' index, not by reading them. */
+  unread(instanceId: string, roomId: string, parentId: number, position: number | undefined): Promise<number> {
+    return this.readModels.count(THREAD_REPLIES, {
+      instance_id: instanceId,
+      room_id: roomId,
+      parent_id: parentId,
+      visible: true,
+      id: { gt: position ?? 0 },
+    });
+  }
+}
