@@ -12,6 +12,7 @@ import type { FeedEvent } from '../src/modules/feeds/domain/feed.events';
 import type { InstanceEvent } from '../src/modules/instances/domain/instance.events';
 import type { MessageEvent, MessageIdsReserved, ReactionEvent } from '../src/modules/messages/domain/message.events';
 import type { PinEvent } from '../src/modules/pins/domain/pin.events';
+import type { RestrictionEvent } from '../src/modules/bans/domain/restriction.events';
 import type { RoleEvent, UserRoleEvent } from '../src/modules/roles/domain/role.events';
 import type { RoomEvent } from '../src/modules/rooms/domain/room.events';
 import type { DeleteJobEvent } from '../src/modules/scheduler/domain/delete-job.events';
@@ -34,6 +35,7 @@ export type ParleyEvent =
   | MessageIdsReserved
   | ReactionEvent
   | PinEvent
+  | RestrictionEvent
   | RoleEvent
   | UserRoleEvent
   | RoomEvent
@@ -83,6 +85,10 @@ const EVERY_TYPE: Record<ParleyEvent['type'], true> = {
   MessageReactionRemoved: true,
   MessagePinned: true,
   MessageUnpinned: true,
+  UserBanned: true,
+  UserUnbanned: true,
+  RoomFrozen: true,
+  RoomUnfrozen: true,
   RoleCreated: true,
   RoleDeleted: true,
   RolePermissionsChanged: true,

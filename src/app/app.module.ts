@@ -6,6 +6,7 @@ import { HealthModule } from '../modules/health/health.module';
 import { InstancesModule } from '../modules/instances/instances.module';
 import { MessagesModule } from '../modules/messages/messages.module';
 import { PinsModule } from '../modules/pins/pins.module';
+import { BansModule } from '../modules/bans/bans.module';
 import { PresenceModule } from '../modules/presence/presence.module';
 import { RolesModule } from '../modules/roles/roles.module';
 import { SchedulerModule } from '../modules/scheduler/scheduler.module';
@@ -41,6 +42,7 @@ export class AppModule {
       RoomsModule,
       MessagesModule,
       PinsModule,
+      BansModule,
       CursorsModule,
       PresenceModule,
       UserEventsModule,

@@ -8,6 +8,7 @@ import { userCreatedPersonalData, userDeletedShredsProfile, userUpdatedPersonalD
 import { erasureCompletedShreds, erasureProgressShreds } from '../modules/erasures/domain/erasure.personal-data';
 import { beamsDeviceDeletedShreds, beamsDeviceRegisteredPersonalData, beamsDeviceTokenChangedPersonalData, beamsPublishAcceptedPersonalData, beamsPublishDeliveredShreds, beamsUserDeletedShreds } from '../modules/beams/domain/beams.personal-data';
 import { feedItemsDeletedShreds, feedItemsPublishedPersonalData } from '../modules/feeds/domain/feed.personal-data';
+import { roomDeletedShredsBans, userBannedPersonalData, userUnbannedShredsReasons } from '../modules/bans/domain/restriction.personal-data';
 import type { ParleyEvent } from '../../projections/events';
 
 /**
@@ -33,6 +34,7 @@ export const PERSONAL_DATA_RULES: {
     beamsDeviceRegisteredPersonalData,
     beamsDeviceTokenChangedPersonalData,
     feedItemsPublishedPersonalData,
+    userBannedPersonalData,
   ],
   preparing: [
     messageIdsReservedPreparesKeys,
@@ -52,6 +54,8 @@ export const PERSONAL_DATA_RULES: {
     beamsDeviceDeletedShreds,
     beamsUserDeletedShreds,
     feedItemsDeletedShreds,
+    userUnbannedShredsReasons,
+    roomDeletedShredsBans,
   ],
 };
 

@@ -33,7 +33,7 @@ export class AccessGuard implements CanActivate {
     if (!needsAccessToken(rule)) return true;
     await this.token.canActivate(context);
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
-    await this.check.authorize(rule, request.actor!, request.params as RouteParams);
+    await this.check.authorize(rule, request.actor!, request.params as RouteParams, { method: request.method, route: request.routeOptions.url ?? '' });
     return true;
   }
 }

@@ -1,13 +1,17 @@
 /**
  * Chatkit's permission names (wire study §5.1, plus `user:create`/`user:update` from the spec),
  * and Parley's own: `message:react` (adding and removing one's reactions), `message:pin`
- * (pinning and unpinning a room's messages).
+ * (pinning and unpinning a room's messages), `room:ban` (banning users from a room, listing its
+ * bans) and `room:freeze` (making a room read only); the last two belong to moderators, not to
+ * the `default` role.
  * A role may hold only these; anything else is refused naming the list.
  */
 export const PERMISSION_NAMES = [
   'message:create',
   'message:react',
   'message:pin',
+  'room:ban',
+  'room:freeze',
   'room:join',
   'room:leave',
   'room:members:add',
@@ -43,7 +47,7 @@ export const ADMIN_ROLE = 'admin';
 
 /** Chatkit's `default` role: everything a member does, but not updating or deleting rooms. */
 const DEFAULT_PERMISSIONS: readonly PermissionName[] = PERMISSION_NAMES.filter(
-  (p) => p !== 'room:update' && p !== 'room:delete' && p !== 'user:create',
+  (p) => p !== 'room:update' && p !== 'room:delete' && p !== 'user:create' && p !== 'room:ban' && p !== 'room:freeze',
 );
 
 /** The built-in global roles every instance starts with (and a wipe restores). */
