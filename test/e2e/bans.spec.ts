@@ -225,6 +225,51 @@ describe('bans and frozen rooms', () => {
     expect((await send('lobby', 'thawed', 'cat')).status).toBe(201);
   });
 
+  it('a shadow-banned sender’s messages succeed and show to them alone: pages, single messages, subscriptions, unread counts', async () => {
+    await createRoom('shady', ['ben', 'cat', 'eve']);
+    const url = (user: string) => openHttpSubscription(`${s.baseUrl}${s.chat('/rooms/shady?message_limit=0')}`, { authorization: `Bearer ${as(user)}` });
+    const [bystander, sender] = await Promise.all([url('cat'), url('ben')]);
+    expect((await banInRoom('shady', 'ben', null, { shadow: true, reason: 'spam' })).status).toBe(200);
+    const hidden = await send('shady', 'buy now', 'ben');
+    expect(hidden.status).toBe(201);
+    const hiddenId = hidden.body.message_id as number;
+    const seenId = (await send('shady', 'hello', 'eve')).body.message_id as number;
+
+    // Live: the sender sees both, the bystander only the other's (the logs are in order, so the hidden one would have come first).
+    expect([(await sender.nextEvent()).body.data.id, (await sender.nextEvent()).body.data.id]).toEqual([hiddenId, seenId]);
+    expect((await bystander.nextEvent()).body.data.id).toBe(seenId);
+    await Promise.all([bystander.close(), sender.close()]);
+
+    const page = async (user: string) => ((await s.request('GET', s.chat('/rooms/shady/messages'), { token: as(user) })).body as any[]).map((m) => m.id);
+    expect(await page('ben')).toEqual([seenId, hiddenId]);
+    expect(await page('cat')).toEqual([seenId]);
+    expect((await s.request('GET', s.chat(`/rooms/shady/messages/${hiddenId}`), { token: as('ben') })).status).toBe(200);
+    expect((await s.request('GET', s.chat(`/rooms/shady/messages/${hiddenId}`), { token: as('cat') })).status).toBe(404);
+    // A new subscription replays the same way.
+    const replay = async (user: string) => {
+      const stream = await openHttpSubscription(`${s.baseUrl}${s.chat('/rooms/shady?message_limit=10')}`, { authorization: `Bearer ${as(user)}` });
+      const ids: number[] = [];
+      for (;;) {
+        const event = await stream.nextEvent();
+        ids.push(event.body.data.id);
+        if (event.body.data.id === seenId) break;
+      }
+      await stream.close();
+      return ids;
+    };
+    expect(await replay('ben')).toEqual([hiddenId, seenId]);
+    expect(await replay('cat')).toEqual([seenId]);
+    // Unread counts of others count only what they can see.
+    const rooms = await s.request('GET', s.chat('/users/cat/rooms'), { token: as('cat') });
+    expect(rooms.body.find((r: any) => r.id === 'shady').unread_count).toBe(1);
+
+    // The ban lifted, what was sent under it stays hidden from everyone.
+    expect((await unbanInRoom('shady', 'ben', null)).status).toBe(204);
+    expect(await page('cat')).toEqual([seenId]);
+    const after = (await send('shady', 'honest now', 'ben')).body.message_id as number;
+    expect(await page('cat')).toEqual([after, seenId]);
+  });
+
   it('a ban’s reason is sealed in the log and gone once the ban is lifted', async () => {
     const reason = `reason${randomBytes(6).toString('hex')}`;
     expect((await banInRoom('lobby', 'cat', 'mod', { reason })).status).toBe(200);

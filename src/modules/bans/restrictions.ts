@@ -113,6 +113,20 @@ export class Restrictions implements OnModuleInit, OnModuleDestroy {
     );
   }
 
+  /**
+   * The caller's user id when a shadow ban of theirs stands in the room now (reads then show them
+   * their own messages sent under it), else undefined.
+   */
+  async shadowViewer(caller: RestrictedCaller, roomId: string): Promise<string | undefined> {
+    if (caller.su || caller.userId === undefined) return undefined;
+    const [user, room] = await Promise.all([
+      this.pipeline.load(userStream(caller.instanceId, caller.userId), userDecider),
+      this.pipeline.load(roomStream(caller.instanceId, roomId), roomDecider),
+    ]);
+    if (!user.state.exists || !room.state.exists) return undefined;
+    return (await this.shadowed(caller.instanceId, roomId, caller.userId, user.state.createdAt!, room.state.createdAt!)) ? caller.userId : undefined;
+  }
+
   /** Calls `onChange` after every ban or unban of the user (here, or by another process); returns the removal. */
   watch(instanceId: string, userId: string, onChange: () => void): () => void {
     const key = watchKey(instanceId, userId);

@@ -40,6 +40,8 @@ export type TimelineCommand = {
   parts: MessagePart[];
   roomCreatedAt: string;
   now: string;
+  /** The sender is shadow banned: the message is theirs alone to see. */
+  shadow?: boolean;
 };
 
 /** Ids only grow along a timeline: an id at or below its last was taken before another process's send landed. */
@@ -60,7 +62,7 @@ export const timelineDecider: Decider<TimelineState, TimelineCommand, MessageEve
     return [
       {
         type: 'MessageSent',
-        data: { id, user_id: userId, user_created_at: userCreatedAt, parts, room_created_at: roomCreatedAt, created_at: now },
+        data: { id, user_id: userId, user_created_at: userCreatedAt, parts, room_created_at: roomCreatedAt, created_at: now, ...(command.shadow && { shadow: true as const }) },
       },
     ];
   },

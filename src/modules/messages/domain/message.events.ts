@@ -14,6 +14,8 @@ export type MessageSent = DomainEvent<
     parts: MessagePart[];
     room_created_at: string;
     created_at: string;
+    /** Sent under a shadow ban (src/modules/bans): shown to its sender alone, never to anyone else. */
+    shadow?: true;
   }
 >;
 /**

@@ -12,6 +12,7 @@ import { MessagesReadModel } from '../messages.read-model';
 import { ReactionsReadModel, withReactions } from '../reactions.read-model';
 import { Access } from '../../roles/access-rules';
 import { Requires } from '../../roles/requires.decorator';
+import { Restrictions } from '../../bans/restrictions';
 
 export class FetchMessagesQuery {
   constructor(
@@ -31,12 +32,14 @@ export class FetchMessagesHandler implements IQueryHandler<FetchMessagesQuery, M
     private readonly access: RoomAccess,
     private readonly messages: MessagesReadModel,
     private readonly reactions: ReactionsReadModel,
+    private readonly restrictions: Restrictions,
     @Inject(ATTACHMENT_RESOLVER) private readonly attachments: AttachmentResolver,
   ) {}
 
   async execute(q: FetchMessagesQuery): Promise<MessageResponse[]> {
     await this.access.readable(q.instanceId, q.roomId, q.actor);
-    const docs = await this.messages.page(q.instanceId, q.roomId, q);
+    const viewer = await this.restrictions.shadowViewer(q.actor, q.roomId);
+    const docs = await this.messages.page(q.instanceId, q.roomId, { ...q, ...(viewer !== undefined && { viewer }) });
     const shown = docs.map((d) => presentMessage(q.version, d, this.attachments));
     return withReactions(this.reactions, q.version, q.instanceId, shown, q.actor.userId);
   }

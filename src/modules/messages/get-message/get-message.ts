@@ -12,6 +12,7 @@ import { ReactionsReadModel, withReactions } from '../reactions.read-model';
 import { parseMessageId } from '../presentation/message-id.pipe';
 import { Access } from '../../roles/access-rules';
 import { Requires } from '../../roles/requires.decorator';
+import { Restrictions } from '../../bans/restrictions';
 
 export class GetMessageQuery {
   constructor(
@@ -29,12 +30,13 @@ export class GetMessageHandler implements IQueryHandler<GetMessageQuery, Message
     private readonly access: RoomAccess,
     private readonly messages: MessagesReadModel,
     private readonly reactions: ReactionsReadModel,
+    private readonly restrictions: Restrictions,
     @Inject(ATTACHMENT_RESOLVER) private readonly attachments: AttachmentResolver,
   ) {}
 
   async execute(q: GetMessageQuery): Promise<MessageResponse> {
     await this.access.readable(q.instanceId, q.roomId, q.actor);
-    const doc = await this.messages.get(q.instanceId, q.roomId, q.messageId);
+    const doc = await this.messages.get(q.instanceId, q.roomId, q.messageId, await this.restrictions.shadowViewer(q.actor, q.roomId));
     if (!doc) throw messageNotFound(q.messageId);
     const [shown] = await withReactions(this.reactions, q.version, q.instanceId, [presentMessage(q.version, doc, this.attachments)], q.actor.userId);
     return shown;

@@ -18,6 +18,7 @@ import { MessageIds } from '../message-ids';
 import { MESSAGE_READS } from '../messages.read-model';
 import { Access } from '../../roles/access-rules';
 import { Requires } from '../../roles/requires.decorator';
+import { Restrictions } from '../../bans/restrictions';
 
 export class SendMessageCommand {
   constructor(
@@ -36,6 +37,7 @@ export class SendMessageHandler implements ICommandHandler<SendMessageCommand, M
     private readonly pipeline: CommandPipeline,
     private readonly access: RoomAccess,
     private readonly ids: MessageIds,
+    private readonly restrictions: Restrictions,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
@@ -43,6 +45,7 @@ export class SendMessageHandler implements ICommandHandler<SendMessageCommand, M
     const sender = await this.pipeline.load(userStream(instanceId, userId), userDecider);
     if (!sender.state.exists) throw userNotFound(userId);
     const room = await this.access.writableAs(instanceId, roomId, userId, su);
+    const shadow = !su && (await this.restrictions.shadowed(instanceId, roomId, userId, sender.state.createdAt!, room.createdAt));
     // The id is taken above the timeline's last; another process sending to the room first makes
     // it outdated, and the pipeline builds the message again with a new id (bounded, then 409).
     const { events } = await this.pipeline.buildAndRun(
@@ -52,7 +55,7 @@ export class SendMessageHandler implements ICommandHandler<SendMessageCommand, M
         const id = await this.ids.next(instanceId, timeline.lastId);
         const now = this.clock.now().toISOString();
         return {
-          command: { type: 'SendMessage', id, userId, userCreatedAt: sender.state.createdAt!, parts, roomCreatedAt: room.createdAt, now },
+          command: { type: 'SendMessage' as const, id, userId, userCreatedAt: sender.state.createdAt!, parts, roomCreatedAt: room.createdAt, now, ...(shadow && { shadow }) },
           metadata: { instance_id: instanceId, actor, occurred_at: now },
         };
       },

@@ -148,6 +148,8 @@ async function eventsOf(event: RecordedEvent, context: ChatkitWebhookContext, wa
     case 'MessageSent': {
       if (stream.category !== 'messages') return [];
       const sent = (event as RecordedEvent<MessageSent>).data;
+      // Sent under a shadow ban: no receiver (nor the push it would send) hears of it.
+      if (sent.shadow) return [];
       const message = {
         id: sent.id,
         user_id: sent.user_id,
