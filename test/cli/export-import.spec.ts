@@ -81,7 +81,7 @@ async function ok(res: Promise<{ status: number; body: any }>): Promise<any> {
   return body;
 }
 
-/** Users, rooms, messages (v2 and v6, an edit, a deletion, an attachment, reactions, a pin), a cursor, a role. */
+/** Users, rooms, messages (v2 and v6, an edit, a deletion, an attachment, reactions, a pin), a cursor, a role, a ban, a frozen room. */
 async function fill(p: Parley): Promise<void> {
   const as = (sub: string) => p.token({ sub });
   await ok(p.request('POST', p.chat('/batch_users'), { body: { users: ['alice', 'bob', 'carol'].map((id) => ({ id, name: id.toUpperCase() })) } }));
@@ -114,6 +114,8 @@ async function fill(p: Parley): Promise<void> {
   await ok(p.request('PUT', cursors('/rooms/general/users/bob'), { body: { position: first.message_id }, token: as('bob') }));
   await ok(p.request('POST', authz('/roles'), { body: { name: 'mod', scope: 'room', permissions: ['room:update', 'message:create'] } }));
   await ok(p.request('PUT', authz('/users/bob/roles'), { body: { name: 'mod', room_id: 'general' } }));
+  await ok(p.request('PUT', p.chat('/rooms/secret/bans/carol'), { body: { reason: 'trolling', until: '2099-01-01T00:00:00.000Z' } }));
+  await ok(p.request('PUT', p.chat('/rooms/secret/freeze')));
 }
 
 /** Every read the test compares, with links set aside; the attachment's bytes downloaded through them. */
@@ -127,6 +129,8 @@ async function answers(p: Parley): Promise<{ answers: Record<string, unknown>; d
     ['general v6', p.chat('/rooms/general/messages?limit=50'), 'alice'],
     ['general v2', p.chat('/rooms/general/messages?limit=50', 'v2'), 'bob'],
     ['general pins', p.chat('/rooms/general/pins'), 'bob'],
+    ['secret bans', p.chat('/rooms/secret/bans'), undefined],
+    ['secret frozen', p.chat('/rooms/secret/freeze'), undefined],
     ['secret v2', p.chat('/rooms/secret/messages', 'v2'), 'bob'],
     ['bob cursors', cursors('/users/bob'), undefined],
     ['general cursors', cursors('/rooms/general'), undefined],
@@ -299,6 +303,9 @@ describe('export and import of an instance (built CLIs as processes, SQLite → 
     // Reactions and pins too: counts per type on the message, the pin with its message.
     expect(general).toContain('"counts":{"👍":1,":tada:":1}');
     expect((after.answers['general pins'] as { body: { pins: unknown[] } }).body.pins).toHaveLength(1);
+    // Bans (with their sealed reasons) and frozen rooms too.
+    expect((after.answers['secret bans'] as { body: unknown }).body).toEqual({ bans: [expect.objectContaining({ user_id: 'carol', reason: 'trolling', until: '2099-01-01T00:00:00.000Z' })] });
+    expect((after.answers['secret frozen'] as { body: unknown }).body).toEqual({ frozen: true });
     expect(JSON.stringify(after.answers['bob cursors'])).toContain('general');
   }, 30_000);
 });
