@@ -206,6 +206,30 @@ describe('bans and frozen rooms', () => {
     await bystander.close();
   });
 
+  it('a room ban takes the room out of the user’s subscription (removed_from_room, not in initial_state) and its lifting brings it back', async () => {
+    await createRoom('visible');
+    const users = () => openHttpSubscription(`${s.baseUrl}${s.chat('/users')}`, { authorization: `Bearer ${as('eve')}` });
+    const roomsOf = (event: any) => (event.body.data.rooms as any[]).map((r) => r.id);
+    const open = await users();
+    expect(roomsOf(await open.nextEvent())).toContain('visible');
+    expect((await banInRoom('visible', 'eve', null)).status).toBe(200);
+    expect((await open.nextEvent()).body).toMatchObject({ event_name: 'removed_from_room', data: { room_id: 'visible' } });
+
+    const reopened = await users();
+    expect(roomsOf(await reopened.nextEvent())).not.toContain('visible');
+    await reopened.close();
+
+    expect((await unbanInRoom('visible', 'eve', null)).status).toBe(204);
+    expect((await open.nextEvent()).body).toMatchObject({ event_name: 'added_to_room', data: { room: { id: 'visible' } } });
+    await open.close();
+    // A shadow ban shows nothing.
+    expect((await banInRoom('visible', 'eve', null, { shadow: true })).status).toBe(200);
+    const shadowed = await users();
+    expect(roomsOf(await shadowed.nextEvent())).toContain('visible');
+    await shadowed.close();
+    expect((await unbanInRoom('visible', 'eve', null)).status).toBe(204);
+  });
+
   it('a frozen room is read only for everyone but su, shows it, and takes writes again once unfrozen', async () => {
     await createRoom('archive');
     expect((await s.request('PUT', s.chat('/rooms/lobby/freeze'), { token: as('mod') })).status).toBe(204);
@@ -270,12 +294,32 @@ describe('bans and frozen rooms', () => {
     expect(await page('cat')).toEqual([after, seenId]);
   });
 
-  it('a ban’s reason is sealed in the log and gone once the ban is lifted', async () => {
+  it('a ban’s reason is sealed in the log, shown by the audit, and gone once the ban is lifted, the room deleted or the user erased', async () => {
+    const auditBans = async (room: string) =>
+      ((await s.request('GET', `/services/parley_audit/v1/${s.instanceId}/rooms/${room}?limit=1000`)).body.events as any[]).filter((e) => e.type === 'UserBanned').map((e) => e.data);
     const reason = `reason${randomBytes(6).toString('hex')}`;
     expect((await banInRoom('lobby', 'cat', 'mod', { reason })).status).toBe(200);
     expect((await s.request('GET', s.chat('/rooms/lobby/bans'), { token: as('mod') })).body.bans[0].reason).toBe(reason);
     expect(scanForMarkers({ files: files() }, [reason])).toEqual([]);
+    expect((await auditBans('lobby')).map((d) => d.reason)).toContain(reason);
     expect((await unbanInRoom('lobby', 'cat', 'mod')).status).toBe(204);
-    expect(scanForMarkers({ files: files() }, [reason])).toEqual([]);
+    expect((await auditBans('lobby')).map((d) => d.reason)).not.toContain(reason);
+    expect((await auditBans('lobby')).filter((d) => d.user_id === 'cat').at(-1)).toMatchObject({ reason: '', erased: true });
+
+    // The room's delete destroys its bans' reasons.
+    await createRoom('doomed');
+    const ofRoom = `room${randomBytes(6).toString('hex')}`;
+    expect((await banInRoom('doomed', 'ben', null, { reason: ofRoom })).status).toBe(200);
+    expect((await s.request('DELETE', s.chat('/rooms/doomed'), { token: su() })).status).toBe(204);
+    expect((await auditBans('doomed')).find((d) => d.user_id === 'ben')).toMatchObject({ reason: '', erased: true });
+
+    // The banned user's erasure destroys the reasons of their bans, standing or not.
+    await s.request('POST', s.chat('/users'), { body: { id: 'zed', name: 'zed' } });
+    const ofUser = `user${randomBytes(6).toString('hex')}`;
+    expect((await banInRoom('lobby', 'zed', null, { reason: ofUser })).status).toBe(200);
+    const erasure = await s.request('POST', admin('/erasures'), { body: { user_id: 'zed' } });
+    expect(erasure.status).toBe(202);
+    await eventually(async () => (await s.request('GET', admin(`/erasures/${erasure.body.id}`))).body.status === 'completed', { what: 'the erasure completed' });
+    expect((await auditBans('lobby')).find((d) => d.user_id === 'zed')).toMatchObject({ reason: '', erased: true });
   });
 });

@@ -127,6 +127,23 @@ export class Restrictions implements OnModuleInit, OnModuleDestroy {
     return (await this.shadowed(caller.instanceId, roomId, caller.userId, user.state.createdAt!, room.state.createdAt!)) ? caller.userId : undefined;
   }
 
+  /** Of `roomIds`, the rooms the user is banned from now (shadow bans aside: those must not show). */
+  async bannedFrom(instanceId: string, userId: string, roomIds: readonly string[]): Promise<Set<string>> {
+    const now = this.clock.now().toISOString();
+    const { state: user } = await this.pipeline.load(userStream(instanceId, userId), userDecider);
+    const banned = await Promise.all(
+      roomIds.map(async (roomId) => {
+        const [room, restrictions] = await Promise.all([
+          this.pipeline.load(roomStream(instanceId, roomId), roomDecider),
+          this.pipeline.load(roomRestrictionsStream(instanceId, roomId), restrictionsDecider),
+        ]);
+        const ban = room.state.exists ? standingBan(restrictions.state, userId, user.createdAt, room.state.createdAt, now) : undefined;
+        return ban !== undefined && !ban.shadow;
+      }),
+    );
+    return new Set(roomIds.filter((_, i) => banned[i]));
+  }
+
   /** Calls `onChange` after every ban or unban of the user (here, or by another process); returns the removal. */
   watch(instanceId: string, userId: string, onChange: () => void): () => void {
     const key = watchKey(instanceId, userId);
