@@ -23,7 +23,13 @@ export class SentMessages {
       event.type !== 'MessageSent' ? null : (epoch == null || event.position > epoch) && (event as RecordedEvent<MessageSent>).data.id >= id;
     const event = (await firstEventReaching((s, options) => this.pipeline.readStream(s, options), stream, newest, reaching)) as RecordedEvent<MessageSent> | null;
     if (!event || event.data.id !== id) return null;
-    const { user_id, user_created_at, room_created_at, created_at } = event.data;
-    return { userId: user_id, ...(user_created_at !== undefined && { userCreatedAt: user_created_at }), roomCreatedAt: room_created_at, createdAt: created_at };
+    const { user_id, user_created_at, room_created_at, created_at, shadow } = event.data;
+    return {
+      userId: user_id,
+      ...(user_created_at !== undefined && { userCreatedAt: user_created_at }),
+      roomCreatedAt: room_created_at,
+      createdAt: created_at,
+      ...(shadow && { shadow }),
+    };
   }
 }

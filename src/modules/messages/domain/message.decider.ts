@@ -75,6 +75,8 @@ export interface SentMessage {
   readonly userCreatedAt?: string;
   readonly roomCreatedAt: string;
   readonly createdAt: string;
+  /** Sent under a shadow ban: its sender's alone. */
+  readonly shadow?: true;
 }
 
 /**
