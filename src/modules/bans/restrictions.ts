@@ -37,6 +37,13 @@ export const ALLOWED_WHEN_FROZEN: ReadonlySet<string> = new Set([LEAVE_ROOM, ...
 
 const RESTRICTION_CHANGES = 'parley:restriction-changes';
 
+/** What the check found of a call it lets through. */
+export interface RestrictionOutcome {
+  /** The caller is shadow banned (in the instance, or in the room the route names). */
+  readonly shadow: boolean;
+}
+const UNRESTRICTED: RestrictionOutcome = { shadow: false };
+
 export const banned = (ban: Ban, roomId: string | undefined) =>
   forbidden(
     'banned',
@@ -78,26 +85,33 @@ export class Restrictions implements OnModuleInit, OnModuleDestroy {
     this.stopListening?.();
   }
 
-  /** Throws the 403 (`banned`, `room_frozen`) the caller gets, or returns when nothing restricts the call. */
-  async enforce(caller: RestrictedCaller, roomId: string | undefined, action: RestrictedAction, route: string): Promise<void> {
-    if (caller.su || caller.userId === undefined) return;
+  /**
+   * Throws the 403 (`banned`, `room_frozen`) the caller gets, or says whether the call is made
+   * under a shadow ban (of the instance, or of the room the route names): what it sends then
+   * shows to its sender alone.
+   */
+  async enforce(caller: RestrictedCaller, roomId: string | undefined, action: RestrictedAction, route: string): Promise<RestrictionOutcome> {
+    if (caller.su || caller.userId === undefined) return UNRESTRICTED;
     const bansApply = !ALLOWED_WHEN_BANNED.has(route);
     const userId = caller.userId;
     const now = this.clock.now().toISOString();
     const { state: user } = await this.pipeline.load(userStream(caller.instanceId, userId), userDecider);
-    if (!user.exists) return;
+    if (!user.exists) return UNRESTRICTED;
+    let shadow = false;
     if (action === 'write' || roomId !== undefined) {
       const { state: instance } = await this.pipeline.load(instanceRestrictionsStream(caller.instanceId), restrictionsDecider);
       const ban = standingBan(instance, userId, user.createdAt, undefined, now);
       if (bansApply && ban && !ban.shadow) throw banned(ban, undefined);
+      shadow = ban?.shadow === true;
     }
-    if (roomId === undefined) return;
+    if (roomId === undefined) return { shadow };
     const { state: room } = await this.pipeline.load(roomStream(caller.instanceId, roomId), roomDecider);
-    if (!room.exists) return;
+    if (!room.exists) return { shadow };
     const { state } = await this.pipeline.load(roomRestrictionsStream(caller.instanceId, roomId), restrictionsDecider);
     const ban = standingBan(state, userId, user.createdAt, room.createdAt, now);
     if (bansApply && ban && !ban.shadow) throw banned(ban, roomId);
     if (action === 'write' && !ALLOWED_WHEN_FROZEN.has(route) && isFrozen(state, room.createdAt!)) throw roomFrozen(roomId);
+    return { shadow: shadow || ban?.shadow === true };
   }
 
   /** Whether what the user sends to the room now is shown to them alone (a shadow ban of the room or the instance). */

@@ -8,7 +8,7 @@ import { TokenStanding } from '../instances/authentication/token-standing';
 import { SubscriptionAuthorizer } from '../streaming/subscription-routes';
 import { AccessRule, needsAccessToken } from './access-rules';
 import { RolePermissions } from './role-permissions';
-import { Restrictions } from '../bans/restrictions';
+import { RestrictionOutcome, Restrictions } from '../bans/restrictions';
 
 /** The call a rule is checked for: its method (`SUBSCRIBE` for a subscription) and its route as the server names it. */
 export interface RouteCall {
@@ -39,10 +39,10 @@ export class AccessCheck {
    * Throws the 401/403 the caller gets unless `actor` may call a route declaring `rule` with
    * `params`; with `call`, then also unless a ban or a frozen room stops it (`Restrictions`).
    */
-  async authorize(rule: AccessRule, actor: RequestActor, params: RouteParams, call?: RouteCall): Promise<void> {
+  async authorize(rule: AccessRule, actor: RequestActor, params: RouteParams, call?: RouteCall): Promise<RestrictionOutcome | undefined> {
     await this.ruleAllows(rule, actor, params);
-    if (call === undefined || call.method === 'GET' || call.method === 'HEAD') return;
-    await this.restrictions.enforce(actor, params.roomId, call.method === 'SUBSCRIBE' ? 'subscribe' : 'write', `${call.method} ${call.route}`);
+    if (call === undefined || call.method === 'GET' || call.method === 'HEAD') return undefined;
+    return this.restrictions.enforce(actor, params.roomId, call.method === 'SUBSCRIBE' ? 'subscribe' : 'write', `${call.method} ${call.route}`);
   }
 
   private async ruleAllows(rule: AccessRule, actor: RequestActor, params: RouteParams): Promise<void> {

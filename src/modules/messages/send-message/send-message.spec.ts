@@ -17,7 +17,6 @@ import { userDecider, userStream } from '../../users/domain/user.decider';
 import { messagesStream, timelineDecider } from '../domain/message.decider';
 import { MessageSent } from '../domain/message.events';
 import { MessageIds } from '../message-ids';
-import { Restrictions } from '../../bans/restrictions';
 import { SendMessageCommand, SendMessageHandler } from './send-message';
 
 /** Sends here are answered at the append: no read model is involved. */
@@ -31,10 +30,8 @@ function processOn(file: string, wrap: (events: EventStore) => EventStore = (eve
   const store = new SqliteEventStore(file, { synchronous: 'NORMAL' });
   const events = wrap(store);
   const pipeline = new CommandPipeline(events, answered);
-  const liveLog = new LiveLog(events);
-  const access = new RoomAccess(pipeline, new RolePermissions(pipeline, liveLog));
-  const restrictions = new Restrictions(pipeline, liveLog, systemClock);
-  return { store, pipeline, sends: new SendMessageHandler(pipeline, access, new MessageIds(pipeline), restrictions, systemClock) };
+  const access = new RoomAccess(pipeline, new RolePermissions(pipeline, new LiveLog(events)));
+  return { store, pipeline, sends: new SendMessageHandler(pipeline, access, new MessageIds(pipeline), systemClock) };
 }
 
 const answerOf = (outcome: Promise<unknown>) =>

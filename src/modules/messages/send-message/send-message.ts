@@ -18,7 +18,7 @@ import { MessageIds } from '../message-ids';
 import { MESSAGE_READS } from '../messages.read-model';
 import { Access } from '../../roles/access-rules';
 import { Requires } from '../../roles/requires.decorator';
-import { Restrictions } from '../../bans/restrictions';
+import { ShadowBanned } from '../../bans/shadow-banned.decorator';
 
 export class SendMessageCommand {
   constructor(
@@ -28,6 +28,8 @@ export class SendMessageCommand {
     readonly parts: MessagePart[],
     readonly actor: Actor,
     readonly su: boolean,
+    /** Sent under a shadow ban (as the access check found): shown to its sender alone. */
+    readonly shadow = false,
   ) {}
 }
 
@@ -37,15 +39,13 @@ export class SendMessageHandler implements ICommandHandler<SendMessageCommand, M
     private readonly pipeline: CommandPipeline,
     private readonly access: RoomAccess,
     private readonly ids: MessageIds,
-    private readonly restrictions: Restrictions,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  async execute({ instanceId, roomId, userId, parts, actor, su }: SendMessageCommand): Promise<MessageId> {
+  async execute({ instanceId, roomId, userId, parts, actor, su, shadow }: SendMessageCommand): Promise<MessageId> {
     const sender = await this.pipeline.load(userStream(instanceId, userId), userDecider);
     if (!sender.state.exists) throw userNotFound(userId);
     const room = await this.access.writableAs(instanceId, roomId, userId, su);
-    const shadow = !su && (await this.restrictions.shadowed(instanceId, roomId, userId, sender.state.createdAt!, room.createdAt));
     // The id is taken above the timeline's last; another process sending to the room first makes
     // it outdated, and the pipeline builds the message again with a new id (bounded, then 409).
     const { events } = await this.pipeline.buildAndRun(
@@ -82,11 +82,12 @@ export class SendMessageController {
     @Param('roomId') roomId: string,
     @Body() body: unknown,
     @CurrentActor() actor: RequestActor,
+    @ShadowBanned() shadow: boolean,
   ): Promise<{ message_id: MessageId }> {
     if (!actor.userId) throw badRequest('missing_user', 'The token names no user (sub) to send the message as');
     const parts = await this.content.parse(version, instanceId, roomId, body);
     const id: MessageId = await this.commands.execute(
-      new SendMessageCommand(instanceId, roomId, actor.userId, parts, auditActor(actor), actor.su),
+      new SendMessageCommand(instanceId, roomId, actor.userId, parts, auditActor(actor), actor.su, shadow),
     );
     return { message_id: id };
   }
