@@ -15,6 +15,7 @@ import type { PinEvent } from '../src/modules/pins/domain/pin.events';
 import type { ReportEvent } from '../src/modules/reports/domain/report.events';
 import type { MuteEvent } from '../src/modules/mutes/domain/mute.events';
 import type { ThreadEvent } from '../src/modules/threads/domain/thread.events';
+import type { RestrictionEvent } from '../src/modules/bans/domain/restriction.events';
 import type { RoleEvent, UserRoleEvent } from '../src/modules/roles/domain/role.events';
 import type { RoomEvent } from '../src/modules/rooms/domain/room.events';
 import type { DeleteJobEvent } from '../src/modules/scheduler/domain/delete-job.events';
@@ -40,6 +41,7 @@ export type ParleyEvent =
   | ReportEvent
   | MuteEvent
   | ThreadEvent
+  | RestrictionEvent
   | RoleEvent
   | UserRoleEvent
   | RoomEvent
@@ -94,6 +96,10 @@ const EVERY_TYPE: Record<ParleyEvent['type'], true> = {
   UserMuted: true,
   UserUnmuted: true,
   ThreadReadCursorSet: true,
+  UserBanned: true,
+  UserUnbanned: true,
+  RoomFrozen: true,
+  RoomUnfrozen: true,
   RoleCreated: true,
   RoleDeleted: true,
   RolePermissionsChanged: true,

@@ -29,7 +29,7 @@ export const roomKey = (roomId: string) => `room:${roomId}`;
 /**
  * The room an event outside the room's own streams names: its attachments' creations (their
  * later events are in the same stream), role grants in it, and its messages' edits and
- * deletions, reactions and pins (each message has a stream, each room's pins one; the index finds a room's edited messages
+ * deletions, reactions and pins (each message has a stream, each room's pins one), its bans and freezes (its restrictions stream; the index finds a room's edited messages
  * without reading all), and the reads of its messages' content through the admin route. Older logs'
  * edits and deletions, in the timeline itself, name none.
  */
@@ -45,6 +45,10 @@ const linkedRoom = (event: RecordedEvent<ParleyEvent>): string | undefined => {
     case 'MessagePinned':
     case 'MessageUnpinned':
     case 'ThreadReadCursorSet':
+    case 'UserBanned':
+    case 'UserUnbanned':
+    case 'RoomFrozen':
+    case 'RoomUnfrozen':
     case 'MessageContentRead':
       return event.data.room_id;
     case 'ReportFiled':

@@ -23,10 +23,12 @@ export interface MessageDocument extends Document {
   readonly deleted_at?: string;
   /** Deleted and shown as a tombstone (v2 route) rather than left out (v6 route). */
   readonly tombstone?: boolean;
-  /** false once deleted without a tombstone: fetches and replays skip it. */
+  /** false once deleted without a tombstone, or sent under a shadow ban: fetches and replays skip it. */
   readonly visible: boolean;
   /** A thread reply also shown in the room: its thread's first message. */
   readonly parent_id?: number;
+  /** Sent under a shadow ban: shown to its sender alone (`MessagesReadModel`'s `viewer`). */
+  readonly shadow?: true;
 }
 
 export const messageDocumentId = (instanceId: string, roomId: string, messageId: number) =>
@@ -48,8 +50,9 @@ export const messageDocumentFrom = (event: RecordedEvent<MessageSent>): MessageD
     parts: data.parts,
     created_at: data.created_at,
     updated_at: data.created_at,
-    visible: true,
+    visible: data.shadow !== true,
     ...(data.parent_id !== undefined && { parent_id: data.parent_id }),
+    ...(data.shadow && { shadow: true as const }),
   };
 };
 
@@ -101,7 +104,7 @@ export const messagesProjection: ProjectionDefinition<MessageEvent | RoomDeleted
           updated_at: deleted_at,
           deleted_at,
           tombstone,
-          visible: tombstone === true,
+          visible: tombstone === true && doc.shadow !== true,
         };
       }
       case 'RoomDeleted':

@@ -80,6 +80,8 @@ export const roomsProjection: ProjectionDefinition<RoomCreated | RoomUpdated | R
       case 'RoomDeleted':
         return null;
       case 'MessageSent':
+        // A shadow-banned sender's message is no one else's news.
+        if (event.data.shadow) return doc;
         return doc ? { ...doc, last_message_at: event.data.created_at } : null;
       default:
         return doc;

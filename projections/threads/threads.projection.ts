@@ -85,6 +85,8 @@ export const threadsProjection: ProjectionDefinition<Folded, ThreadsDocument> = 
     const stream = parseStreamName(event.streamName);
     if (!stream) return [];
     const instanceId = stream.instanceId;
+    // A reply sent under a shadow ban is in no thread: no one else may see it, nor count it.
+    if ((event.type === 'MessageSent' || event.type === 'MessageEdited' || event.type === 'MessageDeleted') && event.data.shadow) return [];
     switch (event.type) {
       case 'MessageSent': {
         const { parent_id, parent_user_id, user_id, id } = event.data;

@@ -9,6 +9,7 @@ import { PinsModule } from '../modules/pins/pins.module';
 import { ReportsModule } from '../modules/reports/reports.module';
 import { MutesModule } from '../modules/mutes/mutes.module';
 import { ThreadsModule } from '../modules/threads/threads.module';
+import { BansModule } from '../modules/bans/bans.module';
 import { PresenceModule } from '../modules/presence/presence.module';
 import { RolesModule } from '../modules/roles/roles.module';
 import { SchedulerModule } from '../modules/scheduler/scheduler.module';
@@ -47,6 +48,7 @@ export class AppModule {
       ReportsModule,
       MutesModule,
       ThreadsModule,
+      BansModule,
       CursorsModule,
       PresenceModule,
       UserEventsModule,

@@ -9,6 +9,7 @@ import { erasureCompletedShreds, erasureProgressShreds } from '../modules/erasur
 import { beamsDeviceDeletedShreds, beamsDeviceRegisteredPersonalData, beamsDeviceTokenChangedPersonalData, beamsPublishAcceptedPersonalData, beamsPublishDeliveredShreds, beamsUserDeletedShreds } from '../modules/beams/domain/beams.personal-data';
 import { feedItemsDeletedShreds, feedItemsPublishedPersonalData } from '../modules/feeds/domain/feed.personal-data';
 import { reportFiledPersonalData, reportResolvedPersonalData } from '../modules/reports/domain/report.personal-data';
+import { roomDeletedShredsBans, userBannedPersonalData, userUnbannedShredsReasons } from '../modules/bans/domain/restriction.personal-data';
 import type { ParleyEvent } from '../../projections/events';
 
 /**
@@ -36,6 +37,7 @@ export const PERSONAL_DATA_RULES: {
     feedItemsPublishedPersonalData,
     reportFiledPersonalData,
     reportResolvedPersonalData,
+    userBannedPersonalData,
   ],
   preparing: [
     messageIdsReservedPreparesKeys,
@@ -55,6 +57,8 @@ export const PERSONAL_DATA_RULES: {
     beamsDeviceDeletedShreds,
     beamsUserDeletedShreds,
     feedItemsDeletedShreds,
+    userUnbannedShredsReasons,
+    roomDeletedShredsBans,
   ],
 };
 

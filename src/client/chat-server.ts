@@ -135,6 +135,24 @@ export interface Mute {
   muted_at: string;
 }
 
+/** A ban standing in a room (`room_id`) or the instance. */
+export interface Ban {
+  user_id: string;
+  room_id?: string;
+  reason: string;
+  shadow: boolean;
+  banned_by?: string;
+  banned_at: string;
+  until?: string;
+}
+
+/** What a ban says: a reason (at most 500 characters), an end, and whether it is shadowed. */
+export interface BanTerms {
+  reason?: string;
+  until?: Date | string;
+  shadow?: boolean;
+}
+
 export interface Reaction {
   type: string;
   user_id: string;
@@ -424,6 +442,35 @@ export class ChatServer {
     return this.admin.request<T>({ method, path, query, body: definedBody, token, idempotencyKey });
   }
 
+  /** Bans a user from a room (or, without `roomId`, from the whole instance); again: the terms change. */
+  banUser({ roomId, userId, reason, until, shadow, idempotencyKey }: { roomId?: string; userId: string } & BanTerms & WriteOptions): Promise<Ban> {
+    const body = { reason, until: until instanceof Date ? until.toISOString() : until, shadow };
+    if (roomId === undefined) return this.call('PUT', `/bans/${encodeURIComponent(userId)}`, { su: true }, body, undefined, idempotencyKey, this.admin);
+    return this.call('PUT', banPath(roomId, userId), { su: true }, body, undefined, idempotencyKey);
+  }
+
+  /** Lifts a user's ban from a room (or the instance); none standing: nothing changes. */
+  async unbanUser({ roomId, userId, idempotencyKey }: { roomId?: string; userId: string } & WriteOptions): Promise<void> {
+    if (roomId === undefined) await this.call('DELETE', `/bans/${encodeURIComponent(userId)}`, { su: true }, undefined, undefined, idempotencyKey, this.admin);
+    else await this.call('DELETE', banPath(roomId, userId), { su: true }, undefined, undefined, idempotencyKey);
+  }
+
+  /** The bans standing in a room (or the instance), newest first. */
+  listBans({ roomId }: { roomId?: string } = {}): Promise<{ bans: Ban[] }> {
+    if (roomId === undefined) return this.call('GET', '/bans', { su: true }, undefined, undefined, undefined, this.admin);
+    return this.call('GET', `/rooms/${encodeURIComponent(roomId)}/bans`, { su: true });
+  }
+
+  /** Makes a room read only (`frozen: true`) or writable again; su tokens still write to it. */
+  async setRoomFrozen({ roomId, frozen, idempotencyKey }: { roomId: string; frozen: boolean } & WriteOptions): Promise<void> {
+    await this.call(frozen ? 'PUT' : 'DELETE', `/rooms/${encodeURIComponent(roomId)}/freeze`, { su: true }, undefined, undefined, idempotencyKey);
+  }
+
+  /** Whether a room is frozen. */
+  async isRoomFrozen({ roomId }: { roomId: string }): Promise<boolean> {
+    return (await this.call<{ frozen: boolean }>('GET', `/rooms/${encodeURIComponent(roomId)}/freeze`, { su: true })).frozen;
+  }
+
   private async call<T>(
     method: 'GET' | 'POST' | 'PUT' | 'DELETE',
     path: string,
@@ -431,10 +478,11 @@ export class ChatServer {
     body?: Record<string, unknown>,
     query?: Record<string, string | number | undefined>,
     idempotencyKey?: string,
+    service: ServiceClient = this.chat,
   ): Promise<T> {
     const token = this.generateAccessToken({ userId: as.userId, su: as.su, tokenExpiry: 5 * 60 }).token;
     const definedBody = body && Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined));
-    return this.chat.request<T>({ method, path, query, body: definedBody, token, idempotencyKey });
+    return service.request<T>({ method, path, query, body: definedBody, token, idempotencyKey });
   }
 }
 
@@ -451,6 +499,7 @@ const messagePath = (roomId: string, messageId: number) => `/rooms/${encodeURICo
 
 const threadCursorPath = (roomId: string, messageId: number, userId: string) =>
   `${messagePath(roomId, messageId)}/replies/read_cursors/${encodeURIComponent(userId)}`;
+const banPath = (roomId: string, userId: string) => `/rooms/${encodeURIComponent(roomId)}/bans/${encodeURIComponent(userId)}`;
 
 const pinPath = (roomId: string, messageId: number) => `/rooms/${encodeURIComponent(roomId)}/messages/${messageId}/pin`;
 

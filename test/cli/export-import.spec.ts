@@ -82,6 +82,7 @@ async function ok(res: Promise<{ status: number; body: any }>): Promise<any> {
 }
 
 /** Users, rooms, messages (v2 and v6, an edit, a deletion, an attachment, reactions, a pin, thread replies), reports, a mute, cursors (a thread's too), a role. */
+/** Users, rooms, messages (v2 and v6, an edit, a deletion, an attachment, reactions, a pin), a cursor, a role, a ban, a frozen room. */
 async function fill(p: Parley): Promise<void> {
   const as = (sub: string) => p.token({ sub });
   await ok(p.request('POST', p.chat('/batch_users'), { body: { users: ['alice', 'bob', 'carol'].map((id) => ({ id, name: id.toUpperCase() })) } }));
@@ -125,6 +126,8 @@ async function fill(p: Parley): Promise<void> {
   await ok(p.request('PUT', cursors('/rooms/general/users/bob'), { body: { position: first.message_id }, token: as('bob') }));
   await ok(p.request('POST', authz('/roles'), { body: { name: 'mod', scope: 'room', permissions: ['room:update', 'message:create'] } }));
   await ok(p.request('PUT', authz('/users/bob/roles'), { body: { name: 'mod', room_id: 'general' } }));
+  await ok(p.request('PUT', p.chat('/rooms/secret/bans/carol'), { body: { reason: 'trolling', until: '2099-01-01T00:00:00.000Z' } }));
+  await ok(p.request('PUT', p.chat('/rooms/secret/freeze')));
 }
 
 /** Every read the test compares, with links set aside; the attachment's bytes downloaded through them. */
@@ -141,6 +144,8 @@ async function answers(p: Parley): Promise<{ answers: Record<string, unknown>; d
     ['reports', `/services/parley_admin/v1/${INSTANCE}/reports?status=all`, undefined],
     ['alice mutes', p.chat('/users/alice/mutes'), 'alice'],
     ['bob threads', p.chat('/users/bob/threads'), 'bob'],
+    ['secret bans', p.chat('/rooms/secret/bans'), undefined],
+    ['secret frozen', p.chat('/rooms/secret/freeze'), undefined],
     ['secret v2', p.chat('/rooms/secret/messages', 'v2'), 'bob'],
     ['bob cursors', cursors('/users/bob'), undefined],
     ['general cursors', cursors('/rooms/general'), undefined],
@@ -317,6 +322,9 @@ describe('export and import of an instance (built CLIs as processes, SQLite → 
     const reports = JSON.stringify(after.answers['reports']);
     for (const text of ['an advert', 'talked to carol', '"status":"open"', '"status":"resolved"']) expect(reports).toContain(text);
     expect(JSON.stringify(after.answers['alice mutes'])).toContain('carol');
+    // Bans (with their sealed reasons) and frozen rooms too.
+    expect((after.answers['secret bans'] as { body: unknown }).body).toEqual({ bans: [expect.objectContaining({ user_id: 'carol', reason: 'trolling', until: '2099-01-01T00:00:00.000Z' })] });
+    expect((after.answers['secret frozen'] as { body: unknown }).body).toEqual({ frozen: true });
     expect(JSON.stringify(after.answers['bob cursors'])).toContain('general');
     // Threads: the parent's summary, the reply also in the room, bob's thread with its unread count from his thread cursor.
     expect(general).toContain('"thread":{"reply_count":2');

@@ -247,6 +247,35 @@ describe('chatkit-client 1.14.1 (jsdom) against the server', () => {
     ]);
   });
 
+  it("a room with a shadow-banned sender and a banned member: the sender's client sees its own messages, the bystander's sees nothing of them, the banned client's send fails clearly", async () => {
+    await createRoom('moderated', 'alice', ['alice', 'bob', 'carol', 'dan']);
+    const ban = (user: string, body: object) => s.request('PUT', s.chat(`/rooms/moderated/bans/${user}`), { body, token: as('alice', true) });
+    expect((await ban('bob', { shadow: true, reason: 'spam' })).status).toBe(200);
+    const [alice, bob, carol] = await Promise.all([clients.connect('alice'), clients.connect('bob'), clients.connect('carol')]);
+    const bystander = await subscribe(alice, 'moderated');
+    const sender = await subscribe(bob, 'moderated');
+
+    const hidden = await bob.currentUser.sendSimpleMessage({ roomId: 'moderated', text: 'buy now' });
+    expect((await sender.hooks.waitFor('onMessage'))[0].id).toBe(hidden);
+    const seen = await send('moderated', 'hello all', 'dan');
+    expect((await bystander.hooks.waitFor('onMessage'))[0].id).toBe(seen);
+    await sender.hooks.waitForCount('onMessage', 2);
+    expect(bystander.hooks.calls.filter((c) => c.hook === 'onMessage').map((c) => c.args[0].id)).toEqual([seen]);
+    const fetchedByAlice = await alice.currentUser.fetchMultipartMessages({ roomId: 'moderated', limit: 10 });
+    expect(fetchedByAlice.map((m: any) => m.id)).toEqual([seen]);
+    const fetchedByBob = await bob.currentUser.fetchMultipartMessages({ roomId: 'moderated', limit: 10 });
+    expect(fetchedByBob.map((m: any) => m.id)).toEqual([hidden, seen]);
+
+    expect((await ban('carol', { reason: 'abuse' })).status).toBe(200);
+    const refused = await carol.currentUser.sendSimpleMessage({ roomId: 'moderated', text: 'let me in' }).then(
+      () => 'sent',
+      (e: any) => errorText(e),
+    );
+    expect(refused).toContain('banned');
+    // Nothing else reached the bystander's room hooks (presence aside).
+    expect(bystander.hooks.calls.map((c) => c.hook).filter((hook) => hook !== 'onPresenceChanged')).toEqual(['onMessage']);
+  });
+
   it("onMessageDeleted when a message is deleted through chat API v5 (chatkit-client's own suite, deleteMessageV5)", async () => {
     await createRoom('v5-deletions', 'alice', ['alice']);
     const alice = await clients.connect('alice');

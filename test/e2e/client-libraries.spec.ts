@@ -135,6 +135,15 @@ describe('parley/chat-server and parley/feeds, installed from the packed tarball
     ]);
   });
 
+  it('bans and unbans in a room and the instance, lists bans, freezes and unfreezes a room', () => {
+    const { chat } = result;
+    expect(chat.roomBan).toEqual({ user_id: 'bob', room_id: chat.room.id, reason: 'spam', shadow: false, banned_at: expect.any(String), until: expect.any(String) });
+    expect(chat.instanceBan).toEqual({ user_id: 'alice', reason: '', shadow: true, banned_at: expect.any(String) });
+    expect(chat.bans.map((page: any) => page.bans.map((b: any) => b.user_id))).toEqual([['bob'], ['alice']]);
+    expect(chat.bansAfter).toEqual([{ bans: [] }, { bans: [] }]);
+    expect([chat.frozen, chat.frozenAfter]).toEqual([true, false]);
+  });
+
   it('adds, removes and lists reactions; fetched messages carry them', () => {
     const { chat } = result;
     expect(chat.reactionsPage).toEqual({ reactions: [{ type: '👍', user_id: 'bob', created_at: expect.any(String) }], next: expect.any(String) });

@@ -80,6 +80,16 @@ async function chat() {
   out.mutes = await chat.listMutes({ userId: 'alice' });
   await chat.unmuteUser({ userId: 'alice', mutedUserId: 'bob' });
   out.mutesAfter = await chat.listMutes({ userId: 'alice' });
+  out.roomBan = await chat.banUser({ roomId: room.id, userId: 'bob', reason: 'spam', until: new Date(Date.now() + 3_600_000) });
+  out.instanceBan = await chat.banUser({ userId: 'alice', shadow: true });
+  out.bans = [await chat.listBans({ roomId: room.id }), await chat.listBans()];
+  await chat.unbanUser({ roomId: room.id, userId: 'bob' });
+  await chat.unbanUser({ userId: 'alice' });
+  out.bansAfter = [await chat.listBans({ roomId: room.id }), await chat.listBans()];
+  await chat.setRoomFrozen({ roomId: room.id, frozen: true });
+  out.frozen = await chat.isRoomFrozen({ roomId: room.id });
+  await chat.setRoomFrozen({ roomId: room.id, frozen: false });
+  out.frozenAfter = await chat.isRoomFrozen({ roomId: room.id });
 
   out.missingUser = await failure(chat.getUser({ id: 'nobody' }));
   out.userTokenCannotCreate = await failure(

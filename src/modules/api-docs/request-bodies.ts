@@ -16,6 +16,15 @@ const messageBody = json({
 /** A body read by API version: the v6 schema, then the v2 one. */
 const byVersion = (v6: string, v2: string, description: string): RequestBodyObject =>
   json({ oneOf: [{ $ref: `#/components/schemas/${v6}` }, { $ref: `#/components/schemas/${v2}` }], description });
+const banTerms = json({
+  type: 'object',
+  properties: {
+    reason: { type: 'string', maxLength: 500, description: 'Why (sealed in the log; gone once the ban is lifted)' },
+    until: { type: 'string', format: 'date-time', description: 'When the ban ends by itself (absent: until lifted)' },
+    shadow: { type: 'boolean', description: "The user's writes succeed and what they send shows to them alone" },
+  },
+  description: 'No body: a ban with no reason and no end, not shadowed',
+});
 const roomNames = 'v6: `name` is free text of at most 60 characters; v2: at most 40 of `a-z 0-9 _ -`';
 
 /**
@@ -57,5 +66,7 @@ export const REQUEST_BODIES: Readonly<Record<string, RequestBodyObject>> = {
     properties: { name: { type: 'string' }, room_id: { type: 'string', description: 'Absent: the global role' } },
   }),
   UpdateRolePermissions_update: json({ type: 'object', properties: { add_permissions: strings, remove_permissions: strings } }),
+  RoomBans_ban: { ...banTerms, required: false },
+  InstanceBans_ban: { ...banTerms, required: false },
   PublishItems_publish: json({ type: 'object', required: ['items'], properties: { items: { type: 'array', items: {} } } }),
 };

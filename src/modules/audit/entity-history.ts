@@ -14,6 +14,7 @@ import { beamsPublishStream, beamsUserStream } from '../beams/domain/beams.decid
 import { messagesStream } from '../messages/domain/message.decider';
 import { mutesStream } from '../mutes/domain/mutes.decider';
 import { reportsStream } from '../reports/domain/reports.decider';
+import { roomRestrictionsStream } from '../bans/domain/restrictions.decider';
 
 /** What the audit can show: one entity's history, or everything one actor did. */
 export type EntitySubject =
@@ -130,15 +131,17 @@ export class EntityHistory {
     // the page needs its first `limit + 1` after `from` (found through the index, not by reading
     // every message's stream; logs from before messages had streams keep them in the timeline).
     const pointed = await this.indexed(instanceId, key, { from: request.from, limit: pageAndOne(request) });
-    const [messages, pins, grants] = await Promise.all([
+    const [messages, pins, grants, restrictions] = await Promise.all([
       this.indexed(instanceId, key, { type: { in: ['MessageEdited', 'MessageDeleted', 'MessageReactionAdded', 'MessageReactionRemoved'] }, limit: 1 }),
       this.indexed(instanceId, key, { type: { in: ['MessagePinned', 'MessageUnpinned'] }, limit: 1 }),
       this.indexed(instanceId, key, { type: { in: ['UserRoleAssigned', 'UserRoleRemoved'] }, limit: 1 }),
+      this.indexed(instanceId, key, { type: { in: ['UserBanned', 'UserUnbanned', 'RoomFrozen', 'RoomUnfrozen'] }, limit: 1 }),
     ]);
     const named = [
       ...own,
       ...(messages.length > 0 ? [streamName('message', instanceId, '<message id>')] : []),
       ...(pins.length > 0 ? [streamName('pins', instanceId, roomId)] : []),
+      ...(restrictions.length > 0 ? [roomRestrictionsStream(instanceId, roomId)] : []),
       ...attachmentStreams,
       ...(grants.length > 0 ? [userRolesStream(instanceId, '<user id>')] : []),
     ];

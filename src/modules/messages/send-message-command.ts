@@ -15,5 +15,7 @@ export class SendMessageCommand {
     readonly thread?: ThreadOfReply,
     /** What the answer waits for besides the messages read model (a reply: the threads one). */
     readonly awaitAlso: readonly string[] = [],
+    /** Sent under a shadow ban (as the access check found): shown to its sender alone. */
+    readonly shadow = false,
   ) {}
 }

@@ -8,6 +8,13 @@ import { TokenStanding } from '../instances/authentication/token-standing';
 import { SubscriptionAuthorizer } from '../streaming/subscription-routes';
 import { AccessRule, needsAccessToken } from './access-rules';
 import { RolePermissions } from './role-permissions';
+import { RestrictionOutcome, Restrictions } from '../bans/restrictions';
+
+/** The call a rule is checked for: its method (`SUBSCRIBE` for a subscription) and its route as the server names it. */
+export interface RouteCall {
+  readonly method: string;
+  readonly route: string;
+}
 
 export type RouteParams = Readonly<Record<string, string | undefined>>;
 
@@ -25,10 +32,20 @@ export class AccessCheck {
   constructor(
     private readonly permissions: RolePermissions,
     private readonly standing: TokenStanding,
+    private readonly restrictions: Restrictions,
   ) {}
 
-  /** Throws the 401/403 the caller gets unless `actor` may call a route declaring `rule` with `params`. */
-  async authorize(rule: AccessRule, actor: RequestActor, params: RouteParams): Promise<void> {
+  /**
+   * Throws the 401/403 the caller gets unless `actor` may call a route declaring `rule` with
+   * `params`; with `call`, then also unless a ban or a frozen room stops it (`Restrictions`).
+   */
+  async authorize(rule: AccessRule, actor: RequestActor, params: RouteParams, call?: RouteCall): Promise<RestrictionOutcome | undefined> {
+    await this.ruleAllows(rule, actor, params);
+    if (call === undefined || call.method === 'GET' || call.method === 'HEAD') return undefined;
+    return this.restrictions.enforce(actor, params.roomId, call.method === 'SUBSCRIBE' ? 'subscribe' : 'write', `${call.method} ${call.route}`);
+  }
+
+  private async ruleAllows(rule: AccessRule, actor: RequestActor, params: RouteParams): Promise<void> {
     if (!needsAccessToken(rule)) throw new Error(`authorize() is for rules that need an access token, not "${rule.kind}"`);
     await this.standing.require(actor);
     switch (rule.kind) {
@@ -49,15 +66,16 @@ export class AccessCheck {
 
   /**
    * The check of subscriptions, before they open; an open one is checked again on every role
-   * change and every deletion or creation concerning its user, and ends with the refusal
-   * (403, or 401 for a deleted user's token) when it no longer passes.
+   * change, every deletion or creation concerning its user and every ban or unban of them, and
+   * ends with the refusal (403, or 401 for a deleted user's token) when it no longer passes.
    */
   readonly subscriptions: SubscriptionAuthorizer = async (rule, { actor, params }, route, channel) => {
-    await this.authorize(rule, actor, params);
+    const call = { method: 'SUBSCRIBE', route };
+    await this.authorize(rule, actor, params, call);
     // Nothing can change for su; a token without a user has only the `default` role's grants to lose.
     if (actor.su || (actor.userId === undefined && rule.kind !== 'permission')) return;
     const recheck = () => {
-      this.authorize(rule, actor, params).then(
+      this.authorize(rule, actor, params, call).then(
         () => undefined,
         (error) => {
           const { status, body } = toErrorResponse(error, route.replace(':instanceId', actor.instanceId));
@@ -66,5 +84,6 @@ export class AccessCheck {
       );
     };
     channel.onClose(this.permissions.watch(actor.instanceId, actor.userId ?? '', recheck));
+    if (actor.userId !== undefined) channel.onClose(this.restrictions.watch(actor.instanceId, actor.userId, recheck));
   };
 }

@@ -5,6 +5,7 @@ import { OperatorTokenVerifier } from '../instances/authentication/operator-toke
 import { AccessCheck, accessUndeclared, RouteParams } from './access-check';
 import { AccessRule, isAccessRule, needsAccessToken } from './access-rules';
 import { ACCESS_RULE } from './requires.decorator';
+import { ShadowBannedRequest } from '../bans/shadow-banned.decorator';
 
 /**
  * The guard of every controller route (bound globally by the roles module), in the manner of
@@ -33,7 +34,8 @@ export class AccessGuard implements CanActivate {
     if (!needsAccessToken(rule)) return true;
     await this.token.canActivate(context);
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
-    await this.check.authorize(rule, request.actor!, request.params as RouteParams);
+    const restriction = await this.check.authorize(rule, request.actor!, request.params as RouteParams, { method: request.method, route: request.routeOptions.url ?? '' });
+    if (restriction?.shadow) (request as ShadowBannedRequest).shadowBanned = true;
     return true;
   }
 }

@@ -139,7 +139,7 @@ export class DeclaredRoutes implements OnApplicationBootstrap {
     return async (request: FastifyRequest): Promise<void> => {
       const params = request.params as RouteParams;
       const actor = await this.verifier.verify(request.headers.authorization, params.instanceId ?? '');
-      await this.check.authorize(rule, actor, params);
+      await this.check.authorize(rule, actor, params, { method: request.method, route: request.routeOptions.url ?? '' });
       (request as AuthenticatedRequest).actor = actor;
     };
   }

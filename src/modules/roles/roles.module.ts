@@ -16,6 +16,7 @@ import { RoleCommands } from './role-commands';
 import { RolePermissions } from './role-permissions';
 import { UpdateRolePermissionsController } from './update-role-permissions/update-role-permissions';
 import { UserRoleTargets } from './user-role-targets';
+import { Restrictions } from '../bans/restrictions';
 
 /**
  * Roles and permissions: the authorizer API, and the check of every call against what its
@@ -43,10 +44,11 @@ import { UserRoleTargets } from './user-role-targets';
     RoleCommands,
     UserRoleTargets,
     AccessCheck,
+    Restrictions,
     DeclaredRoutes,
     { provide: APP_GUARD, useClass: AccessGuard },
   ],
-  exports: [RolePermissions, RoleCommands, AccessCheck, DeclaredRoutes],
+  exports: [RolePermissions, RoleCommands, AccessCheck, Restrictions, DeclaredRoutes],
 })
 export class RolesModule implements OnModuleInit {
   constructor(

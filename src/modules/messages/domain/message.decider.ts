@@ -42,6 +42,8 @@ export type TimelineCommand = {
   now: string;
   /** A thread reply: its parent (checked by the use case: a message of this room that is no reply), and whether it shows in the room too. */
   thread?: ThreadOfReply;
+  /** The sender is shadow banned: the message is theirs alone to see. */
+  shadow?: boolean;
 };
 
 export interface ThreadOfReply {
@@ -72,7 +74,16 @@ export const timelineDecider: Decider<TimelineState, TimelineCommand, MessageEve
     return [
       {
         type: 'MessageSent',
-        data: { id, user_id: userId, user_created_at: userCreatedAt, parts, room_created_at: roomCreatedAt, created_at: now, ...threadFieldsOf(command.thread) },
+        data: {
+          id,
+          user_id: userId,
+          user_created_at: userCreatedAt,
+          parts,
+          room_created_at: roomCreatedAt,
+          created_at: now,
+          ...threadFieldsOf(command.thread),
+          ...(command.shadow && { shadow: true as const }),
+        },
       },
     ];
   },
@@ -88,11 +99,15 @@ export interface SentMessage {
   /** A thread reply's parent, and whether the reply shows in the room too (absent: no reply). */
   readonly parentId?: MessageId;
   readonly alsoInRoom?: true;
+  /** Sent under a shadow ban: its sender's alone. */
+  readonly shadow?: true;
 }
 
-/** What a reply's edits and deletion carry of its thread, so that thread views and room views tell it apart without its send. */
-const threadOfSent = (sent: SentMessage): { parent_id?: MessageId; also_in_room?: true } =>
-  sent.parentId === undefined ? {} : { parent_id: sent.parentId, ...(sent.alsoInRoom && { also_in_room: true as const }) };
+/** What a reply's edits and deletion carry of its thread (and of a shadow ban it was sent under), so that thread views and room views tell it apart without its send. */
+const threadOfSent = (sent: SentMessage): { parent_id?: MessageId; also_in_room?: true; shadow?: true } =>
+  sent.parentId === undefined
+    ? {}
+    : { parent_id: sent.parentId, ...(sent.alsoInRoom && { also_in_room: true as const }), ...(sent.shadow && { shadow: true as const }) };
 
 /** The fields of a logged send that `SentMessage` keeps. */
 export const sentMessageOf = (data: {
@@ -102,6 +117,7 @@ export const sentMessageOf = (data: {
   created_at: string;
   parent_id?: MessageId;
   also_in_room?: true;
+  shadow?: true;
 }): SentMessage => ({
   userId: data.user_id,
   ...(data.user_created_at !== undefined && { userCreatedAt: data.user_created_at }),
@@ -109,6 +125,7 @@ export const sentMessageOf = (data: {
   createdAt: data.created_at,
   ...(data.parent_id !== undefined && { parentId: data.parent_id }),
   ...(data.also_in_room && { alsoInRoom: true as const }),
+  ...(data.shadow && { shadow: true as const }),
 });
 
 /**

@@ -14,6 +14,8 @@ export type MessageSent = DomainEvent<
     parts: MessagePart[];
     room_created_at: string;
     created_at: string;
+    /** Sent under a shadow ban (src/modules/bans): shown to its sender alone, never to anyone else. */
+    shadow?: true;
   } & ThreadReplyFields
 >;
 
@@ -29,13 +31,16 @@ export interface ThreadReplyFields {
   also_in_room?: true;
   parent_user_id?: string;
 }
+
+/** A reply's edits and deletion: its thread, and `shadow` when it was sent under a shadow ban (its thread shows it to no one else). */
+type ReplyChangeFields = Omit<ThreadReplyFields, 'parent_user_id'> & { shadow?: true };
 /**
  * Edits and deletions are written to the message's own stream (`message-<instance>.<id>`)
  * with `room_id`; older logs have them in the room's timeline, without it.
  */
 export type MessageEdited = DomainEvent<
   'MessageEdited',
-  { id: MessageId; room_id?: string; parts: MessagePart[]; updated_at: string } & Omit<ThreadReplyFields, 'parent_user_id'>
+  { id: MessageId; room_id?: string; parts: MessagePart[]; updated_at: string } & ReplyChangeFields
 >;
 /**
  * `tombstone`: deleted through the seed's v2 route, the message stays as a record with text
@@ -43,7 +48,7 @@ export type MessageEdited = DomainEvent<
  */
 export type MessageDeleted = DomainEvent<
   'MessageDeleted',
-  { id: MessageId; room_id?: string; tombstone: boolean; deleted_at: string } & Omit<ThreadReplyFields, 'parent_user_id'>
+  { id: MessageId; room_id?: string; tombstone: boolean; deleted_at: string } & ReplyChangeFields
 >;
 
 export type MessageEvent = MessageSent | MessageEdited | MessageDeleted;

@@ -13,6 +13,7 @@ import { ReactionsReadModel, withReactions } from '../reactions.read-model';
 import { ThreadsReadModel, withThreads } from '../../threads/threads.read-model';
 import { Access } from '../../roles/access-rules';
 import { Requires } from '../../roles/requires.decorator';
+import { Restrictions } from '../../bans/restrictions';
 
 export class FetchMessagesQuery {
   constructor(
@@ -33,12 +34,14 @@ export class FetchMessagesHandler implements IQueryHandler<FetchMessagesQuery, M
     private readonly messages: MessagesReadModel,
     private readonly reactions: ReactionsReadModel,
     private readonly threads: ThreadsReadModel,
+    private readonly restrictions: Restrictions,
     @Inject(ATTACHMENT_RESOLVER) private readonly attachments: AttachmentResolver,
   ) {}
 
   async execute(q: FetchMessagesQuery): Promise<MessageResponse[]> {
     await this.access.readable(q.instanceId, q.roomId, q.actor);
-    const docs = await this.messages.page(q.instanceId, q.roomId, q);
+    const viewer = await this.restrictions.shadowViewer(q.actor, q.roomId);
+    const docs = await this.messages.page(q.instanceId, q.roomId, { ...q, ...(viewer !== undefined && { viewer }) });
     const shown = docs.map((d) => presentMessage(q.version, d, this.attachments));
     const withSummaries = await withThreads(this.threads, q.version, q.instanceId, q.roomId, shown);
     return withReactions(this.reactions, q.version, q.instanceId, withSummaries, q.actor.userId);

@@ -13,6 +13,7 @@ import { ThreadsReadModel, withThreads } from '../../threads/threads.read-model'
 import { parseMessageId } from '../presentation/message-id.pipe';
 import { Access } from '../../roles/access-rules';
 import { Requires } from '../../roles/requires.decorator';
+import { Restrictions } from '../../bans/restrictions';
 
 export class GetMessageQuery {
   constructor(
@@ -31,13 +32,16 @@ export class GetMessageHandler implements IQueryHandler<GetMessageQuery, Message
     private readonly messages: MessagesReadModel,
     private readonly reactions: ReactionsReadModel,
     private readonly threads: ThreadsReadModel,
+    private readonly restrictions: Restrictions,
     @Inject(ATTACHMENT_RESOLVER) private readonly attachments: AttachmentResolver,
   ) {}
 
   async execute(q: GetMessageQuery): Promise<MessageResponse> {
     await this.access.readable(q.instanceId, q.roomId, q.actor);
     // v6 also finds a reply shown in its thread alone (docs/api.md, Threads); v2 shows the room's messages only.
-    const doc = (await this.messages.get(q.instanceId, q.roomId, q.messageId)) ?? (q.version === 6 ? await this.threads.reply(q.instanceId, q.roomId, q.messageId) : null);
+    const doc =
+      (await this.messages.get(q.instanceId, q.roomId, q.messageId, await this.restrictions.shadowViewer(q.actor, q.roomId))) ??
+      (q.version === 6 ? await this.threads.reply(q.instanceId, q.roomId, q.messageId) : null);
     if (!doc) throw messageNotFound(q.messageId);
     const summarized = await withThreads(this.threads, q.version, q.instanceId, q.roomId, [presentMessage(q.version, doc, this.attachments)]);
     const [shown] = await withReactions(this.reactions, q.version, q.instanceId, summarized, q.actor.userId);

@@ -17,6 +17,7 @@ import { MessageIds } from '../message-ids';
 import { MESSAGE_READS } from '../messages.read-model';
 import { Access } from '../../roles/access-rules';
 import { Requires } from '../../roles/requires.decorator';
+import { ShadowBanned } from '../../bans/shadow-banned.decorator';
 
 export { SendMessageCommand };
 
@@ -29,7 +30,7 @@ export class SendMessageHandler implements ICommandHandler<SendMessageCommand, M
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  async execute({ instanceId, roomId, userId, parts, actor, su, thread, awaitAlso }: SendMessageCommand): Promise<MessageId> {
+  async execute({ instanceId, roomId, userId, parts, actor, su, thread, awaitAlso, shadow }: SendMessageCommand): Promise<MessageId> {
     const sender = await this.pipeline.load(userStream(instanceId, userId), userDecider);
     if (!sender.state.exists) throw userNotFound(userId);
     const room = await this.access.writableAs(instanceId, roomId, userId, su);
@@ -43,7 +44,7 @@ export class SendMessageHandler implements ICommandHandler<SendMessageCommand, M
         const now = this.clock.now().toISOString();
         return {
           command: {
-            type: 'SendMessage',
+            type: 'SendMessage' as const,
             id,
             userId,
             userCreatedAt: sender.state.createdAt!,
@@ -51,6 +52,7 @@ export class SendMessageHandler implements ICommandHandler<SendMessageCommand, M
             roomCreatedAt: room.createdAt,
             now,
             ...(thread && { thread }),
+            ...(shadow && { shadow }),
           },
           metadata: { instance_id: instanceId, actor, occurred_at: now },
         };
@@ -78,11 +80,12 @@ export class SendMessageController {
     @Param('roomId') roomId: string,
     @Body() body: unknown,
     @CurrentActor() actor: RequestActor,
+    @ShadowBanned() shadow: boolean,
   ): Promise<{ message_id: MessageId }> {
     if (!actor.userId) throw badRequest('missing_user', 'The token names no user (sub) to send the message as');
     const parts = await this.content.parse(version, instanceId, roomId, body);
     const id: MessageId = await this.commands.execute(
-      new SendMessageCommand(instanceId, roomId, actor.userId, parts, auditActor(actor), actor.su),
+      new SendMessageCommand(instanceId, roomId, actor.userId, parts, auditActor(actor), actor.su, undefined, [], shadow),
     );
     return { message_id: id };
   }

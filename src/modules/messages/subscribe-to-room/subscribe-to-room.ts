@@ -15,7 +15,7 @@ import { typingChannel, TypingSignal } from '../../rooms/typing-channel';
 import { numericLastEventId, SubscriptionContext, SubscriptionRoutes } from '../../streaming/subscription-routes';
 import { Access } from '../../roles/access-rules';
 import { messagesStream } from '../domain/message.decider';
-import { MessageEdited, MessageEvent, MessageSent, ReactionEvent } from '../domain/message.events';
+import { MessageDeleted, MessageEdited, MessageEvent, MessageSent, ReactionEvent } from '../domain/message.events';
 import { ERASED_REACTION_TYPE } from '../domain/message.personal-data';
 import { threadOnly } from '../domain/thread-reply';
 import { MessagePinned, PinEvent } from '../../pins/domain/pin.events';
@@ -34,6 +34,7 @@ import { presentMessage } from '../presentation/message.presenter';
 import { MESSAGE_READS, MessagesReadModel } from '../messages.read-model';
 import { ParleyEventFamily, parseParleyEvents } from './parley-events';
 import { ThreadsReadModel } from '../../threads/threads.read-model';
+import { Restrictions } from '../../bans/restrictions';
 
 export const DEFAULT_MESSAGE_LIMIT = 20;
 export const MAX_MESSAGE_LIMIT = 100;
@@ -43,6 +44,8 @@ interface RoomSubscriber {
   readonly version: ChatApiVersion;
   readonly instanceId: string;
   readonly roomId: string;
+  /** The subscribing user (absent for a token without one): messages sent under a shadow ban reach their sender only. */
+  readonly userId?: string;
   readonly channel: EventChannel;
   /** The newest message id sent: live messages at or below it were replayed already. */
   lastId: number;
@@ -82,6 +85,7 @@ export class RoomSubscription implements OnModuleInit {
     private readonly threads: ThreadsReadModel,
     @Inject(ATTACHMENT_RESOLVER) private readonly attachments: AttachmentResolver,
     @Inject(EPHEMERAL_BUS) private readonly bus: EphemeralBus,
+    private readonly restrictions: Restrictions,
   ) {}
 
   onModuleInit(): void {
@@ -104,6 +108,7 @@ export class RoomSubscription implements OnModuleInit {
       version,
       instanceId,
       roomId,
+      ...(context.actor.userId !== undefined && { userId: context.actor.userId }),
       channel,
       lastId: resumeAfter ?? 0,
       recent: version === 2 ? new Map() : null,
@@ -130,15 +135,16 @@ export class RoomSubscription implements OnModuleInit {
       keys: [messagesStream(instanceId, roomId), roomStream(instanceId, roomId), pinsStream(instanceId, roomId)],
       projections: MESSAGE_READS,
       readInitial: async () => {
+        const viewer = await this.restrictions.shadowViewer(context.actor, roomId);
         if (resumeAfter !== undefined) {
           for (let after = resumeAfter; ; ) {
-            const page = await this.messages.after(instanceId, roomId, after, 500);
+            const page = await this.messages.after(instanceId, roomId, after, 500, viewer);
             for (const doc of page) emitStored(doc);
             if (page.length < 500) break;
             after = page[page.length - 1].id;
           }
         } else if (limit > 0) {
-          for (const doc of await this.messages.latest(instanceId, roomId, limit)) emitStored(doc);
+          for (const doc of await this.messages.latest(instanceId, roomId, limit, viewer)) emitStored(doc);
         }
       },
       // The streams subscribed to hold a room's messages (their changes routed to it), the room's own events and its pins.
@@ -150,9 +156,11 @@ export class RoomSubscription implements OnModuleInit {
   private deliverLive(event: RecordedEvent<MessageEvent | ReactionEvent | PinEvent | RoomEvent>, subscriber: RoomSubscriber): Promise<void> | void {
     switch (event.type) {
       case 'MessageSent': {
-        if (event.data.parent_id !== undefined) this.pushReply(event, subscriber);
+        // A reply sent under a shadow ban: its sender's alone, in its thread too.
+        if (event.data.parent_id !== undefined && !(event.data.shadow && event.data.user_id !== subscriber.userId)) this.pushReply(event, subscriber);
         if (threadOnly(event.data)) return; // not the room's: its thread's alone
         if (event.data.id <= subscriber.lastId) return; // already replayed
+        if (event.data.shadow && event.data.user_id !== subscriber.userId) return; // sent under a shadow ban: its sender's alone
         const live = this.liveMessage(event, subscriber);
         sentTo(subscriber, live.doc);
         subscriber.channel.push(live.wire);
@@ -189,33 +197,13 @@ export class RoomSubscription implements OnModuleInit {
         return;
       }
       case 'MessageDeleted': {
-        const { version, instanceId, roomId, channel } = subscriber;
-        const timestamp = event.metadata.occurred_at ?? event.recordedAt;
-        const { id, deleted_at, parent_id } = event.data;
-        if (parent_id !== undefined && subscriber.parleyEvents.has('threads')) {
-          channel.push({ id: String(subscriber.lastId), body: chatkitEvent('reply_deleted', { message_id: id, parent_id }, timestamp) });
+        const { id, parent_id, shadow } = event.data;
+        if (parent_id !== undefined && !shadow && subscriber.parleyEvents.has('threads')) {
+          const timestamp = event.metadata.occurred_at ?? event.recordedAt;
+          subscriber.channel.push({ id: String(subscriber.lastId), body: chatkitEvent('reply_deleted', { message_id: id, parent_id }, timestamp) });
         }
         if (threadOnly(event.data)) return; // never shown in the room: nothing to take back there
-        if (version === 6) {
-          channel.push({ id: String(subscriber.lastId), body: chatkitEvent('message_deleted', { message_id: id }, timestamp) });
-          return;
-        }
-        // v2 subscribers receive the tombstone (seed: text DELETED), never the content.
-        const pushTombstone = (original?: MessageDocument) => {
-          const tombstone = {
-            id,
-            ...(original && { user_id: original.user_id }),
-            room_id: roomId,
-            text: TOMBSTONE_TEXT,
-            ...(original && { created_at: original.created_at }),
-            updated_at: deleted_at,
-            deleted_at,
-          };
-          channel.push({ id: String(subscriber.lastId), body: chatkitEvent('new_message', tombstone, timestamp) });
-        };
-        const known = subscriber.recent?.get(id);
-        if (known) return pushTombstone(known);
-        return this.messages.get(instanceId, roomId, id).then((doc) => pushTombstone(doc ?? undefined));
+        return this.pushDeletion(event, subscriber);
       }
       case 'RoomDeleted':
         endForDeletedRoom(subscriber.channel, subscriber.roomId);
@@ -226,14 +214,40 @@ export class RoomSubscription implements OnModuleInit {
   }
 
   /**
+   * v6: `message_deleted` with the id; v2: the tombstone as a `new_message`, never the content.
+   * Not for a message sent under a shadow ban, unless to its sender: the others never saw it.
+   */
+  private async pushDeletion(event: RecordedEvent<MessageDeleted>, subscriber: RoomSubscriber): Promise<void> {
+    const { version, instanceId, roomId, channel } = subscriber;
+    const { id, deleted_at } = event.data;
+    const original = subscriber.recent?.get(id) ?? (await this.messages.stored(instanceId, roomId, id)) ?? undefined;
+    if (original?.shadow && original.user_id !== subscriber.userId) return;
+    const timestamp = event.metadata.occurred_at ?? event.recordedAt;
+    if (version === 6) {
+      channel.push({ id: String(subscriber.lastId), body: chatkitEvent('message_deleted', { message_id: id }, timestamp) });
+      return;
+    }
+    const tombstone = {
+      id,
+      ...(original && { user_id: original.user_id }),
+      room_id: roomId,
+      text: TOMBSTONE_TEXT,
+      ...(original && { created_at: original.created_at }),
+      updated_at: deleted_at,
+      deleted_at,
+    };
+    channel.push({ id: String(subscriber.lastId), body: chatkitEvent('new_message', tombstone, timestamp) });
+  }
+
+  /**
    * `message_updated`: the edited message whole, as the subscriber's API version shows it. The
    * event holds the new content; the read model the rest (sender, creation time), and a message
    * deleted since shows nothing.
    */
   private async pushEdit(event: RecordedEvent<MessageEdited>, subscriber: RoomSubscriber): Promise<void> {
     const { version, instanceId, roomId, channel } = subscriber;
-    const stored = await this.messages.get(instanceId, roomId, event.data.id);
-    if (!stored || stored.deleted_at !== undefined) return;
+    const stored = await this.messages.stored(instanceId, roomId, event.data.id);
+    if (!stored || stored.deleted_at !== undefined || !(stored.visible || stored.user_id === subscriber.userId)) return;
     const doc: MessageDocument = { ...stored, parts: event.data.parts, updated_at: event.data.updated_at };
     subscriber.recent?.set(doc.id, doc);
     const timestamp = event.metadata.occurred_at ?? event.recordedAt;

@@ -2,7 +2,9 @@
  * Chatkit's permission names (wire study §5.1, plus `user:create`/`user:update` from the spec),
  * and Parley's own: `message:react` (adding and removing one's reactions), `message:pin`
  * (pinning and unpinning a room's messages), `report:create` (reporting a message or a user to
- * the instance's moderators: in the default role, since anyone who can be harassed must be able to say so).
+ * the instance's moderators: in the default role, since anyone who can be harassed must be able to
+ * say so), `room:ban` (banning users from a room, listing its bans) and `room:freeze` (making a
+ * room read only); the last two belong to moderators, not to the `default` role.
  * A role may hold only these; anything else is refused naming the list.
  */
 export const PERMISSION_NAMES = [
@@ -10,6 +12,8 @@ export const PERMISSION_NAMES = [
   'message:react',
   'message:pin',
   'report:create',
+  'room:ban',
+  'room:freeze',
   'room:join',
   'room:leave',
   'room:members:add',
@@ -45,7 +49,7 @@ export const ADMIN_ROLE = 'admin';
 
 /** Chatkit's `default` role: everything a member does, but not updating or deleting rooms. */
 const DEFAULT_PERMISSIONS: readonly PermissionName[] = PERMISSION_NAMES.filter(
-  (p) => p !== 'room:update' && p !== 'room:delete' && p !== 'user:create',
+  (p) => p !== 'room:update' && p !== 'room:delete' && p !== 'user:create' && p !== 'room:ban' && p !== 'room:freeze',
 );
 
 /** The built-in global roles every instance starts with (and a wipe restores). */

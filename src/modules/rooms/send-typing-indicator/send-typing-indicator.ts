@@ -9,6 +9,7 @@ import { RoomAccess } from '../room-access';
 import { typingChannel, TypingSignal } from '../typing-channel';
 import { Access } from '../../roles/access-rules';
 import { Requires } from '../../roles/requires.decorator';
+import { Restrictions } from '../../bans/restrictions';
 
 export class SendTypingIndicatorCommand {
   constructor(
@@ -28,10 +29,13 @@ export class SendTypingIndicatorHandler implements ICommandHandler<SendTypingInd
   constructor(
     private readonly access: RoomAccess,
     @Inject(EPHEMERAL_BUS) private readonly bus: EphemeralBus,
+    private readonly restrictions: Restrictions,
   ) {}
 
   async execute({ instanceId, roomId, userId }: SendTypingIndicatorCommand): Promise<void> {
     await this.access.writableAs(instanceId, roomId, userId, false);
+    // A shadow-banned user's typing is answered as any other and shown to no one.
+    if ((await this.restrictions.shadowViewer({ instanceId, userId, su: false }, roomId)) !== undefined) return;
     const signal: TypingSignal = { user_id: userId };
     await this.bus.publish(typingChannel(instanceId, roomId), signal);
   }

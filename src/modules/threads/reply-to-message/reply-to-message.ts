@@ -16,6 +16,7 @@ import { RoomAccess } from '../../rooms/room-access';
 import { Access } from '../../roles/access-rules';
 import { Requires } from '../../roles/requires.decorator';
 import { THREAD_READS } from '../threads.read-model';
+import { ShadowBanned } from '../../bans/shadow-banned.decorator';
 
 export class ReplyToMessageCommand {
   constructor(
@@ -27,6 +28,8 @@ export class ReplyToMessageCommand {
     readonly alsoInRoom: boolean,
     readonly requester: RequestActor,
     readonly actor: Actor,
+    /** Sent under a shadow ban (as the access check found): in no thread but its sender's view of the room. */
+    readonly shadow = false,
   ) {}
 }
 
@@ -67,6 +70,7 @@ export class ReplyToMessageHandler implements ICommandHandler<ReplyToMessageComm
         c.requester.su,
         { parentId: c.parentId, parentUserId: parent.userId, alsoInRoom: c.alsoInRoom },
         THREAD_READS,
+        c.shadow,
       ),
     );
   }
@@ -94,6 +98,7 @@ export class ReplyToMessageController {
     @Param('messageId') rawId: string,
     @Body() body: unknown,
     @CurrentActor() actor: RequestActor,
+    @ShadowBanned() shadow: boolean,
   ): Promise<{ message_id: number }> {
     if (!actor.userId) throw badRequest('missing_user', 'The token names no user (sub) to reply as');
     const parentId = parseMessageId(rawId);
@@ -102,7 +107,7 @@ export class ReplyToMessageController {
     if (alsoInRoom !== undefined && typeof alsoInRoom !== 'boolean') throw unprocessable('invalid_also_in_room', 'also_in_room is true or false');
     const parts = await this.content.parse(6, instanceId, roomId, message);
     const id: number = await this.commands.execute(
-      new ReplyToMessageCommand(instanceId, roomId, parentId, actor.userId, parts, alsoInRoom === true, actor, auditActor(actor)),
+      new ReplyToMessageCommand(instanceId, roomId, parentId, actor.userId, parts, alsoInRoom === true, actor, auditActor(actor), shadow),
     );
     return { message_id: id };
   }

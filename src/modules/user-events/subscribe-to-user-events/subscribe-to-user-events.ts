@@ -27,13 +27,15 @@ import { Access } from '../../roles/access-rules';
 import { userNotFound, userStream } from '../../users/domain/user.decider';
 import { presentUser } from '../../users/presentation/user.presenter';
 import { UsersReadModel } from '../../users/users.read-model';
+import { Restrictions } from '../../bans/restrictions';
+import { UserBanned, UserUnbanned } from '../../bans/domain/restriction.events';
 
 /** Routing key for membership changes that concern one user. */
 const membershipKey = (instanceId: string, userId: string) => `memberships-of:${instanceId}.${userId}`;
 /** Routing key for every room update and deletion of an instance: each subscription keeps those of its rooms. */
 const changedRoomsKey = (instanceId: string) => `rooms-changed:${instanceId}`;
 
-const ROUTED_ROOM_EVENTS = new Set(['RoomUpdated', 'RoomDeleted', 'RoomMembersAdded', 'RoomMembersRemoved']);
+const ROUTED_ROOM_EVENTS = new Set(['RoomUpdated', 'RoomDeleted', 'RoomMembersAdded', 'RoomMembersRemoved', 'UserBanned', 'UserUnbanned']);
 
 /** What the initial state and the rooms of later events are read from. */
 const USER_EVENTS_PROJECTIONS = [
@@ -64,6 +66,7 @@ export class UserEventsSubscription implements OnModuleInit {
     private readonly rooms: RoomsReadModel,
     private readonly cursors: CursorsReadModel,
     private readonly mutes: MutesReadModel,
+    private readonly restrictions: Restrictions,
   ) {}
 
   onModuleInit(): void {
@@ -72,6 +75,10 @@ export class UserEventsSubscription implements OnModuleInit {
       const stream = parseStreamName(event.streamName);
       if (!stream) return [];
       if (event.type === 'RoomUpdated' || event.type === 'RoomDeleted') return [changedRoomsKey(stream.instanceId)];
+      if (event.type === 'UserBanned' || event.type === 'UserUnbanned') {
+        const { user_id, room_id } = (event as RecordedEvent<UserBanned | UserUnbanned>).data;
+        return room_id === undefined ? [] : [membershipKey(stream.instanceId, user_id)];
+      }
       const userIds =
         event.type === 'RoomMembersAdded'
           ? (event as RecordedEvent<RoomMembersAdded>).data.members.map((m) => m.user_id)
@@ -124,6 +131,25 @@ export class UserEventsSubscription implements OnModuleInit {
           if (left && roomIds.delete(roomId)) push('removed_from_room', { room_id: roomId });
           return;
         }
+        // A room ban takes the room out of the user's view (a shadow ban must not show), its lifting brings it back.
+        case 'UserBanned': {
+          const { user_id, room_id, shadow } = (event as RecordedEvent<UserBanned>).data;
+          if (user_id === userId && room_id !== undefined && !shadow && roomIds.delete(room_id)) push('removed_from_room', { room_id });
+          return;
+        }
+        case 'UserUnbanned': {
+          const { user_id, room_id } = (event as RecordedEvent<UserUnbanned>).data;
+          if (user_id !== userId || room_id === undefined || roomIds.has(room_id)) return;
+          return (async () => {
+            await this.readYourWrites.waitFor(event.position, USER_EVENTS_PROJECTIONS);
+            const room = await this.rooms.find(instanceId, room_id);
+            if (!room) return;
+            const [withMembers] = await this.rooms.withMembers([room], userId);
+            if (!withMembers.memberIds.includes(userId)) return;
+            roomIds.add(room_id);
+            push('added_to_room', { room: presentRoom(version, room, withMembers.memberIds, withMembers.unreadCount) });
+          })();
+        }
         case 'RoomUpdated':
           if (roomIds.has(roomId)) return roomAt((room) => push('room_updated', { room }));
           return;
@@ -159,7 +185,9 @@ export class UserEventsSubscription implements OnModuleInit {
       readInitial: async () => {
         const user = await this.users.find(instanceId, userId);
         if (!user) throw userNotFound(userId);
-        const myRooms = await this.rooms.withMembers(await this.rooms.roomsOf(instanceId, userId), userId);
+        const memberOf = await this.rooms.roomsOf(instanceId, userId);
+        const banned = await this.restrictions.bannedFrom(instanceId, userId, memberOf.map((room) => room.id));
+        const myRooms = await this.rooms.withMembers(memberOf.filter((room) => !banned.has(room.id)), userId);
         const snapshot = await this.cursors.snapshotOfUser(instanceId, userId);
         const muted = version === 6 ? (await this.mutes.of(instanceId, userId)).map((m) => m.muted_user_id) : undefined;
         channel.push({

@@ -126,7 +126,7 @@ export class ChatkitWebhookLookups {
       },
       messageOrigin: async (instanceId, roomId, messageId) => {
         const sent = await this.options.sentMessages.find(instanceId, roomId, messageId);
-        return sent ? { user_id: sent.userId, created_at: sent.createdAt } : null;
+        return sent ? { user_id: sent.userId, created_at: sent.createdAt, ...(sent.shadow && { shadow: sent.shadow }) } : null;
       },
       offlineUserIds: async (instanceId, userIds, sentAt) => {
         if (this.clock.now().getTime() - Date.parse(sentAt) > OFFLINE_PRESENCE_WINDOW_MS) return null;

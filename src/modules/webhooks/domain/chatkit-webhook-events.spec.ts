@@ -246,6 +246,16 @@ describe('Chatkit webhook events of the log', () => {
     expect(deleted).toMatchObject({ type: 'v1.messages_deleted', payload: { message_ids: [7], room_id: 'general' } });
   });
 
+  it('nothing of a message sent under a shadow ban: not its send, its edits or its deletion', async () => {
+    const shadowed = context({ messageOrigin: async () => ({ user_id: 'ben', created_at: at, shadow: true }) });
+    const sent = recorded('messages-i1.general', 'MessageSent', { id: 44, user_id: 'ben', parts: [{ type: 'text/plain', content: 'buy now' }], room_created_at: at, created_at: at, shadow: true });
+    expect(await chatkitWebhookEventsOf(sent, shadowed)).toEqual([]);
+    const edited = recorded('message-i1.44', 'MessageEdited', { id: 44, room_id: 'general', parts: [{ type: 'text/plain', content: 'buy' }], updated_at: at });
+    expect(await chatkitWebhookEventsOf(edited, shadowed)).toEqual([]);
+    const deleted = recorded('message-i1.44', 'MessageDeleted', { id: 44, room_id: 'general', tombstone: false, deleted_at: at });
+    expect(await chatkitWebhookEventsOf(deleted, shadowed)).toEqual([]);
+  });
+
   it('nothing for events no webhook carries', async () => {
     const others: RecordedEvent[] = [
       recorded('user-i1.ben', 'UserUpdated', { name: 'B', updated_at: at }),

@@ -48,7 +48,7 @@ export interface ChatkitWebhookContext {
   /** The users as the API shows them, as they were at the event; users that did not exist then are left out. */
   users(instanceId: string, userIds: readonly string[]): Promise<ChatkitObject[]>;
   /** Who sent a message and when (an edit's event names neither); null once the message is gone. */
-  messageOrigin(instanceId: string, roomId: string, messageId: number): Promise<{ user_id: string; created_at: string } | null>;
+  messageOrigin(instanceId: string, roomId: string, messageId: number): Promise<{ user_id: string; created_at: string; shadow?: true } | null>;
   /**
    * Of `userIds`, those offline for a message sent at `sentAt`; null when presence then is not
    * known any more (presence has no history: a late delivery, a replay), and no
@@ -148,6 +148,8 @@ async function eventsOf(event: RecordedEvent, context: ChatkitWebhookContext, wa
     case 'MessageSent': {
       if (stream.category !== 'messages') return [];
       const sent = (event as RecordedEvent<MessageSent>).data;
+      // Sent under a shadow ban: no receiver (nor the push it would send) hears of it.
+      if (sent.shadow) return [];
       const message = {
         id: sent.id,
         user_id: sent.user_id,
@@ -171,6 +173,7 @@ async function eventsOf(event: RecordedEvent, context: ChatkitWebhookContext, wa
       const roomId = edited.room_id ?? (stream.category === 'messages' ? streamId : undefined);
       if (roomId === undefined) return [];
       const origin = await context.messageOrigin(instanceId, roomId, edited.id);
+      if (origin?.shadow) return []; // sent under a shadow ban: no receiver heard of it
       const message = {
         id: edited.id,
         ...(origin && { user_id: origin.user_id }),
@@ -184,6 +187,7 @@ async function eventsOf(event: RecordedEvent, context: ChatkitWebhookContext, wa
     case 'MessageDeleted': {
       const deleted = (event as RecordedEvent<MessageDeleted>).data;
       const roomId = deleted.room_id ?? (stream.category === 'messages' ? streamId : undefined);
+      if (roomId !== undefined && (await context.messageOrigin(instanceId, roomId, deleted.id))?.shadow) return [];
       return [one('v1.messages_deleted', { message_ids: [deleted.id], ...(roomId !== undefined && { room_id: roomId }) })];
     }
     default:
