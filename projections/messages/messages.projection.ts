@@ -4,6 +4,7 @@ import type { MessagePart } from '../../src/modules/messages/domain/message-part
 import type { MessageEvent, MessageSent } from '../../src/modules/messages/domain/message.events';
 import type { RoomDeleted } from '../../src/modules/rooms/domain/room.events';
 import type { Document, ProjectionDefinition, Target } from '../projection';
+import { byRoom } from '../partitioning';
 
 export const MESSAGES = 'messages';
 
@@ -60,6 +61,7 @@ export const messagesProjection: ProjectionDefinition<MessageEvent | RoomDeleted
     },
   ],
   handles: ['MessageSent', 'MessageEdited', 'MessageDeleted', 'RoomDeleted'],
+  partitioning: byRoom,
   destroys: ['MessageEdited', 'MessageDeleted', 'RoomDeleted'],
 
   targets(event): Target[] {

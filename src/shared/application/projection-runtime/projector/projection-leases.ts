@@ -1,5 +1,5 @@
 import { LeaseFence, ReadModelStore } from '../../../ports/read-model-store.port';
-import { checkpointName, ProjectionDefinition } from '../../../../../projections/projection';
+import { ProjectionPart } from './projection-parts';
 
 export interface ProjectionLeasesOptions {
   /** Who takes the leases. */
@@ -16,8 +16,8 @@ export interface ProjectionLeasesOptions {
 }
 
 /**
- * The leases that let one worker fold a projection: taken or renewed by its checkpoint name
- * (`<name>_v<version>`) at every claim and every third of their time while held, and named as
+ * The leases that let one worker fold a projection, or one partition of it: taken or renewed
+ * by its checkpoint name (`<name>_v<version>`, a partition's `ProjectionPart.checkpoint`) at every claim and every third of their time while held, and named as
  * fences by every write, so a worker whose lease lapsed writes nothing.
  */
 export class ProjectionLeases {
@@ -25,21 +25,21 @@ export class ProjectionLeases {
 
   constructor(
     private readonly store: ReadModelStore,
-    private readonly definitions: readonly ProjectionDefinition[],
+    private readonly parts: readonly ProjectionPart[],
     private readonly options: ProjectionLeasesOptions,
   ) {}
 
-  /** Takes the free leases and renews those held; resolves with the projections to fold (held and not parked). */
-  async acquire(): Promise<ProjectionDefinition[]> {
+  /** Takes the free leases and renews those held; resolves with the parts to fold (held and not parked). */
+  async acquire(): Promise<ProjectionPart[]> {
     const { owner, ttlMs, isParked } = this.options;
-    const held: ProjectionDefinition[] = [];
-    for (const definition of this.definitions) {
-      const name = checkpointName(definition);
+    const held: ProjectionPart[] = [];
+    for (const part of this.parts) {
+      const name = part.checkpoint;
       if (isParked(name)) {
         await this.store.acquireLease(name, owner, ttlMs);
         continue;
       }
-      if (await this.store.acquireLease(name, owner, ttlMs)) held.push(definition);
+      if (await this.store.acquireLease(name, owner, ttlMs)) held.push(part);
     }
     return held;
   }
@@ -70,7 +70,7 @@ export class ProjectionLeases {
   private async renew(): Promise<void> {
     const held = await this.acquire();
     const current = this.options.folding();
-    const changed = held.length !== current.length || held.some((d) => !current.includes(checkpointName(d)));
+    const changed = held.length !== current.length || held.some((part) => !current.includes(part.checkpoint));
     if (changed) await this.options.onChanged();
   }
 }
