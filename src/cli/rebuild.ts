@@ -148,6 +148,8 @@ export async function run(argv: readonly string[], env: NodeJS.ProcessEnv, io: C
     runner = new ProjectorRunner(events, readModels, chosen, {
       owner,
       leaseTtlMs: LEASE_TTL_MS,
+      // It holds the leases it rebuilds: it shares none out to workers running other projections.
+      shareOut: false,
       // A WAL not emptied after a destroying page is emptied when the server next opens the read models.
       onError: (error, { freedSpace }) => (freedSpace ? undefined : fail(error)),
       onProgress: (position) => bar.update(position),

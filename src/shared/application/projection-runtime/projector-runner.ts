@@ -34,6 +34,8 @@ export interface ProjectorRunnerOptions {
    * workers fold one projection. Every process folding the same read models must use the same.
    */
   readonly partitions?: number;
+  /** false: takes every lease it can rather than its share among the seated workers (ProjectionLeases); the rebuild CLI. */
+  readonly shareOut?: boolean;
   /** First and longest wait before resubscribing after a drop. */
   readonly backoff?: { readonly initialMs: number; readonly maxMs: number };
   /**
@@ -151,6 +153,7 @@ export class ProjectorRunner {
     this.leases = new ProjectionLeases(readModels, this.parts, {
       owner,
       ttlMs: this.leaseTtlMs,
+      shareOut: options.shareOut,
       isParked: (checkpoint) => this.parking.isParked(checkpoint),
       folding: () => this.running,
       onChanged: async () => {
