@@ -107,7 +107,6 @@ function startWorker(dataDir: string, partitions: number): ChildProcess {
       DATA_DIR: dataDir,
       LOG_LEVEL: 'warn',
       PROJECTOR_PARTITIONS: String(partitions),
-      PROJECTION_LEASE_TTL_MS: '3000',
       INSTANCE_LOCATOR: `v1:local:${INSTANCE}`,
       INSTANCE_KEY: 'k:bench-partitions-secret',
     },

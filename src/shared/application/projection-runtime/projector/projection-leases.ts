@@ -46,10 +46,12 @@ export class ProjectionLeases {
   ) {}
 
   /**
-   * Renews the leases held and takes free ones, up to this worker's fair share (letting the
-   * excess go); resolves with the parts to fold (held and not parked).
+   * Renews the leases held and takes free ones, up to this worker's fair share; resolves with
+   * the parts to fold (held and not parked). The excess is let go, or with `letGo` false (a
+   * renewal while folding) kept renewed and left out of the answer: the runner stops folding
+   * it, and its next claim lets it go, so no batch in flight loses its lease.
    */
-  async acquire(): Promise<ProjectionPart[]> {
+  async acquire({ letGo = true }: { letGo?: boolean } = {}): Promise<ProjectionPart[]> {
     const { owner, ttlMs, isParked } = this.options;
     const fair = this.options.shareOut === false ? this.parts.length : Math.ceil(this.parts.length / (await this.seatedWorkers()));
     const stored = await this.store.leases(this.parts.map((part) => part.checkpoint));
@@ -57,7 +59,8 @@ export class ProjectionLeases {
     for (const part of this.parts) {
       if (stored.get(part.checkpoint)?.owner === owner && (await this.store.acquireLease(part.checkpoint, owner, ttlMs))) mine.push(part);
     }
-    for (const part of mine.splice(fair)) await this.store.releaseLease(part.checkpoint, owner);
+    const excess = mine.splice(fair);
+    if (letGo) for (const part of excess) await this.store.releaseLease(part.checkpoint, owner);
     for (const part of this.parts) {
       if (mine.length >= fair) break;
       if (stored.get(part.checkpoint)?.owner === owner) continue; // renewed above, or lost since
@@ -106,7 +109,7 @@ export class ProjectionLeases {
   }
 
   private async renew(): Promise<void> {
-    const held = await this.acquire();
+    const held = await this.acquire({ letGo: false });
     const current = this.options.folding();
     const changed = held.length !== current.length || held.some((part) => !current.includes(part.checkpoint));
     if (changed) await this.options.onChanged();
