@@ -53,9 +53,30 @@ export interface ProjectionDefinition<E extends DomainEvent = DomainEvent, D ext
    * the old documents left in its files (`ReadModelStore.overwriteFreedSpace`).
    */
   readonly destroys?: readonly TypeOf<E>[];
+  /**
+   * How its work may be split across projector workers (PROJECTOR_PARTITIONS): absent, one
+   * worker folds it all. See projections/partitioning.ts.
+   */
+  readonly partitioning?: Partitioning;
   targets(event: RecordedEvent<E>): readonly Target[];
   /** The new document, or null to remove it. Must not mutate `document`. */
   evolve(document: D | null, event: RecordedEvent<E>, target: DocumentRef): D | null;
+}
+
+/**
+ * What splits a projection's work into partitions, each folded under its own lease and
+ * checkpoint: every document belongs to one partition (its key), and so does every event
+ * that names it. An event of no partition (a user's deletion in a projection split by room)
+ * is folded by every partition, each onto its own documents only: it may select documents,
+ * and change those that exist, but creates none.
+ */
+export interface Partitioning {
+  /** What the key is: operators read it (docs/scaling.md). */
+  readonly by: 'instance' | 'room';
+  /** The key of the partition folding this event, or null: every partition, on its own documents. */
+  event(event: RecordedEvent): string | null;
+  /** The key of the partition a document belongs to. */
+  document(document: Document): string;
 }
 
 export const checkpointName = (p: ProjectionDefinition): string => `${p.name}_v${p.version}`;

@@ -2,6 +2,7 @@ import type { RecordedEvent } from '../../src/shared/domain/event';
 import { documentId, documentIdParts, parseStreamName } from '../../src/shared/domain/streams';
 import { EVERY_EVENT_TYPE, type ParleyEvent } from '../events';
 import type { Document, ProjectionDefinition, Target } from '../projection';
+import { byInstance } from '../partitioning';
 
 export const AUDIT_INDEX = 'audit_index';
 
@@ -79,6 +80,7 @@ export const auditIndexProjection: ProjectionDefinition<ParleyEvent, AuditIndexD
   version: 2,
   collections: [{ name: AUDIT_INDEX, indexes: [{ fields: ['instance_id', 'key', 'position'] }] }],
   handles: EVERY_EVENT_TYPE,
+  partitioning: byInstance,
   // The audit routes wait for the log's head before reading it (src/modules/audit/audit-trail.ts).
   awaitedByReaders: true,
 

@@ -4,6 +4,7 @@ import type { ReadCursorSet } from '../../src/modules/cursors/domain/cursor.even
 import type { RoomDeleted } from '../../src/modules/rooms/domain/room.events';
 import type { UserDeleted } from '../../src/modules/users/domain/user.events';
 import type { Document, ProjectionDefinition, Target } from '../projection';
+import { byRoom } from '../partitioning';
 
 export const READ_CURSORS = 'read_cursors';
 
@@ -36,6 +37,7 @@ export const cursorsProjection: ProjectionDefinition<ReadCursorSet | RoomDeleted
     },
   ],
   handles: ['ReadCursorSet', 'RoomDeleted', 'UserDeleted'],
+  partitioning: byRoom,
 
   targets(event): Target[] {
     const stream = parseStreamName(event.streamName);

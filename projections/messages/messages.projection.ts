@@ -5,6 +5,7 @@ import type { MessageEvent, MessageSent } from '../../src/modules/messages/domai
 import type { RoomDeleted } from '../../src/modules/rooms/domain/room.events';
 import { threadOnly } from '../../src/modules/messages/domain/thread-reply';
 import type { Document, ProjectionDefinition, Target } from '../projection';
+import { byRoom } from '../partitioning';
 
 export const MESSAGES = 'messages';
 
@@ -70,6 +71,7 @@ export const messagesProjection: ProjectionDefinition<MessageEvent | RoomDeleted
     },
   ],
   handles: ['MessageSent', 'MessageEdited', 'MessageDeleted', 'RoomDeleted'],
+  partitioning: byRoom,
   destroys: ['MessageEdited', 'MessageDeleted', 'RoomDeleted'],
 
   targets(event): Target[] {

@@ -3,6 +3,7 @@ import type { MessageDeleted } from '../../src/modules/messages/domain/message.e
 import type { PinEvent } from '../../src/modules/pins/domain/pin.events';
 import type { RoomDeleted } from '../../src/modules/rooms/domain/room.events';
 import type { Document, ProjectionDefinition, Target } from '../projection';
+import { byRoom } from '../partitioning';
 
 export const PINS = 'pins';
 
@@ -29,6 +30,7 @@ export const pinsProjection: ProjectionDefinition<PinEvent | MessageDeleted | Ro
   version: 1,
   collections: [{ name: PINS, indexes: [{ fields: ['instance_id', 'room_id', 'shown_until'] }, { fields: ['instance_id', 'message_id'] }] }],
   handles: ['MessagePinned', 'MessageUnpinned', 'MessageDeleted', 'RoomDeleted'],
+  partitioning: byRoom,
 
   targets(event): Target[] {
     const stream = parseStreamName(event.streamName);

@@ -4,6 +4,7 @@ import type { MessageDeleted, ReactionEvent } from '../../src/modules/messages/d
 import type { RoomDeleted } from '../../src/modules/rooms/domain/room.events';
 import { ERASED_REACTION_TYPE } from '../../src/modules/messages/domain/message.personal-data';
 import type { Document, ProjectionDefinition, Target } from '../projection';
+import { byRoom } from '../partitioning';
 
 export const REACTIONS = 'reactions';
 export const REACTION_SUMMARIES = 'reaction_summaries';
@@ -81,6 +82,7 @@ export const reactionsProjection: ProjectionDefinition<Folded, ReactionDocument 
     { name: REACTION_SUMMARIES, indexes: [{ fields: ['instance_id', 'message_id'] }, { fields: ['instance_id', 'room_id'] }] },
   ],
   handles: ['MessageReactionAdded', 'MessageReactionRemoved', 'MessageDeleted', 'RoomDeleted'],
+  partitioning: byRoom,
   destroys: ['MessageReactionRemoved', 'MessageDeleted', 'RoomDeleted'],
 
   targets(event): Target[] {

@@ -2,6 +2,7 @@ import { documentId, documentIdParts, parseStreamName } from '../../src/shared/d
 import type { RoomDeleted, RoomMembersAdded, RoomMembersRemoved } from '../../src/modules/rooms/domain/room.events';
 import type { UserDeleted } from '../../src/modules/users/domain/user.events';
 import type { Document, ProjectionDefinition, Target } from '../projection';
+import { byRoom } from '../partitioning';
 
 export const MEMBERSHIPS = 'room_memberships';
 
@@ -30,6 +31,7 @@ export const membershipsProjection: ProjectionDefinition<RoomMembersAdded | Room
     },
   ],
   handles: ['RoomMembersAdded', 'RoomMembersRemoved', 'RoomDeleted', 'UserDeleted'],
+  partitioning: byRoom,
 
   targets(event): Target[] {
     const stream = parseStreamName(event.streamName);

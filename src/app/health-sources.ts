@@ -1,5 +1,6 @@
 import { HealthSources } from '../modules/health/health-sources';
 import { PROJECTOR_STATUS } from '../shared/application/projection-runtime/projector-runner';
+import { projectionOfPart } from '../shared/application/projection-runtime/projector/projection-parts';
 import { Runtime } from './runtime';
 
 /** What /health and /metrics read of this process's runtime (API processes and workers). */
@@ -16,7 +17,9 @@ export const healthSources = (runtime: Runtime): HealthSources => {
     headPosition: () => events.headPosition(),
     firstEventAfter: async (position) => (await events.readAll({ after: position, maxCount: 1 }))[0] ?? null,
     leases: (names) => readModels.leases(names),
-    parkedProjections: () => readModels.find(PROJECTOR_STATUS, { where: { state: 'parked' } }),
+    // A parked partition's note stands for its projection (health reports projections).
+    parkedProjections: async () =>
+      (await readModels.find(PROJECTOR_STATUS, { where: { state: 'parked' } })).map((note) => ({ ...note, _id: projectionOfPart(note._id) })),
     storageFailure: () => runtime.storage.failing,
     probeStorage: () =>
       readModels.applyBatch(

@@ -11,7 +11,7 @@ import { Logger } from '../infrastructure/logger';
 const BUILDING_PAGE = 2_000;
 
 export interface ProjectorsSettings {
-  readonly config: Pick<ParleyConfig, 'projectionLeaseTtlMs'>;
+  readonly config: Pick<ParleyConfig, 'projectionLeaseTtlMs' | 'projectorPartitions'>;
   /** The lease owner (the embedded server's stable one), or undefined for a fresh one per runner. */
   readonly owner: string | undefined;
   readonly logger: Logger;
@@ -32,6 +32,7 @@ export async function openProjectors(events: EventStore, readModels: ReadModelSt
     new ProjectorRunner(events, readModels, definitions, {
       owner,
       leaseTtlMs: config.projectionLeaseTtlMs,
+      partitions: config.projectorPartitions,
       recordBatch: settings.recordBatch,
       onLeasesChanged: (held) => logger.info({ projections: held }, 'projector holds these projections now'),
       onError: (error, { projection, parked, freedSpace }) =>

@@ -24,6 +24,8 @@ import { SqliteEventStore } from '../adapters/event-store/sqlite/sqlite-event-st
 import { openProjectors } from './projectors';
 import { ProjectorThread } from './projector-thread/projector-thread';
 import { projectorThreadConfig } from './projector-thread/protocol';
+import { withPartitionedCheckpoints } from '../shared/application/projection-runtime/partitioned-checkpoints';
+import { splitProjections } from '../shared/application/projection-runtime/projector/projection-parts';
 
 /** How often a process that folds projections sweeps the log's deletes for keys a crash left undestroyed. */
 /**
@@ -94,7 +96,9 @@ export async function openRuntime(
   const sealing = new SealingEventStore(observed, ring, rules, (error, selectors) =>
     logger.error({ err: error, data_keys: selectors.length }, 'a delete is stored but its data keys could not be destroyed yet; the next sweep destroys them'),
   );
-  const stores: Stores = { ...opened, events: sealing };
+  // Readers see a split projection (PROJECTOR_PARTITIONS) as one: its least advanced partition.
+  const readModels = withPartitionedCheckpoints(opened.readModels, splitProjections(projections, config.projectorPartitions));
+  const stores: Stores = { ...opened, events: sealing, readModels };
   // The embedded server is alone on its data directory (the lock), so a stable owner
   // lets a restart renew the leases its killed predecessor still held.
   const leaseOwner = mode === 'embedded' ? `embedded@${hostname()}:${config.dataDir}` : `${hostname()}:${process.pid}:${randomUUID()}`;
@@ -112,7 +116,7 @@ export async function openRuntime(
             ring,
             logger,
           )
-        : await openProjectors(stores.events, stores.readModels, { config, owner: mode === 'embedded' ? leaseOwner : undefined, logger, projections });
+        : await openProjectors(stores.events, readModels, { config, owner: mode === 'embedded' ? leaseOwner : undefined, logger, projections });
   }
   // Positions come from the watch, which needs the versions to resolve waits: tie the knot lazily.
   let watch: ProjectionWatch | null = null;

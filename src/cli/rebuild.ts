@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { openRuntime, Runtime } from '../app/runtime';
 import { ProjectorRunner } from '../shared/application/projection-runtime/projector-runner';
+import { everyLayoutCheckpoint, splitProjections } from '../shared/application/projection-runtime/projector/projection-parts';
 import { LogPosition, positionMagnitude } from '../shared/domain/event';
 import { ALL_PROJECTIONS } from '../../projections';
 import { checkpointName, physicalCollection, ProjectionDefinition } from '../../projections/projection';
@@ -101,6 +102,8 @@ export async function run(argv: readonly string[], env: NodeJS.ProcessEnv, io: C
   let progress: Progress | undefined;
   const owner = `rebuild-${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
   let checkpoints: string[] = [];
+  /** The leases the rebuild holds: each projection's, and its partitions' under PROJECTOR_PARTITIONS (workers may hold those). */
+  let leased: string[] = [];
   try {
     const chosen = chooseProjections(argv);
     if (!chosen) {
@@ -112,8 +115,10 @@ export async function run(argv: readonly string[], env: NodeJS.ProcessEnv, io: C
     runtime = await openRuntime(cliConfig(env), 'separate');
     const { events, readModels } = runtime.stores;
 
+    const split = splitProjections(chosen, runtime.config.projectorPartitions);
+    leased = checkpoints.flatMap((checkpoint) => [checkpoint, ...(split.get(checkpoint) ?? [])]);
     const busy: string[] = [];
-    for (const checkpoint of checkpoints) {
+    for (const checkpoint of leased) {
       if (!(await readModels.acquireLease(checkpoint, owner, LEASE_TTL_MS))) busy.push(checkpoint);
     }
     if (busy.length) {
@@ -128,9 +133,10 @@ export async function run(argv: readonly string[], env: NodeJS.ProcessEnv, io: C
     const head = await events.headPosition();
     const total = positionMagnitude(head);
     io.out(`Rebuilding ${chosen.map(rebuildLabel).join(', ')} from the log (${runtime.stores.description})`);
+    // The partitions' checkpoints of every partition count go too: workers resume from the rebuilt one.
     await readModels.reset(
       chosen.flatMap((p) => p.collections.map((c) => physicalCollection(c.name, p.version))),
-      checkpoints,
+      checkpoints.flatMap(everyLayoutCheckpoint),
     );
 
     let fail: (error: unknown) => void = () => undefined;
@@ -142,6 +148,8 @@ export async function run(argv: readonly string[], env: NodeJS.ProcessEnv, io: C
     runner = new ProjectorRunner(events, readModels, chosen, {
       owner,
       leaseTtlMs: LEASE_TTL_MS,
+      // It holds the leases it rebuilds: it shares none out to workers running other projections.
+      shareOut: false,
       // A WAL not emptied after a destroying page is emptied when the server next opens the read models.
       onError: (error, { freedSpace }) => (freedSpace ? undefined : fail(error)),
       onProgress: (position) => bar.update(position),
@@ -165,7 +173,7 @@ export async function run(argv: readonly string[], env: NodeJS.ProcessEnv, io: C
   } finally {
     await runner?.stop().catch(() => undefined);
     if (runtime) {
-      for (const checkpoint of checkpoints) await runtime.stores.readModels.releaseLease(checkpoint, owner).catch(() => undefined);
+      for (const checkpoint of leased) await runtime.stores.readModels.releaseLease(checkpoint, owner).catch(() => undefined);
       await runtime.close().catch(() => undefined);
     }
   }

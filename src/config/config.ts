@@ -7,6 +7,7 @@ import { parseWebhookAllowedHosts } from '../shared/webhooks/webhook-targets';
 import { DEFAULT_CUSTOM_DATA_MAX_BYTES, JSON_BODY_LIMIT_BYTES } from '../shared/http/body-parser';
 import type { RateLimitSettings } from '../shared/http/rate-limit';
 import type { SubscriptionCapSettings } from '../modules/streaming/subscription-caps';
+import { MAX_PARTITIONS } from '../shared/application/projection-runtime/projector/projection-parts';
 
 /** Every setting Parley reads, from the environment (see the README's configuration table). */
 export interface ParleyConfig {
@@ -51,6 +52,12 @@ export interface ParleyConfig {
   readonly requestTimeoutMs: number;
   /** How long a projection lease lasts unrenewed: how soon a worker takes over from a dead one. */
   readonly projectionLeaseTtlMs: number;
+  /**
+   * PROJECTOR_PARTITIONS: how many partitions each projection that declares a partitioning
+   * is split into, each under its own lease and checkpoint (workers share them out). The same
+   * in every process folding one set of read models.
+   */
+  readonly projectorPartitions: number;
   /**
    * PROJECTOR_THREAD: the embedded server folds its projections on a worker thread of its own
    * (with its own connections to DATA_DIR's stores), leaving the request thread to requests.
@@ -304,6 +311,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ParleyConfig {
     // Node's own default; Fastify's is none, so a body that stops short held its request open forever.
     requestTimeoutMs: integerVariable(env, 'REQUEST_TIMEOUT_MS', MILLISECONDS(1_000, 3_600_000), 300_000),
     projectionLeaseTtlMs: integerVariable(env, 'PROJECTION_LEASE_TTL_MS', MILLISECONDS(1_000, 600_000), 15_000),
+    projectorPartitions: integerVariable(env, 'PROJECTOR_PARTITIONS', { min: 1, max: MAX_PARTITIONS, what: 'a whole number of partitions' }, 1),
     projectorThread: booleanVariable(env, 'PROJECTOR_THREAD', true),
     orphanBlobGraceMs: integerVariable(env, 'ORPHAN_BLOB_GRACE_MS', MILLISECONDS(1_000, 30 * 86_400_000), 3_600_000),
     readinessMaxLagMs: integerVariable(env, 'READINESS_MAX_LAG_MS', MILLISECONDS(100, 3_600_000), 10_000),

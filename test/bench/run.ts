@@ -11,7 +11,7 @@
  *   BENCH_CONNECTIONS  concurrent connections (default 50)
  *   BENCH_WARMUP       seconds of unmeasured warm-up before each scenario (default 2; 0 = none)
  *   BENCH_ONLY         comma-separated subset of: baseline, parley (default both)
- *   BENCH_SCENARIOS    comma-separated subset of: write, read, send, realtime, fanout, idle, scale, feeds, cores, beams
+ *   BENCH_SCENARIOS    comma-separated subset of: write, read, send, realtime, fanout, idle, scale, feeds, cores, beams, partitions
  *                      (default all but beams)
  *                      cores: 50 senders each in their own room, then in one room, on this build, on
  *                      it with PROJECTOR_THREAD=false and on BENCH_CORES_BEFORE, interleaved (cores.ts);
@@ -31,7 +31,11 @@
  *                      beams: (not in the default set) publishes to interests, rotated over many instances
  *                      (each is limited to 100/s), and to users; then the time from one publish to its
  *                      Web Push deliveries at 1,000 devices (a Parley of its own; Parley only)
+ *                      partitions: (not in the default set) projector worker processes folding a log from
+ *                      scratch on one SQLite data directory, 1 then 2 of them (test/bench/partitions.ts)
  *   BENCH_SCALE_MESSAGES, BENCH_SCALE_USERS  the scale scenario's sizes (default 1,000,000 each)
+ *   BENCH_PARTITIONS_MESSAGES, BENCH_PARTITIONS_ROOMS, BENCH_PARTITIONS  the partitions scenario's log
+ *                      (default 200,000 messages over 64 rooms) and PROJECTOR_PARTITIONS (default 4)
  *   BENCH_TMPDIR       where the temporary data directories go (default os.tmpdir())
  *   BENCH_CPU_PROF     a directory: run the Parley child with --cpu-prof writing there
  *   BENCH_PARLEY_MAIN  the Parley entry point to start (default dist/src/main.js)
@@ -50,6 +54,7 @@ import { performance } from 'node:perf_hooks';
 import { benchFanOut, benchIdleMemory, benchWriteFloor, FanOutResult, IdleMemoryResult, RealtimeTarget, rssMb, WriteFloorResult } from './realtime';
 import { benchFeedFanOut, FeedFanOutResult, feedFanOutLines, feedPublishSpec, FeedsTarget, publishOnce } from './feeds';
 import { beamsChildEnv, benchWebPushDelivery, createBeamsInstances, interestsPublishSpec, publishOnce as beamsPublishOnce, usersPublishSpec, WebPushDeliveryResult, webPushDeliveryLines } from './beams';
+import { benchPartitions, partitionsLines } from './partitions';
 import { cpuSeconds, fillScale, Latencies, ScaleShape, senderId, sequentialSends, timedSend } from './scale';
 import { join, resolve } from 'node:path';
 import { CoresMeasure, coresLines, CoresServer, measureCores, setUpCores } from './cores';
@@ -1048,6 +1053,7 @@ function report(): boolean {
   }
   if (scale) reportScale(scale);
   if (coresRun) for (const line of coresLines(coresRun.measures, coresRun.servers, CONNECTIONS, coresRun.load)) console.log(line);
+  if (partitionLines) for (const line of ['', ...partitionLines]) console.log(line);
   if (idleMemory) {
     console.log(
       `idle subscriptions: ${fmt(idleMemory.subscriptions)} on ${fmt(idleMemory.sockets)} sockets: server RSS ` +
@@ -1064,6 +1070,17 @@ function report(): boolean {
   return true;
 }
 
+let partitionLines: string[] | undefined;
+
+async function runPartitions(): Promise<void> {
+  const shape = {
+    messages: Number(process.env.BENCH_PARTITIONS_MESSAGES ?? 200_000),
+    rooms: Number(process.env.BENCH_PARTITIONS_ROOMS ?? 64),
+    partitions: Number(process.env.BENCH_PARTITIONS ?? 4),
+  };
+  partitionLines = partitionsLines(shape, await benchPartitions(shape, (line) => process.stderr.write(`${line}\n`)));
+}
+
 let busyBefore: number | undefined;
 let machineLines: string[] | undefined;
 
@@ -1075,6 +1092,7 @@ async function main(): Promise<void> {
   if (ONLY.has('parley') && SCENARIOS.has('beams')) await runBeams();
   if (ONLY.has('parley') && SCENARIOS.has('scale')) await runScale();
   if (ONLY.has('parley') && SCENARIOS.has('cores')) await runCores();
+  if (ONLY.has('parley') && SCENARIOS.has('partitions')) await runPartitions();
   const ok = report();
   process.exitCode = ok ? 0 : 1;
 }

@@ -680,5 +680,46 @@ export function readModelStoreContract(
         expect(results.filter(Boolean)).toHaveLength(1);
       });
     });
+
+    describe('partitions of one projection (PROJECTOR_PARTITIONS)', () => {
+      it("each partition's lease fences its own batches, which move its own checkpoint and write into the collection the partitions share", async () => {
+        const c = collection('split');
+        await store.ensureCollections([{ name: c }]);
+        const [p0, p1] = [0, 1].map((k) => lease(`split#${k}/2`, ['w1', 'w2']));
+        const [cp0, cp1] = [0, 1].map((k) => checkpoint(`split_v1#${k}/2`));
+        expect(await store.acquireLease(p0, 'w1', 10_000)).toBe(true);
+        expect(await store.acquireLease(p1, 'w2', 10_000)).toBe(true);
+        expect(await store.acquireLease(p1, 'w1', 10_000)).toBe(false);
+
+        await store.applyBatch([put(c, { _id: 'a', k: 0 }, pos(3))], { [cp0]: pos(3) }, [{ name: p0, owner: 'w1' }]);
+        await store.applyBatch([put(c, { _id: 'b', k: 1 }, pos(5))], { [cp1]: pos(5) }, [{ name: p1, owner: 'w2' }]);
+        // w1 holds partition 0 only: a batch it fences by partition 1 writes nothing.
+        const refused = await store.applyBatch([put(c, { _id: 'b', k: 9 }, pos(7))], { [cp1]: pos(7) }, [{ name: p1, owner: 'w1' }]).catch((e: unknown) => e);
+        expect(refused).toBeInstanceOf(LeaseLostError);
+
+        expect(await store.getCheckpoints([cp0, cp1])).toEqual(new Map([[cp0, pos(3)], [cp1, pos(5)]]));
+        expect(sortedIds(await store.find(c))).toEqual(['a', 'b']);
+        expect(await store.get(c, 'b')).toEqual({ _id: 'b', k: 1 });
+        const held = await store.leases([p0, p1]);
+        expect([held.get(p0)!.owner, held.get(p1)!.owner]).toEqual(['w1', 'w2']);
+      });
+
+      it("a dead worker's partition is taken over once its lease runs out, from that partition's checkpoint", async () => {
+        const c = collection('takeover');
+        await store.ensureCollections([{ name: c }]);
+        const part = lease('takeover#1/4', ['dead', 'heir']);
+        const cp = checkpoint('takeover_v1#1/4');
+        expect(await store.acquireLease(part, 'dead', 300)).toBe(true);
+        await store.applyBatch([put(c, { _id: 'x', v: 1 }, pos(4))], { [cp]: pos(4) }, [{ name: part, owner: 'dead' }]);
+        expect(await store.acquireLease(part, 'heir', 10_000)).toBe(false);
+        await sleep(400);
+        expect(await store.acquireLease(part, 'heir', 10_000)).toBe(true);
+        expect(await store.getCheckpoint(cp)).toBe(pos(4));
+        const late = await store.applyBatch([put(c, { _id: 'x', v: 2 }, pos(6))], { [cp]: pos(6) }, [{ name: part, owner: 'dead' }]).catch((e: unknown) => e);
+        expect(late).toBeInstanceOf(LeaseLostError);
+        await store.applyBatch([put(c, { _id: 'x', v: 3 }, pos(6))], { [cp]: pos(6) }, [{ name: part, owner: 'heir' }]);
+        expect(await store.getStored(c, 'x')).toEqual({ document: { _id: 'x', v: 3 }, position: pos(6) });
+      });
+    });
   });
 }

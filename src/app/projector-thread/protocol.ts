@@ -12,7 +12,7 @@ import type { WebhookFailure } from '../../modules/webhooks/deliver-webhooks/web
 /** The settings the projector thread uses (the whole configuration holds what a thread cannot be sent). */
 export type ProjectorThreadConfig = Pick<
   ParleyConfig,
-  'dataDir' | 'logLevel' | 'masterKey' | 'dataKeyCache' | 'projectionLeaseTtlMs' | 'feedsSealItems' | 'webhookAllowedHosts' | 'webhookRetryScheduleMs' | 'webhookDeliveryTimeoutMs'
+  'dataDir' | 'logLevel' | 'masterKey' | 'dataKeyCache' | 'projectionLeaseTtlMs' | 'projectorPartitions' | 'feedsSealItems' | 'webhookAllowedHosts' | 'webhookRetryScheduleMs' | 'webhookDeliveryTimeoutMs'
 >;
 
 export const projectorThreadConfig = (config: ParleyConfig): ProjectorThreadConfig => ({
@@ -21,6 +21,7 @@ export const projectorThreadConfig = (config: ParleyConfig): ProjectorThreadConf
   masterKey: config.masterKey,
   dataKeyCache: config.dataKeyCache,
   projectionLeaseTtlMs: config.projectionLeaseTtlMs,
+  projectorPartitions: config.projectorPartitions,
   feedsSealItems: config.feedsSealItems,
   webhookAllowedHosts: config.webhookAllowedHosts,
   webhookRetryScheduleMs: config.webhookRetryScheduleMs,

@@ -18,6 +18,8 @@ import { ProjectionVersions } from '../../shared/application/projection-runtime/
 import { VersionedReadModels } from '../../shared/application/projection-runtime/versioned-read-models';
 import type { FromProjectorThread, ProjectorThreadData, ToProjectorThread } from './protocol';
 import { SharedHead } from './shared-head';
+import { withPartitionedCheckpoints } from '../../shared/application/projection-runtime/partitioned-checkpoints';
+import { splitProjections } from '../../shared/application/projection-runtime/projector/projection-parts';
 
 /**
  * The embedded server's projector thread: folds the projections (the same ProcessProjectors as
@@ -78,14 +80,17 @@ async function main(): Promise<void> {
   const { config } = data;
   const logger = createLogger(config.logLevel).child({ thread: 'projector' });
   const events = new SqliteEventStore(join(config.dataDir, 'events.sqlite'), { reportedHead: head });
-  const readModels = new SqliteReadModelStore(join(config.dataDir, 'read-models.sqlite'));
+  const definitions = definitionsOf(data.projections);
+  const readModels = withPartitionedCheckpoints(
+    new SqliteReadModelStore(join(config.dataDir, 'read-models.sqlite')),
+    splitProjections(definitions, config.projectorPartitions),
+  );
   const dataKeys = new SqliteDataKeyStore(join(config.dataDir, 'keys.sqlite'));
   const secretBox = await openMasterKey(config, events);
   // Not exclusive: the request thread destroys keys; it says so at once (`keys-destroyed`), the TTL bounds the rest.
   const ring = new DataKeyRing(dataKeys, secretBox, { ...config.dataKeyCache, exclusive: false });
   const log = new SealingEventStore(events, ring, personalDataRulesFor(config));
   const batches: [number, number][] = [];
-  const definitions = definitionsOf(data.projections);
   const projectors = await openProjectors(log, readModels, {
     config,
     owner: data.leaseOwner,
@@ -98,7 +103,8 @@ async function main(): Promise<void> {
   let positionsSent = '';
   const report = () => {
     const status = projectors.status();
-    const running = projectors.running;
+    // A split projection is held here when all its partitions are: the request thread asks by its name.
+    const running = [...projectors.running, ...status.map((s) => s.name).filter((name) => !projectors.running.includes(name) && projectors.holds(name))];
     const state = JSON.stringify([running, status.map((s) => ({ ...s, position: undefined }))]);
     if (state !== stateSent) {
       stateSent = state;

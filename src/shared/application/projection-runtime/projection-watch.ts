@@ -2,6 +2,7 @@ import { LogPosition, positionAfter } from '../../domain/event';
 import { ReadModelStore } from '../../ports/read-model-store.port';
 import { PROJECTOR_STATUS } from './projector-runner';
 import type { ProjectionVersions } from './projection-versions';
+import { projectionOfPart } from './projector/projection-parts';
 import { AwaitedProjections, projectionLagError, projectionParkedError, ReadYourWrites, stoppedBeforeProjectedError } from '../write-path/read-your-writes';
 
 interface Waiter {
@@ -157,7 +158,8 @@ export class ProjectionWatch implements ReadYourWrites {
     this.parkedPolledAt = Date.now();
     const read = ++this.notesReads;
     const notes = await this.readModels.find(PROJECTOR_STATUS, { where: { state: 'parked' } });
-    this.parkedElsewhere = new Set(notes.map((note) => note._id));
+    // A parked partition (its own note) holds its whole projection back.
+    this.parkedElsewhere = new Set(notes.map((note) => projectionOfPart(note._id)));
     this.parkedElsewhereRead = read;
   }
 

@@ -11,6 +11,7 @@ import { FollowHandlers, LogFollower } from './projector/log-follower';
 import { PROJECTOR_STATUS, ProjectionParking } from './projector/parking';
 import { FirstCatchUp, ProgressSignal } from './projector/progress';
 import { ProjectionLeases } from './projector/projection-leases';
+import { everyLayoutCheckpoint, layoutResumePosition, ProjectionPart, projectionParts } from './projector/projection-parts';
 import { HeldProjections } from './projector/held-projections';
 import { assertOneWriterPerCollection } from './projector/projection-slot';
 import { ProjectionStatus, projectionStatus, ProjectorRunnerStats, RunCounts } from './projector/status';
@@ -27,6 +28,14 @@ export interface ProjectorRunnerOptions {
   /** Events read and written per transaction while catching up (default: 10,000 until first caught up, then 2,000). */
   readonly catchUpPage?: number;
   readonly leaseTtlMs?: number;
+  /**
+   * How many partitions each projection that declares a partitioning is split into
+   * (PROJECTOR_PARTITIONS, default 1): each has its own lease and checkpoint, so several
+   * workers fold one projection. Every process folding the same read models must use the same.
+   */
+  readonly partitions?: number;
+  /** false: takes every lease it can rather than its share among the seated workers (ProjectionLeases); the rebuild CLI. */
+  readonly shareOut?: boolean;
   /** First and longest wait before resubscribing after a drop. */
   readonly backoff?: { readonly initialMs: number; readonly maxMs: number };
   /**
@@ -91,6 +100,10 @@ export class ProjectorRunner {
   private stopped = false;
   /** Why the runner dropped, while it waits to resubscribe. */
   private dropped: string | null = null;
+  /** Every part of every projection (one per projection not split): what leases are taken for. */
+  private readonly parts: readonly ProjectionPart[];
+  /** The parts of each split projection, by its checkpoint name. */
+  private readonly partsOf = new Map<string, readonly string[]>();
   /** Event types after which some projection's documents no longer hold what they held (`destroys`). */
   private readonly destroying: ReadonlySet<string>;
   /**
@@ -117,6 +130,10 @@ export class ProjectorRunner {
     const backoff = options.backoff ?? { initialMs: 100, maxMs: 5_000 };
     this.backoff = new Backoff(backoff.initialMs, backoff.maxMs);
     assertOneWriterPerCollection(definitions);
+    this.parts = projectionParts(definitions, options.partitions ?? 1);
+    for (const part of this.parts) {
+      if (part.count > 1) this.partsOf.set(part.projection, [...(this.partsOf.get(part.projection) ?? []), part.checkpoint]);
+    }
     this.destroying = new Set(definitions.flatMap((definition) => definition.destroys ?? []));
     this.parking = new ProjectionParking(readModels, {
       owner,
@@ -133,9 +150,10 @@ export class ProjectorRunner {
         void this.follower.close();
       },
     });
-    this.leases = new ProjectionLeases(readModels, definitions, {
+    this.leases = new ProjectionLeases(readModels, this.parts, {
       owner,
       ttlMs: this.leaseTtlMs,
+      shareOut: options.shareOut,
       isParked: (checkpoint) => this.parking.isParked(checkpoint),
       folding: () => this.running,
       onChanged: async () => {
@@ -163,39 +181,74 @@ export class ProjectorRunner {
     };
   }
 
-  /** Names of the projections this runner holds and folds. */
+  /** Names of the projections (and partitions: `ProjectionPart.checkpoint`) this runner holds and folds. */
   get running(): string[] {
     return this.held.names;
   }
 
-  /** Whether this runner holds and folds a projection (no allocation: read-your-writes asks per write). */
+  /**
+   * Whether this runner holds and folds a projection, or a partition of one; a split
+   * projection is held when every partition is (no allocation: read-your-writes asks per write).
+   */
   holds(checkpoint: string): boolean {
-    return this.held.holds(checkpoint);
+    const parts = this.partsOf.get(checkpoint);
+    if (!parts) return this.held.holds(checkpoint);
+    for (const part of parts) if (!this.held.holds(part)) return false;
+    return true;
   }
 
-  /** Every projection of the group as this runner sees it. */
+  /**
+   * Every projection of the group as this runner sees it; a split projection as one when
+   * this runner holds every partition, otherwise each partition it holds.
+   */
   status(): ProjectionStatus[] {
-    return this.definitions.map((definition) => {
+    return this.definitions.flatMap((definition) => {
       const name = checkpointName(definition);
-      return projectionStatus({
-        name,
-        position: this.positionOf(name),
-        held: this.held.holds(name),
-        dropped: this.dropped,
-        parked: this.parking.parkedOne(name),
-        retrying: this.parking.retryingOne(name),
-        maxEventAttempts: this.maxEventAttempts,
-      });
+      const parts = this.partsOf.get(name);
+      if (parts && !this.holds(name)) return parts.filter((part) => this.held.holds(part)).map((part) => this.statusOf(part, [part]));
+      return [this.statusOf(name, parts ?? [name])];
     });
   }
 
-  /** Where a projection parked by this runner stopped: it will not fold past it (null: not parked here). */
-  parkedAt(checkpoint: string): LogPosition | null {
-    return this.parking.parkedOne(checkpoint)?.event.position ?? null;
+  private statusOf(name: string, parts: readonly string[]): ProjectionStatus {
+    const first = <T>(of: (part: string) => T | undefined): T | undefined => parts.map(of).find((found) => found !== undefined);
+    return projectionStatus({
+      name,
+      position: this.positionOf(name),
+      held: this.holds(name),
+      dropped: this.dropped,
+      parked: first((part) => this.parking.parkedOne(part)),
+      retrying: first((part) => this.parking.retryingOne(part)),
+      maxEventAttempts: this.maxEventAttempts,
+    });
   }
 
-  /** The newest position this runner knows a projection folded (held ones are exact). */
+  /** Where a projection (any partition of it) parked by this runner stopped: it will not fold past it (null: not parked here). */
+  parkedAt(checkpoint: string): LogPosition | null {
+    for (const part of this.partsOf.get(checkpoint) ?? [checkpoint]) {
+      const parked = this.parking.parkedOne(part);
+      if (parked) return parked.event.position;
+    }
+    return null;
+  }
+
+  /**
+   * The newest position this runner knows a projection, or a partition, folded (held ones are
+   * exact); a split projection stands where its least advanced partition does.
+   */
   positionOf(checkpoint: string): LogPosition | null {
+    const parts = this.partsOf.get(checkpoint);
+    if (!parts) return this.partPositionOf(checkpoint);
+    let least: LogPosition | null = null;
+    for (const part of parts) {
+      const position = this.partPositionOf(part);
+      if (position === null) return null;
+      if (least === null || position < least) least = position;
+    }
+    return least;
+  }
+
+  private partPositionOf(checkpoint: string): LogPosition | null {
     if (this.shownBefore?.has(checkpoint)) return this.shownBefore.get(checkpoint)!;
     return this.held.positionOf(checkpoint);
   }
@@ -288,12 +341,12 @@ export class ProjectorRunner {
     this.leaseSetChanged = false;
     const taken = await this.leases.acquire();
     const before = this.running.join(',');
-    const after = taken.map(checkpointName);
+    const after = taken.map((part) => part.checkpoint);
     if (after.join(',') !== before) this.options.onLeasesChanged?.(after);
     this.held.clear();
-    const checkpoints = await this.readModels.getCheckpoints(this.definitions.map(checkpointName));
-    for (const name of this.definitions.map(checkpointName)) if (!after.includes(name)) this.parking.letGo(name);
-    const startedEmpty = this.held.take(taken, this.definitions, checkpoints, (checkpoint) => this.counts.of(checkpoint));
+    const checkpoints = await this.startingPositions();
+    for (const part of this.parts) if (!after.includes(part.checkpoint)) this.parking.letGo(part.checkpoint);
+    const startedEmpty = this.held.take(taken, this.parts, checkpoints, (checkpoint) => this.counts.of(checkpoint));
     this.folder = new BatchFolder(this.readModels, {
       fences: this.leases.fences(after),
       startedEmpty,
@@ -303,6 +356,24 @@ export class ProjectorRunner {
     await this.parking.clearStaleNotes(after);
     await this.firstCatchUp.noteHead(() => this.events.headPosition());
     this.progress.notify();
+  }
+
+  /**
+   * Every part's checkpoint. A part without one, of a projection folded before under another
+   * partition count (PROJECTOR_PARTITIONS changed), starts where that layout's least advanced
+   * part stood (`layoutResumePosition`), not from the start of the log.
+   */
+  private async startingPositions(): Promise<Map<string, LogPosition>> {
+    const checkpoints = await this.readModels.getCheckpoints(this.parts.map((part) => part.checkpoint));
+    const unstarted = new Set(this.parts.filter((part) => !checkpoints.has(part.checkpoint)).map((part) => part.projection));
+    if (unstarted.size === 0) return checkpoints;
+    const earlier = await this.readModels.getCheckpoints([...unstarted].flatMap(everyLayoutCheckpoint));
+    for (const part of this.parts) {
+      if (checkpoints.has(part.checkpoint)) continue;
+      const resume = layoutResumePosition(part.projection, earlier);
+      if (resume !== null) checkpoints.set(part.checkpoint, resume);
+    }
+    return checkpoints;
   }
 
   /** Catches up from where the projections stand, then follows the log live, until the subscription ends or fails. */

@@ -29,6 +29,8 @@ interface Step {
   readonly index: number;
   readonly slot: ProjectionSlot;
   readonly targets: readonly Target[];
+  /** An event of no partition (`EventShare`): the slot changes only documents it owns, and creates none. */
+  readonly shared: boolean;
   readonly failure?: { readonly error: unknown };
 }
 
@@ -134,7 +136,7 @@ export class BatchFolder {
       applied++;
     };
 
-    for (const { index, slot, targets, failure } of steps) {
+    for (const { index, slot, targets, shared, failure } of steps) {
       if (stoppedAt.has(slot)) continue;
       const event = batch[index];
       slot.stats.events++;
@@ -147,6 +149,7 @@ export class BatchFolder {
             // never written), and nothing in the batch has made it since.
             let entry = documents.get(target.id);
             if (!entry) documents.set(target.id, (entry = { document: null, position: null, dirty: false }));
+            if (shared && !(entry.document && slot.ownsDocument(entry.document))) continue;
             fold(slot, event, target.collection, entry, target.id);
             if (full()) await flush(index);
             continue;
@@ -158,7 +161,9 @@ export class BatchFolder {
             const id = stored.document._id;
             const cached = documents.get(id);
             if (!cached || !cached.dirty) documents.set(id, { document: stored.document, position: stored.position, dirty: false });
-            if (documents.get(id)!.document) refs.push(id);
+            // Another partition's document is its own worker's to change (it folds this event too).
+            const document = documents.get(id)!.document;
+            if (document && slot.ownsDocument(document)) refs.push(id);
           }
           for (const id of refs) {
             fold(slot, event, target.collection, documents.get(id)!, id);
@@ -191,10 +196,13 @@ export class BatchFolder {
       if (!handling) slotsByType.set(event.type, (handling = slots.filter((slot) => slot.handles.has(event.type))));
       for (const slot of handling) {
         if (!positionAfter(event.position, slot.position)) continue;
+        const share = slot.share(event);
+        if (share === 'other') continue; // another partition's
+        const shared = share === 'shared';
         try {
-          steps.push({ index, slot, targets: slot.definition.targets(event) });
+          steps.push({ index, slot, targets: slot.definition.targets(event), shared });
         } catch (error) {
-          steps.push({ index, slot, targets: [], failure: { error } });
+          steps.push({ index, slot, targets: [], shared, failure: { error } });
         }
       }
     }

@@ -1,5 +1,6 @@
 import { ProjectionDefinition } from '../../../../../projections/projection';
 import { HeldProjections } from './held-projections';
+import { projectionParts } from './projection-parts';
 
 const at = (n: number) => String(n).padStart(20, '0');
 const definition = (name: string): ProjectionDefinition => ({
@@ -10,7 +11,7 @@ const definition = (name: string): ProjectionDefinition => ({
   targets: () => [],
   evolve: (document) => document,
 });
-const [a, b, c] = ['a', 'b', 'c'].map(definition);
+const [a, b, c] = projectionParts(['a', 'b', 'c'].map(definition));
 const counts = () => ({ events: 0, documents: 0 });
 
 describe('HeldProjections', () => {

@@ -1,5 +1,6 @@
 import { LogPosition } from '../../../domain/event';
-import { checkpointName, physicalCollectionSpecs, ProjectionDefinition } from '../../../../../projections/projection';
+import { physicalCollectionSpecs } from '../../../../../projections/projection';
+import { ProjectionPart } from './projection-parts';
 import { ProjectionSlot, projectionSlot } from './projection-slot';
 
 /**
@@ -34,25 +35,26 @@ export class HeldProjections {
   }
 
   /**
-   * Takes `held` from where the checkpoints read at a claim put them (`group`: every
-   * projection of the runner); returns the physical collections of those that never
-   * folded anything (none of their documents was ever written).
+   * Takes `held` from where the checkpoints read at a claim put them (`group`: every part of
+   * every projection of the runner); returns the physical collections of those that never
+   * folded anything (no part of their projection ever wrote one of their documents).
    */
   take(
-    held: readonly ProjectionDefinition[],
-    group: readonly ProjectionDefinition[],
+    held: readonly ProjectionPart[],
+    group: readonly ProjectionPart[],
     checkpoints: ReadonlyMap<string, LogPosition>,
     counts: (checkpoint: string) => { events: number; documents: number },
   ): string[] {
-    for (const definition of group) this.positions.set(checkpointName(definition), checkpoints.get(checkpointName(definition)) ?? null);
-    const startedEmpty: string[] = [];
-    this.slots = held.map((definition) => {
-      const checkpoint = checkpointName(definition);
-      const position = this.positions.get(checkpoint) ?? null;
-      if (position === null) for (const spec of physicalCollectionSpecs(definition)) startedEmpty.push(spec.name);
-      return projectionSlot(definition, position, counts(checkpoint));
+    for (const part of group) this.positions.set(part.checkpoint, checkpoints.get(part.checkpoint) ?? null);
+    // A partition that never folded shares its collections with the others, which may have.
+    const folded = new Set(group.filter((part) => this.positions.get(part.checkpoint) !== null).map((part) => part.projection));
+    const startedEmpty = new Set<string>();
+    this.slots = held.map((part) => {
+      const position = this.positions.get(part.checkpoint) ?? null;
+      if (!folded.has(part.projection)) for (const spec of physicalCollectionSpecs(part.definition)) startedEmpty.add(spec.name);
+      return projectionSlot(part, position, counts(part.checkpoint));
     });
-    return startedEmpty;
+    return [...startedEmpty];
   }
 
   /** The held projections `folds` says fold now. */
@@ -75,6 +77,6 @@ export class HeldProjections {
 
   /** The physical collections of the held projections. */
   collections(): string[] {
-    return this.slots.flatMap((s) => physicalCollectionSpecs(s.definition).map((c) => c.name));
+    return [...new Set(this.slots.flatMap((s) => physicalCollectionSpecs(s.definition).map((c) => c.name)))];
   }
 }

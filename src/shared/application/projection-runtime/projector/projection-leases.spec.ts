@@ -2,6 +2,7 @@ import { SqliteReadModelStore } from '../../../../adapters/read-models/sqlite/sq
 import { ProjectionDefinition } from '../../../../../projections/projection';
 import { openSqliteReadModels, SqliteReadModels } from '../../../../../test/support/sqlite-stores';
 import { ProjectionLeases, ProjectionLeasesOptions } from './projection-leases';
+import { projectionParts } from './projection-parts';
 
 const definition = (name: string): ProjectionDefinition => ({
   name,
@@ -11,7 +12,7 @@ const definition = (name: string): ProjectionDefinition => ({
   targets: () => [],
   evolve: (document) => document,
 });
-const group = ['a', 'b', 'c'].map(definition);
+const group = projectionParts(['a', 'b', 'c'].map(definition));
 
 /** The real store on a clock the test moves; its lease writes fail while `failing`. */
 class ClockedStore extends SqliteReadModelStore {
@@ -55,7 +56,7 @@ describe('ProjectionLeases over a real SQLite store', () => {
   it('takes the free leases, leaves those held by another, and keeps a parked projection held without folding it', async () => {
     expect(await store.acquireLease('b_v1', 'other', 300)).toBe(true);
     take({ isParked: (name) => name === 'c_v1' });
-    expect((await leases.acquire()).map((d) => d.name)).toEqual(['a']);
+    expect((await leases.acquire()).map((part) => part.definition.name)).toEqual(['a']);
     expect(await holders()).toEqual({ a_v1: 'me', b_v1: 'other', c_v1: 'me' });
     expect(leases.fences(['a_v1', 'c_v1'])).toEqual([
       { name: 'a_v1', owner: 'me' },
