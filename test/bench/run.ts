@@ -11,7 +11,7 @@
  *   BENCH_CONNECTIONS  concurrent connections (default 50)
  *   BENCH_WARMUP       seconds of unmeasured warm-up before each scenario (default 2; 0 = none)
  *   BENCH_ONLY         comma-separated subset of: baseline, parley (default both)
- *   BENCH_SCENARIOS    comma-separated subset of: write, read, send, realtime, fanout, idle, scale, feeds, beams
+ *   BENCH_SCENARIOS    comma-separated subset of: write, read, send, realtime, fanout, idle, scale, feeds, beams, rebuild
  *                      (default all but beams)
  *                      feeds: feed publishes (one feed, many feeds) and 1,000 HTTP SUBSCRIBE feed subscribers (Parley only);
  *                      send: durable send-message (Parley only, against the baseline insert), then the same
@@ -27,7 +27,11 @@
  *                      beams: (not in the default set) publishes to interests, rotated over many instances
  *                      (each is limited to 100/s), and to users; then the time from one publish to its
  *                      Web Push deliveries at 1,000 devices (a Parley of its own; Parley only)
+ *                      rebuild: a room of 1,000,000 messages rebuilt by npm run rebuild against an
+ *                      incremental build (every row compared) and two floors (test/bench/rebuild.ts;
+ *                      BENCH_REBUILD_BASELINE: another built worktree to rebuild with first)
  *   BENCH_SCALE_MESSAGES, BENCH_SCALE_USERS  the scale scenario's sizes (default 1,000,000 each)
+ *   BENCH_REBUILD_MESSAGES  the rebuild scenario's room (default 1,000,000)
  *   BENCH_TMPDIR       where the temporary data directories go (default os.tmpdir())
  *   BENCH_CPU_PROF     a directory: run the Parley child with --cpu-prof writing there
  *   BENCH_PARLEY_MAIN  the Parley entry point to start (default dist/src/main.js)
@@ -46,6 +50,7 @@ import { performance } from 'node:perf_hooks';
 import { benchFanOut, benchIdleMemory, benchWriteFloor, FanOutResult, IdleMemoryResult, RealtimeTarget, rssMb, WriteFloorResult } from './realtime';
 import { benchFeedFanOut, FeedFanOutResult, feedFanOutLines, feedPublishSpec, FeedsTarget, publishOnce } from './feeds';
 import { beamsChildEnv, benchWebPushDelivery, createBeamsInstances, interestsPublishSpec, publishOnce as beamsPublishOnce, usersPublishSpec, WebPushDeliveryResult, webPushDeliveryLines } from './beams';
+import { benchRebuild, RebuildResult, rebuildBuilds, rebuildLines } from './rebuild';
 import { cpuSeconds, fillScale, Latencies, ScaleShape, senderId, sequentialSends, timedSend } from './scale';
 import { join, resolve } from 'node:path';
 
@@ -53,7 +58,7 @@ const DURATION = positive('BENCH_DURATION', 10);
 const CONNECTIONS = positive('BENCH_CONNECTIONS', 50);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 2);
 const ONLY = new Set((process.env.BENCH_ONLY ?? 'baseline,parley').split(',').map((s) => s.trim()));
-const SCENARIOS = new Set((process.env.BENCH_SCENARIOS ?? 'write,read,send,realtime,scale,feeds').split(',').map((s) => s.trim()));
+const SCENARIOS = new Set((process.env.BENCH_SCENARIOS ?? 'write,read,send,realtime,scale,feeds,rebuild').split(',').map((s) => s.trim()));
 const SCALE_MESSAGES = positive('BENCH_SCALE_MESSAGES', 1_000_000);
 const SCALE_USERS = positive('BENCH_SCALE_USERS', 1_000_000);
 const TMP_ROOT = process.env.BENCH_TMPDIR || os.tmpdir();
@@ -953,6 +958,10 @@ function report(): boolean {
     for (const line of feedFanOutLines(feedFanOut)) console.log(line);
   }
   if (scale) reportScale(scale);
+  if (rebuilt) {
+    console.log('');
+    for (const line of rebuildLines(rebuilt)) console.log(line);
+  }
   if (idleMemory) {
     console.log(
       `idle subscriptions: ${fmt(idleMemory.subscriptions)} on ${fmt(idleMemory.sockets)} sockets: server RSS ` +
@@ -969,6 +978,7 @@ function report(): boolean {
   return true;
 }
 
+let rebuilt: RebuildResult | undefined;
 let busyBefore: number | undefined;
 let machineLines: string[] | undefined;
 
@@ -979,6 +989,10 @@ async function main(): Promise<void> {
   if (ONLY.has('parley') && ['write', 'read', 'send', 'realtime', 'fanout', 'idle', 'feeds'].some((name) => SCENARIOS.has(name))) await runParley();
   if (ONLY.has('parley') && SCENARIOS.has('beams')) await runBeams();
   if (ONLY.has('parley') && SCENARIOS.has('scale')) await runScale();
+  if (ONLY.has('parley') && SCENARIOS.has('rebuild')) {
+    const messages = Number(process.env.BENCH_REBUILD_MESSAGES ?? 1_000_000);
+    rebuilt = await benchRebuild({ tmpRoot: TMP_ROOT, messages, builds: rebuildBuilds(process.env), progress: (line) => process.stderr.write(`${line}\n`) });
+  }
   const ok = report();
   process.exitCode = ok ? 0 : 1;
 }
