@@ -62,9 +62,9 @@ export interface RebuildResult {
   readonly fillMs: number;
   readonly runs: readonly RebuildRun[];
   /** Reading every event of the log through the (sealing) event store, folding nothing. */
-  readonly readLog: { readonly ms: number };
+  readonly readLog: { readonly ms: number; readonly cpuS: number };
   /** A bare program inserting the rebuilt rows into empty tables of the same shape. */
-  readonly insertFloor: { readonly ms: number; readonly rows: number };
+  readonly insertFloor: { readonly ms: number; readonly cpuS: number; readonly rows: number };
   /** Rows of the rebuild (this build's) compared with the incremental build's, and the tables that differ. */
   readonly equality: { readonly rows: number; readonly tables: number; readonly differing: readonly string[] };
 }
@@ -157,6 +157,7 @@ function insertFloor(rebuilt: string, dir: string): RebuildResult['insertFloor']
     const tables = collectionTables(source);
     for (const t of tables) floor.exec((source.prepare(`SELECT sql FROM sqlite_master WHERE name = ?`).get(t) as { sql: string }).sql);
     const started = performance.now();
+    const cpu = process.cpuUsage();
     let rows = 0;
     for (const t of tables) {
       const read = source.prepare(`SELECT * FROM "${t}"`).raw();
@@ -177,7 +178,7 @@ function insertFloor(rebuilt: string, dir: string): RebuildResult['insertFloor']
       write(pending);
       rows += pending.length;
     }
-    return { ms: performance.now() - started, rows };
+    return { ms: performance.now() - started, cpuS: cpuSince(cpu), rows };
   } finally {
     source.close();
     floor.close();
@@ -191,7 +192,11 @@ function insertFloor(rebuilt: string, dir: string): RebuildResult['insertFloor']
  * Writes the log through the server's own stores (sealed as a server seals it) while a projector
  * folds it live into `incremental.sqlite`; then times the log's read alone.
  */
-async function fillAndFoldLive(dataDir: string, messages: number, progress: (line: string) => void): Promise<{ events: number; fillMs: number; readLogMs: number }> {
+async function fillAndFoldLive(
+  dataDir: string,
+  messages: number,
+  progress: (line: string) => void,
+): Promise<{ events: number; fillMs: number; readLog: RebuildResult['readLog'] }> {
   const config = loadConfig({ ...parleyEnv(dataDir), LOG_LEVEL: 'warn' });
   const runtime = await openRuntime(config, 'separate');
   const incremental = new SqliteReadModelStore(join(dataDir, 'incremental.sqlite'));
@@ -247,6 +252,7 @@ async function fillAndFoldLive(dataDir: string, messages: number, progress: (lin
     const fillMs = performance.now() - started;
     await runner.stop();
     const reading = performance.now();
+    const cpu = process.cpuUsage();
     let read = 0;
     for (let after: string | null = null; ; ) {
       const page = await events.readAll({ after, maxCount: 10_000 });
@@ -255,7 +261,7 @@ async function fillAndFoldLive(dataDir: string, messages: number, progress: (lin
       after = page[page.length - 1].position;
     }
     if (read !== count) throw new Error(`read ${read} events of ${count}`);
-    return { events: count, fillMs, readLogMs: performance.now() - reading };
+    return { events: count, fillMs, readLog: { ms: performance.now() - reading, cpuS: cpuSince(cpu) } };
   } finally {
     await runner.stop().catch(() => undefined);
     await incremental.close();
@@ -278,16 +284,16 @@ export async function benchRebuild(options: {
 }): Promise<RebuildResult> {
   const dataDir = options.reuse ?? mkdtempSync(join(options.tmpRoot, 'parley-bench-rebuild-'));
   try {
-    let filled: { events: number; fillMs: number; readLogMs: number };
+    let filled: { events: number; fillMs: number; readLog: RebuildResult['readLog'] };
     if (options.reuse) {
       const log = new Database(join(dataDir, 'events.sqlite'), { readonly: true });
-      filled = { events: (log.prepare('SELECT COUNT(*) AS n FROM events').get() as { n: number }).n, fillMs: NaN, readLogMs: NaN };
+      filled = { events: (log.prepare('SELECT COUNT(*) AS n FROM events').get() as { n: number }).n, fillMs: NaN, readLog: { ms: NaN, cpuS: NaN } };
       log.close();
     } else {
       options.progress(`  fill     rebuild: a room of ${options.messages.toLocaleString('en-US')} messages, folded live into a second read-model file`);
       filled = await fillAndFoldLive(dataDir, options.messages, options.progress);
     }
-    const { events, fillMs, readLogMs } = filled;
+    const { events, fillMs, readLog } = filled;
     const runs: RebuildRun[] = [];
     for (let round = 0; round < (options.rounds ?? 1); round++) {
       for (const build of options.builds) {
@@ -299,12 +305,17 @@ export async function benchRebuild(options: {
     const rebuilt = join(dataDir, 'read-models.sqlite');
     const equality = compareReadModels(rebuilt, join(dataDir, 'incremental.sqlite'));
     const floor = insertFloor(rebuilt, dataDir);
-    return { messages: options.messages, events, fillMs, runs, readLog: { ms: readLogMs }, insertFloor: floor, equality };
+    return { messages: options.messages, events, fillMs, runs, readLog, insertFloor: floor, equality };
   } finally {
     if (options.keep || options.reuse) options.progress(`  kept     rebuild: the data directory ${dataDir} (BENCH_REBUILD_KEEP)`);
     else rmSync(dataDir, { recursive: true, force: true });
   }
 }
+
+const cpuSince = (start: NodeJS.CpuUsage): number => {
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1e6;
+};
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
@@ -334,9 +345,15 @@ export function rebuildLines(r: RebuildResult): string[] {
     const mineCpu = cpu(r.runs.filter((x) => x.label === mine.label));
     lines.push(`  ${mine.label} against ${label}, best rounds: ${(base.ms / mineBest.ms).toFixed(2)}× the rate, ${(baseCpu / mineCpu).toFixed(2)}× less CPU per event`);
   }
-  if (!Number.isNaN(r.readLog.ms)) lines.push(`  floor: reading the log alone (decoded, unsealed, nothing folded): ${(r.readLog.ms / 1000).toFixed(1)} s = ${fmt(rate(r.readLog.ms))} events/s`);
+  if (!Number.isNaN(r.readLog.ms)) {
+    lines.push(
+      `  floor: reading the log alone (decoded, unsealed, nothing folded): ${(r.readLog.ms / 1000).toFixed(1)} s = ${fmt(rate(r.readLog.ms))} events/s; ` +
+        `CPU ${r.readLog.cpuS.toFixed(1)} s = ${fmt(r.events / r.readLog.cpuS)} events per CPU-second`,
+    );
+  }
   lines.push(
-    `  floor: a bare program inserting the ${fmt(r.insertFloor.rows)} rebuilt rows into empty tables: ${(r.insertFloor.ms / 1000).toFixed(1)} s = ${fmt(rate(r.insertFloor.ms))} events/s`,
+    `  floor: a bare program inserting the ${fmt(r.insertFloor.rows)} rebuilt rows into empty tables: ${(r.insertFloor.ms / 1000).toFixed(1)} s = ${fmt(rate(r.insertFloor.ms))} events/s; ` +
+      `CPU ${r.insertFloor.cpuS.toFixed(1)} s = ${fmt(r.events / r.insertFloor.cpuS)} events per CPU-second`,
   );
   lines.push(
     r.equality.differing.length === 0
