@@ -11,7 +11,7 @@
  *   BENCH_CONNECTIONS  concurrent connections (default 50)
  *   BENCH_WARMUP       seconds of unmeasured warm-up before each scenario (default 2; 0 = none)
  *   BENCH_ONLY         comma-separated subset of: baseline, parley (default both)
- *   BENCH_SCENARIOS    comma-separated subset of: write, read, send, realtime, fanout, idle, scale, feeds, cores, beams, partitions
+ *   BENCH_SCENARIOS    comma-separated subset of: write, read, send, realtime, fanout, idle, scale, feeds, cores, rebuild, beams, partitions
  *                      (default all but beams)
  *                      cores: 50 senders each in their own room, then in one room, on this build, on
  *                      it with PROJECTOR_THREAD=false and on BENCH_CORES_BEFORE, interleaved (cores.ts);
@@ -33,9 +33,13 @@
  *                      Web Push deliveries at 1,000 devices (a Parley of its own; Parley only)
  *                      partitions: (not in the default set) projector worker processes folding a log from
  *                      scratch on one SQLite data directory, 1 then 2 of them (test/bench/partitions.ts)
+ *                      rebuild: a room of 1,000,000 messages rebuilt by npm run rebuild against an
+ *                      incremental build (every row compared) and two floors (test/bench/rebuild.ts;
+ *                      BENCH_REBUILD_BASELINE: another built worktree to rebuild with first)
  *   BENCH_SCALE_MESSAGES, BENCH_SCALE_USERS  the scale scenario's sizes (default 1,000,000 each)
  *   BENCH_PARTITIONS_MESSAGES, BENCH_PARTITIONS_ROOMS, BENCH_PARTITIONS  the partitions scenario's log
  *                      (default 200,000 messages over 64 rooms) and PROJECTOR_PARTITIONS (default 4)
+ *   BENCH_REBUILD_MESSAGES  the rebuild scenario's room (default 1,000,000)
  *   BENCH_TMPDIR       where the temporary data directories go (default os.tmpdir())
  *   BENCH_CPU_PROF     a directory: run the Parley child with --cpu-prof writing there
  *   BENCH_PARLEY_MAIN  the Parley entry point to start (default dist/src/main.js)
@@ -55,6 +59,7 @@ import { benchFanOut, benchIdleMemory, benchWriteFloor, FanOutResult, IdleMemory
 import { benchFeedFanOut, FeedFanOutResult, feedFanOutLines, feedPublishSpec, FeedsTarget, publishOnce } from './feeds';
 import { beamsChildEnv, benchWebPushDelivery, createBeamsInstances, interestsPublishSpec, publishOnce as beamsPublishOnce, usersPublishSpec, WebPushDeliveryResult, webPushDeliveryLines } from './beams';
 import { benchPartitions, partitionsLines } from './partitions';
+import { benchRebuild, RebuildResult, rebuildBuilds, rebuildLines } from './rebuild';
 import { cpuSeconds, fillScale, Latencies, ScaleShape, senderId, sequentialSends, timedSend } from './scale';
 import { join, resolve } from 'node:path';
 import { CoresMeasure, coresLines, CoresServer, measureCores, setUpCores } from './cores';
@@ -63,7 +68,7 @@ const DURATION = positive('BENCH_DURATION', 10);
 const CONNECTIONS = positive('BENCH_CONNECTIONS', 50);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 2);
 const ONLY = new Set((process.env.BENCH_ONLY ?? 'baseline,parley').split(',').map((s) => s.trim()));
-const SCENARIOS = new Set((process.env.BENCH_SCENARIOS ?? 'write,read,send,realtime,scale,feeds,cores').split(',').map((s) => s.trim()));
+const SCENARIOS = new Set((process.env.BENCH_SCENARIOS ?? 'write,read,send,realtime,scale,feeds,cores,rebuild').split(',').map((s) => s.trim()));
 const SCALE_MESSAGES = positive('BENCH_SCALE_MESSAGES', 1_000_000);
 const SCALE_USERS = positive('BENCH_SCALE_USERS', 1_000_000);
 const TMP_ROOT = process.env.BENCH_TMPDIR || os.tmpdir();
@@ -1054,6 +1059,10 @@ function report(): boolean {
   if (scale) reportScale(scale);
   if (coresRun) for (const line of coresLines(coresRun.measures, coresRun.servers, CONNECTIONS, coresRun.load)) console.log(line);
   if (partitionLines) for (const line of ['', ...partitionLines]) console.log(line);
+  if (rebuilt) {
+    console.log('');
+    for (const line of rebuildLines(rebuilt)) console.log(line);
+  }
   if (idleMemory) {
     console.log(
       `idle subscriptions: ${fmt(idleMemory.subscriptions)} on ${fmt(idleMemory.sockets)} sockets: server RSS ` +
@@ -1081,6 +1090,7 @@ async function runPartitions(): Promise<void> {
   partitionLines = partitionsLines(shape, await benchPartitions(shape, (line) => process.stderr.write(`${line}\n`)));
 }
 
+let rebuilt: RebuildResult | undefined;
 let busyBefore: number | undefined;
 let machineLines: string[] | undefined;
 
@@ -1093,6 +1103,10 @@ async function main(): Promise<void> {
   if (ONLY.has('parley') && SCENARIOS.has('scale')) await runScale();
   if (ONLY.has('parley') && SCENARIOS.has('cores')) await runCores();
   if (ONLY.has('parley') && SCENARIOS.has('partitions')) await runPartitions();
+  if (ONLY.has('parley') && SCENARIOS.has('rebuild')) {
+    const messages = Number(process.env.BENCH_REBUILD_MESSAGES ?? 1_000_000);
+    rebuilt = await benchRebuild({ tmpRoot: TMP_ROOT, messages, builds: rebuildBuilds(process.env), progress: (line) => process.stderr.write(`${line}\n`) });
+  }
   const ok = report();
   process.exitCode = ok ? 0 : 1;
 }

@@ -111,6 +111,34 @@ export function readModelStoreContract(
         expect(await store.get(c, 'x')).toEqual({ _id: 'x', a: 1, b: 'b', c: 1 });
       });
 
+      it('a collection declared with columns reads back each document field for field, in its order, and answers the same queries', async () => {
+        const c = collection('columns');
+        await store.ensureCollections([
+          { name: c, indexes: [{ fields: ['key', 'position'] }], columns: ['instance_id', 'key', 'position', 'revision', 'note'] },
+        ]);
+        const lines = [
+          { _id: 'a', instance_id: 'i', key: 'user:ann', position: pos(3), revision: 0, note: 'x' },
+          { _id: 'b', instance_id: 'i', key: 'user:bob', position: pos(2), revision: 7 },
+          { _id: 'c', instance_id: 'i', key: 'user:ann', position: pos(1), revision: 2.5, note: "it's \"quoted\"" },
+        ];
+        await store.applyBatch(lines.map((l, i) => put(c, l, pos(i + 1))), {});
+        await store.buildDeferredIndexes([c]);
+        expect(JSON.stringify(await store.get(c, 'b'))).toBe(JSON.stringify(lines[1]));
+        expect(await store.getStored(c, 'c')).toEqual({ document: lines[2], position: pos(3) });
+        expect(ids(await store.getMany(c, ['c', 'zz', 'a'])).sort()).toEqual(['a', 'c']);
+        const ann = await store.find(c, { where: { key: 'user:ann', position: { gt: pos(0) } }, sort: [{ field: 'position' }] });
+        expect(ann.map((d) => JSON.stringify(d))).toEqual([JSON.stringify(lines[2]), JSON.stringify(lines[0])]);
+        expect(await store.count(c, { key: 'user:ann' })).toBe(2);
+        expect(ids(await store.find(c, { where: { note: null } }))).toEqual(['b']);
+        expect(ids(await store.find(c, { where: { _id: { in: ['a', 'b'] } }, sort: [{ field: 'revision', descending: true }] }))).toEqual(['b', 'a']);
+        // A later position replaces the whole document; an older one changes nothing.
+        await store.applyBatch([put(c, { _id: 'a', instance_id: 'i', key: 'user:ann', position: pos(9), revision: 1 }, pos(9)), put(c, lines[1], pos(1))], {});
+        expect(await store.get(c, 'a')).toEqual({ _id: 'a', instance_id: 'i', key: 'user:ann', position: pos(9), revision: 1 });
+        expect(await store.getStored(c, 'b')).toEqual({ document: lines[1], position: pos(2) });
+        await store.applyBatch([{ collection: c, kind: 'delete', id: 'a' }], {});
+        expect(await store.get(c, 'a')).toBeNull();
+      });
+
       it('queries answer the same before and after buildDeferredIndexes, which is idempotent', async () => {
         const c = await withMessages();
         const query = { where: { room: 'r1' }, sort: [{ field: 'seq', descending: true }] };

@@ -12,6 +12,14 @@ export interface IndexSpec {
 export interface CollectionSpec {
   readonly name: string;
   readonly indexes?: readonly IndexSpec[];
+  /**
+   * For a collection whose documents all have one flat shape: every field besides `_id`, in the
+   * order the projection writes them, each a string or a number (or absent). A store may keep
+   * them as columns rather than as a document (SQLite does: nothing to encode, parse or index
+   * through JSON, which a rebuild of a large collection pays per row); documents read back the
+   * same, field for field. Writing any other field or value into it fails.
+   */
+  readonly columns?: readonly string[];
 }
 
 export type Scalar = string | number | boolean | null;

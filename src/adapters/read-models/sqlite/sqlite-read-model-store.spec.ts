@@ -193,3 +193,58 @@ describe('SqliteReadModelStore in memory', () => {
     await another.close();
   });
 });
+
+describe('SqliteReadModelStore collections kept in columns', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'parley-rm-columns-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const spec = { name: 'lines', indexes: [{ fields: ['key', 'position'] }], columns: ['key', 'position', 'revision'] };
+
+  it('holds each field in a column of its own, with no JSON, and indexes the columns themselves', async () => {
+    const file = join(dir, 'plain.sqlite');
+    const store = new SqliteReadModelStore(file);
+    await store.ensureCollections([spec]);
+    await store.applyBatch([{ collection: 'lines', kind: 'put', document: { _id: 'a', key: 'user:ann', position: pos(5), revision: 3 }, position: pos(5) }], {});
+    await store.buildDeferredIndexes(['lines']);
+    await store.close();
+    const db = new Database(file, { readonly: true });
+    try {
+      expect(db.prepare('SELECT * FROM rm_lines').all()).toEqual([{ id: 'a', f_key: 'user:ann', f_position: pos(5), f_revision: 3, position: pos(5) }]);
+      const index = db.prepare(`SELECT sql FROM sqlite_master WHERE type = 'index' AND name = 'ix_lines_key_position'`).get() as { sql: string };
+      expect(index.sql).toBe('CREATE INDEX "ix_lines_key_position" ON "rm_lines" ("f_key", "f_position")');
+    } finally {
+      db.close();
+    }
+  });
+
+  it('another connection that never declared the collection reads it the same (the table says its layout)', async () => {
+    const file = join(dir, 'shared.sqlite');
+    const writer = new SqliteReadModelStore(file);
+    await writer.ensureCollections([spec]);
+    const reader = new SqliteReadModelStore(file);
+    await writer.applyBatch([{ collection: 'lines', kind: 'put', document: { _id: 'a', key: 'k', position: pos(1), revision: 0 }, position: pos(1) }], {});
+    expect(await reader.find('lines', { where: { key: 'k' } })).toEqual([{ _id: 'a', key: 'k', position: pos(1), revision: 0 }]);
+    await writer.close();
+    await reader.close();
+  });
+
+  it('refuses a document with a field outside its columns, or a value that is not a string or a number, and writes nothing of that batch', async () => {
+    const store = new SqliteReadModelStore(IN_MEMORY);
+    await store.ensureCollections([spec]);
+    const write = (document: Record<string, unknown>) =>
+      store.applyBatch(
+        [
+          { collection: 'lines', kind: 'put', document: { _id: 'ok', key: 'k' }, position: pos(1) },
+          { collection: 'lines', kind: 'put', document: { _id: 'x', ...document }, position: pos(1) },
+        ],
+        { lines_v1: pos(1) },
+      );
+    await expect(write({ key: 'k', extra: 1 })).rejects.toThrow('Fields not among the collection\'s columns: extra');
+    await expect(write({ key: true })).rejects.toThrow('The field key of a collection kept in columns holds a boolean, not a string or a number');
+    await expect(write({ key: null })).rejects.toThrow('holds a null');
+    await expect(write({ key: { nested: 1 } })).rejects.toThrow('holds a object');
+    expect(await store.find('lines')).toEqual([]);
+    expect(await store.getCheckpoint('lines_v1')).toBeNull();
+    await expect(store.find('lines', { where: { extra: 1 } })).rejects.toThrow('Unknown field extra of a collection kept in columns (key, position, revision)');
+    await store.close();
+  });
+});

@@ -16,9 +16,13 @@ import {
 import { WalCheckpointer } from '../../shared/sqlite-wal-checkpointer';
 import { SqliteLeases } from './sqlite-leases';
 import { indexDefinition, orderTerms, table, whereClause } from './read-model-sql';
+import { CollectionLayout, createTableSql, JSON_LAYOUT, layoutOfTable } from './collection-layout';
 import { BUSY_TIMEOUT_MS, IN_MEMORY, openReadModelDatabase } from './schema';
 
 export { IN_MEMORY } from './schema';
+
+/** A row read: the layout's columns and the position the document reflects. */
+type Row = Record<string, unknown> & { position: string };
 
 export interface SqliteReadModelStoreOptions {
   /**
@@ -48,7 +52,9 @@ export class SqliteReadModelStore implements ReadModelStore {
   private readonly db: Database.Database;
   private readonly statements = new Map<string, Database.Statement>();
   /** A batch's writes by collection, without building and looking up their SQL per change. */
-  private readonly writers = new Map<string, { put: Database.Statement; remove: Database.Statement }>();
+  private readonly writers = new Map<string, { put: Database.Statement; remove: Database.Statement; layout: CollectionLayout }>();
+  /** How each collection's table holds its documents (read from the table itself). */
+  private readonly layouts = new Map<string, CollectionLayout>();
   /**
    * Collections created empty whose secondary indexes are not built yet (listed in the
    * `deferred_indexes` table, so a crash mid-build leaves them listed and still deferred).
@@ -99,18 +105,32 @@ export class SqliteReadModelStore implements ReadModelStore {
     return stmt;
   }
 
-  private writer(collection: string): { put: Database.Statement; remove: Database.Statement } {
+  /** A collection's layout, as its table shows it (remembered once the table exists). */
+  private layout(collection: string): CollectionLayout {
+    let layout = this.layouts.get(collection);
+    if (!layout) {
+      const found = layoutOfTable(this.db, table(collection));
+      if (!found) return JSON_LAYOUT;
+      this.layouts.set(collection, (layout = found));
+    }
+    return layout;
+  }
+
+  private writer(collection: string): { put: Database.Statement; remove: Database.Statement; layout: CollectionLayout } {
     let writer = this.writers.get(collection);
     if (!writer) {
       const t = table(collection);
+      const layout = this.layout(collection);
+      const columns = [...layout.written, 'position'];
       writer = {
         // Only a later position replaces a document: a redelivered event changes nothing.
         put: this.prepared(
-          `INSERT INTO "${t}" (id, doc, position) VALUES (?, ?, ?)
-           ON CONFLICT(id) DO UPDATE SET doc = excluded.doc, position = excluded.position
+          `INSERT INTO "${t}" (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})
+           ON CONFLICT(id) DO UPDATE SET ${columns.slice(1).map((c) => `${c} = excluded.${c}`).join(', ')}
            WHERE excluded.position > "${t}".position`,
         ),
         remove: this.prepared(`DELETE FROM "${t}" WHERE id = ?`),
+        layout,
       };
       this.writers.set(collection, writer);
     }
@@ -121,6 +141,7 @@ export class SqliteReadModelStore implements ReadModelStore {
   private forgetStatements(): void {
     this.statements.clear();
     this.writers.clear();
+    this.layouts.clear();
   }
 
   /**
@@ -160,9 +181,10 @@ export class SqliteReadModelStore implements ReadModelStore {
       for (const spec of specs) {
         const t = table(spec.name);
         const created = !this.prepared(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(t);
-        if (created) this.db.exec(`CREATE TABLE "${t}" (id TEXT PRIMARY KEY, doc TEXT NOT NULL, position TEXT NOT NULL)`);
+        if (created) this.db.exec(createTableSql(t, spec.columns));
+        const { fieldOf } = layoutOfTable(this.db, t)!;
         (spec.indexes ?? []).forEach((index) => {
-          const { name, sql } = indexDefinition(spec.name, index);
+          const { name, sql } = indexDefinition(spec.name, index, fieldOf);
           if (created && !index.unique) {
             this.prepared('INSERT OR REPLACE INTO deferred_indexes (name, collection, sql) VALUES (?, ?, ?)').run(name, spec.name, sql);
             this.deferred.add(spec.name);
@@ -204,35 +226,28 @@ export class SqliteReadModelStore implements ReadModelStore {
   }
 
   async get<D extends Document>(collection: string, id: string): Promise<D | null> {
-    this.recover();
-    const row = this.prepared(`SELECT doc FROM "${table(collection)}" WHERE id = ?`).get(id) as { doc: string } | undefined;
-    return row ? (JSON.parse(row.doc) as D) : null;
+    return (await this.getStored<D>(collection, id))?.document ?? null;
   }
 
   async getMany<D extends Document>(collection: string, ids: readonly string[]): Promise<D[]> {
-    if (ids.length === 0) return [];
-    this.recover();
-    const rows = this.prepared(`SELECT doc FROM "${table(collection)}" WHERE id IN (SELECT value FROM json_each(?))`).all(
-      JSON.stringify(ids),
-    ) as { doc: string }[];
-    return rows.map((r) => JSON.parse(r.doc) as D);
+    return (await this.getStoredMany<D>(collection, ids)).map((s) => s.document);
   }
 
   async getStored<D extends Document>(collection: string, id: string): Promise<StoredDocument<D> | null> {
     this.recover();
-    const row = this.prepared(`SELECT doc, position FROM "${table(collection)}" WHERE id = ?`).get(id) as
-      | { doc: string; position: string }
-      | undefined;
-    return row ? { document: JSON.parse(row.doc) as D, position: row.position } : null;
+    const layout = this.layout(collection);
+    const row = this.prepared(`SELECT ${layout.selected}, position FROM "${table(collection)}" WHERE id = ?`).get(id) as Row | undefined;
+    return row ? { document: layout.document(row) as D, position: row.position } : null;
   }
 
   async getStoredMany<D extends Document>(collection: string, ids: readonly string[]): Promise<StoredDocument<D>[]> {
     if (ids.length === 0) return [];
     this.recover();
+    const layout = this.layout(collection);
     const rows = this.prepared(
-      `SELECT doc, position FROM "${table(collection)}" WHERE id IN (SELECT value FROM json_each(?))`,
-    ).all(JSON.stringify(ids)) as { doc: string; position: string }[];
-    return rows.map((r) => ({ document: JSON.parse(r.doc) as D, position: r.position }));
+      `SELECT ${layout.selected}, position FROM "${table(collection)}" WHERE id IN (SELECT value FROM json_each(?))`,
+    ).all(JSON.stringify(ids)) as Row[];
+    return rows.map((r) => ({ document: layout.document(r) as D, position: r.position }));
   }
 
   async find<D extends Document>(collection: string, query: Query = {}): Promise<D[]> {
@@ -242,7 +257,7 @@ export class SqliteReadModelStore implements ReadModelStore {
   async count(collection: string, where: Query['where'] = {}): Promise<number> {
     this.recover();
     this.indexesBeforeQuery(collection);
-    const { clauses, params } = whereClause(where);
+    const { clauses, params } = whereClause(where, this.layout(collection).fieldOf);
     const sql = `SELECT COUNT(*) AS n FROM "${table(collection)}"` + (clauses.length ? ` WHERE ${clauses.join(' AND ')}` : '');
     return (this.prepared(sql).get(...params) as { n: number }).n;
   }
@@ -250,15 +265,16 @@ export class SqliteReadModelStore implements ReadModelStore {
   async findStored<D extends Document>(collection: string, query: Query = {}): Promise<StoredDocument<D>[]> {
     this.recover();
     this.indexesBeforeQuery(collection);
-    const { clauses, params } = whereClause(query.where);
-    const order = orderTerms(query.sort);
+    const layout = this.layout(collection);
+    const { clauses, params } = whereClause(query.where, layout.fieldOf);
+    const order = orderTerms(query.sort, layout.fieldOf);
     const sql =
-      `SELECT doc, position FROM "${table(collection)}"` +
+      `SELECT ${layout.selected}, position FROM "${table(collection)}"` +
       (clauses.length ? ` WHERE ${clauses.join(' AND ')}` : '') +
       (order.length ? ` ORDER BY ${order.join(', ')}` : '') +
       ` LIMIT CAST(? AS INTEGER)`;
-    const rows = this.prepared(sql).all(...params, query.limit ?? -1) as { doc: string; position: string }[];
-    return rows.map((r) => ({ document: JSON.parse(r.doc) as D, position: r.position }));
+    const rows = this.prepared(sql).all(...params, query.limit ?? -1) as Row[];
+    return rows.map((r) => ({ document: layout.document(r) as D, position: r.position }));
   }
 
   async applyBatch(
@@ -275,7 +291,7 @@ export class SqliteReadModelStore implements ReadModelStore {
         this.leaseTable.checkFences(fences, this.clock());
         for (const change of changes) {
           const writer = this.writer(change.collection);
-          if (change.kind === 'put') writer.put.run(change.document._id, JSON.stringify(change.document), change.position);
+          if (change.kind === 'put') writer.put.run(...writer.layout.values(change.document), change.position);
           else writer.remove.run(change.id);
         }
         for (const [name, position] of marks) {
