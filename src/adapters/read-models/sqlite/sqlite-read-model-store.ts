@@ -12,10 +12,14 @@ import {
   ReadModelStore,
   ReadModelWriteError,
   StoredDocument,
+  TextIndexSpec,
+  TextMatch,
+  TextSearch,
 } from '../../../shared/ports/read-model-store.port';
 import { WalCheckpointer } from '../../shared/sqlite-wal-checkpointer';
 import { SqliteLeases } from './sqlite-leases';
 import { indexDefinition, orderTerms, table, whereClause } from './read-model-sql';
+import { createTextCollection, searchTextCollection, textPutSql, textTable } from './text-search';
 import { BUSY_TIMEOUT_MS, IN_MEMORY, openReadModelDatabase } from './schema';
 
 export { IN_MEMORY } from './schema';
@@ -54,6 +58,8 @@ export class SqliteReadModelStore implements ReadModelStore {
    * `deferred_indexes` table, so a crash mid-build leaves them listed and still deferred).
    */
   private readonly deferred = new Set<string>();
+  /** The text-indexed collections `ensureCollections` declared, by name (`text-search.ts`). */
+  private readonly textSpecs = new Map<string, TextIndexSpec>();
   /** None in memory: there is no WAL to copy. */
   private readonly checkpointer: WalCheckpointer | null;
   readonly batchLimit?: BatchLimit;
@@ -103,10 +109,16 @@ export class SqliteReadModelStore implements ReadModelStore {
     let writer = this.writers.get(collection);
     if (!writer) {
       const t = table(collection);
+      const text = this.textSpecs.get(collection);
+      if (!text && this.prepared(`SELECT 1 FROM sqlite_master WHERE name = ?`).get(textTable(collection))) {
+        throw new Error(`The text-indexed collection ${collection} is written before ensureCollections declared it`);
+      }
       writer = {
         // Only a later position replaces a document: a redelivered event changes nothing.
         put: this.prepared(
-          `INSERT INTO "${t}" (id, doc, position) VALUES (?, ?, ?)
+          text
+            ? textPutSql(collection, text)
+            : `INSERT INTO "${t}" (id, doc, position) VALUES (?, ?, ?)
            ON CONFLICT(id) DO UPDATE SET doc = excluded.doc, position = excluded.position
            WHERE excluded.position > "${t}".position`,
         ),
@@ -160,7 +172,9 @@ export class SqliteReadModelStore implements ReadModelStore {
       for (const spec of specs) {
         const t = table(spec.name);
         const created = !this.prepared(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(t);
-        if (created) this.db.exec(`CREATE TABLE "${t}" (id TEXT PRIMARY KEY, doc TEXT NOT NULL, position TEXT NOT NULL)`);
+        if (spec.text) this.textSpecs.set(spec.name, spec.text);
+        if (created && spec.text) createTextCollection(this.db, spec.name, spec.text);
+        else if (created) this.db.exec(`CREATE TABLE "${t}" (id TEXT PRIMARY KEY, doc TEXT NOT NULL, position TEXT NOT NULL)`);
         (spec.indexes ?? []).forEach((index) => {
           const { name, sql } = indexDefinition(spec.name, index);
           if (created && !index.unique) {
@@ -247,6 +261,12 @@ export class SqliteReadModelStore implements ReadModelStore {
     return (this.prepared(sql).get(...params) as { n: number }).n;
   }
 
+  async searchText<D extends Document>(collection: string, search: TextSearch): Promise<TextMatch<D>[]> {
+    this.recover();
+    this.indexesBeforeQuery(collection);
+    return searchTextCollection<D>((sql) => this.prepared(sql), collection, search);
+  }
+
   async findStored<D extends Document>(collection: string, query: Query = {}): Promise<StoredDocument<D>[]> {
     this.recover();
     this.indexesBeforeQuery(collection);
@@ -311,6 +331,7 @@ export class SqliteReadModelStore implements ReadModelStore {
   async reset(collections: readonly string[], projections: readonly string[]): Promise<void> {
     this.write(() => {
       for (const c of collections) {
+        this.db.exec(`DROP TABLE IF EXISTS "${textTable(c)}"`);
         this.db.exec(`DROP TABLE IF EXISTS "${table(c)}"`);
         this.prepared('DELETE FROM deferred_indexes WHERE collection = ?').run(c);
       }
