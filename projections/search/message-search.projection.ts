@@ -60,6 +60,8 @@ export const messageSearchProjection: ProjectionDefinition<MessageEvent | RoomDe
   handles: ['MessageSent', 'MessageEdited', 'MessageDeleted', 'RoomDeleted'],
   // Searches wait for it to reach the log's head before reading (src/modules/search/): sends never wait for it.
   awaitedByReaders: true,
+  // Folded in large batches behind the other projections, into DATA_DIR/search.sqlite on SQLite: sends never pay for its index.
+  background: { sqliteFile: 'search' },
   destroys: ['MessageEdited', 'MessageDeleted', 'RoomDeleted'],
 
   targets(event): Target[] {

@@ -10,6 +10,16 @@ import { Logger } from '../infrastructure/logger';
 /** Events per page while a new projection version builds in a serving process (the runner's live catch-up size). */
 const BUILDING_PAGE = 2_000;
 
+/**
+ * How the projections folded in the background (`ProjectionDefinition.background`: message
+ * search) follow the log: live, a batch gathers the events of up to 250 ms after its first
+ * (at most 5,000), so the index is written a few times a second in large transactions
+ * rather than once per send, after the other projections' batches; catching up, pages of
+ * 10,000 events. A search waits for it to reach the log's head, so it answers at most that
+ * much later after a send.
+ */
+const BACKGROUND_FOLD: Partial<ProjectorRunnerOptions> = { liveGatherMs: 250, maxBatch: 5_000, catchUpPage: 10_000 };
+
 export interface ProjectorsSettings {
   readonly config: Pick<ParleyConfig, 'projectionLeaseTtlMs'>;
   /** The lease owner (the embedded server's stable one), or undefined for a fresh one per runner. */
@@ -46,6 +56,12 @@ export async function openProjectors(events: EventStore, readModels: ReadModelSt
     });
   const { current, building } = buildingApart(projections, await readModels.getCheckpoints(projections.map(checkpointName)));
   if (building.length) logger.info({ projections: building.map(checkpointName) }, 'new projection versions build beside the serving ones, which serve meanwhile');
+  const foreground = current.filter((p) => !p.background);
+  const background = current.filter((p) => p.background);
   // The building versions fold while the process serves: pages of the live size keep answers prompt.
-  return new ProcessProjectors(runnerFor(current), building.length ? runnerFor(building, { catchUpPage: BUILDING_PAGE }) : null);
+  return new ProcessProjectors(
+    runnerFor(foreground),
+    building.length ? runnerFor(building, { catchUpPage: BUILDING_PAGE }) : null,
+    background.length ? runnerFor(background, BACKGROUND_FOLD) : null,
+  );
 }

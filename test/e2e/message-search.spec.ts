@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { scanForMarkers } from '../support/byte-scan';
 import { startTestServer, TestServer } from '../support/test-server';
 import { eventually } from '../support/waiting';
@@ -200,7 +201,7 @@ describe('message search', () => {
     const gone = { deleted: word(), editedAway: word(), roomDeleted: word() };
     const kept = word();
     const tail = (w: string) => w.slice(-12);
-    const files = ['', '-wal', '-shm'].map((suffix) => join(s.dataDir, `read-models.sqlite${suffix}`));
+    const files = ['read-models.sqlite', 'search.sqlite'].flatMap((file) => ['', '-wal', '-shm'].map((suffix) => join(s.dataDir, `${file}${suffix}`)));
     const found = () => new Set(scanForMarkers({ files }, [...Object.values(gone), kept].map(tail)).map((f) => f.marker));
 
     const deleted = await send('corpus', `the ${gone.deleted} note`);
@@ -216,6 +217,24 @@ describe('message search', () => {
     expect((await s.request('DELETE', s.chat('/rooms/shredded'))).status).toBe(204);
     for (const w of Object.values(gone)) expect((await search({ q: w }, s.token({ su: true }))).body.results).toEqual([]);
     await eventually(() => [...found()].join() === tail(kept), { what: 'only the kept word in the read models' });
+  });
+
+  it('keeps its index in search.sqlite, apart from the other read models, and answers a search with every message sent before it', async () => {
+    const tables = (file: string) => {
+      const db = new Database(join(s.dataDir, file), { readonly: true, fileMustExist: true });
+      try {
+        return (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((t) => t.name);
+      } finally {
+        db.close();
+      }
+    };
+    expect(tables('search.sqlite').filter((t) => t.includes('message_search'))).not.toEqual([]);
+    expect(tables('read-models.sqlite').filter((t) => t.includes('message_search'))).toEqual([]);
+    // Folded in batches behind the other projections, yet a search waits for them: nothing sent before it is missed.
+    const word = `zq${randomBytes(6).toString('hex')}`;
+    const sent = [];
+    for (let i = 0; i < 5; i++) sent.push(await send('corpus', `${word} number ${i}`));
+    expect((await search({ q: word }, as('bob'))).body.results.map((r: any) => r.message.id)).toEqual(sent.reverse());
   });
 
   it('needs room:messages:get from the caller’s global role: a role without it is refused 403', async () => {

@@ -4,7 +4,7 @@ import { ALL_PROJECTIONS } from '../../../projections';
 import { ProjectionDefinition } from '../../../projections/projection';
 import { SqliteDataKeyStore } from '../../adapters/data-keys/sqlite/sqlite-data-key-store';
 import { ReportedHead, SqliteEventStore } from '../../adapters/event-store/sqlite/sqlite-event-store';
-import { SqliteReadModelStore } from '../../adapters/read-models/sqlite/sqlite-read-model-store';
+import { openSqliteReadModels } from '../../infrastructure/sqlite-read-models';
 import { createLogger } from '../../infrastructure/logger';
 import { DataKeyRing } from '../../shared/crypto/data-key-ring';
 import { openMasterKey } from '../../shared/crypto/master-key';
@@ -78,7 +78,7 @@ async function main(): Promise<void> {
   const { config } = data;
   const logger = createLogger(config.logLevel).child({ thread: 'projector' });
   const events = new SqliteEventStore(join(config.dataDir, 'events.sqlite'), { reportedHead: head });
-  const readModels = new SqliteReadModelStore(join(config.dataDir, 'read-models.sqlite'));
+  const readModels = openSqliteReadModels(config.dataDir);
   const dataKeys = new SqliteDataKeyStore(join(config.dataDir, 'keys.sqlite'));
   const secretBox = await openMasterKey(config, events);
   // Not exclusive: the request thread destroys keys; it says so at once (`keys-destroyed`), the TTL bounds the rest.

@@ -23,8 +23,14 @@ export interface Word {
   readonly end: number;
 }
 
+/** Text in ASCII only, whose folding is its lower case and whose words are runs of `[a-z0-9]`. */
+const ASCII = /^[\x00-\x7f]*$/;
+const ASCII_WORD = /[a-z0-9]+/g;
+
 /** The folded words of `text`, in order, each with its place in `text`. */
 export function wordsOf(text: string): Word[] {
+  // Most messages: the same words as character by character below, a tenth of the work.
+  if (ASCII.test(text)) return [...text.toLowerCase().matchAll(ASCII_WORD)].map((m) => ({ word: m[0], start: m.index!, end: m.index! + m[0].length }));
   const words: Word[] = [];
   let current = '';
   let start = 0;

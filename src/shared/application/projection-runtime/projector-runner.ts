@@ -24,6 +24,8 @@ export interface ProjectorRunnerOptions {
   /** Who holds the leases, for operators reading the lease table. */
   readonly owner?: string;
   readonly maxBatch?: number;
+  /** Live, how long a batch gathers events after its first before it is written (default 0: those already buffered). */
+  readonly liveGatherMs?: number;
   /** Events read and written per transaction while catching up (default: 10,000 until first caught up, then 2,000). */
   readonly catchUpPage?: number;
   readonly leaseTtlMs?: number;
@@ -146,7 +148,7 @@ export class ProjectorRunner {
       },
       onFailed: (error) => this.follower.fail(error),
     });
-    this.follower = new LogFollower(events, options.maxBatch ?? 500);
+    this.follower = new LogFollower(events, options.maxBatch ?? 500, options.liveGatherMs ?? 0);
     this.followHandlers = {
       pageSize: () => (this.firstCatchUp.reached ? catchUpPage : firstCatchUpPage),
       interrupted: () => this.leaseSetChanged || this.stopped || this.refollow,

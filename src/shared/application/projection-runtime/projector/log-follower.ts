@@ -29,6 +29,11 @@ export class LogFollower {
   constructor(
     private readonly events: EventStore,
     private readonly maxBatch: number,
+    /**
+     * Live, how long a batch gathers events after its first before it is written (0: only those
+     * already buffered). A projection folded in the background writes fewer, larger batches so.
+     */
+    private readonly gatherMs = 0,
   ) {}
 
   /** Follows the log after `from` until interrupted, closed or failed (then it rejects with the failure). */
@@ -55,6 +60,19 @@ export class LogFollower {
     let pending: Promise<IteratorResult<RecordedEvent>> | null = null;
     let batch: RecordedEvent[] = [];
     const IDLE = Symbol('idle');
+    /** When the batch gathering now is written at the latest (with `gatherMs`). */
+    let gathered: Promise<typeof IDLE> | null = null;
+    let gatherTimer: NodeJS.Timeout | null = null;
+    const endOfTurn = (): Promise<typeof IDLE> => {
+      if (this.gatherMs === 0) return new Promise((r) => setImmediate(() => r(IDLE)));
+      gathered ??= new Promise((r) => (gatherTimer = setTimeout(() => r(IDLE), this.gatherMs)));
+      return gathered;
+    };
+    const batchWritten = () => {
+      if (gatherTimer) clearTimeout(gatherTimer);
+      gatherTimer = null;
+      gathered = null;
+    };
     try {
       for (;;) {
         pending ??= iterator.next();
@@ -62,8 +80,9 @@ export class LogFollower {
         const next =
           batch.length === 0
             ? await pending
-            : await Promise.race([pending, new Promise<typeof IDLE>((r) => setImmediate(() => r(IDLE)))]);
+            : await Promise.race([pending, endOfTurn()]);
         if (next === IDLE || (next as IteratorResult<RecordedEvent>).done) {
+          batchWritten();
           if (batch.length && !this.failure) await handlers.apply(batch);
           batch = [];
           handlers.afterLive();
@@ -73,12 +92,14 @@ export class LogFollower {
         pending = null;
         batch.push((next as IteratorResult<RecordedEvent>).value);
         if (batch.length >= this.maxBatch) {
+          batchWritten();
           await handlers.apply(batch);
           batch = [];
           handlers.afterLive();
         }
       }
     } finally {
+      batchWritten();
       await subscription.close().catch(() => undefined);
     }
     if (this.failure) throw this.failure;
