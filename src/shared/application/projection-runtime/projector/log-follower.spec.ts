@@ -69,6 +69,27 @@ describe('LogFollower over a real SQLite event log', () => {
     expect(written[0].position > from).toBe(true);
   });
 
+  it('with a gathering time, writes the live events of several commits as one batch, when it is full or the time is up', async () => {
+    const follower = new LogFollower(events, 3, 60_000);
+    const { seen, written, handlers, live } = noting();
+    const following = follower.follow(null, handlers);
+    await eventually(live, { what: 'the follower caught up' });
+    for (let i = 0; i < 3; i++) await append(1);
+    await eventually(() => written.length === 3, { what: 'the full batch is written' });
+    await follower.close();
+    await following;
+    expect(seen).toEqual(['caught up', 'live of 3', 'after live', 'after live']);
+
+    const quick = new LogFollower(events, 500, 20);
+    const second = noting();
+    const followingAgain = quick.follow((await events.readAll())[2].position, second.handlers);
+    await eventually(second.live, { what: 'the follower caught up' });
+    await append(1);
+    await eventually(() => second.written.length === 1, { what: 'the batch is written once its time is up' });
+    await quick.close();
+    await followingAgain;
+  });
+
   it('reads nothing once interrupted', async () => {
     await append(2);
     const { seen, handlers } = noting();
