@@ -148,7 +148,8 @@ export class ProjectorRunner {
       },
       onFailed: (error) => this.follower.fail(error),
     });
-    this.follower = new LogFollower(events, options.maxBatch ?? 500, options.liveGatherMs ?? 0);
+    // A destroying event ends the gathering: the content it removes leaves the files promptly, and its delete, which waits for that, soon answers.
+    this.follower = new LogFollower(events, options.maxBatch ?? 500, options.liveGatherMs ?? 0, (event) => this.destroying.has(event.type));
     this.followHandlers = {
       pageSize: () => (this.firstCatchUp.reached ? catchUpPage : firstCatchUpPage),
       interrupted: () => this.leaseSetChanged || this.stopped || this.refollow,

@@ -90,6 +90,20 @@ describe('LogFollower over a real SQLite event log', () => {
     await followingAgain;
   });
 
+  it('with a gathering time, writes a batch at once when an event that ends the gathering comes (a delete)', async () => {
+    const follower = new LogFollower(events, 500, 60_000, (event) => event.type === 'Deleted');
+    const { written, handlers, live } = noting();
+    const following = follower.follow(null, handlers);
+    await eventually(live, { what: 'the follower caught up' });
+    await append(2);
+    await events.append('tick-acme.t', [{ type: 'Deleted', data: {}, metadata: meta }], 'any');
+    // Long before the minute of gathering is up.
+    await eventually(() => written.length === 3, { what: 'the batch with the delete is written', timeoutMs: 10_000 });
+    expect(written.map((e) => e.type)).toEqual(['Tick', 'Tick', 'Deleted']);
+    await follower.close();
+    await following;
+  });
+
   it('reads nothing once interrupted', async () => {
     await append(2);
     const { seen, handlers } = noting();

@@ -34,6 +34,8 @@ export class LogFollower {
      * already buffered). A projection folded in the background writes fewer, larger batches so.
      */
     private readonly gatherMs = 0,
+    /** Live events that end the gathering: their batch is written as soon as what is buffered is taken (a delete's). */
+    private readonly writesAtOnce: (event: RecordedEvent) => boolean = () => false,
   ) {}
 
   /** Follows the log after `from` until interrupted, closed or failed (then it rejects with the failure). */
@@ -63,12 +65,15 @@ export class LogFollower {
     /** When the batch gathering now is written at the latest (with `gatherMs`). */
     let gathered: Promise<typeof IDLE> | null = null;
     let gatherTimer: NodeJS.Timeout | null = null;
+    /** The batch holds an event that ends the gathering. */
+    let urgent = false;
     const endOfTurn = (): Promise<typeof IDLE> => {
-      if (this.gatherMs === 0) return new Promise((r) => setImmediate(() => r(IDLE)));
+      if (this.gatherMs === 0 || urgent) return new Promise((r) => setImmediate(() => r(IDLE)));
       gathered ??= new Promise((r) => (gatherTimer = setTimeout(() => r(IDLE), this.gatherMs)));
       return gathered;
     };
     const batchWritten = () => {
+      urgent = false;
       if (gatherTimer) clearTimeout(gatherTimer);
       gatherTimer = null;
       gathered = null;
@@ -90,7 +95,9 @@ export class LogFollower {
           continue;
         }
         pending = null;
-        batch.push((next as IteratorResult<RecordedEvent>).value);
+        const event = (next as IteratorResult<RecordedEvent>).value;
+        batch.push(event);
+        if (this.gatherMs > 0 && !urgent && this.writesAtOnce(event)) urgent = true;
         if (batch.length >= this.maxBatch) {
           batchWritten();
           await handlers.apply(batch);
