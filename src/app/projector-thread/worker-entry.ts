@@ -157,6 +157,9 @@ async function main(): Promise<void> {
       case 'keys-destroyed':
         ring.forgetDestroyed(message.selector);
         return;
+      case 'hurry':
+        projectors.hurry(message.checkpoints);
+        return;
       case 'crash':
         if (data.testHooks) setImmediate(() => { throw new Error('projector thread crashed on purpose (test hook)'); });
         return;

@@ -13,6 +13,8 @@ export interface Projectors {
   parkedAt(checkpoint: string): LogPosition | null;
   status(): ProjectionStatus[];
   onProgress(listener: () => void): () => void;
+  /** Someone waits for these projections to reach a position: those folded in the background write what they gather now. */
+  hurry?(checkpoints: readonly string[]): void;
   stop(): Promise<void>;
 }
 
@@ -80,6 +82,10 @@ export class ProcessProjectors implements Projectors {
   /** Every projection of the process as its runners see it (each reports its own). */
   status(): ProjectionStatus[] {
     return this.runners.flatMap((runner) => runner.status());
+  }
+
+  hurry(checkpoints: readonly string[]): void {
+    if (this.background && checkpoints.some((checkpoint) => this.background!.holds(checkpoint))) this.background.hurry();
   }
 
   onProgress(listener: () => void): () => void {

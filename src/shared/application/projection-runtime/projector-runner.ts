@@ -203,6 +203,11 @@ export class ProjectorRunner {
     return this.held.positionOf(checkpoint);
   }
 
+  /** A reader waits for this runner's projections: a live batch gathering (`liveGatherMs`) is written now. */
+  hurry(): void {
+    this.follower.hurry();
+  }
+
   /** Called after every batch this runner writes (read-your-writes listens). */
   onProgress(listener: () => void): () => void {
     return this.progress.listen(listener);

@@ -1,4 +1,7 @@
-import { IN_MEMORY, SqliteReadModelStore } from '../../../adapters/read-models/sqlite/sqlite-read-model-store';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SqliteReadModelStore } from '../../../adapters/read-models/sqlite/sqlite-read-model-store';
 import { messageSearchProjection } from '../../../../projections/search/message-search.projection';
 import { usersProjection } from '../../../../projections/users/users.projection';
 import { checkpointName, physicalCollectionSpecs } from '../../../../projections/projection';
@@ -16,13 +19,18 @@ describe('SplitReadModels: the projections kept apart live in their own store, t
   let main: SqliteReadModelStore;
   let apart: SqliteReadModelStore;
   let split: SplitReadModels;
+  let dir: string;
   beforeEach(async () => {
-    main = new SqliteReadModelStore(IN_MEMORY);
-    apart = new SqliteReadModelStore(IN_MEMORY);
+    dir = mkdtempSync(join(tmpdir(), 'parley-split-read-models-'));
+    main = new SqliteReadModelStore(join(dir, 'read-models.sqlite'));
+    apart = new SqliteReadModelStore(join(dir, 'search.sqlite'));
     split = new SplitReadModels(main, apartFor(apart, [messageSearchProjection]));
     await split.ensureCollections([...physicalCollectionSpecs(messageSearchProjection), ...physicalCollectionSpecs(usersProjection)]);
   });
-  afterEach(() => split.close());
+  afterEach(async () => {
+    await split.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
 
   it('writes each part of a batch, with its checkpoints, to its own store, and reads it back from there', async () => {
     await split.applyBatch(

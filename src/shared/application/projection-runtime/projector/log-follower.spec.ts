@@ -104,6 +104,24 @@ describe('LogFollower over a real SQLite event log', () => {
     await following;
   });
 
+  it('with a gathering time, writes the batch gathering at once when hurried (a search waits for it)', async () => {
+    const follower = new LogFollower(events, 500, 60_000);
+    const { written, handlers, live } = noting();
+    const following = follower.follow(null, handlers);
+    await eventually(live, { what: 'the follower caught up' });
+    await append(2);
+    // Hurried until the events reached it: long before the minute of gathering is up.
+    await eventually(
+      () => {
+        follower.hurry();
+        return written.length === 2;
+      },
+      { what: 'the hurried batch is written', timeoutMs: 10_000 },
+    );
+    await follower.close();
+    await following;
+  });
+
   it('reads nothing once interrupted', async () => {
     await append(2);
     const { seen, handlers } = noting();

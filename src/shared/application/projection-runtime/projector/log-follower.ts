@@ -25,6 +25,8 @@ export interface FollowHandlers {
 export class LogFollower {
   private subscription: LogSubscription | null = null;
   private failure: unknown = null;
+  /** Ends the gathering of the live batch now, when one gathers. */
+  private endGathering: (() => void) | null = null;
 
   constructor(
     private readonly events: EventStore,
@@ -69,11 +71,15 @@ export class LogFollower {
     let urgent = false;
     const endOfTurn = (): Promise<typeof IDLE> => {
       if (this.gatherMs === 0 || urgent) return new Promise((r) => setImmediate(() => r(IDLE)));
-      gathered ??= new Promise((r) => (gatherTimer = setTimeout(() => r(IDLE), this.gatherMs)));
+      gathered ??= new Promise((r) => {
+        this.endGathering = () => r(IDLE);
+        gatherTimer = setTimeout(() => r(IDLE), this.gatherMs);
+      });
       return gathered;
     };
     const batchWritten = () => {
       urgent = false;
+      this.endGathering = null;
       if (gatherTimer) clearTimeout(gatherTimer);
       gatherTimer = null;
       gathered = null;
@@ -110,6 +116,11 @@ export class LogFollower {
       await subscription.close().catch(() => undefined);
     }
     if (this.failure) throw this.failure;
+  }
+
+  /** Someone waits for the events gathering now (a search for its index): the batch is written without waiting out its time. */
+  hurry(): void {
+    this.endGathering?.();
   }
 
   /** Ends the live subscription: `follow` writes what it buffered and resolves. */
