@@ -19,6 +19,7 @@ import { membershipsProjection } from './rooms/memberships.projection';
 import { roomsProjection } from './rooms/rooms.projection';
 import { usersProjection } from './users/users.projection';
 import { namesProjection } from './search/names.projection';
+import { messageSearchProjection } from './search/message-search.projection';
 import { webhooksProjection } from './webhooks/webhooks.projection';
 import { forgettingWipedInstances } from './instance-wipe';
 import type { ProjectionDefinition } from './projection';
@@ -47,6 +48,7 @@ export const ALL_PROJECTIONS: readonly ProjectionDefinition[] = [
   forgettingWipedInstances(beamsPendingWebhooksProjection),
   forgettingWipedInstances(webhooksProjection),
   forgettingWipedInstances(namesProjection),
+  forgettingWipedInstances(messageSearchProjection),
   // Not forgotten on a wipe: the log keeps what came before it, and so does its audit.
   auditIndexProjection,
   // Not forgotten on a wipe either: a key lives its time (IDEMPOTENCY_KEY_TTL_HOURS) whatever happens to what it guarded.

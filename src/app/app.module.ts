@@ -23,6 +23,7 @@ import { ApiDocsModule } from '../modules/api-docs/api-docs.module';
 import { AuditModule } from '../modules/audit/audit.module';
 import { ErasuresModule } from '../modules/erasures/erasures.module';
 import { InspectorModule } from '../modules/inspector/inspector.module';
+import { SearchModule } from '../modules/search/search.module';
 import { WebhooksModule } from '../modules/webhooks/webhooks.module';
 import { IdempotencyModule } from '../modules/idempotency/idempotency.module';
 import { guardWriteRoutes } from '../modules/idempotency/idempotent-write-routes';
@@ -62,6 +63,7 @@ export class AppModule {
       AuditModule,
       ErasuresModule,
       InspectorModule,
+      SearchModule,
       WebhooksModule,
       // The demo chat's sign-up exists only while its page is served (nothing otherwise).
       ...(demoServed(runtime.config) ? [SignUpDemoUserModule] : []),

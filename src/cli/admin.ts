@@ -232,7 +232,7 @@ const COMMANDS: Record<string, AdminCommand> = {
       io.out(
         `Sealed ${report.eventsSealed} of ${report.eventsRead} events in ${config.dataDir}; ` +
           `${report.deletesReplayed} deletes in the log replayed, ${report.keysDestroyed} data keys destroyed; ` +
-          'events.sqlite and read-models.sqlite rewritten without the replaced content',
+          'events.sqlite and the read models (read-models.sqlite, search.sqlite) rewritten without the replaced content',
       );
     },
   },

@@ -6,6 +6,7 @@ import { SqliteEventStore } from '../adapters/event-store/sqlite/sqlite-event-st
 import { rewriteEventData, StoredEventRow } from '../adapters/event-store/sqlite/rewrite-event-data';
 import { SqliteDataKeyStore } from '../adapters/data-keys/sqlite/sqlite-data-key-store';
 import { openReadModelDatabase } from '../adapters/read-models/sqlite/schema';
+import { readModelFiles } from '../infrastructure/sqlite-read-models';
 import { compactSqliteFile } from '../adapters/shared/sqlite-compaction';
 import { personalDataRulesFor } from '../app/personal-data-rules';
 import { openMasterKey } from '../shared/crypto/master-key';
@@ -103,8 +104,9 @@ export async function sealDataDir(config: ParleyConfig, progress: (line: string)
     await keyFile.compact();
     progress(`replayed ${deletesReplayed} deletes of the log: ${keyStore.destroyed} data keys destroyed`);
 
-    const readModelsFile = join(config.dataDir, 'read-models.sqlite');
-    if (existsSync(readModelsFile)) {
+    for (const file of readModelFiles()) {
+      const readModelsFile = join(config.dataDir, file);
+      if (!existsSync(readModelsFile)) continue;
       const db = openReadModelDatabase(readModelsFile);
       try {
         compactSqliteFile(db, readModelsFile);

@@ -159,6 +159,31 @@ export interface Reaction {
   created_at: string;
 }
 
+export interface SearchMessagesOptions {
+  /** The words to find (any case, with or without accents; "in quotes" for words in a row). */
+  query: string;
+  /** Search as this user (the rooms they are a member of); absent: as su, the whole instance. */
+  userId?: string;
+  roomIds?: string[];
+  senderId?: string;
+  /** RFC 3339: sent at or after. */
+  from?: string;
+  /** RFC 3339: sent before. */
+  to?: string;
+  hasAttachment?: boolean;
+  order?: 'recent' | 'relevance';
+  /** The `next` of the previous page. */
+  cursor?: string;
+  limit?: number;
+}
+
+export interface MessageSearchPage {
+  /** `highlights`: where the query's words stand in the text part `parts[part]` (UTF-16 offsets in its `content`). */
+  results: { message: Message; highlights: { part: number; start: number; end: number }[] }[];
+  /** The `cursor` of the next page; absent on the last. */
+  next?: string;
+}
+
 /**
  * What an app server needs from Parley's chat API (`chatkit/v6`), with the same option names
  * as `@pusher/chatkit-server`: issue access tokens for its users, manage users and rooms, send
@@ -331,6 +356,21 @@ export class ChatServer {
     return this.call('GET', `/users/${encodeURIComponent(userId)}/threads`, { su: true }, undefined, { before, limit });
   }
 
+  /** Message search (docs/api.md "Message search"): a page of the messages holding every word of `query`. */
+  searchMessages({ query, userId, roomIds, senderId, from, to, hasAttachment, order, cursor, limit }: SearchMessagesOptions): Promise<MessageSearchPage> {
+    return this.call('GET', '/search/messages', userId === undefined ? { su: true } : { su: false, userId }, undefined, {
+      q: query,
+      room_ids: roomIds?.join(','),
+      user_id: senderId,
+      from,
+      to,
+      has_attachment: hasAttachment === undefined ? undefined : String(hasAttachment),
+      order,
+      cursor,
+      limit,
+    });
+  }
+
   /** The user reacts to the message with `type` (an emoji, a shortcode); again: nothing changes. */
   async addReaction({ roomId, messageId, userId, type, idempotencyKey }: ReactionOptions & WriteOptions): Promise<void> {
     await this.call('PUT', reactionPath(roomId, messageId, type), { su: true, userId }, undefined, undefined, idempotencyKey);
@@ -474,7 +514,7 @@ export class ChatServer {
   private async call<T>(
     method: 'GET' | 'POST' | 'PUT' | 'DELETE',
     path: string,
-    as: { su: true; userId?: string },
+    as: { su: boolean; userId?: string },
     body?: Record<string, unknown>,
     query?: Record<string, string | number | undefined>,
     idempotencyKey?: string,

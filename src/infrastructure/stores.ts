@@ -12,7 +12,7 @@ import { MemoryRateCounters } from '../adapters/rate-counters/memory/memory-rate
 import { FsBlobStore } from '../adapters/blobs/fs/fs-blob-store';
 import { InProcessEphemeralBus } from '../adapters/ephemeral/in-process-ephemeral-bus';
 import { SqliteEventStore } from '../adapters/event-store/sqlite/sqlite-event-store';
-import { SqliteReadModelStore } from '../adapters/read-models/sqlite/sqlite-read-model-store';
+import { openSqliteReadModels } from './sqlite-read-models';
 
 export interface Stores {
   readonly events: EventStore;
@@ -62,7 +62,7 @@ export async function openStores(config: ParleyConfig): Promise<Stores> {
     const readModels = await open<ReadModelStore>(
       config.mongodbUri
         ? (await import('../adapters/read-models/mongo/mongo-read-model-store')).MongoReadModelStore.connect(config.mongodbUri, config.mongodbDatabase)
-        : new SqliteReadModelStore(join(config.dataDir, 'read-models.sqlite')),
+        : openSqliteReadModels(config.dataDir),
     );
     // After the read models connected (a standalone server is refused there), before anything is written.
     if (config.mongodbUri) await checkMongoLayout(config.mongodbUri, config.mongodbDatabase);

@@ -60,7 +60,7 @@ import { benchFeedFanOut, FeedFanOutResult, feedFanOutLines, feedPublishSpec, Fe
 import { beamsChildEnv, benchWebPushDelivery, createBeamsInstances, interestsPublishSpec, publishOnce as beamsPublishOnce, usersPublishSpec, WebPushDeliveryResult, webPushDeliveryLines } from './beams';
 import { benchPartitions, partitionsLines } from './partitions';
 import { benchRebuild, RebuildResult, rebuildBuilds, rebuildLines } from './rebuild';
-import { cpuSeconds, fillScale, Latencies, ScaleShape, senderId, sequentialSends, timedSend } from './scale';
+import { cpuSeconds, fillScale, Latencies, ScaleShape, SCALE_SEARCHES, senderId, sequentialSearches, sequentialSends, timedSend } from './scale';
 import { join, resolve } from 'node:path';
 import { CoresMeasure, coresLines, CoresServer, measureCores, setUpCores } from './cores';
 
@@ -91,6 +91,8 @@ const FIRST_SEND_GOAL_MS = 50;
 const FOLD_RATE_GOAL = 100_000;
 /** Sequential sends timed at the start and at the end of the scale scenario. */
 const SCALE_SAMPLES = 200;
+/** Message search p99 over the long room (issue 22). */
+const SEARCH_P99_GOAL_MS = 50;
 /** Users created before a read scenario; the reads cycle through them. */
 const READ_SET = 200;
 
@@ -747,6 +749,8 @@ interface ScaleResult {
   /** Then the first send to the long room: its state is not cached yet. */
   readonly firstSendAfterRestartMs: number;
   readonly rssAfterFirstSendMb: number;
+  /** Searches of the long room as one of its members, one at a time, newest first and best first. */
+  readonly searches: { readonly recent: Latencies & { results: number }; readonly relevance: Latencies & { results: number } };
 }
 
 let scale: ScaleResult | undefined;
@@ -796,6 +800,15 @@ async function runScale(): Promise<void> {
     process.stderr.write(`  measure  parley scale: ${SCALE_SAMPLES} sequential sends after the load\n`);
     const atEnd = await sequentialSends(send(child.baseUrl), SCALE_SAMPLES);
     const rssEndMb = rssMb(child.proc.pid!);
+    process.stderr.write(`  measure  parley scale: ${SCALE_SAMPLES} searches of the long room, newest first, then ${SCALE_SAMPLES} best first\n`);
+    const search = (order: string) => (q: string) =>
+      fetch(`${child.baseUrl}/services/chatkit/v6/${INSTANCE_ID}/search/messages?${new URLSearchParams({ q, order, room_ids: shape.roomId })}`, {
+        headers: { authorization: `Bearer ${tokens[0]}` },
+      });
+    const searches = {
+      recent: await sequentialSearches(search('recent'), SCALE_SAMPLES),
+      relevance: await sequentialSearches(search('relevance'), SCALE_SAMPLES),
+    };
 
     await stopChild(child);
     process.stderr.write('  measure  parley scale: restart, then the first send to the long room\n');
@@ -821,6 +834,7 @@ async function runScale(): Promise<void> {
       firstRequestMs,
       firstSendAfterRestartMs,
       rssAfterFirstSendMb,
+      searches,
     };
   } finally {
     await stopChild(child);
@@ -864,6 +878,12 @@ function reportScale(s: ScaleResult): void {
       `(${(s.rssAfterFirstSendMb - s.rssHealthyMb).toFixed(1)} MB more than when healthy)`,
   );
   console.log(`  GOAL: first send to the long room after a restart < ${FIRST_SEND_GOAL_MS} ms — ${s.firstSendAfterRestartMs < FIRST_SEND_GOAL_MS ? 'MET' : 'NOT MET'}`);
+  const searched = (l: Latencies & { results: number }) => `${latencies(l)} (${fmt(l.results)} results in all)`;
+  console.log(`  message search of the long room as a member, ${SCALE_SEARCHES.length} queries from its most common word to an absent one, one at a time:`);
+  console.log(`    newest first (${s.searches.recent.count}): ${searched(s.searches.recent)}`);
+  console.log(`    best first   (${s.searches.relevance.count}): ${searched(s.searches.relevance)}`);
+  const worst = Math.max(s.searches.recent.p99Ms, s.searches.relevance.p99Ms);
+  console.log(`  GOAL: search p99 < ${SEARCH_P99_GOAL_MS} ms over ${fmt(s.shape.messages)} messages — ${worst < SEARCH_P99_GOAL_MS ? 'MET' : 'NOT MET'}`);
 }
 
 // ---------------------------------------------------------------------------------------------

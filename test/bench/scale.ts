@@ -71,7 +71,7 @@ export async function fillScale(dataDir: string, shape: ScaleShape, progress: (l
           data: {
             id: n + 1,
             user_id: senderId(n % shape.senders),
-            parts: [{ type: 'text/plain', content: `message ${n + 1} of the long room` }],
+            parts: [{ type: 'text/plain', content: scaleMessageText(n) }],
             room_created_at: at,
             created_at: at,
           },
@@ -96,6 +96,57 @@ export async function fillScale(dataDir: string, shape: ScaleShape, progress: (l
   return { events, ms: performance.now() - started };
 }
 
+/**
+ * The long room's words: a vocabulary of made-up words drawn about as often as words of a
+ * language are (the k-th most common about 1/k as often: Zipf), six to eight a message, and a
+ * CJK phrase in one message of ten, so searches meet words found in a third of the history and
+ * words found a few times.
+ */
+const SYLLABLES = 'b c d f g h j k l m n p r s t v w y z'.split(' ').flatMap((c) => 'a e i o u'.split(' ').map((v) => c + v));
+export const SCALE_VOCABULARY: readonly string[] = Array.from({ length: 20_000 }, (_, k) => {
+  const parts = [SYLLABLES[k % 95], SYLLABLES[Math.floor(k / 95) % 95]];
+  if (k >= 95 * 95 || k % 3 === 0) parts.push(SYLLABLES[(k * 7) % 95]);
+  return `${parts.join('')}${k >= 95 * 95 ? 'x' : ''}`;
+});
+const CJK_PHRASES = ['東京タワー', '会議の資料', '서울에서 만나요', '京都の天気'];
+
+/** A deterministic pseudo-random number in [0, 1) from two integers. */
+const noise = (n: number, salt: number): number => {
+  let x = (n * 0x9e3779b1 + salt * 0x85ebca6b) >>> 0;
+  x = Math.imul(x ^ (x >>> 16), 0x45d9f3b) >>> 0;
+  x = Math.imul(x ^ (x >>> 16), 0x45d9f3b) >>> 0;
+  return ((x ^ (x >>> 16)) >>> 0) / 2 ** 32;
+};
+
+/** The text of the long room's n-th message. */
+export function scaleMessageText(n: number): string {
+  const count = 6 + Math.floor(noise(n, 0) * 3);
+  const words: string[] = [];
+  for (let i = 1; i <= count; i++) {
+    // Zipf over the vocabulary: rank = N^u - 1 has P(rank = k) about 1/(k+1).
+    const rank = Math.floor(Math.pow(SCALE_VOCABULARY.length, noise(n, i))) - 1;
+    words.push(SCALE_VOCABULARY[rank]);
+  }
+  if (n % 10 === 0) words.splice(2, 0, CJK_PHRASES[(n / 10) % CJK_PHRASES.length]);
+  return words.join(' ');
+}
+
+/** What the bench searches the long room for: from the most common word down to one it never holds. */
+export const SCALE_SEARCHES: readonly string[] = [
+  SCALE_VOCABULARY[0],
+  SCALE_VOCABULARY[3],
+  SCALE_VOCABULARY[30],
+  SCALE_VOCABULARY[300],
+  SCALE_VOCABULARY[3_000],
+  SCALE_VOCABULARY[15_000],
+  `${SCALE_VOCABULARY[1]} ${SCALE_VOCABULARY[2]}`,
+  `${SCALE_VOCABULARY[10]} ${SCALE_VOCABULARY[200]}`,
+  '東京',
+  '資料',
+  '서울',
+  'nowhereword',
+];
+
 export interface Latencies {
   readonly count: number;
   readonly p50Ms: number;
@@ -112,6 +163,22 @@ export async function sequentialSends(send: () => Promise<Response>, count: numb
   for (let i = 0; i < count; i++) times.push(await timedSend(send));
   times.sort((a, b) => a - b);
   return { count, p50Ms: percentile(times, 50), p99Ms: percentile(times, 99), maxMs: times[times.length - 1] };
+}
+
+/** Times one search at a time, every query of SCALE_SEARCHES in turn; every answer must be 200. */
+export async function sequentialSearches(search: (q: string) => Promise<Response>, count: number): Promise<Latencies & { results: number }> {
+  const times: number[] = [];
+  let results = 0;
+  for (let i = 0; i < count; i++) {
+    const start = performance.now();
+    const response = await search(SCALE_SEARCHES[i % SCALE_SEARCHES.length]);
+    const body = await response.text();
+    times.push(performance.now() - start);
+    if (response.status !== 200) throw new Error(`search answered ${response.status}: ${body.slice(0, 300)}`);
+    results += (JSON.parse(body) as { results: unknown[] }).results.length;
+  }
+  times.sort((a, b) => a - b);
+  return { count, p50Ms: percentile(times, 50), p99Ms: percentile(times, 99), maxMs: times[times.length - 1], results };
 }
 
 /** One send, timed from the request leaving to its answer; throws unless 201. */

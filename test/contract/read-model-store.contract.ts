@@ -8,6 +8,8 @@ import {
   LeaseLostError,
   ReadModelStore,
   ReadModelWriteError,
+  TextIndexSpec,
+  TextSearch,
 } from '../../src/shared/ports/read-model-store.port';
 import { sleep } from '../support/waiting';
 
@@ -99,6 +101,73 @@ export function readModelStoreContract(
       );
       return c;
     };
+
+    describe('text search', () => {
+      const index: TextIndexSpec = { field: 'body', facets: 'facets', order: 'seq' };
+      const notes = [
+        { _id: 'n1', seq: 10, body: 'the quick brown fox', facets: ['ra', 'ua'], at: '2026-01-01T00:00:01Z' },
+        { _id: 'n2', seq: 20, body: 'brown bread', facets: ['ra', 'ub'], at: '2026-01-01T00:00:02Z' },
+        { _id: 'n3', seq: 30, body: 'quick quick quick', facets: ['rb', 'ua'], at: '2026-01-01T00:00:03Z' },
+        { _id: 'n4', seq: 40, body: 'fox brown quick', facets: ['rb', 'ub', 'attachment'], at: '2026-01-01T00:00:04Z' },
+        { _id: 'n5', seq: 50, body: '東 京 タ ワ ー', facets: ['rc', 'ua'], at: '2026-01-01T00:00:05Z' },
+      ];
+      const withNotes = async (): Promise<string> => {
+        const c = collection('notes');
+        await store.ensureCollections([{ name: c, indexes: [{ fields: ['at'] }], text: index }]);
+        await store.applyBatch(
+          notes.map((n, i) => put(c, n, pos(i + 1))),
+          {},
+        );
+        return c;
+      };
+      const search = (c: string, phrases: string[][], rest: Partial<TextSearch> = {}) =>
+        store.searchText(c, { index, phrases, facets: [], order: 'newest', window: 100, limit: 10, ...rest });
+      const found = async (c: string, phrases: string[][], rest: Partial<TextSearch> = {}) => (await search(c, phrases, rest)).map((m) => m.document._id);
+
+      it('finds the documents holding every phrase, newest first, with their order', async () => {
+        const c = await withNotes();
+        expect(await found(c, [['quick']])).toEqual(['n4', 'n3', 'n1']);
+        expect(await found(c, [['brown'], ['quick']])).toEqual(['n4', 'n1']);
+        expect(await found(c, [['quick', 'brown']])).toEqual(['n1']);
+        expect(await found(c, [['京', 'タ']])).toEqual(['n5']);
+        expect(await found(c, [['absent']])).toEqual([]);
+        expect((await search(c, [['bread']]))[0]).toEqual({ document: notes[1], order: 20, score: 0 });
+      });
+
+      it('requires one facet of each group and `where`, in the query: a limit counts only matching documents', async () => {
+        const c = await withNotes();
+        expect(await found(c, [['brown']], { facets: [['ra']] })).toEqual(['n2', 'n1']);
+        expect(await found(c, [['brown']], { facets: [['ra', 'rb'], ['ua']] })).toEqual(['n1']);
+        expect(await found(c, [['brown']], { facets: [['attachment']] })).toEqual(['n4']);
+        expect(await found(c, [['brown']], { facets: [['ra']], limit: 1 })).toEqual(['n2']);
+        expect(await found(c, [['brown']], { where: { at: { lt: '2026-01-01T00:00:03Z' } }, limit: 1 })).toEqual(['n2']);
+      });
+
+      it('pages newest first after an order, and by relevance after a score and an order', async () => {
+        const c = await withNotes();
+        expect(await found(c, [['quick']], { after: { order: 40 } })).toEqual(['n3', 'n1']);
+        const ranked = await search(c, [['quick']], { order: 'relevance' });
+        expect(ranked.map((m) => m.document._id).sort()).toEqual(['n1', 'n3', 'n4']);
+        expect(ranked[0].document._id).toBe('n3');
+        for (let i = 1; i < ranked.length; i++) expect(ranked[i - 1].score).toBeGreaterThanOrEqual(ranked[i].score);
+        const first = ranked[0];
+        expect(await found(c, [['quick']], { order: 'relevance', after: { order: first.order, score: first.score } })).toEqual(ranked.slice(1).map((m) => m.document._id));
+        // The window: only the newest matches are ranked.
+        expect((await found(c, [['quick']], { order: 'relevance', window: 2 })).sort()).toEqual(['n3', 'n4']);
+      });
+
+      it('follows puts and deletes: a replaced text is found by its new words only, a removed document not at all', async () => {
+        const c = await withNotes();
+        await store.applyBatch([put(c, { ...notes[0], body: 'slow green turtle' }, pos(10)), { collection: c, kind: 'delete', id: 'n3' }], {});
+        expect(await found(c, [['quick']])).toEqual(['n4']);
+        expect(await found(c, [['turtle']])).toEqual(['n1']);
+        // An older put changes nothing, as for every collection.
+        await store.applyBatch([put(c, notes[0], pos(9))], {});
+        expect(await found(c, [['fox']])).toEqual(['n4']);
+        expect(await store.get(c, 'n1')).toEqual({ ...notes[0], body: 'slow green turtle' });
+        expect(await found(c, [['brown']], { where: { at: { gte: '2026-01-01T00:00:02Z' } } })).toEqual(['n4', 'n2']);
+      });
+    });
 
     describe('collections and indexes', () => {
       it('ensureCollections is idempotent and keeps existing documents', async () => {

@@ -102,6 +102,15 @@ describe('parley/chat-server and parley/feeds, installed from the packed tarball
     expect(chat.olderThanSecond.map((m: any) => m.id)).toEqual([first]);
   });
 
+  it('searches messages as a member (their rooms) or as su (the instance), with highlights', () => {
+    const { chat } = result;
+    const [first, second] = chat.messageIds;
+    expect(chat.searchedAsBob.results).toEqual([{ message: expect.objectContaining({ id: second, user_id: 'bob' }), highlights: [{ part: 0, start: 0, end: 4 }] }]);
+    expect(chat.searchedAsBob.next).toBeUndefined();
+    expect(chat.searchedAsSuFirstPage.results.map((r: any) => r.message.id)).toEqual([first]);
+    expect(chat.searchedOutsider).toEqual({ results: [] });
+  });
+
   it('pins, unpins and lists pinned messages', () => {
     const { chat } = result;
     const [, second] = chat.messageIds;

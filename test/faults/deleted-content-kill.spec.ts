@@ -48,7 +48,7 @@ describe('deleted content across a kill -9 of the embedded server', () => {
     expect((await chat(server.port, 'DELETE', '/rooms/r2')).status).toBe(204);
     await server.stop('SIGKILL');
 
-    const readModels = ['', '-wal', '-shm'].map((suffix) => join(dir, `read-models.sqlite${suffix}`));
+    const readModels = ['read-models.sqlite', 'search.sqlite'].flatMap((file) => ['', '-wal', '-shm'].map((suffix) => join(dir, `${file}${suffix}`)));
     const inReadModels = (markers: string[]) => scanForMarkers({ files: readModels }, markers);
     expect(inReadModels([deleted.text, deleted.userName, deleted.roomName, deleted.attachmentName])).toEqual([]);
     expect(inReadModels([kept]).length).toBeGreaterThan(0);

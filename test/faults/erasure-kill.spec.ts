@@ -88,7 +88,7 @@ describe('an erasure across a kill -9 of the embedded server', () => {
     expect(newest.map((m) => m.parts[0].content)).toEqual([kept, ...Array(99).fill('DELETED')]);
 
     const exported = await freshExport(dir, INSTANCE);
-    const readModels = ['', '-wal', '-shm'].map((suffix) => join(dir, `read-models.sqlite${suffix}`));
+    const readModels = ['read-models.sqlite', 'search.sqlite'].flatMap((file) => ['', '-wal', '-shm'].map((suffix) => join(dir, `${file}${suffix}`)));
     expect(scanForMarkers({ files: readModels, folders: [exported.folder] }, [ann])).toEqual([]);
     expect(scanForMarkers({ folders: [exported.folder] }, [kept]).length).toBeGreaterThan(0);
     exported.remove();

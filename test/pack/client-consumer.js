@@ -49,6 +49,10 @@ async function chat() {
   out.messageIds = [first.message_id, second.message_id];
   out.messages = await chat.fetchMultipartMessages({ roomId: room.id });
   out.olderThanSecond = await chat.fetchMultipartMessages({ roomId: room.id, initialId: second.message_id, limit: 10 });
+  out.searchedAsBob = await chat.searchMessages({ query: 'LOOK', userId: 'bob', hasAttachment: true });
+  out.searchedAsSuFirstPage = await chat.searchMessages({ query: 'hello', limit: 1, order: 'relevance' });
+  await chat.createUser({ id: 'carol', name: 'Carol' });
+  out.searchedOutsider = await chat.searchMessages({ query: 'hello', userId: 'carol' });
 
   for (const userId of ['alice', 'bob']) await chat.addReaction({ roomId: room.id, messageId: first.message_id, userId, type: '👍' });
   await chat.addReaction({ roomId: room.id, messageId: first.message_id, userId: 'bob', type: '👍' });

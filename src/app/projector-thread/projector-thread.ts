@@ -14,6 +14,8 @@ import type { OfflineNow } from '../../modules/webhooks/deliver-webhooks/chatkit
 import type { WebhookDeactivation } from '../../modules/webhooks/deliver-webhooks/webhook-delivery-worker';
 import type { FromProjectorThread, ProjectorThreadData, ToProjectorThread } from './protocol';
 import { SharedHead } from './shared-head';
+import { ALL_PROJECTIONS } from '../../../projections';
+import { checkpointName } from '../../../projections/projection';
 
 /** What the projector thread's webhook deliveries ask of the request thread, and where attachment links point. */
 export interface ThreadWebhookHost {
@@ -70,6 +72,8 @@ export class ProjectorThread implements Projectors {
   deliversWebhooks = false;
   /** The thread's id once it reported (tests check the folding happens there). */
   threadId: number | null = null;
+  /** The checkpoints of the projections the thread folds in the background (`ProjectionDefinition.background`). */
+  private readonly backgroundCheckpoints: ReadonlySet<string>;
 
   constructor(
     private readonly data: Omit<ProjectorThreadData, 'head'>,
@@ -77,6 +81,9 @@ export class ProjectorThread implements Projectors {
     keys: DataKeyRing,
     private readonly logger: Logger,
   ) {
+    this.backgroundCheckpoints = new Set(
+      data.projections.flatMap(({ name, version }) => ALL_PROJECTIONS.filter((d) => d.name === name && d.background).slice(0, 1).map((d) => checkpointName({ ...d, version }))),
+    );
     this.offHead = events.watchVisibleHead((head) => this.head.moveTo(head));
     this.offDestroys = keys.watchDestroys((selector) => this.send({ kind: 'keys-destroyed', selector }));
   }
@@ -145,6 +152,12 @@ export class ProjectorThread implements Projectors {
       worker.once('exit', done);
       this.send({ kind: 'stop-webhooks' });
     });
+  }
+
+  /** Only waits on the projections folded in the background cross to the thread: a send's waits post nothing. */
+  hurry(checkpoints: readonly string[]): void {
+    const background = checkpoints.filter((checkpoint) => this.backgroundCheckpoints.has(checkpoint));
+    if (background.length) this.send({ kind: 'hurry', checkpoints: background });
   }
 
   /** Lets a test make the thread fail as a bug would (only with `testHooks`). */

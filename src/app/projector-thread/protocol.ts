@@ -49,6 +49,8 @@ export type ToProjectorThread =
   | { readonly kind: 'stop' }
   /** Test hook (only with `testHooks`): throw out of the thread, as a bug would. */
   | { readonly kind: 'crash' }
+  /** A reader waits for projections folded in the background (a search): they write what they gather now. */
+  | { readonly kind: 'hurry'; readonly checkpoints: readonly string[] }
   /** Deliver the Chatkit webhooks from now on (sent again to a restarted thread), attachment links to `origin`. */
   | { readonly kind: 'deliver-webhooks'; readonly origin: string }
   /** Stop delivering webhooks (the server drains), then answer `webhooks-stopped`. */

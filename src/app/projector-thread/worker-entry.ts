@@ -4,7 +4,7 @@ import { ALL_PROJECTIONS } from '../../../projections';
 import { ProjectionDefinition } from '../../../projections/projection';
 import { SqliteDataKeyStore } from '../../adapters/data-keys/sqlite/sqlite-data-key-store';
 import { ReportedHead, SqliteEventStore } from '../../adapters/event-store/sqlite/sqlite-event-store';
-import { SqliteReadModelStore } from '../../adapters/read-models/sqlite/sqlite-read-model-store';
+import { openSqliteReadModels } from '../../infrastructure/sqlite-read-models';
 import { createLogger } from '../../infrastructure/logger';
 import { DataKeyRing } from '../../shared/crypto/data-key-ring';
 import { openMasterKey } from '../../shared/crypto/master-key';
@@ -81,10 +81,7 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel).child({ thread: 'projector' });
   const events = new SqliteEventStore(join(config.dataDir, 'events.sqlite'), { reportedHead: head });
   const definitions = definitionsOf(data.projections);
-  const readModels = withPartitionedCheckpoints(
-    new SqliteReadModelStore(join(config.dataDir, 'read-models.sqlite')),
-    splitProjections(definitions, config.projectorPartitions),
-  );
+  const readModels = withPartitionedCheckpoints(openSqliteReadModels(config.dataDir), splitProjections(definitions, config.projectorPartitions));
   const dataKeys = new SqliteDataKeyStore(join(config.dataDir, 'keys.sqlite'));
   const secretBox = await openMasterKey(config, events);
   // Not exclusive: the request thread destroys keys; it says so at once (`keys-destroyed`), the TTL bounds the rest.
@@ -162,6 +159,9 @@ async function main(): Promise<void> {
         return;
       case 'keys-destroyed':
         ring.forgetDestroyed(message.selector);
+        return;
+      case 'hurry':
+        projectors.hurry(message.checkpoints);
         return;
       case 'crash':
         if (data.testHooks) setImmediate(() => { throw new Error('projector thread crashed on purpose (test hook)'); });

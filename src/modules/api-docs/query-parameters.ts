@@ -78,5 +78,16 @@ export const QUERY_PARAMETERS: Readonly<Record<string, ParameterObject[]>> = {
     limit(50, 100),
   ],
   ListDeliveries_list: [query('before', { type: 'string' }, 'Deliveries older than this one: the id of the last delivery of the previous page'), limit(50, 500)],
+  SearchMessages_search: [
+    query('q', { type: 'string', minLength: 1, maxLength: 256 }, 'The words to find, each in any case and with or without accents; "in quotes" for words in a row; CJK text is found as typed (at most 16 words or phrases)', true),
+    query('room_ids', { type: 'string' }, 'Only these rooms, ids separated by commas (at most 100); rooms the caller is not a member of find nothing'),
+    query('user_id', { type: 'string' }, 'Only messages this user sent'),
+    query('from', { type: 'string', format: 'date-time' }, 'Only messages sent at or after this time'),
+    query('to', { type: 'string', format: 'date-time' }, 'Only messages sent before this time'),
+    flag('has_attachment', 'true: only messages with an attachment or a link part; false: only those without'),
+    query('order', { type: 'string', enum: ['recent', 'relevance'], default: 'recent' }, 'recent: newest first; relevance: the newest 1,000 matches, best first (the words occurring most for the text\'s length)'),
+    query('cursor', { type: 'string' }, 'The `next` of the previous page (of the same order)'),
+    limit(20, 100),
+  ],
   WebhookFeed_feed: [query('after', { type: 'string' }, 'Events after this log position (a previous page\'s `next`); absent: from the start of the log'), limit(100, 1000)],
 };

@@ -9,6 +9,19 @@ export interface IndexSpec {
   readonly unique?: boolean;
 }
 
+/**
+ * A collection searched by its text (`searchText`). Its documents hold, in `field`, the text as
+ * words separated by spaces (already folded and split: the store only splits on spaces and
+ * punctuation), in `facets` an array of tokens of letters and digits a search may require, and
+ * in `order` a whole number unique in the collection that never changes for a document (larger:
+ * newer), by which searches page.
+ */
+export interface TextIndexSpec {
+  readonly field: string;
+  readonly facets: string;
+  readonly order: string;
+}
+
 export interface CollectionSpec {
   readonly name: string;
   readonly indexes?: readonly IndexSpec[];
@@ -20,6 +33,35 @@ export interface CollectionSpec {
    * same, field for field. Writing any other field or value into it fails.
    */
   readonly columns?: readonly string[];
+  readonly text?: TextIndexSpec;
+}
+
+/**
+ * A search of a text-indexed collection. A document matches when its text holds every phrase
+ * (words in a row), its facets hold one of each group's tokens, and `where` holds. `newest`
+ * answers by `order`, largest first; `relevance` ranks the newest `window` matches, best first
+ * (SQLite: BM25's weighting of how often each phrase occurs for the text's length; MongoDB: its
+ * text score): a word found in most of a large history costs a bounded search, not a ranking of
+ * the whole history.
+ */
+export interface TextSearch {
+  /** The collection's text index, as declared. */
+  readonly index: TextIndexSpec;
+  readonly phrases: readonly (readonly string[])[];
+  readonly facets: readonly (readonly string[])[];
+  readonly where?: Query['where'];
+  readonly order: 'newest' | 'relevance';
+  /** `newest`: documents of a smaller `order`. `relevance`: of a lower score, or the same score and a smaller `order`. */
+  readonly after?: { readonly order: number; readonly score?: number };
+  readonly window: number;
+  readonly limit: number;
+}
+
+/** A document a search found, with its `order` and (for `relevance`; 0 otherwise) its score, higher is better. */
+export interface TextMatch<D extends Document = Document> {
+  readonly document: D;
+  readonly order: number;
+  readonly score: number;
 }
 
 export type Scalar = string | number | boolean | null;
@@ -77,6 +119,8 @@ export interface ReadModelStore {
   find<D extends Document = Document>(collection: string, query?: Query): Promise<D[]>;
   /** How many documents match `where` (sort and limit do not apply). */
   count(collection: string, where?: Query['where']): Promise<number>;
+  /** The documents of a text-indexed collection (`CollectionSpec.text`) a search finds, at most `limit`. */
+  searchText<D extends Document = Document>(collection: string, search: TextSearch): Promise<TextMatch<D>[]>;
   /** Every stored document matching the query, with positions: what projectors fold into. */
   findStored<D extends Document = Document>(collection: string, query?: Query): Promise<StoredDocument<D>[]>;
   /**

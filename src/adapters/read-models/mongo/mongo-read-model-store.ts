@@ -14,7 +14,10 @@ import {
   ReadModelStore,
   ReadModelWriteError,
   StoredDocument,
+  TextMatch,
+  TextSearch,
 } from '../../../shared/ports/read-model-store.port';
+import { searchTextRows, textIndexesOf } from './mongo-text-search';
 import { collectionName, indexesOf, Row, toFilter, toSort } from './mongo-queries';
 import { writesByCollection } from './mongo-batch-writes';
 import { LeaseRow, MongoLeases } from './mongo-leases';
@@ -127,12 +130,13 @@ export class MongoReadModelStore implements ReadModelStore {
       const name = collectionName(spec.name);
       await this.createCollection(name);
       for (const { keys, options } of indexesOf(spec)) await this.createIndex(name, keys, options);
+      for (const { keys, name: indexName, options } of textIndexesOf(spec)) await this.createIndex(name, keys, { ...options, name: indexName });
       this.declared.add(spec.name);
     }
   }
 
   /** An index declared anew with other options (e.g. another filter) replaces the stored one. */
-  private async createIndex(collection: string, keys: Record<string, 1 | -1>, options: CreateIndexesOptions & { name: string }): Promise<void> {
+  private async createIndex(collection: string, keys: Record<string, 1 | -1 | 'text'>, options: CreateIndexesOptions & { name: string }): Promise<void> {
     const indexes = this.db.collection(collection);
     try {
       await indexes.createIndex(keys, options);
@@ -182,6 +186,10 @@ export class MongoReadModelStore implements ReadModelStore {
 
   async count(collection: string, where: Query['where'] = {}): Promise<number> {
     return this.rows(collection).countDocuments(toFilter({ where }));
+  }
+
+  async searchText<D extends Document>(collection: string, search: TextSearch): Promise<TextMatch<D>[]> {
+    return searchTextRows<D>(this.rows(collection), search);
   }
 
   async findStored<D extends Document>(collection: string, query: Query = {}): Promise<StoredDocument<D>[]> {

@@ -12,11 +12,15 @@ import {
   ReadModelStore,
   ReadModelWriteError,
   StoredDocument,
+  TextIndexSpec,
+  TextMatch,
+  TextSearch,
 } from '../../../shared/ports/read-model-store.port';
 import { WalCheckpointer } from '../../shared/sqlite-wal-checkpointer';
 import { SqliteLeases } from './sqlite-leases';
 import { indexDefinition, orderTerms, table, whereClause } from './read-model-sql';
 import { CollectionLayout, createTableSql, JSON_LAYOUT, layoutOfTable } from './collection-layout';
+import { createTextCollection, searchTextCollection, textPutSql, textTable } from './text-search';
 import { BUSY_TIMEOUT_MS, IN_MEMORY, openReadModelDatabase } from './schema';
 
 export { IN_MEMORY } from './schema';
@@ -60,6 +64,8 @@ export class SqliteReadModelStore implements ReadModelStore {
    * `deferred_indexes` table, so a crash mid-build leaves them listed and still deferred).
    */
   private readonly deferred = new Set<string>();
+  /** The text-indexed collections `ensureCollections` declared, by name (`text-search.ts`). */
+  private readonly textSpecs = new Map<string, TextIndexSpec>();
   /** None in memory: there is no WAL to copy. */
   private readonly checkpointer: WalCheckpointer | null;
   readonly batchLimit?: BatchLimit;
@@ -120,12 +126,19 @@ export class SqliteReadModelStore implements ReadModelStore {
     let writer = this.writers.get(collection);
     if (!writer) {
       const t = table(collection);
+      const text = this.textSpecs.get(collection);
+      if (!text && this.prepared(`SELECT 1 FROM sqlite_master WHERE name = ?`).get(textTable(collection))) {
+        throw new Error(`The text-indexed collection ${collection} is written before ensureCollections declared it`);
+      }
+      // A text-indexed table holds JSON documents (`doc`): its layout is JSON_LAYOUT's (id, doc).
       const layout = this.layout(collection);
       const columns = [...layout.written, 'position'];
       writer = {
         // Only a later position replaces a document: a redelivered event changes nothing.
         put: this.prepared(
-          `INSERT INTO "${t}" (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})
+          text
+            ? textPutSql(collection, text)
+            : `INSERT INTO "${t}" (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})
            ON CONFLICT(id) DO UPDATE SET ${columns.slice(1).map((c) => `${c} = excluded.${c}`).join(', ')}
            WHERE excluded.position > "${t}".position`,
         ),
@@ -181,7 +194,9 @@ export class SqliteReadModelStore implements ReadModelStore {
       for (const spec of specs) {
         const t = table(spec.name);
         const created = !this.prepared(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(t);
-        if (created) this.db.exec(createTableSql(t, spec.columns));
+        if (spec.text) this.textSpecs.set(spec.name, spec.text);
+        if (created && spec.text) createTextCollection(this.db, spec.name, spec.text);
+        else if (created) this.db.exec(createTableSql(t, spec.columns));
         const { fieldOf } = layoutOfTable(this.db, t)!;
         (spec.indexes ?? []).forEach((index) => {
           const { name, sql } = indexDefinition(spec.name, index, fieldOf);
@@ -262,6 +277,12 @@ export class SqliteReadModelStore implements ReadModelStore {
     return (this.prepared(sql).get(...params) as { n: number }).n;
   }
 
+  async searchText<D extends Document>(collection: string, search: TextSearch): Promise<TextMatch<D>[]> {
+    this.recover();
+    this.indexesBeforeQuery(collection);
+    return searchTextCollection<D>((sql) => this.prepared(sql), collection, search);
+  }
+
   async findStored<D extends Document>(collection: string, query: Query = {}): Promise<StoredDocument<D>[]> {
     this.recover();
     this.indexesBeforeQuery(collection);
@@ -327,6 +348,7 @@ export class SqliteReadModelStore implements ReadModelStore {
   async reset(collections: readonly string[], projections: readonly string[]): Promise<void> {
     this.write(() => {
       for (const c of collections) {
+        this.db.exec(`DROP TABLE IF EXISTS "${textTable(c)}"`);
         this.db.exec(`DROP TABLE IF EXISTS "${table(c)}"`);
         this.prepared('DELETE FROM deferred_indexes WHERE collection = ?').run(c);
       }

@@ -13,6 +13,8 @@ export interface Projectors {
   parkedAt(checkpoint: string): LogPosition | null;
   status(): ProjectionStatus[];
   onProgress(listener: () => void): () => void;
+  /** Someone waits for these projections to reach a position: those folded in the background write what they gather now. */
+  hurry?(checkpoints: readonly string[]): void;
   stop(): Promise<void>;
 }
 
@@ -20,7 +22,8 @@ export interface Projectors {
  * The projector runners of one process: one folds the versions that serve reads (with any
  * retired ones still listed), the other the versions building beside them (see
  * `buildingApart`), each with its own subscription. The process is ready once the serving
- * versions have caught up; the building ones start then and fold the log from its start in the
+ * versions have caught up (those folded in the background too: a third runner, which writes
+ * fewer, larger batches behind the others); the building ones start then and fold the log from its start in the
  * background, while the serving ones follow new events and acknowledge writes. Reads switch to a
  * building version once it has caught up (ProjectionVersions); it goes on folding in its own
  * runner until the process restarts.
@@ -32,8 +35,10 @@ export class ProcessProjectors implements Projectors {
   constructor(
     private readonly serving: ProjectorRunner,
     private readonly building: ProjectorRunner | null,
+    /** The serving versions folded in the background (`ProjectionDefinition.background`), with a subscription of their own. */
+    private readonly background: ProjectorRunner | null = null,
   ) {
-    this.runners = building ? [serving, building] : [serving];
+    this.runners = [serving, ...(background ? [background] : []), ...(building ? [building] : [])];
   }
 
   /** Names of the projections this process holds and folds. */
@@ -47,7 +52,9 @@ export class ProcessProjectors implements Projectors {
    */
   async start(): Promise<void> {
     await this.serving.start();
+    await this.background?.start();
     await this.serving.caughtUp();
+    await this.background?.caughtUp();
     if (this.building && !this.stopped) await this.building.start();
   }
 
@@ -75,6 +82,10 @@ export class ProcessProjectors implements Projectors {
   /** Every projection of the process as its runners see it (each reports its own). */
   status(): ProjectionStatus[] {
     return this.runners.flatMap((runner) => runner.status());
+  }
+
+  hurry(checkpoints: readonly string[]): void {
+    if (this.background && checkpoints.some((checkpoint) => this.background!.holds(checkpoint))) this.background.hurry();
   }
 
   onProgress(listener: () => void): () => void {

@@ -2,6 +2,10 @@ import { SqliteEventStore } from '../../../adapters/event-store/sqlite/sqlite-ev
 import { SqliteReadModelStore } from '../../../adapters/read-models/sqlite/sqlite-read-model-store';
 import { USERS, userDocumentId, usersProjection } from '../../../../projections/users/users.projection';
 import { ProjectorRunner } from './projector-runner';
+import { ALL_PROJECTIONS } from '../../../../projections';
+import { checkpointName } from '../../../../projections/projection';
+import { messageSearchProjection } from '../../../../projections/search/message-search.projection';
+import { auditIndexProjection } from '../../../../projections/audit/audit-index.projection';
 import { ProjectionVersions } from './projection-versions';
 import { ProjectionWatch } from './projection-watch';
 import { VersionedReadModels } from './versioned-read-models';
@@ -71,5 +75,18 @@ describe('projection versions: a bumped version builds beside the serving one, t
   it('serves the newest version straight away on a fresh store', () => {
     const versions = new ProjectionVersions([usersProjection, usersV2], () => null);
     expect(versions.collection(USERS)).toBe('users_v2');
+  });
+});
+
+describe('ProjectionVersions.foldingCheckpoints: what a write waits for', () => {
+  const versions = new ProjectionVersions(ALL_PROJECTIONS, () => null);
+
+  it('a send does not wait for the message search index, folded in the background; a delete or an edit of a message does', () => {
+    expect(versions.foldingCheckpoints(['MessageSent'])).toContain('messages_v1');
+    expect(versions.foldingCheckpoints(['MessageSent'])).not.toContain(checkpointName(messageSearchProjection));
+    expect(versions.foldingCheckpoints(['MessageDeleted'])).toContain(checkpointName(messageSearchProjection));
+    expect(versions.foldingCheckpoints(['MessageEdited'])).toContain(checkpointName(messageSearchProjection));
+    // Readers of the audit index wait for it themselves: no write does.
+    expect(versions.foldingCheckpoints(['MessageDeleted'])).not.toContain(checkpointName(auditIndexProjection));
   });
 });

@@ -69,14 +69,16 @@ export class ProjectionVersions {
 
   /**
    * The serving checkpoints of the projections that fold any of these event types (the read
-   * models a write of them changes), except those whose readers wait for them themselves.
+   * models a write of them changes), except those whose readers wait for them themselves; but a
+   * projection folded in the background is waited for by the writes that remove content from it
+   * (a message's delete or edit: its words leave search.sqlite before the delete is answered).
    */
   foldingCheckpoints(types: readonly string[]): readonly string[] {
     const names = new Set<string>();
     for (const type of types) {
       let folding = this.foldingType.get(type);
       if (!folding) {
-        folding = [...this.byName.values()].filter((versions) => versions.some((d) => d.handles.includes(type) && !d.awaitedByReaders)).map((versions) => versions[0].name);
+        folding = [...this.byName.values()].filter((versions) => versions.some((d) => d.handles.includes(type) && (!d.awaitedByReaders || (d.background && d.destroys?.includes(type))))).map((versions) => versions[0].name);
         this.foldingType.set(type, folding);
       }
       for (const name of folding) names.add(name);

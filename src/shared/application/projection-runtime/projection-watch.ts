@@ -21,6 +21,8 @@ export interface LocalProjectors {
   positionOf(checkpoint: string): LogPosition | null;
   parkedAt(checkpoint: string): LogPosition | null;
   onProgress(listener: () => void): () => void;
+  /** Projections folded in the background write what they gather now (someone waits for them). */
+  hurry?(checkpoints: readonly string[]): void;
 }
 
 /** How often a poll also reads which projections other processes parked (checkpoints are read every poll). */
@@ -76,6 +78,7 @@ export class ProjectionWatch implements ReadYourWrites {
       }, this.timeoutMs);
       const waiter: Waiter = { position, notesReadBefore: this.notesReads, projections, resolve, reject, timer };
       this.waiters.push(waiter);
+      this.runner?.hurry?.(behind);
       if (projections.some((name) => !this.heldHere(name))) this.poll();
     });
   }

@@ -25,6 +25,8 @@ export interface ProjectorRunnerOptions {
   /** Who holds the leases, for operators reading the lease table. */
   readonly owner?: string;
   readonly maxBatch?: number;
+  /** Live, how long a batch gathers events after its first before it is written (default 0: those already buffered). */
+  readonly liveGatherMs?: number;
   /** Events read and written per transaction while catching up (default: 10,000 until first caught up, then 2,000). */
   readonly catchUpPage?: number;
   readonly leaseTtlMs?: number;
@@ -164,7 +166,8 @@ export class ProjectorRunner {
       },
       onFailed: (error) => this.follower.fail(error),
     });
-    this.follower = new LogFollower(events, options.maxBatch ?? 500);
+    // A destroying event ends the gathering: the content it removes leaves the files promptly, and its delete, which waits for that, soon answers.
+    this.follower = new LogFollower(events, options.maxBatch ?? 500, options.liveGatherMs ?? 0, (event) => this.destroying.has(event.type));
     this.followHandlers = {
       pageSize: () => (this.firstCatchUp.reached ? catchUpPage : firstCatchUpPage),
       interrupted: () => this.leaseSetChanged || this.stopped || this.refollow,
@@ -251,6 +254,11 @@ export class ProjectorRunner {
   private partPositionOf(checkpoint: string): LogPosition | null {
     if (this.shownBefore?.has(checkpoint)) return this.shownBefore.get(checkpoint)!;
     return this.held.positionOf(checkpoint);
+  }
+
+  /** A reader waits for this runner's projections: a live batch gathering (`liveGatherMs`) is written now. */
+  hurry(): void {
+    this.follower.hurry();
   }
 
   /** Called after every batch this runner writes (read-your-writes listens). */

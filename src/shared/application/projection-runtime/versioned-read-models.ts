@@ -9,6 +9,8 @@ import {
   Query,
   ReadModelStore,
   StoredDocument,
+  TextMatch,
+  TextSearch,
 } from '../../ports/read-model-store.port';
 import { ProjectionVersions } from './projection-versions';
 
@@ -54,6 +56,10 @@ export class VersionedReadModels implements ReadModelStore {
 
   count(collection: string, where?: Query['where']): Promise<number> {
     return this.inner.count(this.physical(collection), where);
+  }
+
+  searchText<D extends Document = Document>(collection: string, search: TextSearch): Promise<TextMatch<D>[]> {
+    return this.inner.searchText<D>(this.physical(collection), search);
   }
 
   findStored<D extends Document = Document>(collection: string, query?: Query): Promise<StoredDocument<D>[]> {

@@ -69,6 +69,59 @@ describe('LogFollower over a real SQLite event log', () => {
     expect(written[0].position > from).toBe(true);
   });
 
+  it('with a gathering time, writes the live events of several commits as one batch, when it is full or the time is up', async () => {
+    const follower = new LogFollower(events, 3, 60_000);
+    const { seen, written, handlers, live } = noting();
+    const following = follower.follow(null, handlers);
+    await eventually(live, { what: 'the follower caught up' });
+    for (let i = 0; i < 3; i++) await append(1);
+    await eventually(() => written.length === 3, { what: 'the full batch is written' });
+    await follower.close();
+    await following;
+    expect(seen).toEqual(['caught up', 'live of 3', 'after live', 'after live']);
+
+    const quick = new LogFollower(events, 500, 20);
+    const second = noting();
+    const followingAgain = quick.follow((await events.readAll())[2].position, second.handlers);
+    await eventually(second.live, { what: 'the follower caught up' });
+    await append(1);
+    await eventually(() => second.written.length === 1, { what: 'the batch is written once its time is up' });
+    await quick.close();
+    await followingAgain;
+  });
+
+  it('with a gathering time, writes a batch at once when an event that ends the gathering comes (a delete)', async () => {
+    const follower = new LogFollower(events, 500, 60_000, (event) => event.type === 'Deleted');
+    const { written, handlers, live } = noting();
+    const following = follower.follow(null, handlers);
+    await eventually(live, { what: 'the follower caught up' });
+    await append(2);
+    await events.append('tick-acme.t', [{ type: 'Deleted', data: {}, metadata: meta }], 'any');
+    // Long before the minute of gathering is up.
+    await eventually(() => written.length === 3, { what: 'the batch with the delete is written', timeoutMs: 10_000 });
+    expect(written.map((e) => e.type)).toEqual(['Tick', 'Tick', 'Deleted']);
+    await follower.close();
+    await following;
+  });
+
+  it('with a gathering time, writes the batch gathering at once when hurried (a search waits for it)', async () => {
+    const follower = new LogFollower(events, 500, 60_000);
+    const { written, handlers, live } = noting();
+    const following = follower.follow(null, handlers);
+    await eventually(live, { what: 'the follower caught up' });
+    await append(2);
+    // Hurried until the events reached it: long before the minute of gathering is up.
+    await eventually(
+      () => {
+        follower.hurry();
+        return written.length === 2;
+      },
+      { what: 'the hurried batch is written', timeoutMs: 10_000 },
+    );
+    await follower.close();
+    await following;
+  });
+
   it('reads nothing once interrupted', async () => {
     await append(2);
     const { seen, handlers } = noting();

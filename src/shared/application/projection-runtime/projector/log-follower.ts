@@ -25,10 +25,19 @@ export interface FollowHandlers {
 export class LogFollower {
   private subscription: LogSubscription | null = null;
   private failure: unknown = null;
+  /** Ends the gathering of the live batch now, when one gathers. */
+  private endGathering: (() => void) | null = null;
 
   constructor(
     private readonly events: EventStore,
     private readonly maxBatch: number,
+    /**
+     * Live, how long a batch gathers events after its first before it is written (0: only those
+     * already buffered). A projection folded in the background writes fewer, larger batches so.
+     */
+    private readonly gatherMs = 0,
+    /** Live events that end the gathering: their batch is written as soon as what is buffered is taken (a delete's). */
+    private readonly writesAtOnce: (event: RecordedEvent) => boolean = () => false,
   ) {}
 
   /** Follows the log after `from` until interrupted, closed or failed (then it rejects with the failure). */
@@ -55,6 +64,26 @@ export class LogFollower {
     let pending: Promise<IteratorResult<RecordedEvent>> | null = null;
     let batch: RecordedEvent[] = [];
     const IDLE = Symbol('idle');
+    /** When the batch gathering now is written at the latest (with `gatherMs`). */
+    let gathered: Promise<typeof IDLE> | null = null;
+    let gatherTimer: NodeJS.Timeout | null = null;
+    /** The batch holds an event that ends the gathering. */
+    let urgent = false;
+    const endOfTurn = (): Promise<typeof IDLE> => {
+      if (this.gatherMs === 0 || urgent) return new Promise((r) => setImmediate(() => r(IDLE)));
+      gathered ??= new Promise((r) => {
+        this.endGathering = () => r(IDLE);
+        gatherTimer = setTimeout(() => r(IDLE), this.gatherMs);
+      });
+      return gathered;
+    };
+    const batchWritten = () => {
+      urgent = false;
+      this.endGathering = null;
+      if (gatherTimer) clearTimeout(gatherTimer);
+      gatherTimer = null;
+      gathered = null;
+    };
     try {
       for (;;) {
         pending ??= iterator.next();
@@ -62,8 +91,9 @@ export class LogFollower {
         const next =
           batch.length === 0
             ? await pending
-            : await Promise.race([pending, new Promise<typeof IDLE>((r) => setImmediate(() => r(IDLE)))]);
+            : await Promise.race([pending, endOfTurn()]);
         if (next === IDLE || (next as IteratorResult<RecordedEvent>).done) {
+          batchWritten();
           if (batch.length && !this.failure) await handlers.apply(batch);
           batch = [];
           handlers.afterLive();
@@ -71,17 +101,26 @@ export class LogFollower {
           continue;
         }
         pending = null;
-        batch.push((next as IteratorResult<RecordedEvent>).value);
+        const event = (next as IteratorResult<RecordedEvent>).value;
+        batch.push(event);
+        if (this.gatherMs > 0 && !urgent && this.writesAtOnce(event)) urgent = true;
         if (batch.length >= this.maxBatch) {
+          batchWritten();
           await handlers.apply(batch);
           batch = [];
           handlers.afterLive();
         }
       }
     } finally {
+      batchWritten();
       await subscription.close().catch(() => undefined);
     }
     if (this.failure) throw this.failure;
+  }
+
+  /** Someone waits for the events gathering now (a search for its index): the batch is written without waiting out its time. */
+  hurry(): void {
+    this.endGathering?.();
   }
 
   /** Ends the live subscription: `follow` writes what it buffered and resolves. */

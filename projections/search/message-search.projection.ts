@@ -1,0 +1,114 @@
+import { positionMagnitude } from '../../src/shared/domain/event';
+import { parseStreamName } from '../../src/shared/domain/streams';
+import type { MessagePart } from '../../src/modules/messages/domain/message-parts';
+import type { MessageEvent } from '../../src/modules/messages/domain/message.events';
+import type { RoomDeleted } from '../../src/modules/rooms/domain/room.events';
+import { indexedText, searchFacets } from '../../src/modules/search/domain/search-text';
+import type { TextIndexSpec } from '../../src/shared/ports/read-model-store.port';
+import type { Document, ProjectionDefinition, Target } from '../projection';
+import { messageDocumentId } from '../messages/messages.projection';
+
+export const MESSAGE_SEARCH = 'message_search';
+
+/** What the store indexes of a message document: its words, its facets, and its place in the log. */
+export const MESSAGE_SEARCH_INDEX: TextIndexSpec = { field: 'body', facets: 'facets', order: 'seq' };
+
+/**
+ * A message as search finds it: its words (folded, `search-text.ts`), the facets a search may
+ * require (instance, room, sender, attachment), and `seq`, the log position of its sending,
+ * which orders results newest first and never changes with an edit.
+ */
+export interface MessageSearchDocument extends Document {
+  readonly instance_id: string;
+  readonly room_id: string;
+  readonly message_id: number;
+  readonly user_id: string;
+  readonly created_at: string;
+  readonly seq: number;
+  readonly body: string;
+  readonly facets: readonly string[];
+  readonly has_attachment: boolean;
+}
+
+/** The words of a message: its text parts' contents (attachments and links are not text). */
+const bodyOf = (parts: readonly MessagePart[]): string =>
+  indexedText(
+    parts
+      .filter((p): p is { type: string; content: string } => 'content' in p && p.type.toLowerCase().startsWith('text/'))
+      .map((p) => p.content)
+      .join('\n'),
+  );
+
+const hasAttachment = (parts: readonly MessagePart[]): boolean => parts.some((p) => 'attachment' in p || 'url' in p);
+
+const facetsOf = (instanceId: string, roomId: string, userId: string, parts: readonly MessagePart[]): string[] => [
+  searchFacets.instance(instanceId),
+  searchFacets.room(instanceId, roomId),
+  searchFacets.sender(instanceId, userId),
+  ...(hasAttachment(parts) ? [searchFacets.attachment] : []),
+];
+
+/**
+ * The message search index: one document per message that is not deleted, rewritten by every
+ * edit. A deletion (by its sender, by su, by an erasure), a room's deletion and an instance
+ * wipe remove the document, and the store removes its words from the index with it.
+ */
+export const messageSearchProjection: ProjectionDefinition<MessageEvent | RoomDeleted, MessageSearchDocument> = {
+  name: 'message_search',
+  version: 1,
+  collections: [{ name: MESSAGE_SEARCH, indexes: [{ fields: ['instance_id', 'room_id'] }], text: MESSAGE_SEARCH_INDEX }],
+  handles: ['MessageSent', 'MessageEdited', 'MessageDeleted', 'RoomDeleted'],
+  // Searches wait for it to reach the log's head before reading (src/modules/search/): sends never wait for it.
+  awaitedByReaders: true,
+  // Folded in large batches behind the other projections, into DATA_DIR/search.sqlite on SQLite: sends never pay for its index.
+  background: { sqliteFile: 'search' },
+  destroys: ['MessageEdited', 'MessageDeleted', 'RoomDeleted'],
+
+  targets(event): Target[] {
+    const stream = parseStreamName(event.streamName);
+    if (!stream) return [];
+    switch (event.type) {
+      case 'RoomDeleted':
+        return [{ collection: MESSAGE_SEARCH, where: { instance_id: stream.instanceId, room_id: stream.id } }];
+      case 'MessageSent':
+        return [{ collection: MESSAGE_SEARCH, id: messageDocumentId(stream.instanceId, stream.id, event.data.id) }];
+      default:
+        return [{ collection: MESSAGE_SEARCH, id: messageDocumentId(stream.instanceId, event.data.room_id ?? stream.id, event.data.id) }];
+    }
+  },
+
+  evolve(doc, event, target) {
+    switch (event.type) {
+      case 'MessageSent': {
+        const stream = parseStreamName(event.streamName)!;
+        const { data } = event;
+        return {
+          _id: target.id,
+          instance_id: stream.instanceId,
+          room_id: stream.id,
+          message_id: data.id,
+          user_id: data.user_id,
+          created_at: data.created_at,
+          seq: positionMagnitude(event.position),
+          body: bodyOf(data.parts),
+          facets: facetsOf(stream.instanceId, stream.id, data.user_id, data.parts),
+          has_attachment: hasAttachment(data.parts),
+        };
+      }
+      case 'MessageEdited':
+        return (
+          doc && {
+            ...doc,
+            body: bodyOf(event.data.parts),
+            facets: facetsOf(doc.instance_id, doc.room_id, doc.user_id, event.data.parts),
+            has_attachment: hasAttachment(event.data.parts),
+          }
+        );
+      case 'MessageDeleted':
+      case 'RoomDeleted':
+        return null;
+      default:
+        return doc;
+    }
+  },
+};

@@ -1,0 +1,69 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SqliteReadModelStore } from '../../../adapters/read-models/sqlite/sqlite-read-model-store';
+import { messageSearchProjection } from '../../../../projections/search/message-search.projection';
+import { usersProjection } from '../../../../projections/users/users.projection';
+import { checkpointName, physicalCollectionSpecs } from '../../../../projections/projection';
+import { LogPosition } from '../../domain/event';
+import { apartFor, SplitReadModels } from './split-read-models';
+
+const pos = (i: number): LogPosition => String(i).padStart(20, '0');
+const search = physicalCollectionSpecs(messageSearchProjection)[0].name;
+const users = physicalCollectionSpecs(usersProjection)[0].name;
+const searchMark = checkpointName(messageSearchProjection);
+const usersMark = checkpointName(usersProjection);
+const searchDoc = (seq: number) => ({ _id: `m${seq}`, instance_id: 'i', room_id: 'r', seq, body: 'hello', facets: ['x'], created_at: '2026-01-01T00:00:00.000Z', has_attachment: false });
+
+describe('SplitReadModels: the projections kept apart live in their own store, the rest in the main one', () => {
+  let main: SqliteReadModelStore;
+  let apart: SqliteReadModelStore;
+  let split: SplitReadModels;
+  let dir: string;
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'parley-split-read-models-'));
+    main = new SqliteReadModelStore(join(dir, 'read-models.sqlite'));
+    apart = new SqliteReadModelStore(join(dir, 'search.sqlite'));
+    split = new SplitReadModels(main, apartFor(apart, [messageSearchProjection]));
+    await split.ensureCollections([...physicalCollectionSpecs(messageSearchProjection), ...physicalCollectionSpecs(usersProjection)]);
+  });
+  afterEach(async () => {
+    await split.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('writes each part of a batch, with its checkpoints, to its own store, and reads it back from there', async () => {
+    await split.applyBatch(
+      [
+        { collection: search, kind: 'put', document: searchDoc(1), position: pos(1) },
+        { collection: users, kind: 'put', document: { _id: 'u1', name: 'U' }, position: pos(2) },
+      ],
+      { [searchMark]: pos(1), [usersMark]: pos(2) },
+    );
+    expect(await apart.get(search, 'm1')).toMatchObject({ body: 'hello' });
+    expect(await main.get(users, 'u1')).toMatchObject({ name: 'U' });
+    expect(await main.getCheckpoint(searchMark)).toBeNull();
+    expect(await apart.getCheckpoint(usersMark)).toBeNull();
+    expect(Object.fromEntries(await split.getCheckpoints([searchMark, usersMark]))).toEqual({ [searchMark]: pos(1), [usersMark]: pos(2) });
+    expect(await split.get(search, 'm1')).toMatchObject({ body: 'hello' });
+    expect(await split.getMany(users, ['u1'])).toHaveLength(1);
+    await expect(main.get(search, 'm1')).rejects.toThrow(/no such table/);
+  });
+
+  it('takes and fences the leases of the projections kept apart in their store', async () => {
+    expect(await split.acquireLease(searchMark, 'me', 10_000)).toBe(true);
+    expect(await split.acquireLease(usersMark, 'me', 10_000)).toBe(true);
+    expect([...(await apart.leases([searchMark, usersMark])).keys()]).toEqual([searchMark]);
+    expect([...(await split.leases([searchMark, usersMark])).keys()].sort()).toEqual([searchMark, usersMark].sort());
+    expect(await apart.acquireLease(searchMark, 'another', 10_000)).toBe(false);
+    await split.applyBatch([{ collection: search, kind: 'put', document: searchDoc(2), position: pos(2) }], { [searchMark]: pos(2) }, [{ name: searchMark, owner: 'me' }]);
+    expect(await apart.getCheckpoint(searchMark)).toBe(pos(2));
+  });
+
+  it('resets the projections kept apart in their store', async () => {
+    await split.applyBatch([{ collection: search, kind: 'put', document: searchDoc(3), position: pos(3) }], { [searchMark]: pos(3) });
+    await split.reset([search], [searchMark]);
+    expect(await apart.getCheckpoint(searchMark)).toBeNull();
+    await expect(apart.get(search, 'm3')).rejects.toThrow(/no such table/);
+  });
+});
