@@ -71,6 +71,8 @@ export const messageSearchProjection: ProjectionDefinition<MessageEvent | RoomDe
       case 'RoomDeleted':
         return [{ collection: MESSAGE_SEARCH, where: { instance_id: stream.instanceId, room_id: stream.id } }];
       case 'MessageSent':
+        // Sent under a shadow ban: no one else may find it (its edits and delete then find no document either).
+        if (event.data.shadow) return [];
         return [{ collection: MESSAGE_SEARCH, id: messageDocumentId(stream.instanceId, stream.id, event.data.id) }];
       default:
         return [{ collection: MESSAGE_SEARCH, id: messageDocumentId(stream.instanceId, event.data.room_id ?? stream.id, event.data.id) }];

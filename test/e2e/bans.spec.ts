@@ -267,6 +267,11 @@ describe('bans and frozen rooms', () => {
     const page = async (user: string) => ((await s.request('GET', s.chat('/rooms/shady/messages'), { token: as(user) })).body as any[]).map((m) => m.id);
     expect(await page('ben')).toEqual([seenId, hiddenId]);
     expect(await page('cat')).toEqual([seenId]);
+    // Message search: the bystander finds the other's message, never the shadowed one.
+    const search = async (user: string, q: string) =>
+      ((await s.request('GET', s.chat(`/search/messages?q=${q}`), { token: as(user) })).body.results as any[]).map((r) => r.message.id);
+    expect(await search('cat', 'hello')).toEqual([seenId]);
+    expect(await search('cat', 'buy')).toEqual([]);
     expect((await s.request('GET', s.chat(`/rooms/shady/messages/${hiddenId}`), { token: as('ben') })).status).toBe(200);
     expect((await s.request('GET', s.chat(`/rooms/shady/messages/${hiddenId}`), { token: as('cat') })).status).toBe(404);
     // A new subscription replays the same way.
