@@ -1,4 +1,4 @@
-import { LRUCache } from 'lru-cache';
+import { growingLru } from '../../growing-lru';
 import { Decider } from '../../domain/decider';
 import { DomainEvent, LogPosition, RecordedEvent } from '../../domain/event';
 import { EventStore, ReadStreamOptions } from '../../ports/event-store.port';
@@ -43,7 +43,7 @@ const TAIL_PAGE = 16;
  * - a wipe recorded since the state was folded discards it, in the same turn.
  */
 export class StreamStates {
-  private readonly cache = new LRUCache<string, Folded<unknown>>({ max: STATE_CACHE_ENTRIES });
+  private readonly cache = growingLru<string, Folded<unknown>>(STATE_CACHE_ENTRIES);
 
   constructor(
     private readonly events: EventStore,
