@@ -61,16 +61,16 @@ export function rssMib(pid: number): number {
 }
 
 /**
- * A process's RSS once it has settled: sampled every 250 ms until two seconds' samples stay
+ * A process's RSS once it has settled: sampled every 250 ms until eight seconds' samples stay
  * within 1 MiB of each other (start-up garbage collected, lazy work done), at most `maxMs`.
  */
-export async function settledRssMib(pid: number, maxMs = 20_000): Promise<number> {
+export async function settledRssMib(pid: number, maxMs = 40_000): Promise<number> {
   const samples: number[] = [];
   const deadline = performance.now() + maxMs;
   for (;;) {
     samples.push(rssMib(pid));
-    const last = samples.slice(-8);
-    if (last.length === 8 && Math.max(...last) - Math.min(...last) < 1) return last[last.length - 1];
+    const last = samples.slice(-32);
+    if (last.length === 32 && Math.max(...last) - Math.min(...last) < 1) return last[last.length - 1];
     if (performance.now() > deadline) return samples[samples.length - 1];
     await sleep(250);
   }

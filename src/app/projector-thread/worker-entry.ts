@@ -18,6 +18,7 @@ import { ProjectionVersions } from '../../shared/application/projection-runtime/
 import { VersionedReadModels } from '../../shared/application/projection-runtime/versioned-read-models';
 import type { FromProjectorThread, ProjectorThreadData, ToProjectorThread } from './protocol';
 import { SharedHead } from './shared-head';
+import { collectStartUpGarbage } from '../../infrastructure/start-up-garbage';
 
 /**
  * The embedded server's projector thread: folds the projections (the same ProcessProjectors as
@@ -182,6 +183,7 @@ async function main(): Promise<void> {
   await projectors.start();
   report();
   post({ kind: 'started' });
+  collectStartUpGarbage();
 }
 
 main().catch((error: unknown) => {
