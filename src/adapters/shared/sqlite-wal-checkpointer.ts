@@ -15,6 +15,13 @@ import { Worker } from 'node:worker_threads';
  */
 export const WRITER_CHECKPOINT_PAGES = 4_096;
 
+/**
+ * What a WAL file is cut back to each time it starts over (SQLite's `journal_size_limit`):
+ * without it the file keeps the size of the largest burst it ever held (tens of MB after a
+ * catch-up or a busy minute) for the life of the process, all of it disk that holds nothing.
+ */
+export const WAL_SIZE_LIMIT_BYTES = 1024 * 1024;
+
 /** How often the thread checkpoints what each WAL holds. */
 const INTERVAL_MS = 100;
 
@@ -32,10 +39,15 @@ const THREAD_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
 const files = new Map();
+const open = (file) => {
+  const db = new Database(file, { fileMustExist: true });
+  db.pragma('journal_size_limit = ' + workerData.walSizeLimit);
+  return db;
+};
 const checkpoint = (entry) => {
   if (entry.pausedTicks > 0) return void entry.pausedTicks--;
   try {
-    entry.db ??= new Database(entry.file, { fileMustExist: true });
+    entry.db ??= open(entry.file);
     entry.db.pragma('wal_checkpoint(PASSIVE)');
   } catch {
     try { entry.db?.close(); } catch {}
@@ -46,7 +58,7 @@ const checkpoint = (entry) => {
 setInterval(() => { for (const entry of files.values()) checkpoint(entry); }, workerData.intervalMs);
 const pause = new Int32Array(new SharedArrayBuffer(4));
 const truncate = (entry) => {
-  entry.db ??= new Database(entry.file, { fileMustExist: true });
+  entry.db ??= open(entry.file);
   // busy: another connection's checkpoint or a reader held the WAL (SQLite answers a checkpoint
   // that meets another at once, without waiting). Both last moments: tried again for up to
   // TRUNCATE_PATIENCE_MS (blocking the thread delays only checkpoints).
@@ -109,7 +121,7 @@ class CheckpointThread {
   private constructor() {
     this.thread = new Worker(THREAD_SOURCE, {
       eval: true,
-      workerData: { driver: require.resolve('better-sqlite3'), intervalMs: INTERVAL_MS, truncatePatienceMs: TRUNCATE_PATIENCE_MS },
+      workerData: { driver: require.resolve('better-sqlite3'), intervalMs: INTERVAL_MS, truncatePatienceMs: TRUNCATE_PATIENCE_MS, walSizeLimit: WAL_SIZE_LIMIT_BYTES },
     });
     // Never what keeps the process alive; a thread that failed to start leaves the safety net.
     this.thread.unref();
