@@ -11,8 +11,10 @@
  *   BENCH_CONNECTIONS  concurrent connections (default 50)
  *   BENCH_WARMUP       seconds of unmeasured warm-up before each scenario (default 2; 0 = none)
  *   BENCH_ONLY         comma-separated subset of: baseline, parley (default both)
- *   BENCH_SCENARIOS    comma-separated subset of: write, read, send, realtime, fanout, idle, scale, feeds, cores, rebuild, beams, partitions
- *                      (default all but beams)
+ *   BENCH_SCENARIOS    comma-separated subset of: write, read, send, realtime, fanout, idle, scale, feeds, cores, rebuild, footprint, beams, partitions
+ *                      (default all but beams and partitions)
+ *                      footprint: bytes on disk per short message and RSS before any client, each against a
+ *                      floor (a bare SQLite table; the bare Fastify baseline server) (footprint.ts)
  *                      cores: 50 senders each in their own room, then in one room, on this build, on
  *                      it with PROJECTOR_THREAD=false and on BENCH_CORES_BEFORE, interleaved (cores.ts);
  *                      BENCH_CORES_VARIANT="label:NAME=value,…" adds this build with that environment;
@@ -36,6 +38,7 @@
  *                      rebuild: a room of 1,000,000 messages rebuilt by npm run rebuild against an
  *                      incremental build (every row compared) and two floors (test/bench/rebuild.ts;
  *                      BENCH_REBUILD_BASELINE: another built worktree to rebuild with first)
+ *   BENCH_FOOTPRINT_MESSAGES  the footprint scenario's messages (default 20,000)
  *   BENCH_SCALE_MESSAGES, BENCH_SCALE_USERS  the scale scenario's sizes (default 1,000,000 each)
  *   BENCH_PARTITIONS_MESSAGES, BENCH_PARTITIONS_ROOMS, BENCH_PARTITIONS  the partitions scenario's log
  *                      (default 200,000 messages over 64 rooms) and PROJECTOR_PARTITIONS (default 4)
@@ -60,6 +63,7 @@ import { benchFeedFanOut, FeedFanOutResult, feedFanOutLines, feedPublishSpec, Fe
 import { beamsChildEnv, benchWebPushDelivery, createBeamsInstances, interestsPublishSpec, publishOnce as beamsPublishOnce, usersPublishSpec, WebPushDeliveryResult, webPushDeliveryLines } from './beams';
 import { benchPartitions, partitionsLines } from './partitions';
 import { benchRebuild, RebuildResult, rebuildBuilds, rebuildLines } from './rebuild';
+import { benchDiskFootprint, bytesPerMessage, DiskFootprint, diskFootprintLines, fileSizes, settledRssMib } from './footprint';
 import { cpuSeconds, fillScale, Latencies, ScaleShape, SCALE_SEARCHES, senderId, sequentialSearches, sequentialSends, timedSend } from './scale';
 import { join, resolve } from 'node:path';
 import { CoresMeasure, coresLines, CoresServer, measureCores, setUpCores } from './cores';
@@ -68,9 +72,10 @@ const DURATION = positive('BENCH_DURATION', 10);
 const CONNECTIONS = positive('BENCH_CONNECTIONS', 50);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 2);
 const ONLY = new Set((process.env.BENCH_ONLY ?? 'baseline,parley').split(',').map((s) => s.trim()));
-const SCENARIOS = new Set((process.env.BENCH_SCENARIOS ?? 'write,read,send,realtime,scale,feeds,cores,rebuild').split(',').map((s) => s.trim()));
+const SCENARIOS = new Set((process.env.BENCH_SCENARIOS ?? 'write,read,send,realtime,scale,feeds,cores,rebuild,footprint').split(',').map((s) => s.trim()));
 const SCALE_MESSAGES = positive('BENCH_SCALE_MESSAGES', 1_000_000);
 const SCALE_USERS = positive('BENCH_SCALE_USERS', 1_000_000);
+const FOOTPRINT_MESSAGES = positive('BENCH_FOOTPRINT_MESSAGES', 20_000);
 const TMP_ROOT = process.env.BENCH_TMPDIR || os.tmpdir();
 const CPU_PROF_DIR = process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF) : undefined;
 /** Parley must keep at least this share of the baseline's durable write throughput. */
@@ -744,6 +749,8 @@ interface ScaleResult {
   readonly rssEndMb: number;
   readonly restartMs: number;
   readonly rssHealthyMb: number;
+  /** The data directory's bytes per message of the long room once restarted (users, keys and WAL files included). */
+  readonly diskPerMessage: { all: number; withoutWal: number };
   /** The restarted process's first request: a send to a room without history (cold code, ids to reserve). */
   readonly firstRequestMs: number;
   /** Then the first send to the long room: its state is not cached yet. */
@@ -817,6 +824,7 @@ async function runScale(): Promise<void> {
     const restartMs = performance.now() - started;
     const restartCpuS = cpuSeconds(child.proc.pid!);
     const rssHealthyMb = rssMb(child.proc.pid!);
+    const diskPerMessage = bytesPerMessage(shape.messages, fileSizes(dataDir));
     const firstRequestMs = await timedSend(send(child.baseUrl, tokens[1], emptyRoomPath));
     const firstSendAfterRestartMs = await timedSend(send(child.baseUrl, tokens[2]));
     const rssAfterFirstSendMb = rssMb(child.proc.pid!);
@@ -831,6 +839,7 @@ async function runScale(): Promise<void> {
       rssEndMb,
       restartMs,
       rssHealthyMb,
+      diskPerMessage,
       firstRequestMs,
       firstSendAfterRestartMs,
       rssAfterFirstSendMb,
@@ -877,6 +886,11 @@ function reportScale(s: ScaleResult): void {
     `  then the first send to the long room: ${s.firstSendAfterRestartMs.toFixed(1)} ms; resident memory after both ${s.rssAfterFirstSendMb.toFixed(0)} MB ` +
       `(${(s.rssAfterFirstSendMb - s.rssHealthyMb).toFixed(1)} MB more than when healthy)`,
   );
+  console.log(
+    `  data directory after the restart: ${s.diskPerMessage.all.toFixed(0)} B per message of the long room all-in ` +
+      `(${s.diskPerMessage.withoutWal.toFixed(0)} without WAL files; its ${fmt(s.shape.users)} users and their keys included)`,
+  );
+  console.log(`  GOAL: all-in <= ${SCALE_DISK_GOAL_BYTES} B per message of the long room — ${s.diskPerMessage.all <= SCALE_DISK_GOAL_BYTES ? 'MET' : 'NOT MET'}`);
   console.log(`  GOAL: first send to the long room after a restart < ${FIRST_SEND_GOAL_MS} ms — ${s.firstSendAfterRestartMs < FIRST_SEND_GOAL_MS ? 'MET' : 'NOT MET'}`);
   const searched = (l: Latencies & { results: number }) => `${latencies(l)} (${fmt(l.results)} results in all)`;
   console.log(`  message search of the long room as a member, ${SCALE_SEARCHES.length} queries from its most common word to an absent one, one at a time:`);
@@ -884,6 +898,59 @@ function reportScale(s: ScaleResult): void {
   console.log(`    best first   (${s.searches.relevance.count}): ${searched(s.searches.relevance)}`);
   const worst = Math.max(s.searches.recent.p99Ms, s.searches.relevance.p99Ms);
   console.log(`  GOAL: search p99 < ${SEARCH_P99_GOAL_MS} ms over ${fmt(s.shape.messages)} messages — ${worst < SEARCH_P99_GOAL_MS ? 'MET' : 'NOT MET'}`);
+}
+
+/** Goals of issue 23 for the footprint: ejabberd's bytes per short message as measured beside Parley there, and RSS. */
+const DISK_GOAL_BYTES = 472;
+const IDLE_RSS_BEFORE_CLIENTS_GOAL_MIB = 100;
+const SCALE_DISK_GOAL_BYTES = 700;
+
+interface FootprintResult {
+  readonly disk: DiskFootprint;
+  readonly rssMib: number;
+  readonly floorRssMib: number;
+}
+
+let footprint: FootprintResult | undefined;
+
+/** Bytes on disk per short message and RSS before any client, each beside its floor (footprint.ts). */
+async function runFootprint(): Promise<void> {
+  const floorDir = makeTempDir('parley-bench-footprint-floor-');
+  const floor = await startChild('baseline-footprint', BASELINE_MAIN, { DATA_DIR: floorDir });
+  const floorRssMib = await settledRssMib(floor.proc.pid!);
+  await stopChild(floor);
+  removeTempDir(floorDir);
+
+  const dataDir = makeTempDir('parley-bench-footprint-');
+  const child = await startChild('parley-footprint', PARLEY_MAIN, parleyEnv(dataDir));
+  try {
+    process.stderr.write('  measure  parley footprint: RSS before any client\n');
+    const rss = await settledRssMib(child.proc.pid!);
+    process.stderr.write(`  measure  parley footprint: ${fmt(FOOTPRINT_MESSAGES)} short messages, then their bytes on disk\n`);
+    const disk = await benchDiskFootprint(
+      { baseUrl: child.baseUrl, pid: child.proc.pid!, dataDir, instanceId: INSTANCE_ID, token: mintToken },
+      FOOTPRINT_MESSAGES,
+    );
+    footprint = { disk, rssMib: rss, floorRssMib };
+  } finally {
+    await stopChild(child);
+    removeTempDir(dataDir);
+  }
+}
+
+function reportFootprint(f: FootprintResult): void {
+  console.log('');
+  for (const line of diskFootprintLines(f.disk)) console.log(line);
+  const { all, withoutWal } = bytesPerMessage(f.disk.messages, f.disk.after, f.disk.before);
+  console.log(
+    `GOAL: bytes on disk per short message <= ${DISK_GOAL_BYTES} (ejabberd's in issue 23's run) — ${withoutWal <= DISK_GOAL_BYTES ? 'MET' : 'NOT MET'} ` +
+      `(${withoutWal.toFixed(0)} without WAL, ${all.toFixed(0)} with it)`,
+  );
+  console.log(
+    `footprint in memory: server RSS before any client ${f.rssMib.toFixed(1)} MiB; floor: the bare Fastify + better-sqlite3 baseline server ` +
+      `${f.floorRssMib.toFixed(1)} MiB (Parley = ${(f.rssMib / f.floorRssMib).toFixed(1)}× it)`,
+  );
+  console.log(`GOAL: RSS before any client <= ${IDLE_RSS_BEFORE_CLIENTS_GOAL_MIB} MiB — ${f.rssMib <= IDLE_RSS_BEFORE_CLIENTS_GOAL_MIB ? 'MET' : 'NOT MET'}`);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1083,6 +1150,7 @@ function report(): boolean {
     console.log('');
     for (const line of rebuildLines(rebuilt)) console.log(line);
   }
+  if (footprint) reportFootprint(footprint);
   if (idleMemory) {
     console.log(
       `idle subscriptions: ${fmt(idleMemory.subscriptions)} on ${fmt(idleMemory.sockets)} sockets: server RSS ` +
@@ -1127,6 +1195,7 @@ async function main(): Promise<void> {
     const messages = Number(process.env.BENCH_REBUILD_MESSAGES ?? 1_000_000);
     rebuilt = await benchRebuild({ tmpRoot: TMP_ROOT, messages, builds: rebuildBuilds(process.env), progress: (line) => process.stderr.write(`${line}\n`) });
   }
+  if (SCENARIOS.has('footprint')) await runFootprint();
   const ok = report();
   process.exitCode = ok ? 0 : 1;
 }

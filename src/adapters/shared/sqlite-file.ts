@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { makePrivateDatabaseFile } from '../../shared/files/private-files';
-import { WRITER_CHECKPOINT_PAGES } from './sqlite-wal-checkpointer';
+import { WAL_SIZE_LIMIT_BYTES, WRITER_CHECKPOINT_PAGES } from './sqlite-wal-checkpointer';
 import { migrateSchema, SchemaMigration } from './sqlite-schema-versions';
 
 /** SQLite's name for a database in memory, gone when it is closed (its pragmas for files are harmless there). */
@@ -35,6 +35,7 @@ export function openSqliteFile(file: string, options: SqliteFileOptions): Databa
     db.pragma(`busy_timeout = ${options.busyTimeoutMs}`);
     db.pragma('secure_delete = ON');
     db.pragma(`wal_autocheckpoint = ${WRITER_CHECKPOINT_PAGES}`);
+    db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
     if (options.maxPageCount !== undefined) db.pragma(`max_page_count = ${Math.floor(options.maxPageCount)}`);
     migrateSchema(db, file, options.migrations);
     return db;

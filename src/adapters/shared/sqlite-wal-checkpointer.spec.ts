@@ -1,8 +1,10 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, promises, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteEventStore } from '../event-store/sqlite/sqlite-event-store';
 import { SqliteReadModelStore } from '../read-models/sqlite/sqlite-read-model-store';
+import { SqliteDataKeyStore } from '../data-keys/sqlite/sqlite-data-key-store';
+import { WAL_SIZE_LIMIT_BYTES } from './sqlite-wal-checkpointer';
 import { eventually } from '../../../test/support/waiting';
 
 const PAGE = 4096;
@@ -65,6 +67,22 @@ describe('WAL checkpoints from a worker thread', () => {
     expect(existsSync(`${file}-wal`)).toBe(false);
   });
 
+  it('cuts a WAL that a burst grew back to WAL_SIZE_LIMIT_BYTES once it starts over', async () => {
+    const file = join(dir, 'events.sqlite');
+    const store = new SqliteEventStore(file);
+    const afterBurst = await appendRound(store, file, 0, 1_500);
+    expect(afterBurst).toBeGreaterThan(2 * WAL_SIZE_LIMIT_BYTES);
+    let round = 1;
+    await eventually(
+      async () => {
+        await appendRound(store, file, round++, 1);
+        return statSync(`${file}-wal`).size <= WAL_SIZE_LIMIT_BYTES;
+      },
+      { timeoutMs: 30_000, what: 'the WAL cut back' },
+    );
+    await store.close();
+  });
+
   it('closes the read-model store cleanly too, leaving no WAL behind', async () => {
     const file = join(dir, 'read-models.sqlite');
     const store = new SqliteReadModelStore(file);
@@ -75,6 +93,25 @@ describe('WAL checkpoints from a worker thread', () => {
     const reopened = new SqliteReadModelStore(file);
     expect(await reopened.get('things', 'a')).toMatchObject({ n: 1 });
     await reopened.close();
+  });
+
+  it('checkpoints every file of the process from one thread, stopped with the last file closed', async () => {
+    const threads = () => readdirSync('/proc/self/task').length;
+    await promises.stat(dir); // libuv's thread pool starts with its first use: before counting
+    const before = threads();
+    const events = new SqliteEventStore(join(dir, 'events.sqlite'));
+    const readModels = new SqliteReadModelStore(join(dir, 'read-models.sqlite'));
+    const keys = new SqliteDataKeyStore(join(dir, 'keys.sqlite'));
+    expect(threads()).toBe(before + 1);
+    await events.append('s', [{ type: 'Filled', data: { n: 1 }, metadata: { occurred_at: new Date().toISOString() } }], 'no_stream');
+    await readModels.ensureCollections([{ name: 'things', indexes: [] }]);
+    await readModels.applyBatch([{ collection: 'things', kind: 'put', document: { _id: 'a', n: 1 }, position: '1' }], {});
+    await Promise.all([checkpointed(join(dir, 'events.sqlite')), checkpointed(join(dir, 'read-models.sqlite'))]);
+    await events.close();
+    await readModels.close();
+    expect(threads()).toBe(before + 1);
+    await keys.close();
+    await eventually(() => threads() === before, { timeoutMs: 10_000, what: 'the checkpoint thread stopped' });
   });
 
   it('overwrites what deleted and replaced documents left, in the database file and its WAL, on demand', async () => {

@@ -15,97 +15,178 @@ import { Worker } from 'node:worker_threads';
  */
 export const WRITER_CHECKPOINT_PAGES = 4_096;
 
-/** How often the thread checkpoints what the WAL holds. */
+/**
+ * What a WAL file is cut back to each time it starts over (SQLite's `journal_size_limit`):
+ * without it the file keeps the size of the largest burst it ever held (tens of MB after a
+ * catch-up or a busy minute) for the life of the process, all of it disk that holds nothing.
+ */
+export const WAL_SIZE_LIMIT_BYTES = 1024 * 1024;
+
+/** How often the thread checkpoints what each WAL holds. */
 const INTERVAL_MS = 100;
 
 /** How long an emptying of the WAL (`truncate`) tries again while another connection holds it. */
 const TRUNCATE_PATIENCE_MS = 2_000;
 
 /**
- * The thread's code, run with `eval` so that it is the same under ts-jest and in `dist/`.
- * A failed checkpoint (a full disk, a read-only volume) is tried again about 5 s later: the
- * WAL grows meanwhile and nothing is lost; the writer's own commits report the storage fault.
+ * The thread's code, run with `eval` so that it is the same under ts-jest and in `dist/`. It
+ * keeps one connection per open checkpointer (by its handle), checkpoints each in turn every
+ * interval, and empties one on demand. A failed checkpoint (a full disk, a read-only volume) is
+ * tried again about 5 s later for that file: its WAL grows meanwhile and nothing is lost; the
+ * writer's own commits report the storage fault.
  */
 const THREAD_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
-let db = null;
-let pausedTicks = 0;
-const checkpoint = () => {
-  if (pausedTicks > 0) return void pausedTicks--;
+const files = new Map();
+const open = (file) => {
+  const db = new Database(file, { fileMustExist: true });
+  db.pragma('journal_size_limit = ' + workerData.walSizeLimit);
+  return db;
+};
+const checkpoint = (entry) => {
+  if (entry.pausedTicks > 0) return void entry.pausedTicks--;
   try {
-    db ??= new Database(workerData.file, { fileMustExist: true });
-    db.pragma('wal_checkpoint(PASSIVE)');
+    entry.db ??= open(entry.file);
+    entry.db.pragma('wal_checkpoint(PASSIVE)');
   } catch {
-    try { db?.close(); } catch {}
-    db = null;
-    pausedTicks = Math.ceil(5000 / workerData.intervalMs);
+    try { entry.db?.close(); } catch {}
+    entry.db = null;
+    entry.pausedTicks = Math.ceil(5000 / workerData.intervalMs);
   }
 };
-const timer = setInterval(checkpoint, workerData.intervalMs);
+setInterval(() => { for (const entry of files.values()) checkpoint(entry); }, workerData.intervalMs);
 const pause = new Int32Array(new SharedArrayBuffer(4));
-const truncate = () => {
-  db ??= new Database(workerData.file, { fileMustExist: true });
+const truncate = (entry) => {
+  entry.db ??= open(entry.file);
   // busy: another connection's checkpoint or a reader held the WAL (SQLite answers a checkpoint
   // that meets another at once, without waiting). Both last moments: tried again for up to
-  // TRUNCATE_PATIENCE_MS (the thread is this database's alone; blocking it delays only checkpoints).
+  // TRUNCATE_PATIENCE_MS (blocking the thread delays only checkpoints).
   for (const deadline = Date.now() + workerData.truncatePatienceMs; ; ) {
-    const [result] = db.pragma('wal_checkpoint(TRUNCATE)');
+    const [result] = entry.db.pragma('wal_checkpoint(TRUNCATE)');
     if (!result.busy) return;
     if (Date.now() >= deadline) throw new Error('the write-ahead log is in use by a reader: not truncated');
     Atomics.wait(pause, 0, 0, 5);
   }
 };
 parentPort.on('message', (message) => {
+  const entry = files.get(message.handle);
+  if (message.kind === 'open') {
+    files.set(message.handle, { file: message.file, db: null, pausedTicks: 0 });
+    return;
+  }
   if (message.kind === 'truncate') {
     try {
-      truncate();
+      if (!entry) throw new Error('the checkpointer is closed');
+      truncate(entry);
       parentPort.postMessage({ id: message.id });
     } catch (error) {
       parentPort.postMessage({ id: message.id, error: String(error && error.message || error) });
     }
     return;
   }
-  clearInterval(timer);
-  try { db?.close(); } catch {}
-  parentPort.close();
+  // close
+  files.delete(message.handle);
+  try { entry?.db?.close(); } catch {}
+  parentPort.postMessage({ id: message.id });
 });
 `;
 
+interface Waiting {
+  readonly resolve: () => void;
+  readonly reject: (error: Error) => void;
+}
+
 /**
- * Checkpoints one SQLite WAL database from a worker thread until closed, and empties the WAL
- * on demand (`truncate`).
+ * The one checkpoint thread of this isolate, shared by every open WalCheckpointer: a thread
+ * (a V8 isolate of its own) costs about 12 MiB of resident memory, and the embedded server
+ * checkpoints three files from each of its two isolates. Started by the first checkpointer,
+ * stopped when the last one closes; a thread that died is started again by the next one.
  */
-export class WalCheckpointer {
+class CheckpointThread {
+  private static current: CheckpointThread | null = null;
+
+  static acquire(): CheckpointThread {
+    if (CheckpointThread.current === null || CheckpointThread.current.gone) CheckpointThread.current = new CheckpointThread();
+    return CheckpointThread.current;
+  }
+
   private readonly thread: Worker;
   private readonly exited: Promise<void>;
-  private readonly truncations = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
-  private nextTruncation = 0;
-  private gone = false;
+  private readonly waiting = new Map<number, Waiting>();
+  private readonly handles = new Set<number>();
+  private nextId = 0;
+  gone = false;
 
-  constructor(file: string) {
+  private constructor() {
     this.thread = new Worker(THREAD_SOURCE, {
       eval: true,
-      workerData: { file, driver: require.resolve('better-sqlite3'), intervalMs: INTERVAL_MS, truncatePatienceMs: TRUNCATE_PATIENCE_MS },
+      workerData: { driver: require.resolve('better-sqlite3'), intervalMs: INTERVAL_MS, truncatePatienceMs: TRUNCATE_PATIENCE_MS, walSizeLimit: WAL_SIZE_LIMIT_BYTES },
     });
     // Never what keeps the process alive; a thread that failed to start leaves the safety net.
     this.thread.unref();
     this.thread.on('message', ({ id, error }: { id: number; error?: string }) => {
-      const waiting = this.truncations.get(id);
-      this.truncations.delete(id);
+      const waiting = this.waiting.get(id);
+      this.waiting.delete(id);
       if (error === undefined) waiting?.resolve();
       else waiting?.reject(new Error(error));
     });
     this.exited = new Promise((resolve) => {
       const end = () => {
         this.gone = true;
-        for (const waiting of this.truncations.values()) waiting.reject(new Error('the checkpoint thread stopped'));
-        this.truncations.clear();
+        for (const waiting of this.waiting.values()) waiting.reject(new Error('the checkpoint thread stopped'));
+        this.waiting.clear();
         resolve();
       };
       this.thread.once('exit', end);
       this.thread.once('error', end);
     });
+  }
+
+  open(file: string): number {
+    const handle = this.nextId++;
+    this.handles.add(handle);
+    this.thread.postMessage({ kind: 'open', handle, file });
+    return handle;
+  }
+
+  truncate(handle: number): Promise<void> {
+    return this.ask({ kind: 'truncate', handle });
+  }
+
+  /** Closes the handle's connection; the thread stops with its last handle. */
+  async close(handle: number): Promise<void> {
+    if (!this.handles.delete(handle)) return;
+    await this.ask({ kind: 'close', handle }).catch(() => undefined);
+    if (this.handles.size > 0 || this.gone) return;
+    if (CheckpointThread.current === this) CheckpointThread.current = null;
+    const timeout = setTimeout(() => void this.thread.terminate(), 5_000);
+    void this.thread.terminate();
+    await this.exited;
+    clearTimeout(timeout);
+  }
+
+  private ask(message: { kind: 'truncate' | 'close'; handle: number }): Promise<void> {
+    if (this.gone) return Promise.reject(new Error('the checkpoint thread stopped'));
+    const id = this.nextId++;
+    return new Promise<void>((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject });
+      this.thread.postMessage({ ...message, id });
+    });
+  }
+}
+
+/**
+ * Checkpoints one SQLite WAL database from this isolate's checkpoint thread until closed, and
+ * empties the WAL on demand (`truncate`). Each checkpointer has its own connection there.
+ */
+export class WalCheckpointer {
+  private readonly thread: CheckpointThread;
+  private readonly handle: number;
+
+  constructor(file: string) {
+    this.thread = CheckpointThread.acquire();
+    this.handle = this.thread.open(file);
   }
 
   /**
@@ -116,19 +197,11 @@ export class WalCheckpointer {
    * timeout, or the thread is gone.
    */
   truncate(): Promise<void> {
-    if (this.gone) return Promise.reject(new Error('the checkpoint thread stopped'));
-    const id = this.nextTruncation++;
-    return new Promise<void>((resolve, reject) => {
-      this.truncations.set(id, { resolve, reject });
-      this.thread.postMessage({ kind: 'truncate', id });
-    });
+    return this.thread.truncate(this.handle);
   }
 
-  /** Stops the thread and closes its connection, so that the writer's close is the last one (it removes the WAL). */
-  async close(): Promise<void> {
-    this.thread.postMessage({ kind: 'close' });
-    const timeout = setTimeout(() => void this.thread.terminate(), 5_000);
-    await this.exited;
-    clearTimeout(timeout);
+  /** Closes its connection on the thread (stopping the thread with the last one), so that the writer's close is the last one (it removes the WAL). */
+  close(): Promise<void> {
+    return this.thread.close(this.handle);
   }
 }

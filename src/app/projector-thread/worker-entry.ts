@@ -20,6 +20,7 @@ import type { FromProjectorThread, ProjectorThreadData, ToProjectorThread } from
 import { SharedHead } from './shared-head';
 import { withPartitionedCheckpoints } from '../../shared/application/projection-runtime/partitioned-checkpoints';
 import { splitProjections } from '../../shared/application/projection-runtime/projector/projection-parts';
+import { collectStartUpGarbage } from '../../infrastructure/start-up-garbage';
 
 /**
  * The embedded server's projector thread: folds the projections (the same ProcessProjectors as
@@ -188,6 +189,7 @@ async function main(): Promise<void> {
   await projectors.start();
   report();
   post({ kind: 'started' });
+  collectStartUpGarbage();
 }
 
 main().catch((error: unknown) => {

@@ -1,5 +1,5 @@
 import { Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import { LRUCache } from 'lru-cache';
+import { growingLru } from '../../shared/growing-lru';
 import { CommandPipeline } from '../../shared/application/write-path/command-pipeline';
 import { forbidden } from '../../shared/domain/errors';
 import { INSTANCE_WIPED } from '../../shared/domain/instance-wipe';
@@ -43,8 +43,8 @@ export const missingPermission = (permission: string, roomId?: string) =>
  */
 @Injectable()
 export class RolePermissions implements OnModuleInit, OnModuleDestroy {
-  private readonly catalogues = new LRUCache<string, RolesState>({ max: CATALOGUES_CACHED });
-  private readonly users = new LRUCache<string, CompiledUser>({ max: USERS_CACHED });
+  private readonly catalogues = growingLru<string, RolesState>(CATALOGUES_CACHED);
+  private readonly users = growingLru<string, CompiledUser>(USERS_CACHED);
   /** Bumped by each invalidation, so a load that raced one is not cached. */
   private generation = 0;
   private readonly watchers = new Map<string, Map<string, Set<() => void>>>();

@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import { growingLru } from '../growing-lru';
 import { DataKeySelector, DataKeyStore } from '../ports/data-key-store.port';
 import { SecretBox } from './secret-box';
 import { DerivedDataKeys } from './derived-data-keys';
@@ -62,7 +63,7 @@ export class DataKeyRing {
   ) {
     this.derived = new DerivedDataKeys(box);
     this.exclusive = settings.exclusive ?? false;
-    this.cache = new LRUCache({ max: settings.size, ttl: settings.ttlMs, ttlAutopurge: false });
+    this.cache = growingLru(settings.size, { ttl: settings.ttlMs, ttlAutopurge: false });
   }
 
   private readonly derived: DerivedDataKeys;

@@ -2,9 +2,10 @@ import type Database from 'better-sqlite3';
 import { LogPosition, RecordedEvent } from '../../../shared/domain/event';
 import { LogFilter, ReadStreamOptions } from '../../../shared/ports/event-store.port';
 import { POSITION_WIDTH, sqlitePosition } from './positions';
+import { EVENT_COLUMNS as C, EVENT_ROWS } from './schema';
 
 /** An event's columns in this order, read as an array (no object per row: reads are a rebuild's first cost). */
-const COLUMNS = 'position, stream, revision, event_id, type, data, metadata, recorded_at';
+const COLUMNS = Object.values(C).join(', ');
 type Row = [position: number, stream: string, revision: number, eventId: string, type: string, data: string, metadata: string, recordedAt: string];
 
 /**
@@ -14,9 +15,11 @@ type Row = [position: number, stream: string, revision: number, eventId: string,
  * stored as JSON texts (written by JSON.stringify), so they are spliced in as they are; the
  * keys and their order are those of `toRecorded`.
  */
-const EVENT_AS_JSON = `'{"id":' || json_quote(event_id) || ',"streamName":' || json_quote(stream) || ',"revision":' || revision ||
-  ',"position":"' || printf('%0${POSITION_WIDTH}d', position) || '","type":' || json_quote(type) || ',"data":' || data ||
-  ',"metadata":' || metadata || ',"recordedAt":' || json_quote(recorded_at) || '}'`;
+const EVENT_AS_JSON = `'{"id":' || json_quote(${C.event_id}) || ',"streamName":' || json_quote(${C.stream}) || ',"revision":' || ${C.revision} ||
+  ',"position":"' || printf('%0${POSITION_WIDTH}d', ${C.position}) || '","type":' || json_quote(${C.type}) || ',"data":' || ${C.data} ||
+  ',"metadata":' || ${C.metadata} || ',"recordedAt":' || json_quote(${C.recorded_at}) || '}'`;
+/** The id of a stream by its name (rows hold the id: schema.ts, version 2). */
+const STREAM_ID = '(SELECT id FROM streams WHERE name = ?)';
 /** Events per JSON.parse: bounds the joined text (V8 caps a string at about 512 MB) whatever the page and event sizes. */
 const TEXTS_PER_PARSE = 1000;
 
@@ -31,8 +34,10 @@ export class LogReads {
   private readonly firstFrom: Database.Statement<[number, number], { position: number; recorded_at: string }>;
 
   constructor(private readonly db: Database.Database) {
-    this.head = db.prepare('SELECT MAX(position) AS position FROM events WHERE position < ?');
-    this.firstFrom = db.prepare('SELECT position, recorded_at FROM events WHERE position >= ? AND position < ? ORDER BY position LIMIT 1');
+    this.head = db.prepare('SELECT MAX(position) AS position FROM event_rows WHERE position < ?');
+    this.firstFrom = db.prepare(
+      `SELECT r.position AS position, ${C.recorded_at} AS recorded_at FROM event_rows r WHERE r.position >= ? AND r.position < ? ORDER BY r.position LIMIT 1`,
+    );
   }
 
   /** A stream's events from `fromRevision`, forwards or backwards, at most `maxCount`. */
@@ -40,7 +45,8 @@ export class LogReads {
     const backwards = options.direction === 'backwards';
     const from = options.fromRevision ?? (backwards ? Number.MAX_SAFE_INTEGER : 0);
     const rows = this.prepared(
-      `SELECT ${COLUMNS} FROM events WHERE stream = ? AND revision ${backwards ? '<=' : '>='} ? AND position < ? ORDER BY revision ${backwards ? 'DESC' : 'ASC'} LIMIT CAST(? AS INTEGER)`,
+      `SELECT ${COLUMNS} FROM ${EVENT_ROWS} WHERE r.stream = ${STREAM_ID} AND r.revision ${backwards ? '<=' : '>='} ? AND r.position < ? ` +
+        `ORDER BY r.revision ${backwards ? 'DESC' : 'ASC'} LIMIT CAST(? AS INTEGER)`,
       'raw',
     ).all(streamName, from, below, options.maxCount ?? -1) as Row[];
     return rows.map(toRecorded);
@@ -48,18 +54,18 @@ export class LogReads {
 
   /** Up to `limit` events of the whole log after position `afterSeq`, in order, those `filter` lets through. */
   all(afterSeq: number, limit: number, below: number, filter?: LogFilter): RecordedEvent[] {
-    const clauses = ['position > ?', 'position < ?'];
+    const clauses = ['r.position > ?', 'r.position < ?'];
     const params: unknown[] = [afterSeq, below];
     if (filter?.eventTypes?.length) {
-      clauses.push(`type IN (${filter.eventTypes.map(() => '?').join(', ')})`);
+      clauses.push(`r.type IN (${filter.eventTypes.map(() => '?').join(', ')})`);
       params.push(...filter.eventTypes);
     }
     if (filter?.streamPrefixes?.length) {
-      clauses.push(`(${filter.streamPrefixes.map(() => 'substr(stream, 1, ?) = ?').join(' OR ')})`);
+      clauses.push(`(${filter.streamPrefixes.map(() => 'substr(s.name, 1, ?) = ?').join(' OR ')})`);
       for (const p of filter.streamPrefixes) params.push(p.length, p);
     }
     const texts = this.prepared(
-      `SELECT ${EVENT_AS_JSON} FROM events WHERE ${clauses.join(' AND ')} ORDER BY position ASC LIMIT CAST(? AS INTEGER)`,
+      `SELECT ${EVENT_AS_JSON} FROM ${EVENT_ROWS} WHERE ${clauses.join(' AND ')} ORDER BY r.position ASC LIMIT CAST(? AS INTEGER)`,
       'pluck',
     ).all(...params, limit) as string[];
     if (texts.length <= TEXTS_PER_PARSE) return texts.length ? (JSON.parse(`[${texts.join(',')}]`) as RecordedEvent[]) : [];

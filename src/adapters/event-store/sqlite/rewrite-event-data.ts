@@ -50,7 +50,7 @@ export async function rewriteEventData(
     const trigger = db.prepare<[string], { sql: string }>("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?").get(NO_UPDATE_TRIGGER);
     if (!trigger) throw new Error(`${file} has no ${NO_UPDATE_TRIGGER} trigger: not an event log this version knows`);
     const page = db.prepare<[number, number], StoredEventRow>('SELECT position, stream, type, data, recorded_at FROM events WHERE position > ? ORDER BY position LIMIT ?');
-    const update = db.prepare<[string, number]>('UPDATE events SET data = ? WHERE position = ?');
+    const update = db.prepare<[string, number]>('UPDATE event_rows SET data = ? WHERE position = ?');
     const streamPage = db.prepare<[string, number, number], { type: string; data: string }>(
       'SELECT type, data FROM events WHERE stream = ? AND revision >= ? ORDER BY revision LIMIT ?',
     );

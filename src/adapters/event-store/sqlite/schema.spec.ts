@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NewerVersionError } from '../../shared/stored-versions';
@@ -7,8 +8,9 @@ import { schemaOf } from '../../../../test/support/sqlite-files';
 import { SqliteEventStore } from './sqlite-event-store';
 
 /**
- * events.sqlite records its schema version: a file from before versions were recorded opens
- * as version 1, unchanged, and a file from a newer release is refused.
+ * events.sqlite records its schema version: a file from before versions were recorded, or at
+ * version 1, is brought to version 2 (compact rows) with every event as it was, and a file from a
+ * newer release is refused.
  */
 
 /** What Parley wrote into events.sqlite before schema versions (main e30e27a), verbatim. */
@@ -44,43 +46,123 @@ function writeBeforeVersions(file: string): void {
   db.close();
 }
 
+/** Every event as the file's `events` shows it, in order. */
+function eventRows(file: string): unknown[] {
+  const db = new Database(file, { readonly: true });
+  try {
+    return db.prepare('SELECT position, stream, revision, event_id, type, data, metadata, recorded_at FROM events ORDER BY position').all();
+  } finally {
+    db.close();
+  }
+}
+
+/** Seven rooms' message streams, named as the messages module names them. */
+const ROOM_STREAMS = Array.from({ length: 7 }, (_, n) => `messages-bench.0a1b2c3d-0000-4000-8000-00000000000${n}`);
+
+/** A version 1 file of `count` events as the store wrote them: UUID ids, times from toISOString, a few streams. */
+function writeVersion1(file: string, count: number, extra: (insert: Database.Statement) => void = () => undefined): void {
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.exec(BEFORE_VERSIONS);
+  db.pragma('user_version = 1');
+  const insert = db.prepare('INSERT INTO events (stream, revision, event_id, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)');
+  db.transaction(() => {
+    for (let n = 0; n < count; n++) {
+      const at = new Date(Date.UTC(2026, 0, 1) + n * 7_919 + (n % 1000)).toISOString();
+      insert.run(ROOM_STREAMS[n % 7], Math.floor(n / 7), randomUUID(), 'MessageSent', `{"id":${n},"text":"msg${n}"}`, JSON.stringify({ occurred_at: at }), at);
+    }
+    extra(insert);
+  })();
+  db.close();
+}
+
 describe('events.sqlite schema versions', () => {
   let dir: string;
   beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'parley-events-schema-'))));
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('opens a file written before schema versions as version 1: its schema unchanged, its events read back and appended to, the version recorded', async () => {
+  it('opens a file written before schema versions and brings it to version 2: its events read back and appended to, the version recorded', async () => {
     const file = join(dir, 'events.sqlite');
     writeBeforeVersions(file);
-    const before = schemaOf(file);
-    expect(before.version).toBe(0);
+    expect(schemaOf(file).version).toBe(0);
+    const before = eventRows(file);
 
     const store = new SqliteEventStore(file, { synchronous: 'NORMAL' });
     try {
-      expect((await store.readAll()).map((e) => [e.streamName, e.revision, e.type, e.data])).toEqual([
-        ['user-ann', 0, 'UserCreated', { name: 'Ann' }],
-        ['user-ann', 1, 'UserRenamed', { name: 'Anne' }],
+      expect((await store.readAll()).map((e) => [e.streamName, e.revision, e.type, e.data, e.id, e.recordedAt])).toEqual([
+        ['user-ann', 0, 'UserCreated', { name: 'Ann' }, 'e-1', '2026-01-01T00:00:00.000Z'],
+        ['user-ann', 1, 'UserRenamed', { name: 'Anne' }, 'e-2', '2026-01-01T00:00:01.000Z'],
       ]);
       expect((await store.append('user-ann', [{ type: 'UserRenamed', data: { name: 'Annie' }, metadata: OCCURRED }], 1)).nextExpectedRevision).toBe(2);
     } finally {
       await store.close();
     }
-    expect(schemaOf(file)).toEqual({ version: 1, schema: before.schema });
+    expect(schemaOf(file).version).toBe(2);
+    expect(eventRows(file).slice(0, 2)).toEqual(before);
   });
 
-  it('creates a new file at version 1 with the very schema of files from before versions', async () => {
+  it('migrates a version 1 log to compact rows that read back as they were written, ids, times and positions included', async () => {
+    const file = join(dir, 'events.sqlite');
+    writeVersion1(file, 3_000, (insert) => {
+      // What an import may bring: ids that are not UUIDs (or not in their canonical text), times in other forms.
+      insert.run('imported', 0, 'not-a-uuid', 'Imported', '{}', '{}', '2020-01-01T00:00:00Z');
+      insert.run('imported', 1, '0A1B2C3D-0000-4000-8000-00000000000F', 'Imported', '{}', '{}', '2020-01-01T00:00:00.000+01:00');
+      insert.run('imported', 2, randomUUID(), 'Imported', '{}', '{}', '1969-12-31T23:59:59.999Z');
+    });
+    const before = eventRows(file);
+    const store = new SqliteEventStore(file, { synchronous: 'NORMAL' });
+    try {
+      expect(eventRows(file)).toEqual(before);
+      const read = await store.readAll({ maxCount: 10_000 });
+      expect(read.map((e) => [Number(e.position), e.streamName, e.revision, e.id, e.type, JSON.stringify(e.data), JSON.stringify(e.metadata), e.recordedAt])).toEqual(
+        (before as Record<string, unknown>[]).map((r) => [r.position, r.stream, r.revision, r.event_id, r.type, r.data, r.metadata, r.recorded_at]),
+      );
+      expect(await store.readStream(ROOM_STREAMS[3], { fromRevision: 5, maxCount: 2 })).toEqual(read.filter((e) => e.streamName === ROOM_STREAMS[3]).slice(5, 7));
+      // Appends go on after the last position, to the streams the log had.
+      const appended = await store.append(ROOM_STREAMS[3], [{ type: 'MessageSent', data: { id: 'next' }, metadata: OCCURRED }], Math.floor(2_999 / 7));
+      expect(Number(appended.position)).toBe(3_004);
+    } finally {
+      await store.close();
+    }
+    const db = new Database(file, { readonly: true });
+    const kept = db.prepare('SELECT typeof(event_id) AS id, typeof(recorded_at) AS at, count(*) AS n FROM event_rows GROUP BY 1, 2 ORDER BY 1, 2').all();
+    db.close();
+    expect(kept).toEqual([
+      { id: 'blob', at: 'integer', n: 3_002 },
+      { id: 'text', at: 'text', n: 2 },
+    ]);
+  });
+
+  it('stores a short message event in at least 120 bytes less than version 1 did', async () => {
+    const old = join(dir, 'old.sqlite');
+    writeVersion1(old, 5_000);
+    const db = new Database(old);
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    db.close();
+    const v1Bytes = statSync(old).size;
+    const file = join(dir, 'events.sqlite');
+    const store = new SqliteEventStore(file, { synchronous: 'NORMAL' });
+    const rows = eventRows(old) as { stream: string; revision: number; type: string; data: string; metadata: string; recorded_at: string }[];
+    await Promise.all(rows.map((r) => store.append(r.stream, [{ type: r.type, data: JSON.parse(r.data), metadata: JSON.parse(r.metadata), recordedAt: r.recorded_at }], r.revision === 0 ? 'no_stream' : r.revision - 1)));
+    await store.close();
+    const v2Bytes = statSync(file).size;
+    expect((v1Bytes - v2Bytes) / rows.length).toBeGreaterThan(120);
+  });
+
+  it('creates a new file with the very schema a migrated file has', async () => {
     const old = join(dir, 'old.sqlite');
     writeBeforeVersions(old);
+    await new SqliteEventStore(old).close();
     const store = new SqliteEventStore(join(dir, 'events.sqlite'));
     await store.close();
-    expect(schemaOf(join(dir, 'events.sqlite'))).toEqual({ version: 1, schema: schemaOf(old).schema });
+    expect(schemaOf(join(dir, 'events.sqlite'))).toEqual(schemaOf(old));
   });
 
   it('refuses a file of a newer version, naming it, its version and the newest it knows, and leaves it as it was', async () => {
     const file = join(dir, 'events.sqlite');
     writeBeforeVersions(file);
     const newer = new Database(file);
-    newer.pragma('user_version = 2');
+    newer.pragma('user_version = 3');
     newer.close();
     const before = schemaOf(file);
 
@@ -92,7 +174,7 @@ describe('events.sqlite schema versions', () => {
     }
     expect(refused).toBeInstanceOf(NewerVersionError);
     expect((refused as Error).message).toBe(
-      `${file} has schema version 2, newer than this Parley knows (up to version 1): ` +
+      `${file} has schema version 3, newer than this Parley knows (up to version 2): ` +
         'a newer release of Parley wrote it. Run that release (or a later one) on it; this one cannot read it safely.',
     );
     expect(schemaOf(file)).toEqual(before);

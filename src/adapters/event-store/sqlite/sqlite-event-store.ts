@@ -1,4 +1,4 @@
-import { LRUCache } from 'lru-cache';
+import { growingLru } from '../../../shared/growing-lru';
 import type Database from 'better-sqlite3';
 import { LogPosition, RecordedEvent } from '../../../shared/domain/event';
 import {
@@ -92,8 +92,7 @@ export class SqliteEventStore implements EventStore {
    * recently; a stream forgotten here counts as appended to at `forgottenUpTo` (the newest
    * number forgotten), which can only make it look changed more often.
    */
-  private readonly ownAppends = new LRUCache<string, number>({
-    max: OWN_APPENDS_REMEMBERED,
+  private readonly ownAppends = growingLru<string, number>(OWN_APPENDS_REMEMBERED, {
     dispose: (commit, _stream, reason) => {
       if (reason === 'evict') this.forgottenUpTo = Math.max(this.forgottenUpTo, commit);
     },

@@ -1,4 +1,4 @@
-import { LRUCache } from 'lru-cache';
+import { growingLru } from '../../../shared/growing-lru';
 import { RateCounters, stepBucket, TokenBucket, WindowCount, windowOf } from '../../../shared/ports/rate-counter.port';
 
 /** Keys remembered; one forgotten starts again at zero (or a full bucket), which only errs towards allowing. */
@@ -10,8 +10,8 @@ const KEYS = 100_000;
  * before the next, so every operation is atomic.
  */
 export class MemoryRateCounters implements RateCounters {
-  private readonly windows = new LRUCache<string, { count: number; endMs: number }>({ max: KEYS });
-  private readonly buckets = new LRUCache<string, { tokens: number; atMs: number }>({ max: KEYS });
+  private readonly windows = growingLru<string, { count: number; endMs: number }>(KEYS);
+  private readonly buckets = growingLru<string, { tokens: number; atMs: number }>(KEYS);
 
   async hit(key: string, windowMs: number, nowMs: number): Promise<WindowCount> {
     const { id, endMs } = windowOf(key, windowMs, nowMs);

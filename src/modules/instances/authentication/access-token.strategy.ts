@@ -1,7 +1,7 @@
 import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import jwt from 'jsonwebtoken';
-import { LRUCache } from 'lru-cache';
+import { growingLru } from '../../../shared/growing-lru';
 import { KeyObject } from 'node:crypto';
 import passport from 'passport';
 import { ExtractJwt, Strategy as JwtStrategy } from 'passport-jwt';
@@ -67,7 +67,7 @@ let applications = 0;
 export class AccessTokenStrategy extends PassportStrategy(JwtStrategy) implements OnModuleDestroy {
   /** This application's name for the strategy in passport's registry. */
   override readonly name: string;
-  private readonly verified = new LRUCache<string, Verified>({ max: VERIFIED_CACHE_SIZE });
+  private readonly verified = growingLru<string, Verified>(VERIFIED_CACHE_SIZE);
   /** The key each request's token was checked with, from `secretOrKeyProvider` to `validate`. */
   private readonly keyOfRequest = new WeakMap<object, KeyObject>();
 

@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import { growingLru } from '../../../shared/growing-lru';
 import { positionAfter, type LogPosition, type RecordedEvent } from '../../../shared/domain/event';
 import { parseStreamName } from '../../../shared/domain/streams';
 import type { EventStore } from '../../../shared/ports/event-store.port';
@@ -45,16 +46,17 @@ export interface StreamFold<S> {
 export class StreamFoldsAt<S> {
   private readonly folds: LRUCache<string, Folded<S>>;
   /** Where a stream (by name) or an instance (`instance:<id>`) had its content destroyed. */
-  private readonly destroys = new LRUCache<string, LogPosition>({ max: DESTROYS_REMEMBERED });
+  private readonly destroys = growingLru<string, LogPosition>(DESTROYS_REMEMBERED);
 
   constructor(
     private readonly events: EventStore,
     private readonly fold: StreamFold<S>,
   ) {
     const { weight, maxWeight } = fold;
-    this.folds = new LRUCache<string, Folded<S>>(
-      weight && maxWeight ? { max: fold.cached, maxSize: maxWeight, sizeCalculation: (f) => Math.max(1, weight(f.state)) } : { max: fold.cached },
-    );
+    this.folds =
+      weight && maxWeight
+        ? new LRUCache<string, Folded<S>>({ max: fold.cached, maxSize: maxWeight, sizeCalculation: (f) => Math.max(1, weight(f.state)) })
+        : growingLru<string, Folded<S>>(fold.cached);
   }
 
   /** The stream's state with its events at or before `position` folded. */

@@ -1,4 +1,4 @@
-import { LRUCache } from 'lru-cache';
+import { growingLru } from '../../growing-lru';
 import { Decider } from '../../domain/decider';
 import { DomainEvent, LogPosition, RecordedEvent } from '../../domain/event';
 import { EventStore, ReadStreamOptions } from '../../ports/event-store.port';
@@ -51,7 +51,7 @@ const TAIL_PAGE = 16;
  * loads and does not append to, were read again at every turn.
  */
 export class StreamStates {
-  private readonly cache = new LRUCache<string, Folded<unknown>>({ max: STATE_CACHE_ENTRIES });
+  private readonly cache = growingLru<string, Folded<unknown>>(STATE_CACHE_ENTRIES);
 
   constructor(
     private readonly events: EventStore,

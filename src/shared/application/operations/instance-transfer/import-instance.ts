@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { LRUCache } from 'lru-cache';
+import { growingLru } from '../../../growing-lru';
 import { pipeline, Transform } from 'node:stream';
 import type { SealedSecret } from '../../../crypto/secret-box';
 import { BlobStore, assertBlobKey, assertContentType } from '../../../ports/blob-store.port';
@@ -124,7 +124,7 @@ export async function checkExport(dir: string): Promise<CheckedExport> {
   if (!existsSync(join(dir, EVENTS_FILE))) throw new ImportSourceError(`${dir} holds no ${EVENTS_FILE}`);
 
   const belongs = belongsTo(manifest.instance_id);
-  const revisions = new LRUCache<string, number>({ max: STREAMS_REMEMBERED });
+  const revisions = growingLru<string, number>(STREAMS_REMEMBERED);
   let events = 0;
   let sealed: SealedSecret | null = null;
   let first: ExportedEvent | null = null;
@@ -227,7 +227,7 @@ export async function importInstance(
   }
 
   /** The target's revision of each stream seen so far (-1: no stream). */
-  const revisions = new LRUCache<string, number>({ max: STREAMS_REMEMBERED });
+  const revisions = growingLru<string, number>(STREAMS_REMEMBERED);
   let batch: ExportedEvent[] = [];
 
   const flush = async (): Promise<void> => {
