@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { ParleyConfig } from '../config/config';
 import { EventStore } from '../shared/ports/event-store.port';
 import { ReadModelStore } from '../shared/ports/read-model-store.port';
@@ -24,7 +25,7 @@ const BACKGROUND_FOLD: Partial<ProjectorRunnerOptions> = { liveGatherMs: 1_000, 
 
 export interface ProjectorsSettings {
   readonly config: Pick<ParleyConfig, 'projectionLeaseTtlMs' | 'projectorPartitions'>;
-  /** The lease owner (the embedded server's stable one), or undefined for a fresh one per runner. */
+  /** The lease owner (the embedded server's stable one), or undefined for a fresh one per process. */
   readonly owner: string | undefined;
   readonly logger: Logger;
   readonly projections: readonly ProjectionDefinition[];
@@ -39,7 +40,10 @@ export interface ProjectorsSettings {
  * and log lines every such process uses.
  */
 export async function openProjectors(events: EventStore, readModels: ReadModelStore, settings: ProjectorsSettings): Promise<ProcessProjectors> {
-  const { config, owner, logger, projections } = settings;
+  const { config, logger, projections } = settings;
+  // One owner for every runner of the process: workers share projections out by the owners
+  // seated (projection-leases.ts), so a process running two or three runners must count once.
+  const owner = settings.owner ?? `projector-${process.pid}-${randomUUID().slice(0, 8)}`;
   const runnerFor = (definitions: readonly ProjectionDefinition[], options: Partial<ProjectorRunnerOptions> = {}) =>
     new ProjectorRunner(events, readModels, definitions, {
       owner,

@@ -1,6 +1,7 @@
 import { cpSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { SqliteReadModelStore } from '../../src/adapters/read-models/sqlite/sqlite-read-model-store';
+import { openSqliteReadModels } from '../../src/infrastructure/sqlite-read-models';
 import { ALL_PROJECTIONS } from '../../projections';
 import { dumpReadModels } from '../support/read-model-dump';
 import { runToExit, ServerProcess } from '../support/server-process';
@@ -95,12 +96,15 @@ describe('projector workers sharing partitions on one SQLite data directory (rea
 
     // The same log rebuilt by one process, from its start, into fresh read models.
     const rebuilt = lab.dataDir();
-    for (const file of readdirSync(dir).filter((f) => !f.startsWith('read-models.sqlite'))) cpSync(join(dir, file), join(rebuilt, file), { recursive: true });
+    // The log and its keys, not the read models (search's index lives in a file of its own).
+    const readModelFiles = /^(read-models|search)\.sqlite/;
+    for (const file of readdirSync(dir).filter((f) => !readModelFiles.test(f))) cpSync(join(dir, file), join(rebuilt, file), { recursive: true });
     const rebuild = await runToExit('dist/src/cli/rebuild.js', processEnv(rebuilt));
     expect(rebuild).toMatchObject({ code: 0 });
 
-    const shared = new SqliteReadModelStore(join(dir, 'read-models.sqlite'));
-    const single = new SqliteReadModelStore(join(rebuilt, 'read-models.sqlite'));
+    // Both files of each (read-models.sqlite and search.sqlite), as the server opens them.
+    const shared = openSqliteReadModels(dir);
+    const single = openSqliteReadModels(rebuilt);
     try {
       const expected = await dumpReadModels(single, ALL_PROJECTIONS);
       expect(expected.messages_v1.length).toBeGreaterThan(80);
