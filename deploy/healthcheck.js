@@ -11,7 +11,8 @@
  * A projector worker has no HTTP listener; what makes it "able to serve" is that every
  * projection's lease is held and unexpired (a worker takes the leases when it starts and
  * renews them while it folds). The check reads the leases where the workers keep them: MongoDB
- * when MONGODB_URI is set, otherwise `<DATA_DIR>/read-models.sqlite`. It needs the built code
+ * when MONGODB_URI is set, otherwise `<DATA_DIR>/read-models.sqlite` (and `search.sqlite` for
+ * message search's). It needs the built code
  * (dist/) for the list of projections.
  */
 const { join, resolve } = require('node:path');
@@ -26,16 +27,25 @@ async function httpCheck(path) {
   return { healthy: response.ok, detail: `${url} answered ${response.status} ${body.slice(0, 500)}` };
 }
 
-/** The lease names of every projection this build folds (`<name>_v<version>`). */
-function projectionLeaseNames() {
-  const dist = join(__dirname, '..', 'dist', 'projections');
-  const { ALL_PROJECTIONS } = require(join(dist, 'index.js'));
-  const { checkpointName } = require(join(dist, 'projection.js'));
-  return ALL_PROJECTIONS.map(checkpointName);
+/**
+ * The leases of every projection this build folds, and the SQLite file each lives in: one per
+ * projection (`<name>_v<version>`), or one per partition (`…#k/N`) with PROJECTOR_PARTITIONS;
+ * a projection folded apart (message search) keeps its lease in its own file.
+ */
+function projectionLeases() {
+  const dist = join(__dirname, '..', 'dist');
+  const { ALL_PROJECTIONS } = require(join(dist, 'projections', 'index.js'));
+  const { projectionParts } = require(join(dist, 'src', 'shared', 'application', 'projection-runtime', 'projector', 'projection-parts.js'));
+  const partitions = Number(process.env.PROJECTOR_PARTITIONS || 1);
+  return projectionParts(ALL_PROJECTIONS, partitions).map(({ checkpoint, definition }) => ({
+    name: checkpoint,
+    sqliteFile: definition.background ? `${definition.background.sqliteFile}.sqlite` : 'read-models.sqlite',
+  }));
 }
 
-/** Lease rows `{name, owner, expiresAt}` for the given names. */
-async function readLeases(names) {
+/** Lease rows `{name, owner, expiresAt}` for the given leases (`{name, sqliteFile}`). */
+async function readLeases(leases) {
+  const names = leases.map((l) => l.name);
   if (process.env.MONGODB_URI) {
     const { MongoClient } = require('mongodb');
     const client = new MongoClient(process.env.MONGODB_URI, { serverSelectionTimeoutMS: TIMEOUT_MS, connectTimeoutMS: TIMEOUT_MS });
@@ -51,26 +61,32 @@ async function readLeases(names) {
     }
   }
   const Database = require('better-sqlite3');
-  const file = join(resolve(process.env.DATA_DIR || './data'), 'read-models.sqlite');
-  let db;
-  try {
-    db = new Database(file, { readonly: true, fileMustExist: true, timeout: TIMEOUT_MS });
-  } catch (error) {
-    throw new Error(`${file}: ${error.message}`);
+  const rows = [];
+  for (const sqliteFile of new Set(leases.map((l) => l.sqliteFile))) {
+    const inFile = leases.filter((l) => l.sqliteFile === sqliteFile).map((l) => l.name);
+    const file = join(resolve(process.env.DATA_DIR || './data'), sqliteFile);
+    let db;
+    try {
+      db = new Database(file, { readonly: true, fileMustExist: true, timeout: TIMEOUT_MS });
+    } catch (error) {
+      throw new Error(`${file}: ${error.message}`);
+    }
+    try {
+      rows.push(
+        ...db.prepare(`SELECT name, owner, expires_at AS expiresAt FROM leases WHERE name IN (${inFile.map(() => '?').join(', ')})`).all(...inFile),
+      );
+    } finally {
+      db.close();
+    }
   }
-  try {
-    return db
-      .prepare(`SELECT name, owner, expires_at AS expiresAt FROM leases WHERE name IN (${names.map(() => '?').join(', ')})`)
-      .all(...names);
-  } finally {
-    db.close();
-  }
+  return rows;
 }
 
 async function projectorCheck() {
-  const names = projectionLeaseNames();
+  const leases = projectionLeases();
+  const names = leases.map((l) => l.name);
   const now = Date.now();
-  const held = new Map((await readLeases(names)).filter((r) => r.expiresAt >= now).map((r) => [r.name, r.owner]));
+  const held = new Map((await readLeases(leases)).filter((r) => r.expiresAt >= now).map((r) => [r.name, r.owner]));
   const missing = names.filter((n) => !held.has(n));
   return missing.length
     ? { healthy: false, detail: `no live projector worker holds ${missing.join(', ')}` }

@@ -37,7 +37,7 @@ describe('audit CLI', () => {
   it("prints a user's history made through the API: revision, type, time, actor and data", async () => {
     const res = await audit('audited', 'user', 'alice');
     expect(res.code).toBe(0);
-    expect(res.out).toMatch(/^Streams user-audited\.alice, userroles-audited\.alice, beamsuser-audited\.alice\n/);
+    expect(res.out).toMatch(/^Streams user-audited\.alice, userroles-audited\.alice, beamsuser-audited\.alice, mutes-audited\.alice, reports-audited\.alice\n/);
     const blocks = res.out.split(/\n(?=#\d+ )/).slice(1);
     expect(blocks).toHaveLength(3);
     const time = '\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z';

@@ -171,9 +171,12 @@ describe('bans and frozen rooms', () => {
     }
     // The writes that name no room: none of them writes into a room (a new one that does, naming its room elsewhere than the path, fails here).
     expect(everywhere.filter((name) => !tried.includes(name)).sort()).toEqual([
+      'DELETE /services/chatkit/v6/:instanceId/users/:userId/mutes/:mutedUserId',
       'DELETE /services/chatkit_files/v1/:instanceId/users/:userId',
       'POST /services/chatkit/:version/:instanceId/rooms',
+      'POST /services/chatkit/v6/:instanceId/users/:userId/reports',
       'PUT /services/chatkit/:version/:instanceId/users/:userId',
+      'PUT /services/chatkit/v6/:instanceId/users/:userId/mutes/:mutedUserId',
     ]);
     expect(everywhere).toEqual(expect.arrayContaining(['POST /services/chatkit/:version/:instanceId/rooms']));
     expect(everywhere.length).toBeGreaterThan(tried.length);

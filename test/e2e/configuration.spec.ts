@@ -29,7 +29,7 @@ describe('start-up configuration checks', () => {
     const dir = await sealedDataDir();
     const keyFile = readFileSync(join(dir, 'master.key'), 'utf8');
     const before = { events: contentsOf(join(dir, 'events.sqlite')), readModels: contentsOf(join(dir, 'read-models.sqlite')) };
-    expect(before.events.events.length).toBeGreaterThan(0);
+    expect(before.events.event_rows.length).toBeGreaterThan(0);
 
     for (const entry of ['dist/src/main.js', 'dist/src/main.projector.js']) {
       const { code, stderr } = await runToExit(entry, { ...env(dir), MASTER_KEY: otherKey });

@@ -11,7 +11,9 @@ import { contentsOf, recordSchemaVersion, schemaVersionOf } from '../support/sql
  * left as it was.
  */
 const env = (dataDir: string) => ({ DATA_DIR: dataDir, INSTANCE_LOCATOR: 'v1:local:schema', INSTANCE_KEY: 'k:schema-secret' });
-const NEWEST = 1;
+/** The newest schema version of each file (events.sqlite's 2: compact event rows). */
+const NEWEST = { events: 2, readModels: 1 };
+const newestOf = (name: string) => (name === 'events.sqlite' ? NEWEST.events : NEWEST.readModels);
 
 describe('SQLite schema versions at start (dist/src/main.js)', () => {
   let dir: string;
@@ -38,21 +40,22 @@ describe('SQLite schema versions at start (dist/src/main.js)', () => {
   };
 
   it('records the newest version in the files it creates', () => {
-    expect([schemaVersionOf(events), schemaVersionOf(readModels)]).toEqual([NEWEST, NEWEST]);
+    expect([schemaVersionOf(events), schemaVersionOf(readModels)]).toEqual([NEWEST.events, NEWEST.readModels]);
   });
 
-  it('starts on files from before schema versions (none recorded), keeps everything in them, and records their version', async () => {
-    recordSchemaVersion(events, 0);
+  // events.sqlite's layouts before versions and at version 1 differ from today's: migrating real
+  // files of them is src/adapters/event-store/sqlite/schema.spec.ts's; read-models.sqlite's is the same.
+  it('starts on a read-models.sqlite from before schema versions (none recorded), keeps everything in it, and records its version', async () => {
     recordSchemaVersion(readModels, 0);
     const before = contentsOf(events);
-    expect(before.events.length).toBeGreaterThan(0);
+    expect(before.event_rows.length).toBeGreaterThan(0);
     await startsAndServes();
-    expect([schemaVersionOf(events), schemaVersionOf(readModels)]).toEqual([NEWEST, NEWEST]);
+    expect([schemaVersionOf(events), schemaVersionOf(readModels)]).toEqual([NEWEST.events, NEWEST.readModels]);
     expect(contentsOf(events)).toEqual(before);
   }, 90_000);
 
   it.each([
-    ['events.sqlite', 2],
+    ['events.sqlite', 3],
     ['read-models.sqlite', 3],
   ])('refuses to start on a %s of a newer version (%i), naming the file and both versions, and leaves the data directory as it was', async (name, version) => {
     const file = join(dir, name);
@@ -62,14 +65,14 @@ describe('SQLite schema versions at start (dist/src/main.js)', () => {
       const { code, stderr } = await runToExit('dist/src/main.js', env(dir));
       expect(code).toBe(1);
       expect(stderr.trim()).toBe(
-        `Parley could not start: ${file} has schema version ${version}, newer than this Parley knows (up to version ${NEWEST}): ` +
+        `Parley could not start: ${file} has schema version ${version}, newer than this Parley knows (up to version ${newestOf(name)}): ` +
           'a newer release of Parley wrote it. Run that release (or a later one) on it; this one cannot read it safely.',
       );
       expect(schemaVersionOf(file)).toBe(version);
       expect({ events: contentsOf(events), readModels: contentsOf(readModels) }).toEqual(before);
       expect(existsSync(join(dir, 'parley.lock'))).toBe(false);
     } finally {
-      recordSchemaVersion(file, NEWEST);
+      recordSchemaVersion(file, newestOf(name));
     }
     // The same directory starts again once its files are of a version this release knows.
     await startsAndServes();
@@ -81,12 +84,12 @@ describe('SQLite schema versions at start (dist/src/main.js)', () => {
       const { code, stderr } = await runToExit('dist/src/cli/admin.js', env(dir), ['instance:list']);
       expect(code).toBe(1);
       expect(stderr.trim()).toBe(
-        `error: ${readModels} has schema version 2, newer than this Parley knows (up to version ${NEWEST}): ` +
+        `error: ${readModels} has schema version 2, newer than this Parley knows (up to version ${NEWEST.readModels}): ` +
           'a newer release of Parley wrote it. Run that release (or a later one) on it; this one cannot read it safely.',
       );
       expect(schemaVersionOf(readModels)).toBe(2);
     } finally {
-      recordSchemaVersion(readModels, NEWEST);
+      recordSchemaVersion(readModels, NEWEST.readModels);
     }
   }, 90_000);
 });
