@@ -23,7 +23,8 @@ describeAsRoot(SUITE, () => {
     volume = join(work, 'volume');
     dataDir = join(volume, 'data');
     mkdirSync(volume);
-    mountTmpfs(volume, '4m');
+    // Room for a fresh start's files, WALs included (about 4 MB with every read model), with some to spare.
+    mountTmpfs(volume, '16m');
   });
   afterAll(() => {
     execFileSync('umount', [volume]);
