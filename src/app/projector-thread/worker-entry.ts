@@ -102,7 +102,9 @@ async function main(): Promise<void> {
   const report = () => {
     const status = projectors.status();
     // A split projection is held here when all its partitions are: the request thread asks by its name.
-    const running = [...projectors.running, ...status.map((s) => s.name).filter((name) => !projectors.running.includes(name) && projectors.holds(name))];
+    // (`running` is read once: it is built anew on each read, and a report follows every batch.)
+    const folding = new Set(projectors.running);
+    const running = [...folding, ...status.map((s) => s.name).filter((name) => !folding.has(name) && projectors.holds(name))];
     const state = JSON.stringify([running, status.map((s) => ({ ...s, position: undefined }))]);
     if (state !== stateSent) {
       stateSent = state;
