@@ -13,8 +13,8 @@ export const parseEventFamilies = <Family extends string>(raw: string | null, kn
   const asked = raw.split(',').map((name) => name.trim());
   const unknown = asked.filter((name) => !(known as readonly string[]).includes(name));
   if (unknown.length > 0) {
-    const families = known.length > 0 ? `from: ${known.join(', ')}` : 'none here';
-    throw unprocessable('invalid_parley_events', `parley_events names event families ${families} (unknown: ${unknown.join(', ')})`);
+    const families = known.length > 0 ? `parley_events names event families from: ${known.join(', ')}` : 'This subscription takes no parley_events';
+    throw unprocessable('invalid_parley_events', `${families} (unknown: ${unknown.join(', ')})`);
   }
   return new Set(asked as Family[]);
 };
