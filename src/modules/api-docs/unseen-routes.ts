@@ -155,7 +155,15 @@ export const UNSEEN_ROUTES: readonly UnseenRoute[] = [
     },
   },
   ...['web', 'apns', 'fcm'].flatMap(device),
-  { method: 'subscribe', path: '/services/chatkit/{version}/{instanceId}/users', operation: subscription('The user subscription: the current user, their rooms and memberships, then their changes') },
+  { method: 'subscribe', path: '/services/chatkit/{version}/{instanceId}/users', operation: subscription("The user subscription: the current user, their rooms and memberships, then their changes, and (v6) Parley's own events the subscription asks for", [
+      {
+        name: 'parley_events',
+        in: 'query',
+        required: false,
+        schema: { type: 'string', example: 'mutes' },
+        description: "v6: Parley's own live events to receive, comma-separated: `mutes` (`user_muted`, `user_unmuted`). None unless asked: the original Android SDK treats an unknown event name as an error; v2 knows none (422)",
+      },
+    ]) },
   { method: 'subscribe', path: '/services/chatkit/{version}/{instanceId}/rooms/{roomId}', operation: subscription("A room's messages (the last `message_limit`), then new and deleted ones, and Parley's own events the subscription asks for", [
       ...count('message_limit', 'How many recent messages to send first'),
       {

@@ -1,4 +1,4 @@
-import { unprocessable } from '../../../shared/domain/errors';
+import { parseEventFamilies } from '../../../shared/subscriptions/parley-events';
 
 /**
  * The families of Parley's own live events a room subscription may ask for with
@@ -6,7 +6,8 @@ import { unprocessable } from '../../../shared/domain/errors';
  * the original Android SDK (chatkit-android's `RoomSubscriptionEventParser`) answers an event
  * name it does not know with a parse failure that pusher-platform-android hands to the
  * subscription's error path, so those events are never sent unasked. (chatkit-client 1.14.1
- * and chatkit-swift ignore unknown names; the Android SDK is the strict one.)
+ * and chatkit-swift ignore unknown names; the Android SDK is the strict one.) The user
+ * subscription has its own families (`USER_PARLEY_EVENT_FAMILIES`).
  *
  * - `edits`: `message_updated` with the message as the subscription's API version shows it.
  * - `reactions`: `reaction_added` and `reaction_removed` (`{message_id, type, user_id}`, and `created_at` when added).
@@ -18,17 +19,4 @@ import { unprocessable } from '../../../shared/domain/errors';
 export const PARLEY_EVENT_FAMILIES = ['edits', 'reactions', 'pins', 'threads'] as const;
 export type ParleyEventFamily = (typeof PARLEY_EVENT_FAMILIES)[number];
 
-const KNOWN = new Set<string>(PARLEY_EVENT_FAMILIES);
-
-export const parseParleyEvents = (raw: string | null): ReadonlySet<ParleyEventFamily> => {
-  if (raw === null || raw.trim() === '') return new Set();
-  const asked = raw.split(',').map((name) => name.trim());
-  const unknown = asked.filter((name) => !KNOWN.has(name));
-  if (unknown.length > 0) {
-    throw unprocessable(
-      'invalid_parley_events',
-      `parley_events names event families from: ${PARLEY_EVENT_FAMILIES.join(', ')} (unknown: ${unknown.join(', ')})`,
-    );
-  }
-  return new Set(asked as ParleyEventFamily[]);
-};
+export const parseParleyEvents = (raw: string | null): ReadonlySet<ParleyEventFamily> => parseEventFamilies(raw, PARLEY_EVENT_FAMILIES);

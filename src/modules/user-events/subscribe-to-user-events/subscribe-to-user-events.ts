@@ -29,13 +29,18 @@ import { presentUser } from '../../users/presentation/user.presenter';
 import { UsersReadModel } from '../../users/users.read-model';
 import { Restrictions } from '../../bans/restrictions';
 import { UserBanned, UserUnbanned } from '../../bans/domain/restriction.events';
+import { UserMuted, UserUnmuted } from '../../mutes/domain/mute.events';
+import { mutesStream } from '../../mutes/domain/mutes.decider';
+import { parseUserParleyEvents } from './parley-events';
 
 /** Routing key for membership changes that concern one user. */
 const membershipKey = (instanceId: string, userId: string) => `memberships-of:${instanceId}.${userId}`;
 /** Routing key for every room update and deletion of an instance: each subscription keeps those of its rooms. */
 const changedRoomsKey = (instanceId: string) => `rooms-changed:${instanceId}`;
+/** Routing key for every user deletion of an instance: a deleted user's mutes go with them, and the subscriptions showing mutes say so. */
+const deletedUsersKey = (instanceId: string) => `users-deleted:${instanceId}`;
 
-const ROUTED_ROOM_EVENTS = new Set(['RoomUpdated', 'RoomDeleted', 'RoomMembersAdded', 'RoomMembersRemoved', 'UserBanned', 'UserUnbanned']);
+const ROUTED_EVENTS = new Set(['RoomUpdated', 'RoomDeleted', 'RoomMembersAdded', 'RoomMembersRemoved', 'UserBanned', 'UserUnbanned', 'UserDeleted']);
 
 /** What the initial state and the rooms of later events are read from. */
 const USER_EVENTS_PROJECTIONS = [
@@ -51,8 +56,10 @@ const USER_EVENTS_PROJECTIONS = [
  * `SUBSCRIBE /users` (v6, and v2 alike): the events of the token's user. `initial_state`
  * carries `current_user`, the user's `rooms` (with `unread_count` and `last_message_at`) and
  * `cursors` (and on v6 Parley's additive `muted_user_ids`, who the user muted: the JS, Swift and
- * Android SDKs read the three fields they know by name and ignore others); then `added_to_room`, `removed_from_room`, `room_updated`, `room_deleted` and
- * `new_cursor`, in log order. An event that shows a room waits until the read models reflect
+ * Android SDKs read the three fields they know by name and ignore others); then `added_to_room`,
+ * `removed_from_room`, `room_updated`, `room_deleted` and `new_cursor`, in log order, and on v6
+ * the Parley events the subscription asks for with `parley_events` (`parley-events.ts`:
+ * `user_muted`, `user_unmuted`). An event that shows a room waits until the read models reflect
  * it (later events wait behind it), so the rooms shown are never older than the event that
  * announced them; the others go out at once.
  */
@@ -71,9 +78,10 @@ export class UserEventsSubscription implements OnModuleInit {
 
   onModuleInit(): void {
     this.liveLog.addRouter((event) => {
-      if (!ROUTED_ROOM_EVENTS.has(event.type)) return [];
+      if (!ROUTED_EVENTS.has(event.type)) return [];
       const stream = parseStreamName(event.streamName);
       if (!stream) return [];
+      if (event.type === 'UserDeleted') return stream.category === 'user' ? [deletedUsersKey(stream.instanceId)] : [];
       if (event.type === 'RoomUpdated' || event.type === 'RoomDeleted') return [changedRoomsKey(stream.instanceId)];
       if (event.type === 'UserBanned' || event.type === 'UserUnbanned') {
         const { user_id, room_id } = (event as RecordedEvent<UserBanned | UserUnbanned>).data;
@@ -95,6 +103,7 @@ export class UserEventsSubscription implements OnModuleInit {
     const version = parseChatApiVersion(context.params.version);
     const userId = context.actor.userId;
     if (!userId) throw badRequest('missing_user', 'The token names no user (sub) whose events to stream');
+    const showsMutes = parseUserParleyEvents(context.query.get('parley_events'), version).has('mutes');
 
     const roomJson = async (roomId: string) => {
       const room = await this.rooms.find(instanceId, roomId);
@@ -102,12 +111,13 @@ export class UserEventsSubscription implements OnModuleInit {
       const [withMembers] = await this.rooms.withMembers([room], userId);
       return presentRoom(version, room, withMembers.memberIds, withMembers.unreadCount);
     };
-    /** What the client was shown: its rooms, and the cursor position of each room. */
+    /** What the client was shown: its rooms, the cursor position of each room, and (asked for) who it muted. */
     interface Shown {
       readonly roomIds: Set<string>;
       readonly cursorAt: Map<string, number>;
+      readonly mutedIds: Set<string>;
     }
-    const deliver = (event: RecordedEvent, { roomIds, cursorAt }: Shown): void | Promise<void> => {
+    const deliver = (event: RecordedEvent, { roomIds, cursorAt, mutedIds }: Shown): void | Promise<void> => {
       const timestamp = event.metadata.occurred_at ?? event.recordedAt;
       const push = (name: string, data: unknown) => channel.push({ id: event.position, body: chatkitEvent(name, data, timestamp) });
       const roomId = parseStreamName(event.streamName)?.id ?? '';
@@ -156,9 +166,30 @@ export class UserEventsSubscription implements OnModuleInit {
         case 'RoomDeleted':
           if (roomIds.delete(roomId)) push('room_deleted', { room_id: roomId });
           return;
-        case 'UserDeleted':
-          channel.end(404, { error: 'services/chatkit/not_found/user_not_found', error_description: `The user does not exist: "${userId}"` });
+        case 'UserDeleted': {
+          const deletedId = parseStreamName(event.streamName)?.id;
+          if (deletedId === userId) {
+            channel.end(404, { error: 'services/chatkit/not_found/user_not_found', error_description: `The user does not exist: "${userId}"` });
+          } else if (deletedId !== undefined && mutedIds.delete(deletedId)) {
+            // A deleted user's mutes go with them (the same id created again is someone else).
+            push('user_unmuted', { user_id: deletedId });
+          }
           return;
+        }
+        // Mutes show as they change, each once: the initial read may already show a mute the buffer then delivers.
+        case 'UserMuted': {
+          const { muted_user_id, muted_at } = (event as RecordedEvent<UserMuted>).data;
+          if (!mutedIds.has(muted_user_id)) {
+            mutedIds.add(muted_user_id);
+            push('user_muted', { user_id: muted_user_id, muted_at });
+          }
+          return;
+        }
+        case 'UserUnmuted': {
+          const { muted_user_id } = (event as RecordedEvent<UserUnmuted>).data;
+          if (mutedIds.delete(muted_user_id)) push('user_unmuted', { user_id: muted_user_id });
+          return;
+        }
         default: {
           const cursor = cursorOfEvent(event);
           if (!cursor || cursor.user_id !== userId) return;
@@ -179,7 +210,9 @@ export class UserEventsSubscription implements OnModuleInit {
         membershipKey(instanceId, userId),
         changedRoomsKey(instanceId),
         userCursorsKey(instanceId, userId),
-        userStream(instanceId, userId),
+        // The user's own deletion ends the stream; asking for mutes, every deletion of the
+        // instance is followed (the user's own among them: one key, so it arrives once).
+        ...(showsMutes ? [mutesStream(instanceId, userId), deletedUsersKey(instanceId)] : [userStream(instanceId, userId)]),
       ],
       projections: USER_EVENTS_PROJECTIONS,
       readInitial: async () => {
@@ -206,6 +239,7 @@ export class UserEventsSubscription implements OnModuleInit {
         return {
           roomIds: new Set(myRooms.map((r) => r.room.id)),
           cursorAt: new Map(snapshot.cursors.map((c) => [c.room_id, c.position])),
+          mutedIds: new Set(showsMutes ? muted : []),
         };
       },
       deliver,
