@@ -66,15 +66,17 @@ function Extras({ message }: { message: MessageRow }) {
 
 /**
  * One message of a list (`li`, `data-message-id`): id, sender, time, its parts (or "deleted"),
- * reactions and pin, a link to its history; then `children` (what the list adds: a thread's
+ * reactions and pin, a link to its history (naming `roomId` when given); then `children` (what the list adds: a thread's
  * summary and replies, where a reply shows).
  */
-export function MessageLine({ message, children }: { message: MessageRow; children?: ReactNode }) {
+export function MessageLine({ message, roomId, children }: { message: MessageRow; roomId?: string; children?: ReactNode }) {
+  // The audit API finds a message's room through the room's pages; one in none (a thread-only reply) is asked for as `<room>:<id>`.
+  const history = roomId === undefined ? String(message.id) : `${encodeURIComponent(roomId)}:${message.id}`;
   return (
     <li data-message-id={message.id} className={message.deleted ? 'deleted' : ''}>
       <span className="id">#{message.id}</span> <Link to={`/users/${encodeURIComponent(message.user_id)}`}>{message.user_id}</Link> <time>{when(message.created_at)}</time>{' '}
       {message.deleted ? <em>deleted</em> : message.parts.map((part, i) => <PartView key={i} part={part} />)} <Extras message={message} />{' '}
-      <Link className="small" to={`/audit/messages/${message.id}`}>
+      <Link className="small" to={`/audit/messages/${history}`}>
         history
       </Link>
       {children}

@@ -46,7 +46,7 @@ function Replies({ roomId, parentId, content }: { roomId: string; parentId: numb
       <ErrorNote error={paged.error} />
       <ol className="message-list replies" aria-label={`replies to #${parentId}`}>
         {paged.items.map((reply) => (
-          <MessageLine key={reply.id} message={reply}>
+          <MessageLine key={reply.id} message={reply} roomId={roomId}>
             {reply.also_in_room && <span className="hint">also in the room</span>}
           </MessageLine>
         ))}
