@@ -198,6 +198,70 @@ describe('console inspector routes (services/parley_admin/v1)', () => {
     expect((await ok(get('/users?prefix=erin'))).users).toEqual([]);
   });
 
+  it("shows a thread's summary on its first message and pages its replies as metadata, their content only with the read recorded, naming the thread", async () => {
+    const replyText = [marker('reply-1'), marker('reply-2'), marker('reply-3')];
+    const alice = s.token({ sub: 'alice' });
+    const bob = s.token({ sub: 'bob' });
+    await ok(s.request('POST', s.chat('/rooms'), { body: { id: 'forum', name: 'Forum', user_ids: ['bob', 'carol'] }, token: alice }));
+    const send = async (path: string, token: string, content: string, extra: object = {}) =>
+      (await ok(s.request('POST', s.chat(`/rooms/forum/messages${path}`), { body: { parts: [{ type: 'text/plain', content }], ...extra }, token }))).message_id as number;
+    const parent = await send('', alice, marker('parent'));
+    const quiet = await send('', alice, marker('no-thread'));
+    const replies = [await send(`/${parent}/replies`, bob, replyText[0]), await send(`/${parent}/replies`, bob, replyText[1], { also_in_room: true })];
+    replies.push(await send(`/${parent}/replies`, s.token({ sub: 'carol' }), replyText[2]));
+
+    // The room's page: the parent with its summary (metadata: a count, a time, user ids); the reply also in the room with its parent; no thread-only reply.
+    const room = await ok(get('/rooms/forum/messages'));
+    expect(room.messages.map((m: any) => m.id)).toEqual([replies[1], quiet, parent]);
+    const shownParent = room.messages.find((m: any) => m.id === parent);
+    expect(shownParent.thread).toEqual({ reply_count: 3, last_reply_at: expect.any(String), participants: ['alice', 'bob', 'carol'] });
+    expect(room.messages.find((m: any) => m.id === replies[1])).toMatchObject({ parent_id: parent });
+    expect(room.messages.find((m: any) => m.id === quiet).thread).toBeUndefined();
+
+    // The thread, newest first, metadata only, a page at a time.
+    const first = await get(`/rooms/forum/messages/${parent}/replies?limit=2`);
+    expect(first.status).toBe(200);
+    expect(first.body).toEqual({
+      messages: [
+        { id: replies[2], user_id: 'carol', created_at: expect.any(String), updated_at: expect.any(String), deleted: false, parts: [{ type: 'text/plain', bytes: Buffer.byteLength(replyText[2]) }], parent_id: parent },
+        { id: replies[1], user_id: 'bob', created_at: expect.any(String), updated_at: expect.any(String), deleted: false, parts: [{ type: 'text/plain', bytes: Buffer.byteLength(replyText[1]) }], parent_id: parent, also_in_room: true },
+      ],
+      next: replies[1],
+    });
+    expect(first.text).not.toContain('MARKER');
+    expect((await ok(get(`/rooms/forum/messages/${parent}/replies?limit=2&before=${first.body.next}`))).messages.map((m: any) => m.id)).toEqual([replies[0]]);
+    expect((await ok(get(`/rooms/forum/messages/${parent}/replies?after=${replies[0]}`))).messages.map((m: any) => m.id)).toEqual([replies[1], replies[2]]);
+    expect(await ok(get(`/rooms/forum/messages/${quiet}/replies`))).toEqual({ messages: [] });
+    expect((await get('/rooms/forum/messages/999999/replies')).body.error).toBe('services/parley_admin/not_found/parent_not_found');
+    expect((await get('/rooms/nowhere/messages/1/replies')).body.error).toBe('services/parley_admin/not_found/room_not_found');
+    expect((await get(`/rooms/forum/messages/${parent}/replies?content=yes`)).body.error).toBe('services/parley_admin/unprocessable_entity/invalid_content');
+
+    // Content: recorded first, naming the thread, no content in the record.
+    const withContent = await ok(get(`/rooms/forum/messages/${parent}/replies?content=true&limit=2`));
+    expect(withContent.messages.map((m: any) => m.parts)).toEqual([[{ type: 'text/plain', content: replyText[2] }], [{ type: 'text/plain', content: replyText[1] }]]);
+    const audit = await ok(s.request('GET', `/services/parley_audit/v1/${s.instanceId}/rooms/forum?limit=1000`));
+    const reads = audit.events.filter((e: any) => e.type === 'MessageContentRead');
+    expect(reads).toEqual([
+      expect.objectContaining({
+        stream: `contentread-${s.instanceId}.forum`,
+        actor: expect.objectContaining({ key_id: s.keyId, su: true }),
+        data: { room_id: 'forum', message_count: 2, first_message_id: replies[1], last_message_id: replies[2], parent_id: parent, read_at: expect.any(String) },
+      }),
+    ]);
+    expect(JSON.stringify(reads)).not.toContain('MARKER');
+
+    // su tokens of the instance only: a member of the room gets nothing.
+    const path = `/rooms/forum/messages/${parent}/replies?content=true`;
+    const otherInstance = jwt.sign({ instance: 'another-instance', iss: `api_keys/${s.keyId}`, su: true }, s.secret, { algorithm: 'HS256', expiresIn: 600 });
+    expect((await get(path, null)).status).toBe(401);
+    expect((await get(path, otherInstance)).status).toBe(401);
+    for (const token of [alice, bob]) {
+      const refused = await get(path, token);
+      expect([refused.status, refused.body.error]).toEqual([403, 'services/parley_admin/forbidden/su_required']);
+      expect(refused.text).not.toContain('MARKER');
+    }
+  });
+
   it("leaves no copy of a deleted user's or room's name, in any case, in the data directory", async () => {
     const names = { user: marker('User-Name'), renamed: marker('Renamed'), room: marker('Room-Name') };
     const folded = Object.values(names).map((n) => n.toLowerCase());

@@ -2,7 +2,8 @@
  * The operator console (/console) in a real headless Chromium against a real server (issue 21):
  * signing in with an instance key (the browser signs its own su tokens), refusing a bad
  * credential and another instance's, creating a user and a room, sending as the user to an
- * unmodified chatkit-client in the room, the audit timeline naming the console user, and a
+ * unmodified chatkit-client in the room, the audit timeline naming the console user, a
+ * thread's replies and the bans of a room and of the instance (listed, made and lifted), and a
  * screenshot of every screen (test/.screenshots/console-*.png).
  */
 import { CommandBus } from '@nestjs/cqrs';
@@ -555,6 +556,91 @@ describe('the operator console in a real browser', () => {
     await page.click('button::-p-text(Show content)');
     await page.waitForFunction((sel) => document.querySelector(sel)?.textContent?.includes('👍 1'), { timeout: 15_000 }, row);
     await browser.screenshot(page, 'console-room-reactions-pins');
+    expect(browser.errorsOf(page)).toEqual([]);
+  });
+
+  it("shows a thread's summary and opens its replies on the room's screen; lists the room's and the instance's bans, freezes the room, bans and lifts bans", async () => {
+    expect((await s.request('POST', s.chat('/batch_users'), { body: { users: ['tess', 'theo', 'tom'].map((id) => ({ id, name: id })) } })).status).toBe(201);
+    expect((await s.request('POST', s.chat('/rooms'), { token: s.token({ sub: 'tess' }), body: { id: 'threadroom', name: 'Thread room', user_ids: ['theo', 'tom'] } })).status).toBe(201);
+    const post = async (path: string, user: string, text: string, extra: object = {}) => {
+      const sent = await s.request('POST', s.chat(`/rooms/threadroom/messages${path}`), { token: s.token({ sub: user }), body: { parts: [{ type: 'text/plain', content: text }], ...extra } });
+      expect(sent.status).toBe(201);
+      return sent.body.message_id as number;
+    };
+    const parent = await post('', 'tess', 'who brings the cake?');
+    const threadOnly = await post(`/${parent}/replies`, 'theo', 'a reply in the thread alone');
+    const alsoInRoom = await post(`/${parent}/replies`, 'tom', 'I do, said in the room too', { also_in_room: true });
+    const ban = await s.request('PUT', s.chat('/rooms/threadroom/bans/tom'), { body: { reason: 'flooding the room' } });
+    expect(ban.status).toBe(200);
+    expect((await s.request('PUT', `/services/parley_admin/v1/${s.instanceId}/bans/theo`, { body: { reason: 'a spam bot', shadow: true } })).status).toBe(200);
+
+    const page = await open();
+    page.on('dialog', (dialog) => void dialog.accept());
+    await signInToInstance(page, s.locator, `${s.keyId}:${s.secret}`);
+    await page.waitForSelector('input[aria-label="search users"]');
+    await page.goto(`${origin}/console/rooms/threadroom`, { waitUntil: 'domcontentloaded' });
+
+    // The room's messages: the parent with its summary, the reply also in the room, not the thread-only one.
+    const roomList = 'ol[aria-label="messages"] > li';
+    const thread = `[aria-label="thread of #${parent}"]`;
+    await page.waitForSelector(thread, { timeout: 15_000 });
+    expect(await page.$eval(thread, (node) => (node as HTMLElement).innerText)).toMatch(/2 replies, last .*, by tess, theo, tom/);
+    expect(await page.$$eval(roomList, (items) => items.map((li) => Number(li.getAttribute('data-message-id'))))).toEqual([alsoInRoom, parent]);
+    expect(await page.$eval(`${roomList}[data-message-id="${alsoInRoom}"]`, (li) => li.textContent)).toContain(`reply in the thread of #${parent}`);
+    // Opening the thread: its replies as metadata, then with content (a recorded read naming the thread).
+    await page.click(`${thread} button::-p-text(Show thread)`);
+    const replies = `ol[aria-label="replies to #${parent}"]`;
+    await page.waitForSelector(`${replies} li[data-message-id="${threadOnly}"]`, { timeout: 15_000 });
+    expect(await page.$$eval(`${replies} > li`, (items) => items.map((li) => Number(li.getAttribute('data-message-id'))))).toEqual([alsoInRoom, threadOnly]);
+    const metadata = await page.$eval(replies, (node) => (node as HTMLElement).innerText);
+    expect(metadata).toContain('text/plain, 27 bytes');
+    expect(metadata).not.toContain('a reply in the thread alone');
+    await page.click('button::-p-text(Show content)');
+    await page.waitForFunction((sel) => document.querySelector(sel)?.textContent?.includes('a reply in the thread alone'), { timeout: 15_000 }, replies);
+    expect(await page.$eval(`${replies} li[data-message-id="${alsoInRoom}"]`, (li) => li.textContent)).toContain('also in the room');
+    const audit = await s.request('GET', `/services/parley_audit/v1/${s.instanceId}/rooms/threadroom?limit=1000`);
+    expect(audit.body.events.filter((e: any) => e.type === 'MessageContentRead').map((e: any) => e.data)).toContainEqual(
+      expect.objectContaining({ parent_id: parent, first_message_id: threadOnly, last_message_id: alsoInRoom, message_count: 2 }),
+    );
+    // A thread-only reply's history: its send and the read just recorded (the link names its room: it is in no room page).
+    await page.click(`${replies} li[data-message-id="${threadOnly}"] a::-p-text(history)`);
+    await page.waitForFunction(() => document.body.innerText.includes('MessageContentRead') && document.body.innerText.includes('MessageSent'), { timeout: 15_000 });
+    await page.goBack({ waitUntil: 'domcontentloaded' });
+
+    // The room's bans and frozen state.
+    const roomBan = 'ul[aria-label="room bans"] li[data-user-id="tom"]';
+    await page.waitForSelector(roomBan, { timeout: 15_000 });
+    expect(await page.$eval(roomBan, (li) => li.textContent)).toMatch(/tom banned .*no end.*flooding the room/);
+    await page.waitForSelector('[data-frozen="false"]', { timeout: 15_000 });
+    await page.click('section[aria-label="restrictions"] button::-p-text(Freeze)');
+    await page.waitForSelector('[data-frozen="true"]', { timeout: 15_000 });
+    expect((await s.request('GET', s.chat('/rooms/threadroom/freeze'))).body).toEqual({ frozen: true });
+    expect((await s.request('POST', s.chat('/rooms/threadroom/messages'), { token: s.token({ sub: 'tess' }), body: { parts: [{ type: 'text/plain', content: 'frozen?' }] } })).status).toBe(403);
+    await browser.screenshot(page, 'console-room-thread-bans');
+    await page.click('section[aria-label="restrictions"] button::-p-text(Unfreeze)');
+    await page.waitForSelector('[data-frozen="false"]', { timeout: 15_000 });
+    expect((await s.request('GET', s.chat('/rooms/threadroom/freeze'))).body).toEqual({ frozen: false });
+    // Lifting the room ban (after the confirmation): tom takes part again.
+    await page.click('button[aria-label="lift the ban of tom"]');
+    await page.waitForFunction((sel) => !document.querySelector(sel), { timeout: 15_000 }, roomBan);
+    expect((await s.request('GET', s.chat('/rooms/threadroom/bans'))).body).toEqual({ bans: [] });
+    expect((await s.request('POST', s.chat('/rooms/threadroom/messages'), { token: s.token({ sub: 'tom' }), body: { parts: [{ type: 'text/plain', content: 'back' }] } })).status).toBe(201);
+
+    // The instance's bans on the Moderation screen: theo's shadow ban listed and lifted; tom banned from the form.
+    await page.click('nav a[href="/console/moderation"]');
+    const instanceBan = 'ul[aria-label="instance bans"] li[data-user-id="theo"]';
+    await page.waitForSelector(instanceBan, { timeout: 15_000 });
+    expect(await page.$eval(instanceBan, (li) => li.textContent)).toMatch(/theo shadow banned .*no end.*a spam bot/);
+    await fill(page, 'form[aria-label="ban user"] input[name="user"]', 'tom');
+    await fill(page, 'form[aria-label="ban user"] input[name="reason"]', 'banned from the console');
+    await page.click('form[aria-label="ban user"] button[type="submit"]');
+    expect(await alertOrStatus(page, 'ban user')).toBe('Banned tom from the instance');
+    await page.waitForSelector('ul[aria-label="instance bans"] li[data-user-id="tom"]', { timeout: 15_000 });
+    await browser.screenshot(page, 'console-moderation-bans');
+    await page.click('button[aria-label="lift the ban of theo"]');
+    await page.waitForFunction((sel) => !document.querySelector(sel), { timeout: 15_000 }, instanceBan);
+    const standing = (await s.request('GET', `/services/parley_admin/v1/${s.instanceId}/bans`)).body.bans;
+    expect(standing).toEqual([expect.objectContaining({ user_id: 'tom', reason: 'banned from the console', shadow: false })]);
     expect(browser.errorsOf(page)).toEqual([]);
   });
 

@@ -8,6 +8,13 @@ const searchPage = (what: string) => [
   query('after', { type: 'string' }, 'The `next` of the previous page'),
   limit(50, 100),
 ];
+/** The console's pages of a room's messages and of a thread's replies. */
+const consoleMessagePage = [
+  query('before', { type: 'integer' }, 'Messages older than this id, newest first (the `next` of the previous page); absent and without `after`: the newest'),
+  query('after', { type: 'integer' }, 'Messages newer than this id, oldest first (a live tail polls with the newest id it has)'),
+  flag('content', 'Show the parts with their content; the read is recorded in the log (who, the room, which messages) before anything is answered'),
+  limit(50, 100),
+];
 const auditPage = [query('from', { type: 'string' }, "The `next` position of the previous page"), limit(100, 1000)];
 
 /**
@@ -56,12 +63,8 @@ export const QUERY_PARAMETERS: Readonly<Record<string, ParameterObject[]>> = {
   ],
   SearchUsers_search: searchPage('Users'),
   SearchRooms_search: searchPage('Rooms (private ones included)'),
-  RoomMessages_list: [
-    query('before', { type: 'integer' }, 'Messages older than this id, newest first (the `next` of the previous page); absent and without `after`: the newest'),
-    query('after', { type: 'integer' }, 'Messages newer than this id, oldest first (a live tail polls with the newest id it has)'),
-    flag('content', 'Show the parts with their content; the read is recorded in the log (who, the room, which messages) before anything is answered'),
-    limit(50, 100),
-  ],
+  RoomMessages_list: consoleMessagePage,
+  ThreadReplies_list: consoleMessagePage,
   RoomMembers_list: [query('after', { type: 'string' }, 'Members after this user id (the `next` of the previous page)'), limit(50, 100)],
   UserRooms_list: [query('after', { type: 'string' }, 'Rooms after this room id (the `next` of the previous page)'), limit(50, 100)],
   ReadCursors_ofRoom: [query('after', { type: 'string' }, 'Cursors after this user id (the `next` of the previous page)'), limit(50, 100)],

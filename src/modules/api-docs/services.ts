@@ -63,7 +63,7 @@ export const SERVICES: readonly Service[] = [
     security: OPERATOR_TOKEN,
     description: 'What spans instances, for the console and scripts (CONSOLE_ENABLED=true): instances and their keys, health in detail, export (deployment tokens).',
   },
-  { tag: 'Administration', prefix: '/services/parley_admin/', security: ACCESS_TOKEN, description: "User erasure on request (GDPR Art. 17) and its progress; the console's reads: users and rooms by prefix, a room and its members, read cursors of a room or a user, a room's messages (metadata, or content with the read recorded), Beams devices and interests, instance bans (su tokens)." },
+  { tag: 'Administration', prefix: '/services/parley_admin/', security: ACCESS_TOKEN, description: "User erasure on request (GDPR Art. 17) and its progress; the console's reads: users and rooms by prefix, a room and its members, read cursors of a room or a user, a room's messages and a thread's replies (metadata, or content with the read recorded), Beams devices and interests, instance bans (su tokens)." },
   {
     tag: 'Webhooks',
     prefix: '/services/parley_webhooks/',

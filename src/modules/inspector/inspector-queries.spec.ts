@@ -31,6 +31,10 @@ import { SearchRoomsController } from './search-rooms/search-rooms';
 import { UserAndRoomSearch } from './user-and-room-search';
 import { reactionsProjection } from '../../../projections/reactions/reactions.projection';
 import { pinsProjection } from '../../../projections/pins/pins.projection';
+import { THREAD_REPLIES, THREADS, threadsProjection } from '../../../projections/threads/threads.projection';
+import { ThreadsReadModel } from '../threads/threads.read-model';
+import { ConsoleMessagePage } from './console-message-page';
+import { ThreadRepliesController } from './thread-replies/thread-replies';
 
 /** The names read model is read here as it is: nothing is written meanwhile. */
 const caughtUp: ReadYourWrites = { waitFor: async () => undefined };
@@ -50,7 +54,7 @@ describe('console inspector reads (SQLite query plans)', () => {
     dir = mkdtempSync(join(tmpdir(), 'parley-inspector-queries-'));
     readModels = new SqliteReadModelStore(join(dir, 'read-models.sqlite'));
     events = new SqliteEventStore(join(dir, 'events.sqlite'), { synchronous: 'NORMAL' });
-    await readModels.ensureCollections([...[roomsProjection, membershipsProjection, messagesProjection, beamsDevicesProjection, namesProjection, cursorsProjection, feedsProjection, reactionsProjection, pinsProjection].flatMap((p) => p.collections)]);
+    await readModels.ensureCollections([...[roomsProjection, membershipsProjection, messagesProjection, beamsDevicesProjection, namesProjection, cursorsProjection, feedsProjection, reactionsProjection, pinsProjection, threadsProjection].flatMap((p) => p.collections)]);
     const changes: DocumentChange[] = [];
     for (const room of ['r1', 'r2', 'r3']) {
       changes.push(put(ROOMS, { _id: documentId('i', room), instance_id: 'i', id: room, name: `Room ${room}`, private: room === 'r3', created_at: at, updated_at: at }));
@@ -62,6 +66,11 @@ describe('console inspector reads (SQLite query plans)', () => {
     }
     for (let id = 1; id <= 5; id++) {
       changes.push(put(MESSAGES, { _id: documentId('i', 'r1', String(id)), instance_id: 'i', room_id: 'r1', id, user_id: 'a', parts: [{ type: 'text/plain', content: 'x' }], created_at: at, updated_at: at, visible: true }));
+    }
+    // Message 5 starts a thread of two replies.
+    changes.push(put(THREADS, { _id: documentId('i', 'r1', '5'), instance_id: 'i', room_id: 'r1', parent_id: 5, reply_count: 2, last_reply_id: 7, last_reply_at: at, participants: ['a', 'b'] }));
+    for (const id of [6, 7]) {
+      changes.push(put(THREAD_REPLIES, { _id: documentId('i', 'r1', String(id)), instance_id: 'i', room_id: 'r1', id, parent_id: 5, user_id: 'b', parts: [{ type: 'text/plain', content: 'y' }], created_at: at, updated_at: at, visible: true }));
     }
     for (const [device, user, interests] of [['fcm-1', 'a', ['news', 'sport']], ['fcm-2', 'a', ['news']], ['fcm-3', null, ['weather']]] as const) {
       changes.push(put(BEAMS_DEVICES, { _id: documentId('i', device), instance_id: 'i', device_id: device, platform: 'fcm', subscription: { sealed: 'x' }, user_id: user }));
@@ -78,7 +87,7 @@ describe('console inspector reads (SQLite query plans)', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('rooms by prefix with their member counts, a page of messages, a Beams user devices and the interests with their counts', async () => {
+  it("rooms by prefix with their member counts, a page of messages and of a thread's replies, a Beams user devices and the interests with their counts", async () => {
     const { store, queries } = notingQueries(readModels);
     const pipeline = new CommandPipeline(events, caughtUp);
     const rooms = new SearchRoomsController(store, new UserAndRoomSearch(store, events, caughtUp));
@@ -87,10 +96,18 @@ describe('console inspector reads (SQLite query plans)', () => {
       ['r2', 3],
     ]);
     expect((await rooms.search('i', {})).rooms).toHaveLength(3);
-    const messages = new RoomMessagesController(new RoomsReadModel(store), new MessagesReadModel(store), pipeline, systemClock, store);
+    const pages = new ConsoleMessagePage(pipeline, new ThreadsReadModel(store), systemClock, store);
+    const messages = new RoomMessagesController(new RoomsReadModel(store), new MessagesReadModel(store), pages);
     const actor = { instanceId: 'i', keyId: 'k', su: true };
-    expect((await messages.list('i', 'r1', { limit: '2' }, actor)).messages.map((m) => m.id)).toEqual([5, 4]);
+    const newest = (await messages.list('i', 'r1', { limit: '2' }, actor)).messages;
+    expect(newest.map((m) => [m.id, m.thread?.reply_count])).toEqual([
+      [5, 2],
+      [4, undefined],
+    ]);
     expect((await messages.list('i', 'r1', { after: '3' }, actor)).messages.map((m) => m.id)).toEqual([4, 5]);
+    const replies = new ThreadRepliesController(new RoomsReadModel(store), new MessagesReadModel(store), new ThreadsReadModel(store), pages);
+    expect((await replies.list('i', 'r1', '5', { limit: '1' }, actor)).messages.map((m) => m.id)).toEqual([7]);
+    expect((await replies.list('i', 'r1', '5', { after: '6' }, actor)).messages.map((m) => m.id)).toEqual([7]);
     const devices = new BeamsUserDevicesController(store, pipeline);
     expect((await devices.list('i', 'a', { limit: '1', after: 'fcm-1' })).devices.map((d) => d.id)).toEqual(['fcm-2']);
     const interests = new BeamsInterestsController(store);

@@ -1,75 +1,19 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
-import { Link } from 'react-router';
 import { paths, useSession } from '../api/session';
 import { ActionResult, ErrorNote, useAction } from '../components/async';
+import { MessageLine, type MessageRow } from '../components/message-line';
 import { Pager, usePaged } from '../components/paged';
-import { when } from '../components/table';
-
-/** A message part: metadata (type, size) until content is asked for (a recorded read). */
-interface Part {
-  readonly type: string;
-  readonly bytes?: number;
-  readonly content?: string;
-  readonly url?: string;
-  readonly attachment?: { readonly id: string; readonly name?: string; readonly size?: number };
-}
-
-interface MessageRow {
-  readonly id: number;
-  readonly user_id: string;
-  readonly created_at: string;
-  readonly updated_at: string;
-  readonly deleted: boolean;
-  readonly parts: Part[];
-  /** How many reactions; `reactions` (counts per type) only with the content, a reaction's type being content. */
-  readonly reaction_count?: number;
-  readonly reactions?: Readonly<Record<string, number>>;
-  readonly pinned?: { readonly by?: string; readonly at: string; readonly until?: string };
-}
-
-/** A message's reactions and pin, beside its parts. */
-function Extras({ message }: { message: MessageRow }) {
-  return (
-    <>
-      {message.reaction_count !== undefined && (
-        <span className="reactions" title="reactions">
-          {message.reactions
-            ? Object.entries(message.reactions)
-                .map(([type, n]) => `${type} ${n}`)
-                .join(' · ')
-            : `${message.reaction_count} reaction${message.reaction_count === 1 ? '' : 's'}`}
-        </span>
-      )}{' '}
-      {message.pinned && (
-        <span className="pinned" title={`pinned ${when(message.pinned.at)}${message.pinned.until ? `, until ${when(message.pinned.until)}` : ''}`}>
-          📌 pinned{message.pinned.by ? ` by ${message.pinned.by}` : ''}
-        </span>
-      )}
-    </>
-  );
-}
+import { Thread } from './Thread';
 
 const PAGE_SIZE = 20;
 const TAIL_EVERY_MS = 2000;
-
-function PartView({ part }: { part: Part }) {
-  if (part.content !== undefined) return <span className="content">{part.content}</span>;
-  if (part.url !== undefined) return <a href={part.url}>{part.url}</a>;
-  if (part.attachment) return <span>📎 {part.attachment.name ?? part.attachment.id} ({part.attachment.size ?? '?'} bytes)</span>;
-  return (
-    <span className="meta">
-      {part.type}
-      {part.bytes !== undefined ? `, ${part.bytes} bytes` : ''}
-    </span>
-  );
-}
 
 /**
  * A room's messages, newest first, as metadata; "Show content" asks again with `content=true`,
  * which the server records in the log before it answers (each page shown with content is one
  * recorded read). "Live" polls for newer messages (`after=`) as metadata, and reads their
  * content only when new ones came while content is shown. "Send as" posts as a member of the
- * members page shown.
+ * members page shown. A thread's first message shows its summary and opens its replies.
  */
 export function RoomMessages({ roomId, members }: { roomId: string; members: readonly string[] }) {
   const session = useSession();
@@ -143,13 +87,10 @@ export function RoomMessages({ roomId, members }: { roomId: string; members: rea
       <ErrorNote error={paged.error ?? tailError} />
       <ol className="message-list" aria-label="messages">
         {shown.map((message) => (
-          <li key={message.id} data-message-id={message.id} className={message.deleted ? 'deleted' : ''}>
-            <span className="id">#{message.id}</span> <Link to={`/users/${encodeURIComponent(message.user_id)}`}>{message.user_id}</Link>{' '}
-            <time>{when(message.created_at)}</time> {message.deleted ? <em>deleted</em> : message.parts.map((part, i) => <PartView key={i} part={part} />)} <Extras message={message} />{' '}
-            <Link className="small" to={`/audit/messages/${message.id}`}>
-              history
-            </Link>
-          </li>
+          <MessageLine key={message.id} message={message}>
+            {message.parent_id !== undefined && <span className="hint">reply in the thread of #{message.parent_id}</span>}
+            {message.thread && <Thread roomId={roomId} parent={message} content={content} />}
+          </MessageLine>
         ))}
         {shown.length === 0 && !paged.loading && <li className="hint">No messages</li>}
       </ol>

@@ -5,6 +5,7 @@ import { ActionResult, ErrorNote, useAction } from '../components/async';
 import { NeedsCredential } from '../components/layout';
 import { Pager, usePaged } from '../components/paged';
 import { when } from '../components/table';
+import { InstanceBans } from './Bans';
 
 interface ReportRow {
   readonly id: string;
@@ -45,7 +46,7 @@ function Reported({ target }: { target: ReportRow['target'] }) {
 
 /**
  * The review queue (parley_admin reports): open reports oldest first (or resolved, or all), a
- * page at a time; each open one resolved with an action and a note.
+ * page at a time; each open one resolved with an action and a note. Then the instance's bans.
  */
 export function Moderation() {
   const session = useSession();
@@ -99,6 +100,7 @@ export function Moderation() {
         {paged.items.length === 0 && !paged.loading && <li className="hint">No {status === 'all' ? '' : status} reports</li>}
       </ol>
       <Pager paged={paged} label="report pages" />
+      <InstanceBans />
     </section>
   );
 }

@@ -7,6 +7,7 @@ import { Pager, usePaged } from '../components/paged';
 import { NeedsCredential } from '../components/layout';
 import { when } from '../components/table';
 import { PrefixSearchList } from '../components/prefix-search';
+import { RoomRestrictions } from './Bans';
 import { RoomMessages } from './Messages';
 
 interface RoomRow {
@@ -91,7 +92,7 @@ function CreateRoom() {
 
 const MEMBERS_PAGE = 25;
 
-/** One room: its facts, members (a page at a time), edit and delete, and its messages. */
+/** One room: its facts, members (a page at a time), edit and delete, its bans and frozen state, and its messages. */
 export function RoomDetail() {
   const session = useSession();
   const navigate = useNavigate();
@@ -204,6 +205,7 @@ export function RoomDetail() {
             </button>
             <ActionResult action={members} />
           </form>
+          <RoomRestrictions roomId={roomId} />
           <RoomMessages roomId={roomId} members={memberIds} />
           <h2>Danger</h2>
           <button type="button" className="danger" onClick={deleteRoom} disabled={remove.busy}>

@@ -22,4 +22,10 @@ describe('content read decider', () => {
       .then([{ type: 'MessageContentRead', data: { room_id: 'r', message_count: 0, first_message_id: null, last_message_id: null, read_at: now } }]);
     given(earlier).when({ type: 'RecordContentRead', roomId: 'r', messageIds: [3], now }).then([earlier]);
   });
+
+  it("names the thread when the page was a thread's replies", () => {
+    given()
+      .when({ type: 'RecordContentRead', roomId: 'r', messageIds: [12, 14], parentId: 5, now })
+      .then([{ type: 'MessageContentRead', data: { room_id: 'r', message_count: 2, first_message_id: 12, last_message_id: 14, parent_id: 5, read_at: now } }]);
+  });
 });

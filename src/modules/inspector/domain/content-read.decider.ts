@@ -11,6 +11,8 @@ export interface RecordContentRead {
   readonly roomId: string;
   /** The ids of the messages about to be answered with their content. */
   readonly messageIds: readonly number[];
+  /** The thread whose replies they are (a page of a thread, not of the room's timeline). */
+  readonly parentId?: number;
   readonly now: string;
 }
 
@@ -22,7 +24,7 @@ export const contentReadDecider: Decider<null, RecordContentRead, ContentReadEve
   initialState: () => null,
   evolve: () => null,
   foldsFrom: () => true,
-  decide: ({ roomId, messageIds, now }) => [
+  decide: ({ roomId, messageIds, parentId, now }) => [
     {
       type: 'MessageContentRead',
       data: {
@@ -30,6 +32,7 @@ export const contentReadDecider: Decider<null, RecordContentRead, ContentReadEve
         message_count: messageIds.length,
         first_message_id: messageIds.length ? Math.min(...messageIds) : null,
         last_message_id: messageIds.length ? Math.max(...messageIds) : null,
+        ...(parentId !== undefined && { parent_id: parentId }),
         read_at: now,
       },
     },

@@ -14,6 +14,8 @@ export type MessageContentRead = DomainEvent<
     /** The lowest and highest ids among them (null when the page was empty). */
     readonly first_message_id: number | null;
     readonly last_message_id: number | null;
+    /** Present when the page was a thread's replies: the thread's first message. */
+    readonly parent_id?: number;
     readonly read_at: string;
   }
 >;

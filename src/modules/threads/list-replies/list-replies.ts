@@ -13,7 +13,7 @@ import { ReactionsReadModel, withReactions } from '../../messages/reactions.read
 import { RoomAccess } from '../../rooms/room-access';
 import { Access } from '../../roles/access-rules';
 import { Requires } from '../../roles/requires.decorator';
-import { parentNotFound } from '../reply-to-message/reply-to-message';
+import { parentNotFound } from '../thread-errors';
 import { ThreadsReadModel } from '../threads.read-model';
 
 export class ListRepliesQuery {

@@ -1,7 +1,7 @@
 import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
 import { CommandBus, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { CommandPipeline } from '../../../shared/application/write-path/command-pipeline';
-import { badRequest, notFound, unprocessable } from '../../../shared/domain/errors';
+import { badRequest, unprocessable } from '../../../shared/domain/errors';
 import { Actor } from '../../../shared/domain/event';
 import { CHATKIT_V6_ROUTE } from '../../../shared/http/chatkit-route';
 import { auditActor, CurrentActor } from '../../instances/authentication/access-token.guard';
@@ -15,6 +15,7 @@ import { SentMessages } from '../../messages/sent-messages';
 import { RoomAccess } from '../../rooms/room-access';
 import { Access } from '../../roles/access-rules';
 import { Requires } from '../../roles/requires.decorator';
+import { parentNotFound } from '../thread-errors';
 import { THREAD_READS } from '../threads.read-model';
 import { ShadowBanned } from '../../bans/shadow-banned.decorator';
 
@@ -32,9 +33,6 @@ export class ReplyToMessageCommand {
     readonly shadow = false,
   ) {}
 }
-
-export const parentNotFound = (parentId: number, roomId: string) =>
-  notFound('parent_not_found', `The message ${parentId} is not a message of the room ${roomId}`);
 
 /**
  * Sends a reply in the thread of a message of the same room: a message of the room's timeline

@@ -16,7 +16,7 @@ import { Access } from '../../roles/access-rules';
 import { Requires } from '../../roles/requires.decorator';
 import { userDecider, userNotFound, userStream } from '../../users/domain/user.decider';
 import { threadCursorDecider, threadCursorStream } from '../domain/thread-cursor.decider';
-import { parentNotFound } from '../reply-to-message/reply-to-message';
+import { parentNotFound } from '../thread-errors';
 import { THREAD_READS, ThreadsReadModel } from '../threads.read-model';
 
 class SetThreadCursorDto {
