@@ -36,6 +36,29 @@ export const messageDocumentId = (instanceId: string, roomId: string, messageId:
   documentId(instanceId, roomId, String(messageId));
 
 /**
+ * Where a projection keeping one document per message (`messageDocumentId`, in `collection`)
+ * folds a message's events: its sending, edits and deletion name its document; a room's deletion
+ * selects every document of the room. `keeps` says which messages have a document at all (the
+ * others' events name none), so the projections sharing this key never differ in how they find
+ * a message's document.
+ */
+export const perMessageTargets = (
+  collection: string,
+  event: RecordedEvent<MessageEvent | RoomDeleted>,
+  keeps: (message: RecordedEvent<MessageEvent>) => boolean,
+): Target[] => {
+  const stream = parseStreamName(event.streamName);
+  if (!stream) return [];
+  if (event.type === 'RoomDeleted') return [{ collection, where: { instance_id: stream.instanceId, room_id: stream.id } }];
+  if (!keeps(event)) return [];
+  // A message is sent into its room's timeline, whose name gives the room. Edits and deletions
+  // carry their room (they live in the message's own stream); older logs have them in the room's
+  // timeline too.
+  const roomId = event.type === 'MessageSent' ? stream.id : (event.data.room_id ?? stream.id);
+  return [{ collection, id: messageDocumentId(stream.instanceId, roomId, event.data.id) }];
+};
+
+/**
  * A sent message's document: what the messages projection stores and what a live room
  * subscription shows, so a message replayed and the same message live never differ.
  */
@@ -75,20 +98,7 @@ export const messagesProjection: ProjectionDefinition<MessageEvent | RoomDeleted
   destroys: ['MessageEdited', 'MessageDeleted', 'RoomDeleted'],
 
   targets(event): Target[] {
-    const stream = parseStreamName(event.streamName);
-    if (!stream) return [];
-    switch (event.type) {
-      case 'RoomDeleted':
-        return [{ collection: MESSAGES, where: { instance_id: stream.instanceId, room_id: stream.id } }];
-      case 'MessageSent':
-        if (threadOnly(event.data)) return [];
-        return [{ collection: MESSAGES, id: messageDocumentId(stream.instanceId, stream.id, event.data.id) }];
-      default:
-        if (threadOnly(event.data)) return [];
-        // Edits and deletions carry their room (they live in the message's own stream); older
-        // logs have them in the room's timeline, whose name gives the room.
-        return [{ collection: MESSAGES, id: messageDocumentId(stream.instanceId, event.data.room_id ?? stream.id, event.data.id) }];
-    }
+    return perMessageTargets(MESSAGES, event, (message) => !threadOnly(message.data));
   },
 
   evolve(doc, event) {

@@ -54,4 +54,14 @@ describe('message search projection', () => {
     const docs = await project(running, [gone, other, recorded('wipes-acme.log', 'InstanceWiped', { wiped_at: at(2) })]);
     expect([...docs.values()].map((d) => d.instance_id)).toEqual(['zeta']);
   });
+
+  it('indexes thread replies, thread-only ones too; keeps no document for a message sent under a shadow ban, nor for its edits', async () => {
+    const reply = recorded('room-acme.r1', 'MessageSent', { id: 2, user_id: 'bob', parts: [{ type: 'text/plain', content: 'in the thread' }], room_created_at: at(0), created_at: at(1), parent_id: 1 });
+    const shadowed = recorded('room-acme.r1', 'MessageSent', { id: 3, user_id: 'eve', parts: [{ type: 'text/plain', content: 'hidden' }], room_created_at: at(0), created_at: at(1), shadow: true });
+    const editedShadowed = recorded('message-acme.3', 'MessageEdited', { id: 3, room_id: 'r1', parts: [{ type: 'text/plain', content: 'still hidden' }], updated_at: at(2) });
+    const docs = await project(messageSearchProjection, [reply, shadowed, editedShadowed]);
+    expect([...docs.keys()]).toEqual([key('r1', 2)]);
+    expect(docs.get(key('r1', 2))).toMatchObject({ body: 'in the thread' });
+  });
 });
+

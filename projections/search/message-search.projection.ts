@@ -6,7 +6,7 @@ import type { RoomDeleted } from '../../src/modules/rooms/domain/room.events';
 import { indexedText, searchFacets } from '../../src/modules/search/domain/search-text';
 import type { TextIndexSpec } from '../../src/shared/ports/read-model-store.port';
 import type { Document, ProjectionDefinition, Target } from '../projection';
-import { messageDocumentId } from '../messages/messages.projection';
+import { perMessageTargets } from '../messages/messages.projection';
 
 export const MESSAGE_SEARCH = 'message_search';
 
@@ -65,18 +65,8 @@ export const messageSearchProjection: ProjectionDefinition<MessageEvent | RoomDe
   destroys: ['MessageEdited', 'MessageDeleted', 'RoomDeleted'],
 
   targets(event): Target[] {
-    const stream = parseStreamName(event.streamName);
-    if (!stream) return [];
-    switch (event.type) {
-      case 'RoomDeleted':
-        return [{ collection: MESSAGE_SEARCH, where: { instance_id: stream.instanceId, room_id: stream.id } }];
-      case 'MessageSent':
-        // Sent under a shadow ban: no one else may find it (its edits and delete then find no document either).
-        if (event.data.shadow) return [];
-        return [{ collection: MESSAGE_SEARCH, id: messageDocumentId(stream.instanceId, stream.id, event.data.id) }];
-      default:
-        return [{ collection: MESSAGE_SEARCH, id: messageDocumentId(stream.instanceId, event.data.room_id ?? stream.id, event.data.id) }];
-    }
+    // Sent under a shadow ban: no one else may find it (its edits and delete then find no document either).
+    return perMessageTargets(MESSAGE_SEARCH, event, (message) => !(message.type === 'MessageSent' && message.data.shadow));
   },
 
   evolve(doc, event, target) {

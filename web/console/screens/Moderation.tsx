@@ -6,6 +6,7 @@ import { NeedsCredential } from '../components/layout';
 import { Pager, usePaged } from '../components/paged';
 import { when } from '../components/table';
 import { InstanceBans } from './Bans';
+import { RESOLUTION_ACTIONS, type ResolutionAction } from '../../../src/modules/reports/domain/report-vocabulary';
 
 interface ReportRow {
   readonly id: string;
@@ -23,11 +24,12 @@ interface ReportRow {
 
 const PAGE_SIZE = 20;
 const STATUSES = ['open', 'resolved', 'all'] as const;
-const ACTIONS: [string, string][] = [
-  ['dismiss', 'Dismiss'],
-  ['delete_message', 'Delete the message'],
-  ['other', 'Other (say what in the note)'],
-];
+/** How the action select names each action the API takes (a new action fails the build until it has one). */
+const ACTION_LABELS: Readonly<Record<ResolutionAction, string>> = {
+  dismiss: 'Dismiss',
+  delete_message: 'Delete the message',
+  other: 'Other (say what in the note)',
+};
 
 const userLink = (id: string) => <Link to={`/users/${encodeURIComponent(id)}`}>{id}</Link>;
 
@@ -108,8 +110,8 @@ export function Moderation() {
 function Resolve({ report, onResolved }: { report: ReportRow; onResolved(): void }) {
   const session = useSession();
   const action = useAction();
-  const actions = report.target.kind === 'message' ? ACTIONS : ACTIONS.filter(([a]) => a !== 'delete_message');
-  const [chosen, setChosen] = useState(actions[0][0]);
+  const actions = report.target.kind === 'message' ? RESOLUTION_ACTIONS : RESOLUTION_ACTIONS.filter((a) => a !== 'delete_message');
+  const [chosen, setChosen] = useState<ResolutionAction>(actions[0]);
   const [note, setNote] = useState('');
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -120,10 +122,10 @@ function Resolve({ report, onResolved }: { report: ReportRow; onResolved(): void
   };
   return (
     <form onSubmit={submit} aria-label={`resolve report ${report.id}`} className="inline">
-      <select name="action" value={chosen} onChange={(e) => setChosen(e.target.value)} aria-label="action">
-        {actions.map(([value, label]) => (
+      <select name="action" value={chosen} onChange={(e) => setChosen(e.target.value as ResolutionAction)} aria-label="action">
+        {actions.map((value) => (
           <option key={value} value={value}>
-            {label}
+            {ACTION_LABELS[value]}
           </option>
         ))}
       </select>

@@ -2,20 +2,10 @@ import { Decider } from '../../../shared/domain/decider';
 import { conflict, notFound, unprocessable } from '../../../shared/domain/errors';
 import { streamName } from '../../../shared/domain/streams';
 import { ReportEvent, ReportTarget } from './report.events';
+import { ReportCategory, ResolutionAction } from './report-vocabulary';
 
 /** A reporter's reports: one stream per reporting user id, every incarnation of it. */
 export const reportsStream = (instanceId: string, reporterId: string) => streamName('reports', instanceId, reporterId);
-
-/**
- * Report categories (the shapes Stream, Discord and the EU's DSA notices share): what a
- * moderator sorts the queue by. `other` asks for a reason in words.
- */
-export const REPORT_CATEGORIES = ['spam', 'harassment', 'hate', 'violence', 'sexual', 'self_harm', 'illegal', 'impersonation', 'other'] as const;
-export type ReportCategory = (typeof REPORT_CATEGORIES)[number];
-
-/** What a moderator did about a report: `delete_message` also deletes the reported message. */
-export const RESOLUTION_ACTIONS = ['dismiss', 'delete_message', 'other'] as const;
-export type ResolutionAction = (typeof RESOLUTION_ACTIONS)[number];
 
 export const MAX_REASON_LENGTH = 500;
 export const MAX_NOTE_LENGTH = 1000;

@@ -19,7 +19,8 @@ import { Access } from '../../roles/access-rules';
 import { Requires } from '../../roles/requires.decorator';
 import { userDecider, userNotFound, userStream } from '../../users/domain/user.decider';
 import { ReportTarget } from '../domain/report.events';
-import { MAX_REASON_LENGTH, openReportAbout, REPORT_CATEGORIES, ReportCategory, reportsDecider, reportsStream } from '../domain/reports.decider';
+import { MAX_REASON_LENGTH, openReportAbout, reportsDecider, reportsStream } from '../domain/reports.decider';
+import { REPORT_CATEGORIES, ReportCategory } from '../domain/report-vocabulary';
 import { REPORT_READS } from '../reports.read-model';
 
 export class ReportBodyDto {

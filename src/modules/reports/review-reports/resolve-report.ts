@@ -7,7 +7,8 @@ import { unprocessable } from '../../../shared/domain/errors';
 import { Actor } from '../../../shared/domain/event';
 import { RequestActor } from '../../instances/authentication/access-token';
 import { DeleteMessageCommand } from '../../messages/message-commands';
-import { reportNotFound, reportsDecider, reportsStream, ResolutionAction } from '../domain/reports.decider';
+import { reportNotFound, reportsDecider, reportsStream } from '../domain/reports.decider';
+import { ResolutionAction } from '../domain/report-vocabulary';
 import { REPORT_READS, ReportsReadModel } from '../reports.read-model';
 
 export class ResolveReportCommand {

@@ -1,18 +1,7 @@
 import { LogPosition } from '../../domain/event';
-import {
-  BatchLimit,
-  CollectionSpec,
-  Document,
-  DocumentChange,
-  LeaseFence,
-  Query,
-  ReadModelStore,
-  StoredDocument,
-  StoredLease,
-  TextMatch,
-  TextSearch,
-} from '../../ports/read-model-store.port';
+import { CollectionSpec, DocumentChange, LeaseFence, ReadModelStore, StoredLease } from '../../ports/read-model-store.port';
 import type { ProjectionDefinition } from '../../../../projections/projection';
+import { ForwardingReadModelStore } from './forwarding-read-model-store';
 
 /** A store of its own for some projections: their collections (physical names), checkpoints and leases. */
 export interface ApartStore {
@@ -44,23 +33,22 @@ export function apartFor(store: ReadModelStore, definitions: readonly Projection
  * building beside the others) is written as two transactions, each with its own checkpoints
  * and fences, so each file stays consistent with its own checkpoints: a crash between them
  * leaves the second one's projections to fold those events again, as after any crash.
+ * `inner` is the main store.
  */
-export class SplitReadModels implements ReadModelStore {
+export class SplitReadModels extends ForwardingReadModelStore {
   constructor(
-    private readonly main: ReadModelStore,
+    main: ReadModelStore,
     private readonly apart: ApartStore,
-  ) {}
-
-  get batchLimit(): BatchLimit | undefined {
-    return this.main.batchLimit;
+  ) {
+    super(main);
   }
 
-  private byCollection(collection: string): ReadModelStore {
-    return this.apart.holdsCollection(collection) ? this.apart.store : this.main;
+  protected override storeOf(collection: string): ReadModelStore {
+    return this.apart.holdsCollection(collection) ? this.apart.store : this.inner;
   }
 
-  private byName(name: string): ReadModelStore {
-    return this.apart.holdsName(name) ? this.apart.store : this.main;
+  protected override storeNamed(name: string): ReadModelStore {
+    return this.apart.holdsName(name) ? this.apart.store : this.inner;
   }
 
   /** `items` split into the main store's and the apart store's. */
@@ -71,51 +59,19 @@ export class SplitReadModels implements ReadModelStore {
     return [main, apart];
   }
 
-  get<D extends Document = Document>(collection: string, id: string): Promise<D | null> {
-    return this.byCollection(collection).get<D>(collection, id);
-  }
-
-  getMany<D extends Document = Document>(collection: string, ids: readonly string[]): Promise<D[]> {
-    return this.byCollection(collection).getMany<D>(collection, ids);
-  }
-
-  getStored<D extends Document = Document>(collection: string, id: string): Promise<StoredDocument<D> | null> {
-    return this.byCollection(collection).getStored<D>(collection, id);
-  }
-
-  getStoredMany<D extends Document = Document>(collection: string, ids: readonly string[]): Promise<StoredDocument<D>[]> {
-    return this.byCollection(collection).getStoredMany<D>(collection, ids);
-  }
-
-  find<D extends Document = Document>(collection: string, query?: Query): Promise<D[]> {
-    return this.byCollection(collection).find<D>(collection, query);
-  }
-
-  count(collection: string, where?: Query['where']): Promise<number> {
-    return this.byCollection(collection).count(collection, where);
-  }
-
-  searchText<D extends Document = Document>(collection: string, search: TextSearch): Promise<TextMatch<D>[]> {
-    return this.byCollection(collection).searchText<D>(collection, search);
-  }
-
-  findStored<D extends Document = Document>(collection: string, query?: Query): Promise<StoredDocument<D>[]> {
-    return this.byCollection(collection).findStored<D>(collection, query);
-  }
-
-  async ensureCollections(specs: readonly CollectionSpec[]): Promise<void> {
+  override async ensureCollections(specs: readonly CollectionSpec[]): Promise<void> {
     const [main, apart] = this.split(specs, (spec) => this.apart.holdsCollection(spec.name));
-    if (main.length) await this.main.ensureCollections(main);
+    if (main.length) await this.inner.ensureCollections(main);
     if (apart.length) await this.apart.store.ensureCollections(apart);
   }
 
-  async buildDeferredIndexes(collections: readonly string[]): Promise<void> {
+  override async buildDeferredIndexes(collections: readonly string[]): Promise<void> {
     const [main, apart] = this.split(collections, (c) => this.apart.holdsCollection(c));
-    if (main.length) await this.main.buildDeferredIndexes(main);
+    if (main.length) await this.inner.buildDeferredIndexes(main);
     if (apart.length) await this.apart.store.buildDeferredIndexes(apart);
   }
 
-  async applyBatch(
+  override async applyBatch(
     changes: readonly DocumentChange[],
     checkpoints: Readonly<Record<string, LogPosition>>,
     fences: readonly LeaseFence[] = [],
@@ -127,48 +83,36 @@ export class SplitReadModels implements ReadModelStore {
       await this.apart.store.applyBatch(apartChanges, Object.fromEntries(apartMarks), apartFences);
     }
     if (mainChanges.length || mainMarks.length || mainFences.length || (!apartChanges.length && !apartMarks.length && !apartFences.length)) {
-      await this.main.applyBatch(mainChanges, Object.fromEntries(mainMarks), mainFences);
+      await this.inner.applyBatch(mainChanges, Object.fromEntries(mainMarks), mainFences);
     }
   }
 
-  getCheckpoint(projection: string): Promise<LogPosition | null> {
-    return this.byName(projection).getCheckpoint(projection);
-  }
-
-  async getCheckpoints(projections: readonly string[]): Promise<Map<string, LogPosition>> {
+  override async getCheckpoints(projections: readonly string[]): Promise<Map<string, LogPosition>> {
     const [main, apart] = this.split(projections, (name) => this.apart.holdsName(name));
-    const found = main.length ? await this.main.getCheckpoints(main) : new Map<string, LogPosition>();
+    const found = main.length ? await this.inner.getCheckpoints(main) : new Map<string, LogPosition>();
     if (apart.length) for (const [name, position] of await this.apart.store.getCheckpoints(apart)) found.set(name, position);
     return found;
   }
 
-  async reset(collections: readonly string[], projections: readonly string[]): Promise<void> {
+  override async reset(collections: readonly string[], projections: readonly string[]): Promise<void> {
     const [mainCollections, apartCollections] = this.split(collections, (c) => this.apart.holdsCollection(c));
     const [mainNames, apartNames] = this.split(projections, (name) => this.apart.holdsName(name));
     if (apartCollections.length || apartNames.length) await this.apart.store.reset(apartCollections, apartNames);
-    if (mainCollections.length || mainNames.length) await this.main.reset(mainCollections, mainNames);
+    if (mainCollections.length || mainNames.length) await this.inner.reset(mainCollections, mainNames);
   }
 
-  acquireLease(name: string, owner: string, ttlMs: number): Promise<boolean> {
-    return this.byName(name).acquireLease(name, owner, ttlMs);
-  }
-
-  releaseLease(name: string, owner: string): Promise<void> {
-    return this.byName(name).releaseLease(name, owner);
-  }
-
-  async leases(names: readonly string[]): Promise<Map<string, StoredLease>> {
+  override async leases(names: readonly string[]): Promise<Map<string, StoredLease>> {
     const [main, apart] = this.split(names, (name) => this.apart.holdsName(name));
-    const found = main.length ? await this.main.leases(main) : new Map<string, StoredLease>();
+    const found = main.length ? await this.inner.leases(main) : new Map<string, StoredLease>();
     if (apart.length) for (const [name, lease] of await this.apart.store.leases(apart)) found.set(name, lease);
     return found;
   }
 
-  async overwriteFreedSpace(): Promise<void> {
-    await Promise.all([this.main.overwriteFreedSpace?.(), this.apart.store.overwriteFreedSpace?.()]);
+  override async overwriteFreedSpace(): Promise<void> {
+    await Promise.all([this.inner.overwriteFreedSpace?.(), this.apart.store.overwriteFreedSpace?.()]);
   }
 
-  async close(): Promise<void> {
-    await Promise.all([this.main.close(), this.apart.store.close()]);
+  override async close(): Promise<void> {
+    await Promise.all([this.inner.close(), this.apart.store.close()]);
   }
 }
