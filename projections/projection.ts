@@ -14,6 +14,7 @@ export type { Document };
 export interface DocumentRef {
   readonly collection: string;
   readonly id: string;
+  /** What `evolve` must read besides the document (rare events only: see DocumentRead). */
   readonly reads?: readonly DocumentRead[];
 }
 
@@ -21,6 +22,7 @@ export interface DocumentRef {
 export interface DocumentSelection {
   readonly collection: string;
   readonly where: Readonly<Record<string, Condition>>;
+  /** Read once for the selection, handed to `evolve` for each document it selects. */
   readonly reads?: readonly DocumentRead[];
 }
 

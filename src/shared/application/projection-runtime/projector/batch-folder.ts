@@ -38,9 +38,9 @@ interface Step {
  * Folds batches of the log into the projections' documents and writes them with the
  * projections' checkpoints. What each event targets is known before anything is folded, so
  * the documents named by key are read with one query per collection; they are folded in
- * memory and written together, with every checkpoint, fenced by the leases. A selection reads
- * the store, so what was folded before it is written first (as are a target's `reads`); a batch larger than the store's
- * bound is written in several (`BoundedWriter`). A document already reflecting an event (its
+ * memory and written together, with every checkpoint, fenced by the leases. A selection (and
+ * a target's `reads`) reads the store, so what was folded before it is written first; a batch
+ * larger than the store's bound is written in several (`BoundedWriter`). A document already reflecting an event (its
  * recorded position) skips it: a redelivered event changes nothing.
  *
  * One folder serves one pass (one claim of leases): its store bound and its started-empty
