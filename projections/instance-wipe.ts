@@ -26,7 +26,7 @@ export const forgettingWipedInstances = <E extends DomainEvent, D extends Docume
     if (!stream) return [];
     return projection.collections.map((c) => ({ collection: c.name, where: { instance_id: stream.instanceId } }));
   },
-  evolve(document, event, target) {
-    return isWipe(event) ? onWiped(document, event) : projection.evolve(document, event, target);
+  evolve(document, event, target, read) {
+    return isWipe(event) ? onWiped(document, event) : projection.evolve(document, event, target, read);
   },
 });

@@ -6,7 +6,7 @@
  * Only type imports from src/shared: no framework, driver or store reaches this folder.
  */
 import type { DomainEvent, RecordedEvent } from '../src/shared/domain/event';
-import type { CollectionSpec, Condition, Document } from '../src/shared/ports/read-model-store.port';
+import type { CollectionSpec, Condition, Document, Query } from '../src/shared/ports/read-model-store.port';
 
 export type { Document };
 
@@ -14,12 +14,30 @@ export type { Document };
 export interface DocumentRef {
   readonly collection: string;
   readonly id: string;
+  /** What `evolve` must read besides the document (rare events only: see DocumentRead). */
+  readonly reads?: readonly DocumentRead[];
 }
 
 /** Every existing document matching `where` (e.g. all memberships of a deleted user). */
 export interface DocumentSelection {
   readonly collection: string;
   readonly where: Readonly<Record<string, Condition>>;
+  /** Read once for the selection, handed to `evolve` for each document it selects. */
+  readonly reads?: readonly DocumentRead[];
+}
+
+/**
+ * Other documents of the projection's own collections that `evolve` needs to fold a target (a
+ * thread's newest remaining reply once its last one is deleted), read after everything the
+ * batch folded before it (this event's earlier targets included) is written. Bounded by
+ * `limit`: a fold never reads what grows with a room's history. Each is a write of the batch
+ * so far and a query, so only rare events (deletions) should ask.
+ */
+export interface DocumentRead {
+  readonly collection: string;
+  readonly where: Readonly<Record<string, Condition>>;
+  readonly sort?: Query['sort'];
+  readonly limit: number;
 }
 
 export type Target = DocumentRef | DocumentSelection;
@@ -67,8 +85,11 @@ export interface ProjectionDefinition<E extends DomainEvent = DomainEvent, D ext
    */
   readonly partitioning?: Partitioning;
   targets(event: RecordedEvent<E>): readonly Target[];
-  /** The new document, or null to remove it. Must not mutate `document`. */
-  evolve(document: D | null, event: RecordedEvent<E>, target: DocumentRef): D | null;
+  /**
+   * The new document, or null to remove it. Must not mutate `document`. `read` holds what the
+   * target's `reads` found, one list per read, in their order (absent when it asks none).
+   */
+  evolve(document: D | null, event: RecordedEvent<E>, target: DocumentRef, read?: readonly (readonly Document[])[]): D | null;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { project } from '../../test/support/projection-fold';
 import { recorded } from '../testing';
+import { forgettingWipedInstances } from '../instance-wipe';
 import { MAX_THREAD_PARTICIPANTS, threadsProjection } from './threads.projection';
 
 const sent = (room: string, id: number, user: string, thread?: { parent: number; starter: string; alsoInRoom?: true }) =>
@@ -81,5 +82,87 @@ describe('threads projection', () => {
     expect(of(after, 'thread_replies').map((d) => d.id)).toEqual([2]);
     expect(of(after, 'thread_members').map((d) => d.user_id)).toEqual(['ann']);
     expect(of(after, 'thread_cursors')).toEqual([]);
+  });
+
+  describe('a deleted reply leaves the summary the remaining replies make', () => {
+    // As the runner folds it (projections/index.ts): the wipe's wrapper hands evolve its reads too.
+    const registered = forgettingWipedInstances(threadsProjection);
+    const deleted = (id: number, tombstone = false) =>
+      recorded(`message-acme.${id}`, 'MessageDeleted', { id, room_id: 'r1', tombstone, deleted_at: 't99', parent_id: 1 });
+    const thread = (docs: Map<string, { [k: string]: unknown }>) => {
+      const [t] = of(docs, 'threads');
+      return t && { reply_count: t.reply_count, last_reply_id: t.last_reply_id, last_reply_at: t.last_reply_at, participants: t.participants };
+    };
+    const members = (docs: Map<string, { [k: string]: unknown }>) =>
+      of(docs, 'thread_members')
+        .map((d) => [d.user_id, d.last_reply_id, d.last_reply_at])
+        .sort();
+
+    it('the newest reply deleted (v6, or a tombstone as an erasure leaves): the one before is the last, its sender leaves the participants and the members', async () => {
+      for (const tombstone of [false, true]) {
+        const docs = await project(registered, [
+          sent('r1', 1, 'ann'),
+          sent('r1', 2, 'ben', { parent: 1, starter: 'ann' }),
+          sent('r1', 3, 'cat', { parent: 1, starter: 'ann' }),
+          deleted(3, tombstone),
+        ]);
+        expect(thread(docs)).toEqual({ reply_count: 1, last_reply_id: 2, last_reply_at: 't2', participants: ['ann', 'ben'] });
+        expect(members(docs)).toEqual([
+          ['ann', 2, 't2'],
+          ['ben', 2, 't2'],
+        ]);
+      }
+    });
+
+    it('a replier with a reply left stays, in their place; the starter stays while the thread has replies', async () => {
+      const docs = await project(registered, [
+        sent('r1', 1, 'ann'),
+        sent('r1', 2, 'ben', { parent: 1, starter: 'ann' }),
+        sent('r1', 3, 'cat', { parent: 1, starter: 'ann' }),
+        sent('r1', 4, 'ben', { parent: 1, starter: 'ann' }),
+        sent('r1', 5, 'ann', { parent: 1, starter: 'ann' }),
+        deleted(4),
+        deleted(5),
+      ]);
+      expect(thread(docs)).toEqual({ reply_count: 2, last_reply_id: 3, last_reply_at: 't3', participants: ['ann', 'ben', 'cat'] });
+      expect(members(docs)).toEqual([
+        ['ann', 3, 't3'],
+        ['ben', 3, 't3'],
+        ['cat', 3, 't3'],
+      ]);
+    });
+
+    it(`a participant leaving makes room for the next replier within the ${MAX_THREAD_PARTICIPANTS}`, async () => {
+      const parent = sent('r1', 1, 'ann');
+      const replies = Array.from({ length: MAX_THREAD_PARTICIPANTS }, (_, i) => sent('r1', i + 2, `u${i}`, { parent: 1, starter: 'ann' }));
+      const names = replies.map((r) => r.data.user_id);
+      const before = await project(registered, [parent, ...replies]);
+      expect(thread(before)!.participants).toEqual(['ann', ...names.slice(0, MAX_THREAD_PARTICIPANTS - 1)]);
+      const docs = await project(registered, [parent, ...replies, deleted(2)]);
+      expect(thread(docs)).toMatchObject({ reply_count: MAX_THREAD_PARTICIPANTS - 1, participants: ['ann', ...names.slice(1)] });
+      expect(of(docs, 'thread_members').map((d) => d.user_id)).not.toContain('u0');
+    });
+
+    it('the last reply left deleted: no thread, no members; a new reply starts it again', async () => {
+      const gone = await project(registered, [sent('r1', 1, 'ann'), sent('r1', 2, 'ben', { parent: 1, starter: 'ann' }), deleted(2)]);
+      expect([of(gone, 'threads'), of(gone, 'thread_members')]).toEqual([[], []]);
+      const again = await project(registered, [
+        sent('r1', 1, 'ann'),
+        sent('r1', 2, 'ben', { parent: 1, starter: 'ann' }),
+        deleted(2),
+        sent('r1', 3, 'cat', { parent: 1, starter: 'ann' }),
+      ]);
+      expect(thread(again)).toEqual({ reply_count: 1, last_reply_id: 3, last_reply_at: 't3', participants: ['ann', 'cat'] });
+      expect(members(again)).toEqual([
+        ['ann', 3, 't3'],
+        ['cat', 3, 't3'],
+      ]);
+    });
+
+    it('the same events delivered again change nothing', async () => {
+      const events = [sent('r1', 1, 'ann'), sent('r1', 2, 'ben', { parent: 1, starter: 'ann' }), sent('r1', 3, 'cat', { parent: 1, starter: 'ann' }), deleted(3)];
+      const docs = await project(registered, [...events, ...events.slice(1)]);
+      expect(thread(docs)).toEqual({ reply_count: 1, last_reply_id: 2, last_reply_at: 't2', participants: ['ann', 'ben'] });
+    });
   });
 });

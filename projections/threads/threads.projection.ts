@@ -29,9 +29,25 @@ export interface ThreadDocument extends Document {
   readonly parent_id: number;
   /** Replies not deleted. */
   readonly reply_count: number;
+  /** The newest reply not deleted. */
   readonly last_reply_id: number;
   readonly last_reply_at: string;
+  /** `starter_id`, then `repliers` in order, at most MAX_THREAD_PARTICIPANTS: what the summary shows. */
   readonly participants: readonly string[];
+  /** Who started the thread (the parent's sender), when the replies name it. */
+  readonly starter_id?: string;
+  /**
+   * Everyone with a reply not deleted, in the order they joined the thread, with how many they
+   * have: a reply's deletion then knows whether its sender is still in the thread, and who
+   * comes next in `participants`, without reading the replies. It grows with the thread's
+   * participants, not with its replies.
+   */
+  readonly repliers: readonly Replier[];
+}
+
+export interface Replier {
+  readonly user_id: string;
+  readonly replies: number;
 }
 
 export interface ThreadMemberDocument extends Document {
@@ -71,7 +87,8 @@ type ThreadsDocument = ThreadReplyDocument | ThreadDocument | ThreadMemberDocume
  */
 export const threadsProjection: ProjectionDefinition<Folded, ThreadsDocument> = {
   name: 'threads',
-  version: 1,
+  // 2: summaries hold their repliers, so a reply's deletion leaves what the remaining replies say.
+  version: 2,
   collections: [
     { name: THREAD_REPLIES, indexes: [{ fields: ['instance_id', 'room_id', 'parent_id', 'visible', 'id'] }] },
     { name: THREADS, indexes: [{ fields: ['instance_id', 'room_id'] }] },
@@ -104,13 +121,28 @@ export const threadsProjection: ProjectionDefinition<Folded, ThreadsDocument> = 
         ];
       }
       case 'MessageEdited':
+        if (event.data.parent_id === undefined) return [];
+        return [{ collection: THREAD_REPLIES, id: threadReplyDocumentId(instanceId, event.data.room_id ?? stream.id, event.data.id) }];
       case 'MessageDeleted': {
         const { parent_id, id } = event.data;
         if (parent_id === undefined) return [];
         const roomId = event.data.room_id ?? stream.id;
+        const thread = { instance_id: instanceId, room_id: roomId, parent_id };
+        // In this order: each read sees what the targets before it folded (the reply deleted, then the summary).
         return [
           { collection: THREAD_REPLIES, id: threadReplyDocumentId(instanceId, roomId, id) },
-          ...(event.type === 'MessageDeleted' ? [{ collection: THREADS, id: threadDocumentId(instanceId, roomId, parent_id) }] : []),
+          {
+            collection: THREADS,
+            id: threadDocumentId(instanceId, roomId, parent_id),
+            reads: [
+              // Whose reply it was: the deletion does not say.
+              { collection: THREAD_REPLIES, where: { ...thread, id }, limit: 1 },
+              // The thread's newest reply left, should this one have been the newest.
+              { collection: THREAD_REPLIES, where: { ...thread, visible: true, deleted_at: null }, sort: [{ field: 'id', descending: true }], limit: 1 },
+            ],
+          },
+          // Every member moves to the thread's newest reply left; one with no reply left (not its starter) leaves it.
+          { collection: THREAD_MEMBERS, where: thread, reads: [{ collection: THREADS, where: { ...thread }, limit: 1 }] },
         ];
       }
       case 'ThreadReadCursorSet': {
@@ -128,16 +160,15 @@ export const threadsProjection: ProjectionDefinition<Folded, ThreadsDocument> = 
     }
   },
 
-  evolve(doc, event, target) {
+  evolve(doc, event, target, read = []) {
     switch (event.type) {
       case 'MessageSent':
         return replySent(doc, event as Parameters<typeof messageDocumentFrom>[0], target);
-      case 'MessageEdited':
       case 'MessageDeleted':
-        if (target.collection === THREADS) {
-          const thread = doc as ThreadDocument | null;
-          return thread && { ...thread, reply_count: Math.max(0, thread.reply_count - 1) };
-        }
+        if (target.collection === THREADS) return replyDeleted(doc as ThreadDocument | null, read);
+        if (target.collection === THREAD_MEMBERS) return memberAfterDelete(doc as ThreadMemberDocument | null, read);
+        return messagesProjection.evolve(doc as ThreadReplyDocument | null, event, target) as ThreadReplyDocument | null;
+      case 'MessageEdited':
         return messagesProjection.evolve(doc as ThreadReplyDocument | null, event, target) as ThreadReplyDocument | null;
       case 'ThreadReadCursorSet': {
         const { room_id, parent_id, user_id, position, updated_at } = event.data;
@@ -159,8 +190,11 @@ function replySent(doc: ThreadsDocument | null, event: Parameters<typeof message
       return { ...messageDocumentFrom(event), _id: target.id, parent_id: parentId, ...(also_in_room && { also_in_room }) };
     case THREADS: {
       const thread = doc as ThreadDocument | null;
-      const known = thread?.participants ?? (parent_user_id !== undefined ? [parent_user_id] : []);
-      const participants = known.includes(user_id) || known.length >= MAX_THREAD_PARTICIPANTS ? known : [...known, user_id];
+      const starterId = thread ? thread.starter_id : parent_user_id;
+      const known = thread?.repliers ?? [];
+      const repliers = known.some((r) => r.user_id === user_id)
+        ? known.map((r) => (r.user_id === user_id ? { ...r, replies: r.replies + 1 } : r))
+        : [...known, { user_id, replies: 1 }];
       return {
         _id: target.id,
         instance_id: instanceId,
@@ -169,7 +203,9 @@ function replySent(doc: ThreadsDocument | null, event: Parameters<typeof message
         reply_count: (thread?.reply_count ?? 0) + 1,
         last_reply_id: id,
         last_reply_at: created_at,
-        participants,
+        participants: participantsOf(starterId, repliers),
+        ...(starterId !== undefined && { starter_id: starterId }),
+        repliers,
       };
     }
     default: {
@@ -179,4 +215,41 @@ function replySent(doc: ThreadsDocument | null, event: Parameters<typeof message
       return { _id: target.id, instance_id: instanceId, user_id: userId, room_id: roomId, parent_id: parentId, last_reply_id: id, last_reply_at: created_at };
     }
   }
+}
+
+/** The starter, then the repliers in the order they joined, at most MAX_THREAD_PARTICIPANTS. */
+const participantsOf = (starterId: string | undefined, repliers: readonly Replier[]): string[] => {
+  const others = repliers.map((r) => r.user_id).filter((u) => u !== starterId);
+  return (starterId === undefined ? others : [starterId, ...others]).slice(0, MAX_THREAD_PARTICIPANTS);
+};
+
+/**
+ * The summary once a reply is deleted: what the replies left say. `read`: the deleted reply
+ * (its sender), then the thread's newest reply left (if any). No reply left: no thread.
+ */
+function replyDeleted(thread: ThreadDocument | null, read: readonly (readonly Document[])[]): ThreadDocument | null {
+  if (!thread) return null;
+  const [[deleted], [newest]] = read as [ThreadReplyDocument[], ThreadReplyDocument[]];
+  const reply_count = thread.reply_count - 1;
+  if (reply_count <= 0 || !newest) return null;
+  const repliers = thread.repliers
+    .map((r) => (r.user_id === deleted?.user_id ? { ...r, replies: r.replies - 1 } : r))
+    .filter((r) => r.replies > 0);
+  return {
+    ...thread,
+    reply_count,
+    last_reply_id: newest.id,
+    last_reply_at: newest.created_at,
+    participants: participantsOf(thread.starter_id, repliers),
+    repliers,
+  };
+}
+
+/** A member once a reply of their thread is deleted (`read`: the thread's summary, already folded): gone with the thread, or with their last reply. */
+function memberAfterDelete(member: ThreadMemberDocument | null, read: readonly (readonly Document[])[]): ThreadMemberDocument | null {
+  const [thread] = (read[0] ?? []) as ThreadDocument[];
+  if (!member || !thread) return null;
+  if (member.user_id !== thread.starter_id && !thread.repliers.some((r) => r.user_id === member.user_id)) return null;
+  if (member.last_reply_id === thread.last_reply_id) return member;
+  return { ...member, last_reply_id: thread.last_reply_id, last_reply_at: thread.last_reply_at };
 }

@@ -161,4 +161,26 @@ describe('pinned messages (v6)', () => {
     expect((await pin('fleeting', fresh, 'ben')).status).toBe(204);
     expect((await pins('fleeting')).map((p) => p.message_id)).toEqual([fresh]);
   });
+
+  it("lists a pinned thread-only reply with its parent_id, and a pinned thread's first message with its summary; the reply's delete takes its pin", async () => {
+    await createRoom('threaded');
+    const parent = await send('threaded', 'parent');
+    const replied = await s.request('POST', s.chat(`/rooms/threaded/messages/${parent}/replies`), {
+      body: { parts: [{ type: 'text/plain', content: 'a reply worth pinning' }] },
+      token: as('ben'),
+    });
+    expect(replied.status).toBe(201);
+    const reply = replied.body.message_id as number;
+    expect((await pin('threaded', parent, 'cat')).status).toBe(204);
+    expect((await pin('threaded', reply, 'cat')).status).toBe(204);
+
+    const listed = await pins('threaded');
+    expect(listed.map((p) => p.message_id)).toEqual([reply, parent]);
+    expect(listed[0].message).toMatchObject({ id: reply, user_id: 'ben', parent_id: parent, parts: [{ type: 'text/plain', content: 'a reply worth pinning' }] });
+    expect(listed[1].message.thread).toEqual({ reply_count: 1, last_reply_at: listed[0].message.created_at, participants: ['ann', 'ben'] });
+
+    expect((await s.request('DELETE', s.chat(`/rooms/threaded/messages/${reply}`), { token: as('ben') })).status).toBe(204);
+    const left = await pins('threaded');
+    expect(left.map((p) => [p.message_id, p.message.thread])).toEqual([[parent, undefined]]);
+  });
 });

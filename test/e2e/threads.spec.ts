@@ -239,6 +239,47 @@ describe('threads (v6)', () => {
     expect((await myThreads('ben')).threads.filter((t) => t.room_id === 'fleeting')).toEqual([]);
   });
 
+  it("a deleted reply leaves the parent's summary, the threads lists and the unread counts what the remaining replies say", async () => {
+    await createRoom('shrinking', { user_ids: ['ben', 'cat', 'dan'] });
+    const parent = await send('shrinking', 'parent');
+    const bens = await replyId('shrinking', parent, 'ben replies', 'ben');
+    const cats = await replyId('shrinking', parent, 'cat replies', 'cat');
+    const newest = await replyId('shrinking', parent, 'cat again', 'cat');
+    const createdAt = new Map((await replies('shrinking', parent)).map((m) => [m.id as number, m.created_at as string]));
+    const summary = async () => (await s.request('GET', s.chat(`/rooms/shrinking/messages/${parent}`), { token: as('dan') })).body.thread;
+    const listed = async (user: string) => (await myThreads(user)).threads.find((t) => t.parent_id === parent);
+    const shown = (reply_count: number, last: number, participants: string[]) => ({ reply_count, last_reply_at: createdAt.get(last), participants });
+    expect(await summary()).toEqual(shown(3, newest, ['ann', 'ben', 'cat']));
+
+    // The newest reply deleted: the one before it is the thread's last, for every member.
+    expect((await s.request('DELETE', s.chat(`/rooms/shrinking/messages/${newest}`), { token: as('cat') })).status).toBe(204);
+    expect(await summary()).toEqual(shown(2, cats, ['ann', 'ben', 'cat']));
+    for (const user of ['ann', 'ben', 'cat']) {
+      expect(await listed(user)).toMatchObject({ ...shown(2, cats, ['ann', 'ben', 'cat']), last_reply_id: cats, unread_count: 2 });
+    }
+
+    // cat's last reply deleted: cat is no longer in the thread (summary, cat's threads); ann's unread count follows.
+    expect((await setThreadCursor('shrinking', parent, 'ben', bens)).status).toBe(204);
+    expect((await s.request('DELETE', s.chat(`/rooms/shrinking/messages/${cats}`), { token: as('cat') })).status).toBe(204);
+    expect(await summary()).toEqual(shown(1, bens, ['ann', 'ben']));
+    expect(await listed('cat')).toBeUndefined();
+    expect(await listed('ann')).toMatchObject({ ...shown(1, bens, ['ann', 'ben']), last_reply_id: bens, unread_count: 1 });
+    expect(await listed('ben')).toMatchObject({ reply_count: 1, last_reply_id: bens, unread_count: 0 });
+    const pageOfRoom = (await roomPage('shrinking', 'dan')).find((m) => m.id === parent);
+    expect(pageOfRoom.thread).toEqual(shown(1, bens, ['ann', 'ben']));
+
+    // The last reply left deleted (by su): no thread to show, to list or to count; a new reply starts it again.
+    expect((await s.request('DELETE', s.chat(`/rooms/shrinking/messages/${bens}`), { token: su() })).status).toBe(204);
+    expect(await summary()).toBeUndefined();
+    for (const user of ['ann', 'ben', 'cat']) expect(await listed(user)).toBeUndefined();
+    expect(await replies('shrinking', parent)).toEqual([]);
+    const again = await replyId('shrinking', parent, 'dan starts over', 'dan');
+    const againAt = (await replies('shrinking', parent))[0].created_at;
+    expect(await summary()).toEqual({ reply_count: 1, last_reply_at: againAt, participants: ['ann', 'dan'] });
+    expect(await listed('dan')).toMatchObject({ last_reply_id: again, unread_count: 1 });
+    expect(await listed('ben')).toBeUndefined();
+  });
+
   it("a user's erasure blanks their replies in every thread and takes their threads and thread cursors; the instance wipe forgets every thread", async () => {
     await s.request('POST', s.chat('/users'), { body: { id: 'fay', name: 'fay' } });
     await createRoom('erasing', { user_ids: ['ben', 'fay'] });
@@ -259,7 +300,9 @@ describe('threads (v6)', () => {
     expect(JSON.stringify(page)).not.toContain(secret);
     expect(page.find((m) => m.id === bensReply).parts).toEqual([{ type: 'text/plain', content: 'ben stays' }]);
     const thread = (await s.request('GET', s.chat(`/rooms/erasing/messages/${parent}`), { token: as('ben') })).body.thread;
-    expect(thread.reply_count).toBe(1);
+    // The erased reply's tombstone stays in the thread's pages, but no summary counts it or its sender.
+    expect(thread).toEqual({ reply_count: 1, last_reply_at: page.find((m) => m.id === bensReply).created_at, participants: ['ann', 'ben'] });
+    expect((await myThreads('ann')).threads.find((t) => t.parent_id === parent)).toMatchObject({ reply_count: 1, unread_count: 1 });
     const cursor = await s.request('GET', s.chat(`/rooms/erasing/messages/${parent}/replies/read_cursors/fay`), { token: su() });
     expect(cursor.status).toBe(404);
     expect((await s.request('GET', s.chat('/users/fay/threads'), { token: su() })).body.threads).toEqual([]);
@@ -268,7 +311,7 @@ describe('threads (v6)', () => {
     expect((await setThreadCursor('erasing', parent, 'ben', bensReply)).status).toBe(204);
     const rowsOf = () => {
       const tables = contentsOf(join(dataDir, 'read-models.sqlite'));
-      return ['rm_thread_replies_v1', 'rm_threads_v1', 'rm_thread_members_v1', 'rm_thread_cursors_v1'].map((name) => (tables[name] ?? []).length);
+      return ['rm_thread_replies_v2', 'rm_threads_v2', 'rm_thread_members_v2', 'rm_thread_cursors_v2'].map((name) => (tables[name] ?? []).length);
     };
     expect(rowsOf().every((n) => n > 0)).toBe(true);
     expect((await s.request('DELETE', s.chat('/resources'), { token: su() })).status).toBe(204);

@@ -11,12 +11,13 @@ import { messageDecider, messageStream } from './domain/message.decider';
 import { attachmentsProjection } from '../../../projections/attachments/attachments.projection';
 import { checkpointName } from '../../../projections/projection';
 import { MESSAGE_READS } from './messages.read-model';
+import { THREAD_READS } from '../threads/threads.read-model';
 import { SentMessages } from './sent-messages';
 import { DROPPED_ATTACHMENTS, DroppedAttachments } from './dropped-attachments.port';
 
 /**
- * An edit or a delete is answered once the message reads as changed and the attachments it
- * dropped are gone (their links answer 404, then their bytes and names are removed), in every
+ * An edit or a delete is answered once the message reads as changed (a reply: in its thread
+ * too) and the attachments it dropped are gone (their links answer 404, then their bytes and names are removed), in every
  * deployment.
  */
 export const CHANGE_READS = [...MESSAGE_READS, checkpointName(attachmentsProjection)];
@@ -61,7 +62,8 @@ export class MessageChanges {
         now,
       },
       { instance_id: instanceId, actor, occurred_at: now },
-      { awaitProjections: CHANGE_READS },
+      // A reply's change is answered once its thread (pages, summary, members) shows it too.
+      { awaitProjections: sent?.parentId !== undefined ? [...CHANGE_READS, ...THREAD_READS] : CHANGE_READS },
     );
     // The change is stored: a failure here leaves the dropped attachments to the blob janitor's next sweep.
     await this.dropped.releaseDroppedBy(instanceId, messageId).catch((error: unknown) => {

@@ -1,6 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { READ_MODEL_STORE, ReadModelStore } from '../../shared/ports/read-model-store.port';
 import { checkpointName } from '../../../projections/projection';
+import type { MessageDocument } from '../../../projections/messages/messages.projection';
+import type { MessagesReadModel } from '../messages/messages.read-model';
 import {
   THREAD_CURSORS,
   THREAD_MEMBERS,
@@ -47,6 +49,21 @@ export async function withThreads<M extends Record<string, unknown>>(
     const thread = found.get(m.id as number);
     return thread ? { ...m, thread: summaryOf(thread) } : m;
   });
+}
+
+/**
+ * A message of the room by its id as v6 finds it: one of the room's timeline (with `viewer`, a
+ * shadow-banned user's own too) or a reply shown in its thread alone (docs/api.md, Threads).
+ */
+export async function messageOrReply(
+  messages: MessagesReadModel,
+  threads: ThreadsReadModel,
+  instanceId: string,
+  roomId: string,
+  messageId: number,
+  viewer?: string,
+): Promise<MessageDocument | null> {
+  return (await messages.get(instanceId, roomId, messageId, viewer)) ?? (await threads.reply(instanceId, roomId, messageId));
 }
 
 @Injectable()
@@ -115,13 +132,18 @@ export class ThreadsReadModel {
     return new Map(docs.map((d) => [d.parent_id, d.position]));
   }
 
-  /** Replies after the cursor (all without one), counted on the replies' index, not by reading them. */
+  /**
+   * Replies after the cursor (all without one), found on the replies' index (room, thread, id).
+   * A deleted reply shown as a tombstone (the v2 route's delete, an erasure) is not counted, as
+   * the thread's `reply_count` does not count it.
+   */
   unread(instanceId: string, roomId: string, parentId: number, position: number | undefined): Promise<number> {
     return this.readModels.count(THREAD_REPLIES, {
       instance_id: instanceId,
       room_id: roomId,
       parent_id: parentId,
       visible: true,
+      deleted_at: null,
       id: { gt: position ?? 0 },
     });
   }

@@ -20,6 +20,7 @@ import { messageDecider, messageStream, SentMessage, sentBy, sentMessageOf } fro
 import { MessageEdited, MessageSent } from '../../messages/domain/message.events';
 import { AttachmentCreated } from '../../attachments/domain/attachment.events';
 import { CHANGE_READS } from '../../messages/message-changes';
+import { THREAD_READS } from '../../threads/threads.read-model';
 import { REACTION_READS } from '../../messages/reactions.read-model';
 import { ReactionDocument, REACTIONS } from '../../../../projections/reactions/reactions.projection';
 import { SentMessages } from '../../messages/sent-messages';
@@ -273,7 +274,8 @@ export class UserErasure {
     const deletes = doomed.map((d) => this.tombstone(instanceId, d.roomId, d.data, d.roomCreatedAt, metadata));
     const positions = (await Promise.all(deletes)).filter((p): p is LogPosition => p !== null);
     const newest = positions.reduce<LogPosition | null>((a, b) => (a === null || b > a ? b : a), null);
-    if (newest !== null) await this.readYourWrites.waitFor(newest, CHANGE_READS);
+    // Replies among them: their threads' summaries too.
+    if (newest !== null) await this.readYourWrites.waitFor(newest, [...CHANGE_READS, ...THREAD_READS]);
     // The same counts when the page held nothing of the user's.
     if (positions.length === 0 && plaintext === 0) return counts;
     return { ...counts, messages: counts.messages + positions.length, unshreddable_plaintext_events: counts.unshreddable_plaintext_events + plaintext };

@@ -9,7 +9,7 @@ import { ATTACHMENT_RESOLVER, AttachmentResolver } from '../presentation/attachm
 import { MessageResponse, presentMessage } from '../presentation/message.presenter';
 import { MessagesReadModel } from '../messages.read-model';
 import { ReactionsReadModel, withReactions } from '../reactions.read-model';
-import { ThreadsReadModel, withThreads } from '../../threads/threads.read-model';
+import { messageOrReply, ThreadsReadModel, withThreads } from '../../threads/threads.read-model';
 import { parseMessageId } from '../presentation/message-id.pipe';
 import { Access } from '../../roles/access-rules';
 import { Requires } from '../../roles/requires.decorator';
@@ -39,9 +39,11 @@ export class GetMessageHandler implements IQueryHandler<GetMessageQuery, Message
   async execute(q: GetMessageQuery): Promise<MessageResponse> {
     await this.access.readable(q.instanceId, q.roomId, q.actor);
     // v6 also finds a reply shown in its thread alone (docs/api.md, Threads); v2 shows the room's messages only.
+    const viewer = await this.restrictions.shadowViewer(q.actor, q.roomId);
     const doc =
-      (await this.messages.get(q.instanceId, q.roomId, q.messageId, await this.restrictions.shadowViewer(q.actor, q.roomId))) ??
-      (q.version === 6 ? await this.threads.reply(q.instanceId, q.roomId, q.messageId) : null);
+      q.version === 6
+        ? await messageOrReply(this.messages, this.threads, q.instanceId, q.roomId, q.messageId, viewer)
+        : await this.messages.get(q.instanceId, q.roomId, q.messageId, viewer);
     if (!doc) throw messageNotFound(q.messageId);
     const summarized = await withThreads(this.threads, q.version, q.instanceId, q.roomId, [presentMessage(q.version, doc, this.attachments)]);
     const [shown] = await withReactions(this.reactions, q.version, q.instanceId, summarized, q.actor.userId);

@@ -12,6 +12,7 @@ import { RoomAccess } from '../../rooms/room-access';
 import { Access } from '../../roles/access-rules';
 import { Requires } from '../../roles/requires.decorator';
 import { PinsReadModel } from '../pins.read-model';
+import { messageOrReply, ThreadsReadModel, withThreads } from '../../threads/threads.read-model';
 
 export class ListPinsQuery {
   constructor(
@@ -36,6 +37,7 @@ export class ListPinsHandler implements IQueryHandler<ListPinsQuery, { pins: Pin
     private readonly access: RoomAccess,
     private readonly pins: PinsReadModel,
     private readonly messages: MessagesReadModel,
+    private readonly threads: ThreadsReadModel,
     @Inject(ATTACHMENT_RESOLVER) private readonly attachments: AttachmentResolver,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
@@ -43,21 +45,26 @@ export class ListPinsHandler implements IQueryHandler<ListPinsQuery, { pins: Pin
   async execute(q: ListPinsQuery): Promise<{ pins: PinnedMessage[] }> {
     await this.access.readable(q.instanceId, q.roomId, q.actor);
     const pins = await this.pins.standing(q.instanceId, q.roomId, this.clock.now().toISOString());
-    const shown = await Promise.all(
-      pins.map(async ({ message_id, pinned_by, pinned_at, until }) => {
-        const message = await this.messages.get(q.instanceId, q.roomId, message_id);
+    const found = await Promise.all(
+      pins.map(async (pin) => {
+        // A reply shown in its thread alone is listed too (with its `parent_id`, for the client to open its thread), as Slack and Stream list a pinned thread reply.
+        const message = await messageOrReply(this.messages, this.threads, q.instanceId, q.roomId, pin.message_id);
         // A message deleted as a pin landed (its pin goes with its deletion otherwise) is not shown.
-        if (!message || message.deleted_at !== undefined) return null;
-        return {
-          message_id,
-          ...(pinned_by !== undefined && { pinned_by }),
-          pinned_at,
-          ...(until !== undefined && { until }),
-          message: presentMessage(6, message, this.attachments),
-        };
+        return message && message.deleted_at === undefined ? { pin, message: presentMessage(6, message, this.attachments) } : null;
       }),
     );
-    return { pins: shown.filter((pin): pin is PinnedMessage => pin !== null) };
+    const standing = found.filter((f) => f !== null);
+    // A pinned thread's first message carries its summary, as on the room's pages.
+    const messages = await withThreads(this.threads, 6, q.instanceId, q.roomId, standing.map((f) => f.message));
+    return {
+      pins: standing.map(({ pin: { message_id, pinned_by, pinned_at, until } }, i) => ({
+        message_id,
+        ...(pinned_by !== undefined && { pinned_by }),
+        pinned_at,
+        ...(until !== undefined && { until }),
+        message: messages[i],
+      })),
+    };
   }
 }
 

@@ -43,7 +43,8 @@ export class ListRepliesHandler implements IQueryHandler<ListRepliesQuery, Messa
     // A message without replies has an empty thread; a thread outlives its first message's deletion (its replies are their senders').
     const [thread, parent] = await Promise.all([this.threads.thread(q.instanceId, q.roomId, q.parentId), this.messages.get(q.instanceId, q.roomId, q.parentId)]);
     if (!thread && !parent) throw parentNotFound(q.parentId, q.roomId);
-    const docs = thread ? await this.threads.replies(q.instanceId, q.roomId, q.parentId, q) : [];
+    // Read even without a summary: a thread whose replies are all deleted still shows the tombstones some deletes leave.
+    const docs = await this.threads.replies(q.instanceId, q.roomId, q.parentId, q);
     const shown = docs.map((d) => presentMessage(6, d, this.attachments));
     return withReactions(this.reactions, 6, q.instanceId, shown, q.actor.userId);
   }

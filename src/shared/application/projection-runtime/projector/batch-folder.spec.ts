@@ -49,6 +49,28 @@ const ticks: ProjectionDefinition = {
   evolve: (_document, e) => ({ _id: '', stream: e.streamName }),
 };
 
+/**
+ * Counts ticks per stream; a `Total` event ticks its stream too, then sums the group's counts
+ * into `total`, reading them (`reads`): what the batch folded before, its own tick included.
+ */
+const tally: ProjectionDefinition = {
+  name: 'tally',
+  version: 1,
+  collections: [{ name: 'tallies' }],
+  handles: ['Tick', 'Total'],
+  targets: (e) =>
+    e.type === 'Tick'
+      ? [{ collection: 'tallies', id: e.streamName }]
+      : [
+          { collection: 'tallies', id: e.streamName },
+          { collection: 'tallies', id: 'total', reads: [{ collection: 'tallies', where: { group: 'g1' }, sort: [{ field: 'n', descending: true }], limit: 10 }] },
+        ],
+  evolve: (document, e, target, read = []) =>
+    target.id === 'total'
+      ? { _id: '', sum: read[0].reduce((sum, d) => sum + (d.n as number), 0), largest: read[0][0]?._id }
+      : { _id: '', group: 'g1', n: ((document?.n as number | undefined) ?? 0) + 1 },
+};
+
 /** The real store, noting its reads and writes. */
 class NotingStore extends SqliteReadModelStore {
   readonly writes: { changes: number; checkpoints: Record<string, string> }[] = [];
@@ -137,6 +159,21 @@ describe('BatchFolder over a real SQLite read-model store', () => {
     expect(store.writes).toEqual([
       { changes: 2, checkpoints: { counter_v1: at(2) } },
       { changes: 2, checkpoints: { counter_v1: at(4) } },
+    ]);
+    expect(partialWrites).toBe(1);
+  });
+
+  it("hands evolve a target's reads, made once what the batch folded before (this event's earlier targets too) is written", async () => {
+    await open();
+    await store.ensureCollections(physicalCollectionSpecs(tally));
+    const slot = projectionSlot(tally, null);
+    await folder().fold([tick(1, 'a'), tick(2, 'b'), tick(3, 'b'), event(4, 'c', 'Total'), tick(5, 'c')], [slot]);
+
+    expect(await store.get('tallies_v1', 'total')).toEqual({ _id: 'total', sum: 4, largest: 'b' });
+    expect((await store.get('tallies_v1', 'c'))?.n).toBe(2);
+    expect(store.writes).toEqual([
+      { changes: 3, checkpoints: { tally_v1: at(3) } },
+      { changes: 2, checkpoints: { tally_v1: at(5) } },
     ]);
     expect(partialWrites).toBe(1);
   });

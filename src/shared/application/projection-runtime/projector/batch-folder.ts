@@ -1,5 +1,5 @@
 import { LogPosition, RecordedEvent, positionAfter } from '../../../domain/event';
-import { DocumentChange, LeaseFence, ReadModelStore, StoredDocument } from '../../../ports/read-model-store.port';
+import { Document, DocumentChange, LeaseFence, ReadModelStore, StoredDocument } from '../../../ports/read-model-store.port';
 import { isRef, Target } from '../../../../../projections/projection';
 import { BoundedWriter } from './bounded-writer';
 import { ProjectionEventError } from './projection-event-error';
@@ -38,9 +38,9 @@ interface Step {
  * Folds batches of the log into the projections' documents and writes them with the
  * projections' checkpoints. What each event targets is known before anything is folded, so
  * the documents named by key are read with one query per collection; they are folded in
- * memory and written together, with every checkpoint, fenced by the leases. A selection reads
- * the store, so what was folded before it is written first; a batch larger than the store's
- * bound is written in several (`BoundedWriter`). A document already reflecting an event (its
+ * memory and written together, with every checkpoint, fenced by the leases. A selection (and
+ * a target's `reads`) reads the store, so what was folded before it is written first; a batch
+ * larger than the store's bound is written in several (`BoundedWriter`). A document already reflecting an event (its
  * recorded position) skips it: a redelivered event changes nothing.
  *
  * One folder serves one pass (one claim of leases): its store bound and its started-empty
@@ -115,11 +115,11 @@ export class BatchFolder {
     const steps = this.plan(batch, slots);
     await this.prefetch(steps, documentsOf);
 
-    const fold = (slot: ProjectionSlot, event: RecordedEvent, collection: string, entry: Cached, id: string) => {
+    const fold = (slot: ProjectionSlot, event: RecordedEvent, collection: string, entry: Cached, id: string, read?: readonly (readonly Document[])[]) => {
       if (entry.position !== null && !positionAfter(event.position, entry.position)) return; // already folded
       let next;
       try {
-        next = slot.definition.evolve(entry.document, event, { collection, id });
+        next = slot.definition.evolve(entry.document, event, { collection, id }, read);
       } catch (error) {
         throw new ProjectionEventError(slot.checkpoint, event, error);
       }
@@ -144,13 +144,19 @@ export class BatchFolder {
         if (failure) throw new ProjectionEventError(slot.checkpoint, event, failure.error);
         for (const target of targets) {
           const documents = documentsOf(slot.collection(target.collection));
+          let read: Document[][] | undefined;
+          if (target.reads) {
+            // The reads see the store: everything folded so far, this event's earlier targets included, goes first.
+            if (index > done || pending.changes > 0) await flush(index);
+            read = await Promise.all(target.reads.map(({ collection, ...query }) => this.store.find(slot.collection(collection), query)));
+          }
           if (isRef(target)) {
             // Not cached: it was not in the store when the batch began (read above, or known
             // never written), and nothing in the batch has made it since.
             let entry = documents.get(target.id);
             if (!entry) documents.set(target.id, (entry = { document: null, position: null, dirty: false }));
             if (shared && !(entry.document && slot.ownsDocument(entry.document))) continue;
-            fold(slot, event, target.collection, entry, target.id);
+            fold(slot, event, target.collection, entry, target.id, read);
             if (full()) await flush(index);
             continue;
           }
@@ -166,7 +172,7 @@ export class BatchFolder {
             if (document && slot.ownsDocument(document)) refs.push(id);
           }
           for (const id of refs) {
-            fold(slot, event, target.collection, documents.get(id)!, id);
+            fold(slot, event, target.collection, documents.get(id)!, id, read);
             if (full()) await flush(index);
           }
         }
