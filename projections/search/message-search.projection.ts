@@ -3,6 +3,7 @@ import { parseStreamName } from '../../src/shared/domain/streams';
 import type { MessagePart } from '../../src/modules/messages/domain/message-parts';
 import type { MessageEvent } from '../../src/modules/messages/domain/message.events';
 import type { RoomDeleted } from '../../src/modules/rooms/domain/room.events';
+import { shownTo } from '../../src/modules/messages/domain/message-visibility';
 import { indexedText, searchFacets } from '../../src/modules/search/domain/search-text';
 import type { TextIndexSpec } from '../../src/shared/ports/read-model-store.port';
 import type { Document, ProjectionDefinition, Target } from '../projection';
@@ -71,8 +72,8 @@ export const messageSearchProjection: ProjectionDefinition<MessageEvent | RoomDe
       case 'RoomDeleted':
         return [{ collection: MESSAGE_SEARCH, where: { instance_id: stream.instanceId, room_id: stream.id } }];
       case 'MessageSent':
-        // Sent under a shadow ban: no one else may find it (its edits and delete then find no document either).
-        if (event.data.shadow) return [];
+        // Search is shared by all its callers: a message not shown to everyone is not indexed (its edits and delete then find no document either).
+        if (!shownTo(event.data, undefined)) return [];
         return [{ collection: MESSAGE_SEARCH, id: messageDocumentId(stream.instanceId, stream.id, event.data.id) }];
       default:
         return [{ collection: MESSAGE_SEARCH, id: messageDocumentId(stream.instanceId, event.data.room_id ?? stream.id, event.data.id) }];

@@ -5,8 +5,9 @@ import type { UserDeleted } from '../../src/modules/users/domain/user.events';
 import type { ThreadEvent } from '../../src/modules/threads/domain/thread.events';
 import type { Document, DocumentRef, ProjectionDefinition, Target } from '../projection';
 import { MessageDocument, messageDocumentFrom, messagesProjection } from '../messages/messages.projection';
+import { shownTo } from '../../src/modules/messages/domain/message-visibility';
 
-/** Every thread reply, also those shown in the room too: what a thread's pages read. */
+/** Every thread reply, also those shown in the room too, and those sent under a shadow ban (for their sender): what a thread's pages read. */
 export const THREAD_REPLIES = 'thread_replies';
 /** One summary per thread, by its first message: what parents show. */
 export const THREADS = 'threads';
@@ -71,7 +72,8 @@ type ThreadsDocument = ThreadReplyDocument | ThreadDocument | ThreadMemberDocume
  */
 export const threadsProjection: ProjectionDefinition<Folded, ThreadsDocument> = {
   name: 'threads',
-  version: 1,
+  // 2: replies sent under a shadow ban are kept (for their sender's pages).
+  version: 2,
   collections: [
     { name: THREAD_REPLIES, indexes: [{ fields: ['instance_id', 'room_id', 'parent_id', 'visible', 'id'] }] },
     { name: THREADS, indexes: [{ fields: ['instance_id', 'room_id'] }] },
@@ -85,13 +87,14 @@ export const threadsProjection: ProjectionDefinition<Folded, ThreadsDocument> = 
     const stream = parseStreamName(event.streamName);
     if (!stream) return [];
     const instanceId = stream.instanceId;
-    // A reply sent under a shadow ban is in no thread: no one else may see it, nor count it.
-    if ((event.type === 'MessageSent' || event.type === 'MessageEdited' || event.type === 'MessageDeleted') && event.data.shadow) return [];
     switch (event.type) {
       case 'MessageSent': {
         const { parent_id, parent_user_id, user_id, id } = event.data;
-        if (parent_id === undefined) return [];
+        if (parent_id === undefined) return []; // no reply: in no thread
         const roomId = stream.id;
+        // The summary and the threads lists are everyone's: a reply not shown to everyone (sent
+        // under a shadow ban) is kept for its sender's pages alone, counted nowhere.
+        if (!shownTo(event.data, undefined)) return [{ collection: THREAD_REPLIES, id: threadReplyDocumentId(instanceId, roomId, id) }];
         return [
           // The members already in the thread first: a selection reads what the batch wrote so far.
           { collection: THREAD_MEMBERS, where: { instance_id: instanceId, room_id: roomId, parent_id } },
@@ -110,7 +113,7 @@ export const threadsProjection: ProjectionDefinition<Folded, ThreadsDocument> = 
         const roomId = event.data.room_id ?? stream.id;
         return [
           { collection: THREAD_REPLIES, id: threadReplyDocumentId(instanceId, roomId, id) },
-          ...(event.type === 'MessageDeleted' ? [{ collection: THREADS, id: threadDocumentId(instanceId, roomId, parent_id) }] : []),
+          ...(event.type === 'MessageDeleted' && shownTo(event.data, undefined) ? [{ collection: THREADS, id: threadDocumentId(instanceId, roomId, parent_id) }] : []),
         ];
       }
       case 'ThreadReadCursorSet': {

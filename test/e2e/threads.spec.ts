@@ -5,6 +5,7 @@ import { contentsOf } from '../support/sqlite-files';
 import { openHttpSubscription } from '../support/subscribe-client';
 import { startTestServer, TestServer } from '../support/test-server';
 import { eventually } from '../support/waiting';
+import { threadsProjection } from '../../projections/threads/threads.projection';
 
 describe('threads (v6)', () => {
   let s: TestServer;
@@ -268,7 +269,7 @@ describe('threads (v6)', () => {
     expect((await setThreadCursor('erasing', parent, 'ben', bensReply)).status).toBe(204);
     const rowsOf = () => {
       const tables = contentsOf(join(dataDir, 'read-models.sqlite'));
-      return ['rm_thread_replies_v1', 'rm_threads_v1', 'rm_thread_members_v1', 'rm_thread_cursors_v1'].map((name) => (tables[name] ?? []).length);
+      return ['thread_replies', 'threads', 'thread_members', 'thread_cursors'].map((name) => (tables[`rm_${name}_v${threadsProjection.version}`] ?? []).length);
     };
     expect(rowsOf().every((n) => n > 0)).toBe(true);
     expect((await s.request('DELETE', s.chat('/resources'), { token: su() })).status).toBe(204);

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { READ_MODEL_STORE, ReadModelStore } from '../../shared/ports/read-model-store.port';
 import { checkpointName } from '../../../projections/projection';
+import { pageShownTo, shownToViewer } from '../messages/messages.read-model';
 import {
   THREAD_CURSORS,
   THREAD_MEMBERS,
@@ -53,9 +54,15 @@ export async function withThreads<M extends Record<string, unknown>>(
 export class ThreadsReadModel {
   constructor(@Inject(READ_MODEL_STORE) private readonly readModels: ReadModelStore) {}
 
-  async reply(instanceId: string, roomId: string, messageId: number): Promise<ThreadReplyDocument | null> {
+  /** A reply not deleted, shown to everyone or (with `viewer`, a shadow-banned user) sent by them under the ban. */
+  async reply(instanceId: string, roomId: string, messageId: number, viewer?: string): Promise<ThreadReplyDocument | null> {
     const doc = await this.readModels.get<ThreadReplyDocument>(THREAD_REPLIES, threadReplyDocumentId(instanceId, roomId, messageId));
-    return doc?.visible && doc.deleted_at === undefined ? doc : null;
+    return doc && shownToViewer(doc, viewer) && doc.deleted_at === undefined ? doc : null;
+  }
+
+  /** A reply as stored, shown or not (a live subscription's deletes tell apart whose shadow reply it was). */
+  stored(instanceId: string, roomId: string, messageId: number): Promise<ThreadReplyDocument | null> {
+    return this.readModels.get<ThreadReplyDocument>(THREAD_REPLIES, threadReplyDocumentId(instanceId, roomId, messageId));
   }
 
   thread(instanceId: string, roomId: string, parentId: number): Promise<ThreadDocument | null> {
@@ -68,25 +75,31 @@ export class ThreadsReadModel {
     return new Map(docs.map((d) => [d.parent_id, d]));
   }
 
-  /** A thread's replies as a room's messages page: older (default) newest first below `initialId`, newer oldest first above it. */
+  /**
+   * A thread's replies as a room's messages page: older (default) newest first below
+   * `initialId`, newer oldest first above it; with `viewer` (a shadow-banned user), their own
+   * replies sent under the ban too.
+   */
   replies(
     instanceId: string,
     roomId: string,
     parentId: number,
-    options: { initialId?: number; direction: 'older' | 'newer'; limit: number },
+    options: { initialId?: number; direction: 'older' | 'newer'; limit: number; viewer?: string },
   ): Promise<ThreadReplyDocument[]> {
     const older = options.direction === 'older';
-    return this.readModels.find<ThreadReplyDocument>(THREAD_REPLIES, {
-      where: {
-        instance_id: instanceId,
-        room_id: roomId,
-        parent_id: parentId,
-        visible: true,
-        ...(options.initialId !== undefined && { id: older ? { lt: options.initialId } : { gt: options.initialId } }),
-      },
-      sort: [{ field: 'id', descending: older }],
-      limit: options.limit,
-    });
+    const query = (where: Record<string, string | boolean>) =>
+      this.readModels.find<ThreadReplyDocument>(THREAD_REPLIES, {
+        where: {
+          instance_id: instanceId,
+          room_id: roomId,
+          parent_id: parentId,
+          ...where,
+          ...(options.initialId !== undefined && { id: older ? { lt: options.initialId } : { gt: options.initialId } }),
+        },
+        sort: [{ field: 'id', descending: older }],
+        limit: options.limit,
+      });
+    return pageShownTo(query, options);
   }
 
   /** The user's threads in these rooms, newest activity first, below `before` (a `last_reply_id`). */

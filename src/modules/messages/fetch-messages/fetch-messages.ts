@@ -44,7 +44,7 @@ export class FetchMessagesHandler implements IQueryHandler<FetchMessagesQuery, M
     const docs = await this.messages.page(q.instanceId, q.roomId, { ...q, ...(viewer !== undefined && { viewer }) });
     const shown = docs.map((d) => presentMessage(q.version, d, this.attachments));
     const withSummaries = await withThreads(this.threads, q.version, q.instanceId, q.roomId, shown);
-    return withReactions(this.reactions, q.version, q.instanceId, withSummaries, q.actor.userId);
+    return withReactions(this.reactions, q.version, q.instanceId, withSummaries, q.actor.userId, viewer);
   }
 }
 

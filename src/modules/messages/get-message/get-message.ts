@@ -39,12 +39,13 @@ export class GetMessageHandler implements IQueryHandler<GetMessageQuery, Message
   async execute(q: GetMessageQuery): Promise<MessageResponse> {
     await this.access.readable(q.instanceId, q.roomId, q.actor);
     // v6 also finds a reply shown in its thread alone (docs/api.md, Threads); v2 shows the room's messages only.
+    const viewer = await this.restrictions.shadowViewer(q.actor, q.roomId);
     const doc =
-      (await this.messages.get(q.instanceId, q.roomId, q.messageId, await this.restrictions.shadowViewer(q.actor, q.roomId))) ??
-      (q.version === 6 ? await this.threads.reply(q.instanceId, q.roomId, q.messageId) : null);
+      (await this.messages.get(q.instanceId, q.roomId, q.messageId, viewer)) ??
+      (q.version === 6 ? await this.threads.reply(q.instanceId, q.roomId, q.messageId, viewer) : null);
     if (!doc) throw messageNotFound(q.messageId);
     const summarized = await withThreads(this.threads, q.version, q.instanceId, q.roomId, [presentMessage(q.version, doc, this.attachments)]);
-    const [shown] = await withReactions(this.reactions, q.version, q.instanceId, summarized, q.actor.userId);
+    const [shown] = await withReactions(this.reactions, q.version, q.instanceId, summarized, q.actor.userId, viewer);
     return shown;
   }
 }

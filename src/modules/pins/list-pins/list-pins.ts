@@ -12,6 +12,7 @@ import { RoomAccess } from '../../rooms/room-access';
 import { Access } from '../../roles/access-rules';
 import { Requires } from '../../roles/requires.decorator';
 import { PinsReadModel } from '../pins.read-model';
+import { Restrictions } from '../../bans/restrictions';
 
 export class ListPinsQuery {
   constructor(
@@ -38,14 +39,16 @@ export class ListPinsHandler implements IQueryHandler<ListPinsQuery, { pins: Pin
     private readonly messages: MessagesReadModel,
     @Inject(ATTACHMENT_RESOLVER) private readonly attachments: AttachmentResolver,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly restrictions: Restrictions,
   ) {}
 
   async execute(q: ListPinsQuery): Promise<{ pins: PinnedMessage[] }> {
     await this.access.readable(q.instanceId, q.roomId, q.actor);
-    const pins = await this.pins.standing(q.instanceId, q.roomId, this.clock.now().toISOString());
+    const viewer = await this.restrictions.shadowViewer(q.actor, q.roomId);
+    const pins = await this.pins.standing(q.instanceId, q.roomId, this.clock.now().toISOString(), viewer);
     const shown = await Promise.all(
       pins.map(async ({ message_id, pinned_by, pinned_at, until }) => {
-        const message = await this.messages.get(q.instanceId, q.roomId, message_id);
+        const message = await this.messages.get(q.instanceId, q.roomId, message_id, viewer);
         // A message deleted as a pin landed (its pin goes with its deletion otherwise) is not shown.
         if (!message || message.deleted_at !== undefined) return null;
         return {
