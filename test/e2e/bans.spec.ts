@@ -13,6 +13,8 @@ import { scanForMarkers } from '../support/byte-scan';
 import { HttpSubscription, openHttpSubscription } from '../support/subscribe-client';
 import { startTestServer, TestServer } from '../support/test-server';
 import { eventually } from '../support/waiting';
+import { contentsOf } from '../support/sqlite-files';
+import { reactionsProjection } from '../../projections/reactions/reactions.projection';
 
 /** A route's path with `:version` v6, `:instanceId` the server's, and the other parameters from `values` (else `x`). */
 const pathOf = (pattern: string, instanceId: string, values: Record<string, string>) =>
@@ -437,6 +439,21 @@ describe('bans and frozen rooms', () => {
     } finally {
       await Promise.all([bystander.close(), banned.close()]);
     }
+  });
+
+  it('a user’s erasure removes the reactions they added under a shadow ban', async () => {
+    await s.request('POST', s.chat('/users'), { body: { id: 'ivy', name: 'ivy' } });
+    await createRoom('shadyerasure', ['ivy', 'cat']);
+    const message = (await send('shadyerasure', 'hi', 'cat')).body.message_id as number;
+    expect((await banInRoom('shadyerasure', 'ivy', null, { shadow: true })).status).toBe(200);
+    expect((await s.request('PUT', s.chat(`/rooms/shadyerasure/messages/${message}/reactions/${encodeURIComponent('👀')}`), { token: as('ivy') })).status).toBe(204);
+    const ivysShadowReactions = () =>
+      (contentsOf(join(dataDir, 'read-models.sqlite'))[`rm_shadow_reactions_v${reactionsProjection.version}`] ?? []).filter((row) => JSON.parse((row as { doc: string }).doc).user_id === 'ivy').length;
+    await eventually(() => ivysShadowReactions() === 1, { what: 'the shadowed reaction kept' });
+    const erasure = await s.request('POST', admin('/erasures'), { body: { user_id: 'ivy' } });
+    expect(erasure.status).toBe(202);
+    await eventually(async () => (await s.request('GET', admin(`/erasures/${erasure.body.id}`))).body.status === 'completed', { what: 'the erasure completed' });
+    await eventually(() => ivysShadowReactions() === 0, { what: 'the shadowed reaction removed' });
   });
 
   it('a ban’s reason is sealed in the log, shown by the audit, and gone once the ban is lifted, the room deleted or the user erased', async () => {
