@@ -44,7 +44,7 @@ export class GetMessageHandler implements IQueryHandler<GetMessageQuery, Message
       (await this.messages.get(q.instanceId, q.roomId, q.messageId, viewer)) ??
       (q.version === 6 ? await this.threads.reply(q.instanceId, q.roomId, q.messageId, viewer) : null);
     if (!doc) throw messageNotFound(q.messageId);
-    const summarized = await withThreads(this.threads, q.version, q.instanceId, q.roomId, [presentMessage(q.version, doc, this.attachments)]);
+    const summarized = await withThreads(this.threads, q.version, q.instanceId, q.roomId, [presentMessage(q.version, doc, this.attachments)], viewer);
     const [shown] = await withReactions(this.reactions, q.version, q.instanceId, summarized, q.actor.userId, viewer);
     return shown;
   }
