@@ -1,6 +1,6 @@
 import { documentId, parseStreamName } from '../../src/shared/domain/streams';
 import type { MessageDeleted } from '../../src/modules/messages/domain/message.events';
-import type { PinEvent } from '../../src/modules/pins/domain/pin.events';
+import { pinChangeFlags, type PinEvent } from '../../src/modules/pins/domain/pin.events';
 import type { RoomDeleted } from '../../src/modules/rooms/domain/room.events';
 import { shownTo } from '../../src/modules/messages/domain/message-visibility';
 import type { Document, ProjectionDefinition, Target } from '../projection';
@@ -63,9 +63,9 @@ export const pinsProjection: ProjectionDefinition<PinEvent | MessageDeleted | Ro
       case 'MessagePinned':
       case 'MessageUnpinned': {
         const { room_id, message_id } = event.data;
-        const userId = event.type === 'MessagePinned' ? event.data.pinned_by : event.data.unpinned_by;
-        if (!shownTo({ ...(userId !== undefined && { user_id: userId }), ...(event.data.shadow && { shadow: event.data.shadow }) }, undefined)) {
-          return userId === undefined ? [] : [{ collection: SHADOW_PINS, id: shadowPinDocumentId(stream.instanceId, room_id, message_id, userId) }];
+        const { user_id } = pinChangeFlags(event);
+        if (!shownTo(pinChangeFlags(event), undefined)) {
+          return user_id === undefined ? [] : [{ collection: SHADOW_PINS, id: shadowPinDocumentId(stream.instanceId, room_id, message_id, user_id) }];
         }
         return [{ collection: PINS, id: pinDocumentId(stream.instanceId, room_id, message_id) }];
       }

@@ -18,7 +18,7 @@ import { messagesStream } from '../domain/message.decider';
 import { MessageDeleted, MessageEdited, MessageEvent, MessageSent, ReactionEvent } from '../domain/message.events';
 import { ERASED_REACTION_TYPE } from '../domain/message.personal-data';
 import { shownIn, shownTo, visibleTo } from '../domain/message-visibility';
-import { MessagePinned, PinEvent } from '../../pins/domain/pin.events';
+import { MessagePinned, pinChangeFlags, PinEvent } from '../../pins/domain/pin.events';
 import { pinsStream } from '../../pins/domain/pins.decider';
 
 /** A pin as `message_pinned` and the pins list show it. */
@@ -188,8 +188,7 @@ export class RoomSubscription implements OnModuleInit {
       case 'MessageUnpinned': {
         if (!subscriber.parleyEvents.has('pins')) return;
         // Pinned or unpinned under a shadow ban: its user's change alone.
-        const changedBy = event.type === 'MessagePinned' ? event.data.pinned_by : event.data.unpinned_by;
-        if (!shownTo({ ...(changedBy !== undefined && { user_id: changedBy }), ...(event.data.shadow && { shadow: event.data.shadow }) }, subscriber.userId)) return;
+        if (!shownTo(pinChangeFlags(event), subscriber.userId)) return;
         const timestamp = event.metadata.occurred_at ?? event.recordedAt;
         const body =
           event.type === 'MessagePinned'

@@ -17,3 +17,9 @@ export type MessageUnpinned = DomainEvent<
 >;
 
 export type PinEvent = MessagePinned | MessageUnpinned;
+
+/** Who changed a pin and whether under a shadow ban, as `shownTo` (message-visibility.ts) reads them. */
+export const pinChangeFlags = (event: PinEvent): { user_id?: string; shadow?: true } => {
+  const userId = event.type === 'MessagePinned' ? event.data.pinned_by : event.data.unpinned_by;
+  return { ...(userId !== undefined && { user_id: userId }), ...(event.data.shadow && { shadow: event.data.shadow }) };
+};

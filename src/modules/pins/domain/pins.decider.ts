@@ -1,7 +1,7 @@
 import { Decider } from '../../../shared/domain/decider';
 import { unprocessable } from '../../../shared/domain/errors';
 import { streamName } from '../../../shared/domain/streams';
-import { PinEvent } from './pin.events';
+import { pinChangeFlags, PinEvent } from './pin.events';
 
 /** A room's pins: one short stream per room, beside its settings and its timeline. */
 export const pinsStream = (instanceId: string, roomId: string) => streamName('pins', instanceId, roomId);
@@ -49,8 +49,8 @@ const standing = (pin: Pin | undefined, roomCreatedAt: string, now: string): pin
 export const pinsDecider: Decider<PinsState, PinsCommand, PinEvent> = {
   initialState: () => ({ pins: new Map(), shadow: new Map() }),
   evolve(state, event) {
-    if (event.data.shadow) {
-      const userId = event.type === 'MessagePinned' ? event.data.pinned_by : event.data.unpinned_by;
+    const { user_id: userId, shadow } = pinChangeFlags(event);
+    if (shadow) {
       if (userId === undefined) return state;
       const own = new Map(state.shadow.get(userId));
       const pin = event.type === 'MessagePinned' ? { roomCreatedAt: event.data.room_created_at, ...(event.data.until !== undefined && { until: event.data.until }) } : null;

@@ -7,7 +7,7 @@ import { badRequest, unprocessable } from '../../../shared/domain/errors';
 import { Actor } from '../../../shared/domain/event';
 import { auditActor, CurrentActor } from '../../instances/authentication/access-token.guard';
 import { RequestActor } from '../../instances/authentication/access-token';
-import { messageDecider, messageNotFound, messageStream } from '../../messages/domain/message.decider';
+import { messageDecider, messageNotFound, messageStream, sentShownTo } from '../../messages/domain/message.decider';
 import { parseMessageId } from '../../messages/presentation/message-id.pipe';
 import { CHATKIT_V6_ROUTE } from '../../../shared/http/chatkit-route';
 import { SentMessages } from '../../messages/sent-messages';
@@ -17,7 +17,6 @@ import { Requires } from '../../roles/requires.decorator';
 import { pinsDecider, pinsStream } from '../domain/pins.decider';
 import { PIN_READS } from '../pins.read-model';
 import { ShadowBanned } from '../../bans/shadow-banned.decorator';
-import { shownTo } from '../../messages/domain/message-visibility';
 
 export class PinMessageCommand {
   constructor(
@@ -55,7 +54,7 @@ export class PinMessageHandler implements ICommandHandler<PinMessageCommand, voi
       const { state } = await this.pipeline.load(messageStream(c.instanceId, c.messageId), messageDecider);
       if (!sent || sent.roomCreatedAt !== room.createdAt || state.deleted) throw messageNotFound(c.messageId);
       // A message sent under someone else's shadow ban is not there for the caller (su sees every message).
-      if (!su && !shownTo({ user_id: sent.userId, ...(sent.shadow && { shadow: sent.shadow }) }, userId)) throw messageNotFound(c.messageId);
+      if (!su && !sentShownTo(sent, userId)) throw messageNotFound(c.messageId);
     }
     const now = this.clock.now().toISOString();
     const base = { roomId: c.roomId, roomCreatedAt: room.createdAt, messageId: c.messageId, now, ...(c.shadow && { shadow: true }) };
