@@ -3,7 +3,7 @@ import { documentId, parseStreamName } from '../../src/shared/domain/streams';
 import type { MessagePart } from '../../src/modules/messages/domain/message-parts';
 import type { MessageEvent, MessageSent } from '../../src/modules/messages/domain/message.events';
 import type { RoomDeleted } from '../../src/modules/rooms/domain/room.events';
-import { threadOnly } from '../../src/modules/messages/domain/thread-reply';
+import { shownIn, shownTo } from '../../src/modules/messages/domain/message-visibility';
 import type { Document, ProjectionDefinition, Target } from '../projection';
 import { byRoom } from '../partitioning';
 
@@ -24,7 +24,7 @@ export interface MessageDocument extends Document {
   readonly deleted_at?: string;
   /** Deleted and shown as a tombstone (v2 route) rather than left out (v6 route). */
   readonly tombstone?: boolean;
-  /** false once deleted without a tombstone, or sent under a shadow ban: fetches and replays skip it. */
+  /** Shown to everyone (`shownTo` with no viewer) and not deleted without a tombstone: what fetches, replays and unread counts select on. */
   readonly visible: boolean;
   /** A thread reply also shown in the room: its thread's first message. */
   readonly parent_id?: number;
@@ -74,7 +74,8 @@ export const messageDocumentFrom = (event: RecordedEvent<MessageSent>): MessageD
     parts: data.parts,
     created_at: data.created_at,
     updated_at: data.created_at,
-    visible: data.shadow !== true,
+    // Shown to everyone where it is kept (the room's timeline, or its thread: the collection holding it says where).
+    visible: shownTo(data, undefined),
     ...(data.parent_id !== undefined && { parent_id: data.parent_id }),
     ...(data.shadow && { shadow: true as const }),
   };
@@ -98,7 +99,7 @@ export const messagesProjection: ProjectionDefinition<MessageEvent | RoomDeleted
   destroys: ['MessageEdited', 'MessageDeleted', 'RoomDeleted'],
 
   targets(event): Target[] {
-    return perMessageTargets(MESSAGES, event, (message) => !threadOnly(message.data));
+    return perMessageTargets(MESSAGES, event, (message) => shownIn(message.data, 'room'));
   },
 
   evolve(doc, event) {
@@ -116,7 +117,7 @@ export const messagesProjection: ProjectionDefinition<MessageEvent | RoomDeleted
           updated_at: deleted_at,
           deleted_at,
           tombstone,
-          visible: tombstone === true && doc.shadow !== true,
+          visible: tombstone === true && shownTo(doc, undefined),
         };
       }
       case 'RoomDeleted':

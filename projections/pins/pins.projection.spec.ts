@@ -22,6 +22,19 @@ describe('pins projection', () => {
     ]);
   });
 
+  it('keeps pins and unpins made under a shadow ban apart, per user, over no one else’s pins', async () => {
+    const docs = await project(pinsProjection, [
+      pinned('r1', 1),
+      recorded('pins-acme.r1', 'MessagePinned', { room_id: 'r1', room_created_at: 'r0', message_id: 2, pinned_by: 'eve', pinned_at: 't', shadow: true }),
+      recorded('pins-acme.r1', 'MessageUnpinned', { room_id: 'r1', room_created_at: 'r0', message_id: 1, unpinned_at: 't2', unpinned_by: 'eve', shadow: true }),
+    ]);
+    expect([...docs.entries()].map(([key, d]) => [key.split('|')[0], d.message_id, d.user_id, d.pinned]).sort()).toEqual([
+      ['pins', 1, undefined, undefined],
+      ['shadow_pins', 1, 'eve', false],
+      ['shadow_pins', 2, 'eve', true],
+    ]);
+  });
+
   it('forgets an unpinned message, a deleted message and a deleted room’s pins', async () => {
     const docs = await project(pinsProjection, [
       pinned('r1', 1),

@@ -1,6 +1,6 @@
 import { project } from '../../test/support/projection-fold';
 import { recorded } from '../testing';
-import { LATEST_REACTIONS, REACTION_SUMMARIES, REACTIONS, reactionsProjection } from './reactions.projection';
+import { LATEST_REACTIONS, REACTION_SUMMARIES, REACTIONS, reactionsProjection, SHADOW_REACTIONS } from './reactions.projection';
 
 const added = (message: number, type: string, user: string, room = 'r1', instance = 'acme') =>
   recorded(`message-${instance}.${message}`, 'MessageReactionAdded', {
@@ -35,6 +35,21 @@ describe('reactions projection', () => {
         { type: '👍', user_id: 'ann', created_at: 't-ann-👍' },
       ],
     });
+  });
+
+  it('keeps reactions added under a shadow ban apart, counted in no summary; their removal and their message’s deletion take them', async () => {
+    const shadowed = <E extends { data: object }>(event: E): E => ({ ...event, data: { ...event.data, shadow: true } });
+    const docs = await project(reactionsProjection, [
+      added(1, '👍', 'ann'),
+      shadowed(added(1, '👍', 'eve')),
+      shadowed(added(1, '🎉', 'eve')),
+      shadowed(removed(1, '🎉', 'eve')),
+      shadowed(added(2, '👀', 'eve')),
+      recorded('message-acme.2', 'MessageDeleted', { id: 2, room_id: 'r1', tombstone: false, deleted_at: 't9' }),
+    ]);
+    expect(who(docs)).toEqual(['1:👍:ann']);
+    expect(of(docs, SHADOW_REACTIONS).map((d) => `${d.message_id}:${d.type}:${d.user_id}`)).toEqual(['1:👍:eve']);
+    expect(of(docs, REACTION_SUMMARIES).map((d) => d.counts)).toEqual([{ '👍': 1 }]);
   });
 
   it(`shows the ${LATEST_REACTIONS} newest; a removal takes the reaction out of the counts and the newest, and the last one the summary`, async () => {

@@ -3,11 +3,17 @@ import { documentId, parseStreamName } from '../../src/shared/domain/streams';
 import type { MessageDeleted, ReactionEvent } from '../../src/modules/messages/domain/message.events';
 import type { RoomDeleted } from '../../src/modules/rooms/domain/room.events';
 import { ERASED_REACTION_TYPE } from '../../src/modules/messages/domain/message.personal-data';
+import { shownTo } from '../../src/modules/messages/domain/message-visibility';
 import type { Document, ProjectionDefinition, Target } from '../projection';
 import { byRoom } from '../partitioning';
 
 export const REACTIONS = 'reactions';
 export const REACTION_SUMMARIES = 'reaction_summaries';
+/**
+ * Reactions added under a shadow ban, apart from everyone's (so that pages and summaries of
+ * everyone's select on their own indexes): shown to their reactor alone, counted in no summary.
+ */
+export const SHADOW_REACTIONS = 'shadow_reactions';
 
 /** How many of a message's newest reactions its summary shows. */
 export const LATEST_REACTIONS = 5;
@@ -80,6 +86,10 @@ export const reactionsProjection: ProjectionDefinition<Folded, ReactionDocument 
       ],
     },
     { name: REACTION_SUMMARIES, indexes: [{ fields: ['instance_id', 'message_id'] }, { fields: ['instance_id', 'room_id'] }] },
+    {
+      name: SHADOW_REACTIONS,
+      indexes: [{ fields: ['instance_id', 'user_id', 'message_id'] }, { fields: ['instance_id', 'message_id'] }, { fields: ['instance_id', 'room_id'] }],
+    },
   ],
   handles: ['MessageReactionAdded', 'MessageReactionRemoved', 'MessageDeleted', 'RoomDeleted'],
   partitioning: byRoom,
@@ -93,6 +103,7 @@ export const reactionsProjection: ProjectionDefinition<Folded, ReactionDocument 
       case 'MessageReactionAdded':
       case 'MessageReactionRemoved': {
         const { id, type, user_id, user_created_at } = event.data;
+        if (!shownTo(event.data, undefined)) return [{ collection: SHADOW_REACTIONS, id: reactionDocumentId(instanceId, id, type, user_id, user_created_at) }];
         return [
           { collection: REACTIONS, id: reactionDocumentId(instanceId, id, type, user_id, user_created_at) },
           { collection: REACTION_SUMMARIES, id: reactionSummaryId(instanceId, id) },
@@ -102,12 +113,14 @@ export const reactionsProjection: ProjectionDefinition<Folded, ReactionDocument 
         return [
           { collection: REACTIONS, where: { instance_id: instanceId, message_id: event.data.id } },
           { collection: REACTION_SUMMARIES, id: reactionSummaryId(instanceId, event.data.id) },
+          { collection: SHADOW_REACTIONS, where: { instance_id: instanceId, message_id: event.data.id } },
         ];
       case 'RoomDeleted':
         if (stream.category !== 'room') return [];
         return [
           { collection: REACTIONS, where: { instance_id: instanceId, room_id: stream.id } },
           { collection: REACTION_SUMMARIES, where: { instance_id: instanceId, room_id: stream.id } },
+          { collection: SHADOW_REACTIONS, where: { instance_id: instanceId, room_id: stream.id } },
         ];
       default:
         return [];

@@ -2,7 +2,7 @@ import { documentId, parseStreamName } from '../../src/shared/domain/streams';
 import type { MessageSent } from '../../src/modules/messages/domain/message.events';
 import type { RoomCreated, RoomDeleted, RoomUpdated } from '../../src/modules/rooms/domain/room.events';
 import type { Document, ProjectionDefinition } from '../projection';
-import { threadOnly } from '../../src/modules/messages/domain/thread-reply';
+import { shownIn, visibleTo } from '../../src/modules/messages/domain/message-visibility';
 
 export const ROOMS = 'rooms';
 
@@ -38,7 +38,7 @@ export const roomsProjection: ProjectionDefinition<RoomCreated | RoomUpdated | R
   targets(event) {
     const stream = parseStreamName(event.streamName);
     // A reply shown only in its thread is not the room's last message (old clients could not show it).
-    if (event.type === 'MessageSent' && threadOnly(event.data)) return [];
+    if (event.type === 'MessageSent' && !shownIn(event.data, 'room')) return [];
     return stream ? [{ collection: ROOMS, id: roomDocumentId(stream.instanceId, stream.id) }] : [];
   },
 
@@ -80,8 +80,8 @@ export const roomsProjection: ProjectionDefinition<RoomCreated | RoomUpdated | R
       case 'RoomDeleted':
         return null;
       case 'MessageSent':
-        // A shadow-banned sender's message is no one else's news.
-        if (event.data.shadow) return doc;
+        // The room's last message time is everyone's: a message not shown to everyone leaves it.
+        if (!visibleTo(event.data, 'room', undefined)) return doc;
         return doc ? { ...doc, last_message_at: event.data.created_at } : null;
       default:
         return doc;

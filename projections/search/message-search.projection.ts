@@ -3,6 +3,7 @@ import { parseStreamName } from '../../src/shared/domain/streams';
 import type { MessagePart } from '../../src/modules/messages/domain/message-parts';
 import type { MessageEvent } from '../../src/modules/messages/domain/message.events';
 import type { RoomDeleted } from '../../src/modules/rooms/domain/room.events';
+import { shownTo } from '../../src/modules/messages/domain/message-visibility';
 import { indexedText, searchFacets } from '../../src/modules/search/domain/search-text';
 import type { TextIndexSpec } from '../../src/shared/ports/read-model-store.port';
 import type { Document, ProjectionDefinition, Target } from '../projection';
@@ -65,8 +66,8 @@ export const messageSearchProjection: ProjectionDefinition<MessageEvent | RoomDe
   destroys: ['MessageEdited', 'MessageDeleted', 'RoomDeleted'],
 
   targets(event): Target[] {
-    // Sent under a shadow ban: no one else may find it (its edits and delete then find no document either).
-    return perMessageTargets(MESSAGE_SEARCH, event, (message) => !(message.type === 'MessageSent' && message.data.shadow));
+    // Search is shared by all its callers: a message not shown to everyone is not indexed (its edits and delete then find no document either).
+    return perMessageTargets(MESSAGE_SEARCH, event, (message) => !(message.type === 'MessageSent' && !shownTo(message.data, undefined)));
   },
 
   evolve(doc, event, target) {

@@ -40,6 +40,23 @@ describe('threads projection', () => {
     ]);
   });
 
+  it('keeps a reply sent under a shadow ban for its sender’s pages alone: no summary, no membership counts it, nor its deletion', async () => {
+    const events = [sent('r1', 1, 'ann'), sent('r1', 2, 'ben', { parent: 1, starter: 'ann' }), sent('r1', 3, 'eve', { parent: 1, starter: 'ann' })];
+    const shadowed = { ...events[2], data: { ...events[2].data, shadow: true as const } };
+    const docs = await project(threadsProjection, [
+      events[0],
+      events[1],
+      shadowed,
+      recorded('message-acme.3', 'MessageDeleted', { id: 3, room_id: 'r1', tombstone: false, deleted_at: 't9', parent_id: 1, shadow: true }),
+    ]);
+    expect(of(docs, 'thread_replies').map((d) => [d.id, d.visible, d.shadow, d.deleted_at])).toEqual([
+      [2, true, undefined, undefined],
+      [3, false, true, 't9'],
+    ]);
+    expect(of(docs, 'threads')).toEqual([expect.objectContaining({ reply_count: 1, last_reply_id: 2, participants: ['ann', 'ben'] })]);
+    expect(of(docs, 'thread_members').map((d) => d.user_id).sort()).toEqual(['ann', 'ben']);
+  });
+
   it(`names at most ${MAX_THREAD_PARTICIPANTS} participants, and counts every reply`, async () => {
     const parent = sent('r1', 1, 'ann');
     const replies = Array.from({ length: 15 }, (_, i) => sent('r1', i + 2, `u${i}`, { parent: 1, starter: 'ann' }));

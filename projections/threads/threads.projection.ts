@@ -5,8 +5,9 @@ import type { UserDeleted } from '../../src/modules/users/domain/user.events';
 import type { ThreadEvent } from '../../src/modules/threads/domain/thread.events';
 import type { Document, DocumentRef, ProjectionDefinition, Target } from '../projection';
 import { MessageDocument, messageDocumentFrom, messagesProjection } from '../messages/messages.projection';
+import { shownTo } from '../../src/modules/messages/domain/message-visibility';
 
-/** Every thread reply, also those shown in the room too: what a thread's pages read. */
+/** Every thread reply, also those shown in the room too, and those sent under a shadow ban (for their sender): what a thread's pages read. */
 export const THREAD_REPLIES = 'thread_replies';
 /** One summary per thread, by its first message: what parents show. */
 export const THREADS = 'threads';
@@ -87,7 +88,8 @@ type ThreadsDocument = ThreadReplyDocument | ThreadDocument | ThreadMemberDocume
  */
 export const threadsProjection: ProjectionDefinition<Folded, ThreadsDocument> = {
   name: 'threads',
-  // 2: summaries hold their repliers, so a reply's deletion leaves what the remaining replies say.
+  // 2: summaries hold their repliers, so a reply's deletion leaves what the remaining replies say;
+  // replies sent under a shadow ban are kept (for their sender's pages).
   version: 2,
   collections: [
     { name: THREAD_REPLIES, indexes: [{ fields: ['instance_id', 'room_id', 'parent_id', 'visible', 'id'] }] },
@@ -102,13 +104,14 @@ export const threadsProjection: ProjectionDefinition<Folded, ThreadsDocument> = 
     const stream = parseStreamName(event.streamName);
     if (!stream) return [];
     const instanceId = stream.instanceId;
-    // A reply sent under a shadow ban is in no thread: no one else may see it, nor count it.
-    if ((event.type === 'MessageSent' || event.type === 'MessageEdited' || event.type === 'MessageDeleted') && event.data.shadow) return [];
     switch (event.type) {
       case 'MessageSent': {
         const { parent_id, parent_user_id, user_id, id } = event.data;
-        if (parent_id === undefined) return [];
+        if (parent_id === undefined) return []; // no reply: in no thread
         const roomId = stream.id;
+        // The summary and the threads lists are everyone's: a reply not shown to everyone (sent
+        // under a shadow ban) is kept for its sender's pages alone, counted nowhere.
+        if (!shownTo(event.data, undefined)) return [{ collection: THREAD_REPLIES, id: threadReplyDocumentId(instanceId, roomId, id) }];
         return [
           // The members already in the thread first: a selection reads what the batch wrote so far.
           { collection: THREAD_MEMBERS, where: { instance_id: instanceId, room_id: roomId, parent_id } },
@@ -131,18 +134,28 @@ export const threadsProjection: ProjectionDefinition<Folded, ThreadsDocument> = 
         // In this order: each read sees what the targets before it folded (the reply deleted, then the summary).
         return [
           { collection: THREAD_REPLIES, id: threadReplyDocumentId(instanceId, roomId, id) },
-          {
-            collection: THREADS,
-            id: threadDocumentId(instanceId, roomId, parent_id),
-            reads: [
-              // Whose reply it was: the deletion does not say.
-              { collection: THREAD_REPLIES, where: { ...thread, id }, limit: 1 },
-              // The thread's newest reply left, should this one have been the newest.
-              { collection: THREAD_REPLIES, where: { ...thread, visible: true, deleted_at: null }, sort: [{ field: 'id', descending: true }], limit: 1 },
-            ],
-          },
-          // Every member moves to the thread's newest reply left; one with no reply left (not its starter) leaves it.
-          { collection: THREAD_MEMBERS, where: thread, reads: [{ collection: THREADS, where: { ...thread }, limit: 1 }] },
+          // A reply sent under a shadow ban was counted nowhere: its deletion leaves the summary and the members as they are.
+          ...(shownTo(event.data, undefined)
+            ? [
+                {
+                  collection: THREADS,
+                  id: threadDocumentId(instanceId, roomId, parent_id),
+                  reads: [
+                    // Whose reply it was: the deletion does not say.
+                    { collection: THREAD_REPLIES, where: { ...thread, id }, limit: 1 },
+                    // The thread's newest reply left, should this one have been the newest (one shown to everyone).
+                    {
+                      collection: THREAD_REPLIES,
+                      where: { ...thread, visible: true, deleted_at: null, shadow: null },
+                      sort: [{ field: 'id', descending: true }],
+                      limit: 1,
+                    },
+                  ],
+                },
+                // Every member moves to the thread's newest reply left; one with no reply left (not its starter) leaves it.
+                { collection: THREAD_MEMBERS, where: thread, reads: [{ collection: THREADS, where: { ...thread }, limit: 1 }] },
+              ]
+            : []),
         ];
       }
       case 'ThreadReadCursorSet': {

@@ -13,6 +13,8 @@ import { scanForMarkers } from '../support/byte-scan';
 import { HttpSubscription, openHttpSubscription } from '../support/subscribe-client';
 import { startTestServer, TestServer } from '../support/test-server';
 import { eventually } from '../support/waiting';
+import { contentsOf } from '../support/sqlite-files';
+import { reactionsProjection } from '../../projections/reactions/reactions.projection';
 
 /** A route's path with `:version` v6, `:instanceId` the server's, and the other parameters from `values` (else `x`). */
 const pathOf = (pattern: string, instanceId: string, values: Record<string, string>) =>
@@ -300,6 +302,164 @@ describe('bans and frozen rooms', () => {
     expect(await page('cat')).toEqual([seenId]);
     const after = (await send('shady', 'honest now', 'ben')).body.message_id as number;
     expect(await page('cat')).toEqual([after, seenId]);
+  });
+
+  it('a thread reply sent under a shadow ban shows to its sender alone, in its thread: reply pages, single reads, the live reply_added; no one’s summary counts it', async () => {
+    await createRoom('shadythread', ['ben', 'cat', 'eve']);
+    const reply = async (parent: number, text: string, user: string) => {
+      const answer = await s.request('POST', s.chat(`/rooms/shadythread/messages/${parent}/replies`), { body: { parts: [{ type: 'text/plain', content: text }] }, token: as(user) });
+      expect(answer.status).toBe(201);
+      return answer.body.message_id as number;
+    };
+    const parent = (await send('shadythread', 'what do you think?', 'eve')).body.message_id as number;
+    const first = await reply(parent, 'I agree', 'cat');
+    const url = (user: string) =>
+      openHttpSubscription(`${s.baseUrl}${s.chat('/rooms/shadythread?message_limit=0&parley_events=threads')}`, { authorization: `Bearer ${as(user)}` });
+    const [bystander, sender] = await Promise.all([url('cat'), url('ben')]);
+    try {
+      expect((await banInRoom('shadythread', 'ben', null, { shadow: true })).status).toBe(200);
+      const hidden = await reply(parent, 'buy now', 'ben');
+      const seen = await reply(parent, 'me too', 'eve');
+      // Live: the sender has their reply in its thread, the bystander only the other's (the log is in order: the hidden one would have come first).
+      const replyOf = async (stream: HttpSubscription) => {
+        const event = await stream.nextEvent();
+        expect(event.body).toMatchObject({ event_name: 'reply_added', data: { parent_id: parent } });
+        return event.body.data.message.id as number;
+      };
+      expect([await replyOf(sender), await replyOf(sender)]).toEqual([hidden, seen]);
+      expect(await replyOf(bystander)).toBe(seen);
+
+      const replies = async (user: string) =>
+        ((await s.request('GET', s.chat(`/rooms/shadythread/messages/${parent}/replies`), { token: as(user) })).body as any[]).map((m) => m.id);
+      expect(await replies('ben')).toEqual([seen, hidden, first]);
+      expect(await replies('cat')).toEqual([seen, first]);
+      expect((await s.request('GET', s.chat(`/rooms/shadythread/messages/${hidden}`), { token: as('ben') })).status).toBe(200);
+      expect((await s.request('GET', s.chat(`/rooms/shadythread/messages/${hidden}`), { token: as('cat') })).status).toBe(404);
+      // The summary counts the reply for its sender alone (a page of messages and a single read alike); the threads lists leave it out.
+      const summaryFor = async (user: string) => {
+        const single = (await s.request('GET', s.chat(`/rooms/shadythread/messages/${parent}`), { token: as(user) })).body.thread;
+        const paged = ((await s.request('GET', s.chat('/rooms/shadythread/messages'), { token: as(user) })).body as any[]).find((m) => m.id === parent).thread;
+        expect(paged).toEqual(single);
+        return single;
+      };
+      expect(await summaryFor('cat')).toMatchObject({ reply_count: 2, participants: ['eve', 'cat'] });
+      expect(await summaryFor('ben')).toMatchObject({ reply_count: 3, participants: ['eve', 'cat', 'ben'] });
+      const catThreads = (await s.request('GET', s.chat('/users/cat/threads'), { token: as('cat') })).body.threads as any[];
+      expect(catThreads.find((t) => t.parent_id === parent)).toMatchObject({ reply_count: 2, unread_count: 2, last_reply_id: seen });
+
+      // Edited and deleted, the reply stays its sender's news alone.
+      const edit = await s.request('PUT', s.chat(`/rooms/shadythread/messages/${hidden}`), { body: { parts: [{ type: 'text/plain', content: 'cheap' }] }, token: as('ben') });
+      expect(edit.status).toBe(204);
+      expect((await s.request('DELETE', s.chat(`/rooms/shadythread/messages/${hidden}`), { token: as('ben') })).status).toBe(204);
+      const marker = await reply(parent, 'done', 'eve');
+      expect((await sender.nextEvent()).body).toMatchObject({ event_name: 'reply_updated', data: { parent_id: parent, message: { id: hidden } } });
+      expect((await sender.nextEvent()).body).toMatchObject({ event_name: 'reply_deleted', data: { message_id: hidden, parent_id: parent } });
+      expect(await replyOf(sender)).toBe(marker);
+      expect(await replyOf(bystander)).toBe(marker);
+      expect(await replies('ben')).toEqual([marker, seen, first]);
+      expect((await summaryFor('ben')).reply_count).toBe(3);
+      expect((await summaryFor('cat')).reply_count).toBe(3);
+    } finally {
+      await Promise.all([bystander.close(), sender.close()]);
+      await unbanInRoom('shadythread', 'ben', null);
+    }
+  });
+
+  it('a shadow-banned user’s reactions and pins show to them alone: counts, mine, latest, who reacted, pins list, live events', async () => {
+    await createRoom('shadyreacts', ['ben', 'cat', 'eve']);
+    const react = (id: number, type: string, user: string, method = 'PUT') =>
+      s.request(method, s.chat(`/rooms/shadyreacts/messages/${id}/reactions/${encodeURIComponent(type)}`), { token: as(user) });
+    const pin = (id: number, user: string, method = 'PUT') => s.request(method, s.chat(`/rooms/shadyreacts/messages/${id}/pin`), { token: as(user) });
+    const message = (await send('shadyreacts', 'nice', 'eve')).body.message_id as number;
+    const other = (await send('shadyreacts', 'also nice', 'eve')).body.message_id as number;
+    expect((await react(message, '👍', 'cat')).status).toBe(204);
+    expect((await pin(other, 'cat')).status).toBe(204);
+    const url = (user: string) =>
+      openHttpSubscription(`${s.baseUrl}${s.chat('/rooms/shadyreacts?message_limit=0&parley_events=reactions,pins')}`, { authorization: `Bearer ${as(user)}` });
+    const [bystander, banned] = await Promise.all([url('cat'), url('ben')]);
+    try {
+      expect((await banInRoom('shadyreacts', 'ben', null, { shadow: true })).status).toBe(200);
+      expect((await react(message, '👍', 'ben')).status).toBe(204);
+      expect((await react(message, '🎉', 'ben')).status).toBe(204);
+      expect((await pin(message, 'ben')).status).toBe(204);
+      // Unpinning everyone's pin under the ban: undone for the user alone.
+      expect((await pin(other, 'ben', 'DELETE')).status).toBe(204);
+      expect((await react(message, '❤️', 'eve')).status).toBe(204);
+      const marker = (await send('shadyreacts', 'pin me', 'eve')).body.message_id as number;
+      expect((await pin(marker, 'eve')).status).toBe(204);
+
+      // Live, in the log's order: the banned user's own changes, then the others'; the bystander only the others'.
+      const next = async (stream: HttpSubscription) => {
+        const { event_name, data } = (await stream.nextEvent()).body;
+        return [event_name, data.type ?? data.message_id ?? data.id, data.user_id ?? data.pinned_by];
+      };
+      const own = [];
+      for (let i = 0; i < 7; i += 1) own.push(await next(banned));
+      expect(own).toEqual([
+        ['reaction_added', '👍', 'ben'],
+        ['reaction_added', '🎉', 'ben'],
+        ['message_pinned', message, 'ben'],
+        ['message_unpinned', other, undefined],
+        ['reaction_added', '❤️', 'eve'],
+        ['new_message', marker, 'eve'],
+        ['message_pinned', marker, 'eve'],
+      ]);
+      expect([await next(bystander), await next(bystander), await next(bystander)]).toEqual([
+        ['reaction_added', '❤️', 'eve'],
+        ['new_message', marker, 'eve'],
+        ['message_pinned', marker, 'eve'],
+      ]);
+
+      const reactionsOf = async (user: string) => {
+        const fetched = (await s.request('GET', s.chat('/rooms/shadyreacts/messages'), { token: as(user) })).body as any[];
+        const single = (await s.request('GET', s.chat(`/rooms/shadyreacts/messages/${message}`), { token: as(user) })).body;
+        expect(fetched.find((m) => m.id === message).reactions).toEqual(single.reactions);
+        const { counts, mine, latest } = single.reactions;
+        return { counts, mine: [...mine].sort(), latest: (latest as any[]).map((r) => `${r.user_id} ${r.type}`).sort() };
+      };
+      expect(await reactionsOf('cat')).toEqual({ counts: { '👍': 1, '❤️': 1 }, mine: ['👍'], latest: ['cat 👍', 'eve ❤️'] });
+      expect(await reactionsOf('ben')).toEqual({
+        counts: { '👍': 2, '❤️': 1, '🎉': 1 },
+        mine: ['🎉', '👍'],
+        latest: ['ben 🎉', 'ben 👍', 'cat 👍', 'eve ❤️'],
+      });
+      const whoReacted = async (user: string) =>
+        ((await s.request('GET', s.chat(`/rooms/shadyreacts/messages/${message}/reactions`), { token: as(user) })).body.reactions as any[]).map(
+          (r) => `${r.user_id} ${r.type}`,
+        );
+      expect(await whoReacted('cat')).toEqual(['cat 👍', 'eve ❤️']);
+      expect(await whoReacted('ben')).toEqual(['cat 👍', 'ben 👍', 'ben 🎉', 'eve ❤️']);
+      const pins = async (user: string) =>
+        ((await s.request('GET', s.chat('/rooms/shadyreacts/pins'), { token: as(user) })).body.pins as any[]).map((p) => p.message_id);
+      expect(await pins('cat')).toEqual([marker, other]);
+      expect(await pins('ben')).toEqual([marker, message]);
+
+      // Taking a reaction back under the ban changes the user's view alone.
+      expect((await react(message, '👍', 'ben', 'DELETE')).status).toBe(204);
+      expect((await reactionsOf('ben')).counts).toEqual({ '👍': 1, '❤️': 1, '🎉': 1 });
+      expect((await reactionsOf('cat')).counts).toEqual({ '👍': 1, '❤️': 1 });
+      // A message sent under the ban is not there for anyone else to react to or pin.
+      const hidden = (await send('shadyreacts', 'buy now', 'ben')).body.message_id as number;
+      await expectError(react(hidden, '👍', 'cat'), 404, 'not_found/message_not_found');
+      await expectError(pin(hidden, 'cat'), 404, 'not_found/message_not_found');
+    } finally {
+      await Promise.all([bystander.close(), banned.close()]);
+    }
+  });
+
+  it('a user’s erasure removes the reactions they added under a shadow ban', async () => {
+    await s.request('POST', s.chat('/users'), { body: { id: 'ivy', name: 'ivy' } });
+    await createRoom('shadyerasure', ['ivy', 'cat']);
+    const message = (await send('shadyerasure', 'hi', 'cat')).body.message_id as number;
+    expect((await banInRoom('shadyerasure', 'ivy', null, { shadow: true })).status).toBe(200);
+    expect((await s.request('PUT', s.chat(`/rooms/shadyerasure/messages/${message}/reactions/${encodeURIComponent('👀')}`), { token: as('ivy') })).status).toBe(204);
+    const ivysShadowReactions = () =>
+      (contentsOf(join(dataDir, 'read-models.sqlite'))[`rm_shadow_reactions_v${reactionsProjection.version}`] ?? []).filter((row) => JSON.parse((row as { doc: string }).doc).user_id === 'ivy').length;
+    await eventually(() => ivysShadowReactions() === 1, { what: 'the shadowed reaction kept' });
+    const erasure = await s.request('POST', admin('/erasures'), { body: { user_id: 'ivy' } });
+    expect(erasure.status).toBe(202);
+    await eventually(async () => (await s.request('GET', admin(`/erasures/${erasure.body.id}`))).body.status === 'completed', { what: 'the erasure completed' });
+    await eventually(() => ivysShadowReactions() === 0, { what: 'the shadowed reaction removed' });
   });
 
   it('a ban’s reason is sealed in the log, shown by the audit, and gone once the ban is lifted, the room deleted or the user erased', async () => {

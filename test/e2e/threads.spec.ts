@@ -5,6 +5,7 @@ import { contentsOf } from '../support/sqlite-files';
 import { openHttpSubscription } from '../support/subscribe-client';
 import { startTestServer, TestServer } from '../support/test-server';
 import { eventually } from '../support/waiting';
+import { threadsProjection } from '../../projections/threads/threads.projection';
 
 describe('threads (v6)', () => {
   let s: TestServer;
@@ -311,7 +312,7 @@ describe('threads (v6)', () => {
     expect((await setThreadCursor('erasing', parent, 'ben', bensReply)).status).toBe(204);
     const rowsOf = () => {
       const tables = contentsOf(join(dataDir, 'read-models.sqlite'));
-      return ['rm_thread_replies_v2', 'rm_threads_v2', 'rm_thread_members_v2', 'rm_thread_cursors_v2'].map((name) => (tables[name] ?? []).length);
+      return ['thread_replies', 'threads', 'thread_members', 'thread_cursors'].map((name) => (tables[`rm_${name}_v${threadsProjection.version}`] ?? []).length);
     };
     expect(rowsOf().every((n) => n > 0)).toBe(true);
     expect((await s.request('DELETE', s.chat('/resources'), { token: su() })).status).toBe(204);

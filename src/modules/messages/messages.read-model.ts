@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { READ_MODEL_STORE, ReadModelStore } from '../../shared/ports/read-model-store.port';
 import { MESSAGES, MessageDocument, messageDocumentId, messagesProjection } from '../../../projections/messages/messages.projection';
 import { checkpointName } from '../../../projections/projection';
+import { shownTo } from './domain/message-visibility';
 
 /**
  * The projections reads of messages need: a message write answers once these show it
@@ -9,9 +10,28 @@ import { checkpointName } from '../../../projections/projection';
  */
 export const MESSAGE_READS: readonly string[] = [checkpointName(messagesProjection)];
 
-/** A message sent under a shadow ban, to the one who sent it (while it is not deleted). */
-export const shownToSender = (doc: MessageDocument, viewer: string | undefined): boolean =>
-  doc.shadow === true && viewer !== undefined && doc.user_id === viewer && doc.deleted_at === undefined;
+/**
+ * Whether a stored message (of a room's timeline or a thread) shows to `viewer`: `visible` is
+ * `visibleTo` for everyone, kept in the document so pages and counts select on an index; the
+ * viewer's own messages sent under a shadow ban show to them too (while not deleted).
+ */
+export const shownToViewer = (doc: MessageDocument, viewer: string | undefined): boolean =>
+  doc.visible || (doc.shadow === true && doc.deleted_at === undefined && shownTo(doc, viewer));
+
+/**
+ * A page of documents shown to everyone (`visible`), merged with the viewer's own sent under a
+ * shadow ban: a second query, asked only for such a viewer. `query` reads one of the two.
+ */
+export async function pageShownTo<D extends MessageDocument>(
+  query: (where: Record<string, string | boolean>) => Promise<D[]>,
+  options: { direction: 'older' | 'newer'; limit: number; viewer?: string },
+): Promise<D[]> {
+  const shown = await query({ visible: true });
+  if (options.viewer === undefined) return shown;
+  const own = (await query({ visible: false, user_id: options.viewer, shadow: true })).filter((doc) => shownToViewer(doc, options.viewer));
+  const older = options.direction === 'older';
+  return [...shown, ...own].sort((a, b) => (older ? b.id - a.id : a.id - b.id)).slice(0, options.limit);
+}
 
 /** Reads of the messages read model: pages of a room's timeline, single messages, counts. */
 @Injectable()
@@ -21,7 +41,7 @@ export class MessagesReadModel {
   /** A shown message; with `viewer` (a shadow-banned user), also their own messages sent under the ban. */
   async get(instanceId: string, roomId: string, messageId: number, viewer?: string): Promise<MessageDocument | null> {
     const doc = await this.readModels.get<MessageDocument>(MESSAGES, messageDocumentId(instanceId, roomId, messageId));
-    return doc && (doc.visible || shownToSender(doc, viewer)) ? doc : null;
+    return doc && shownToViewer(doc, viewer) ? doc : null;
   }
 
   /** A message as stored, shown or not (a live subscription's deletes and edits tell apart whose shadow message it was). */
@@ -40,7 +60,7 @@ export class MessagesReadModel {
     options: { initialId?: number; direction: 'older' | 'newer'; limit: number; viewer?: string },
   ): Promise<MessageDocument[]> {
     const older = options.direction === 'older';
-    const query = (where: Record<string, string | number | boolean>) =>
+    const query = (where: Record<string, string | boolean>) =>
       this.readModels.find<MessageDocument>(MESSAGES, {
         where: {
           instance_id: instanceId,
@@ -51,11 +71,7 @@ export class MessagesReadModel {
         sort: [{ field: 'id', descending: older }],
         limit: options.limit,
       });
-    const shown = await query({ visible: true });
-    if (options.viewer === undefined) return shown;
-    const own = await query({ visible: false, user_id: options.viewer, shadow: true });
-    const merged = [...shown, ...own.filter((doc) => doc.deleted_at === undefined)].sort((a, b) => (older ? b.id - a.id : a.id - b.id));
-    return merged.slice(0, options.limit);
+    return pageShownTo(query, options);
   }
 
   /** The newest `limit` messages, oldest first (what a room subscription replays). */

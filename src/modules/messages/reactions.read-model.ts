@@ -7,6 +7,8 @@ import {
   reactionsProjection,
   REACTIONS,
   ReactionSummaryDocument,
+  SHADOW_REACTIONS,
+  LATEST_REACTIONS,
 } from '../../../projections/reactions/reactions.projection';
 import { checkpointName } from '../../../projections/projection';
 
@@ -25,6 +27,7 @@ export interface MessageReactions {
  * v6 messages as answered, each with `reactions` when it has some (an additive field: the
  * original SDKs read the fields they know and ignore others, checked in chatkit-client 1.14.1,
  * chatkit-swift's PCPayloadDeserializer and chatkit-android's Gson types). v2 shows none.
+ * `viewer`: a shadow-banned caller, whose own reactions added under the ban count for them.
  */
 export async function withReactions<M extends Record<string, unknown>>(
   reactions: ReactionsReadModel,
@@ -32,9 +35,10 @@ export async function withReactions<M extends Record<string, unknown>>(
   instanceId: string,
   messages: M[],
   userId: string | undefined,
+  viewer?: string,
 ): Promise<M[]> {
   if (version !== 6) return messages;
-  const found = await reactions.ofMessages(instanceId, messages.map((m) => m.id as number), userId);
+  const found = await reactions.ofMessages(instanceId, messages.map((m) => m.id as number), userId, viewer);
   if (found.size === 0) return messages;
   return messages.map((m) => {
     const own = found.get(m.id as number);
@@ -53,22 +57,32 @@ export interface Reaction {
 export class ReactionsReadModel {
   constructor(@Inject(READ_MODEL_STORE) private readonly readModels: ReadModelStore) {}
 
-  /** Oldest first, after the cursor `after` (an opaque position a previous page answered as `next`). */
+  /**
+   * Oldest first, after the cursor `after` (an opaque position a previous page answered as
+   * `next`); with `viewer` (a shadow-banned caller), their own reactions added under the ban too.
+   */
   async page(
     instanceId: string,
     messageId: number,
-    options: { type?: string; after?: string; limit: number },
+    options: { type?: string; after?: string; limit: number; viewer?: string },
   ): Promise<{ reactions: Reaction[]; next?: string }> {
-    const docs = await this.readModels.find<ReactionDocument>(REACTIONS, {
-      where: {
-        instance_id: instanceId,
-        message_id: messageId,
-        ...(options.type !== undefined && { type: options.type }),
-        ...(options.after !== undefined && { position: { gt: options.after } }),
-      },
-      sort: [{ field: 'position' }],
-      limit: options.limit + 1,
-    });
+    const query = (collection: string, where: Record<string, string>) =>
+      this.readModels.find<ReactionDocument>(collection, {
+        where: {
+          instance_id: instanceId,
+          message_id: messageId,
+          ...where,
+          ...(options.type !== undefined && { type: options.type }),
+          ...(options.after !== undefined && { position: { gt: options.after } }),
+        },
+        sort: [{ field: 'position' }],
+        limit: options.limit + 1,
+      });
+    const shown = await query(REACTIONS, {});
+    const docs =
+      options.viewer === undefined
+        ? shown
+        : [...shown, ...(await query(SHADOW_REACTIONS, { user_id: options.viewer }))].sort((a, b) => (a.position < b.position ? -1 : a.position > b.position ? 1 : 0));
     const page = docs.slice(0, options.limit);
     return {
       reactions: page.map(({ type, user_id, created_at }) => ({ type, user_id, created_at })),
@@ -79,8 +93,30 @@ export class ReactionsReadModel {
   /**
    * The reactions of each message of a page that has any, by message id: one read for the
    * summaries and, when some message has reactions and the caller is a user, one for theirs.
+   * With `viewer` (a shadow-banned caller), one more for their reactions added under the ban,
+   * counted into what they see as if everyone saw them.
    */
-  async ofMessages(instanceId: string, messageIds: readonly number[], userId: string | undefined): Promise<Map<number, MessageReactions>> {
+  async ofMessages(instanceId: string, messageIds: readonly number[], userId: string | undefined, viewer?: string): Promise<Map<number, MessageReactions>> {
+    const found = await this.shownToEveryone(instanceId, messageIds, userId);
+    if (viewer === undefined || messageIds.length === 0) return found;
+    const hidden = await this.readModels.find<ReactionDocument>(SHADOW_REACTIONS, {
+      where: { instance_id: instanceId, user_id: viewer, message_id: { in: [...messageIds] } },
+    });
+    for (const r of hidden) {
+      const before = found.get(r.message_id) ?? { counts: {}, mine: [], latest: [] };
+      const latest = [...before.latest, { type: r.type, user_id: r.user_id, created_at: r.created_at }]
+        .sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0))
+        .slice(0, LATEST_REACTIONS);
+      found.set(r.message_id, {
+        counts: { ...before.counts, [r.type]: (before.counts[r.type] ?? 0) + 1 },
+        mine: before.mine.includes(r.type) ? before.mine : [...before.mine, r.type],
+        latest,
+      });
+    }
+    return found;
+  }
+
+  private async shownToEveryone(instanceId: string, messageIds: readonly number[], userId: string | undefined): Promise<Map<number, MessageReactions>> {
     const found = new Map<number, MessageReactions>();
     if (messageIds.length === 0) return found;
     const summaries = await this.readModels.find<ReactionSummaryDocument>(REACTION_SUMMARIES, {

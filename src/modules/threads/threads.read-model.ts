@@ -3,6 +3,7 @@ import { READ_MODEL_STORE, ReadModelStore } from '../../shared/ports/read-model-
 import { checkpointName } from '../../../projections/projection';
 import type { MessageDocument } from '../../../projections/messages/messages.projection';
 import type { MessagesReadModel } from '../messages/messages.read-model';
+import { pageShownTo, shownToViewer } from '../messages/messages.read-model';
 import {
   THREAD_CURSORS,
   THREAD_MEMBERS,
@@ -16,6 +17,7 @@ import {
   threadReplyDocumentId,
   THREADS,
   threadsProjection,
+  MAX_THREAD_PARTICIPANTS,
 } from '../../../projections/threads/threads.projection';
 
 /** A reply, a thread cursor: answered once the threads read model shows it. */
@@ -33,7 +35,9 @@ export const summaryOf = ({ reply_count, last_reply_at, participants }: ThreadDo
 
 /**
  * v6 messages as answered, each thread's first message with `thread` (an additive field, as
- * `reactions` is: the original SDKs ignore fields they do not know). v2 shows none.
+ * `reactions` is: the original SDKs ignore fields they do not know). v2 shows none. `viewer`: a
+ * shadow-banned caller, whose own replies sent under the ban count in the summaries they see
+ * (as their reactions do), so that they find their replies as anyone finds theirs.
  */
 export async function withThreads<M extends Record<string, unknown>>(
   threads: ThreadsReadModel,
@@ -41,13 +45,21 @@ export async function withThreads<M extends Record<string, unknown>>(
   instanceId: string,
   roomId: string,
   messages: M[],
+  viewer?: string,
 ): Promise<M[]> {
   if (version !== 6 || messages.length === 0) return messages;
-  const found = await threads.summaries(instanceId, roomId, messages.map((m) => m.id as number));
+  const ids = messages.map((m) => m.id as number);
+  const found = new Map([...(await threads.summaries(instanceId, roomId, ids))].map(([id, doc]) => [id, summaryOf(doc)]));
+  if (viewer !== undefined) {
+    for (const reply of await threads.ownShadowReplies(instanceId, roomId, ids, viewer)) {
+      const parentUser = messages.find((m) => m.id === reply.parent_id)?.user_id as string | undefined;
+      found.set(reply.parent_id, withOwnReply(found.get(reply.parent_id), reply, parentUser));
+    }
+  }
   if (found.size === 0) return messages;
   return messages.map((m) => {
     const thread = found.get(m.id as number);
-    return thread ? { ...m, thread: summaryOf(thread) } : m;
+    return thread ? { ...m, thread } : m;
   });
 }
 
@@ -63,20 +75,44 @@ export async function messageOrReply(
   messageId: number,
   viewer?: string,
 ): Promise<MessageDocument | null> {
-  return (await messages.get(instanceId, roomId, messageId, viewer)) ?? (await threads.reply(instanceId, roomId, messageId));
+  return (await messages.get(instanceId, roomId, messageId, viewer)) ?? (await threads.reply(instanceId, roomId, messageId, viewer));
 }
+/** A summary as its sender sees it with one more reply of theirs sent under a shadow ban. */
+const withOwnReply = (summary: ThreadSummary | undefined, reply: ThreadReplyDocument, parentUser: string | undefined): ThreadSummary => {
+  const known = summary?.participants ?? (parentUser !== undefined ? [parentUser] : []);
+  return {
+    reply_count: (summary?.reply_count ?? 0) + 1,
+    last_reply_at: summary && summary.last_reply_at > reply.created_at ? summary.last_reply_at : reply.created_at,
+    participants: known.includes(reply.user_id) || known.length >= MAX_THREAD_PARTICIPANTS ? known : [...known, reply.user_id],
+  };
+};
 
 @Injectable()
 export class ThreadsReadModel {
   constructor(@Inject(READ_MODEL_STORE) private readonly readModels: ReadModelStore) {}
 
-  async reply(instanceId: string, roomId: string, messageId: number): Promise<ThreadReplyDocument | null> {
+  /** A reply not deleted, shown to everyone or (with `viewer`, a shadow-banned user) sent by them under the ban. */
+  async reply(instanceId: string, roomId: string, messageId: number, viewer?: string): Promise<ThreadReplyDocument | null> {
     const doc = await this.readModels.get<ThreadReplyDocument>(THREAD_REPLIES, threadReplyDocumentId(instanceId, roomId, messageId));
-    return doc?.visible && doc.deleted_at === undefined ? doc : null;
+    return doc && shownToViewer(doc, viewer) && doc.deleted_at === undefined ? doc : null;
+  }
+
+  /** A reply as stored, shown or not (a live subscription's deletes tell apart whose shadow reply it was). */
+  stored(instanceId: string, roomId: string, messageId: number): Promise<ThreadReplyDocument | null> {
+    return this.readModels.get<ThreadReplyDocument>(THREAD_REPLIES, threadReplyDocumentId(instanceId, roomId, messageId));
   }
 
   thread(instanceId: string, roomId: string, parentId: number): Promise<ThreadDocument | null> {
     return this.readModels.get<ThreadDocument>(THREADS, threadDocumentId(instanceId, roomId, parentId));
+  }
+
+  /** The viewer's own replies sent under a shadow ban (not deleted) in the threads of these messages, oldest first. */
+  async ownShadowReplies(instanceId: string, roomId: string, parentIds: readonly number[], viewer: string): Promise<ThreadReplyDocument[]> {
+    const docs = await this.readModels.find<ThreadReplyDocument>(THREAD_REPLIES, {
+      where: { instance_id: instanceId, room_id: roomId, parent_id: { in: [...parentIds] }, visible: false, user_id: viewer, shadow: true },
+      sort: [{ field: 'id' }],
+    });
+    return docs.filter((doc) => shownToViewer(doc, viewer));
   }
 
   /** The threads of these messages that have one, by parent id. */
@@ -85,25 +121,31 @@ export class ThreadsReadModel {
     return new Map(docs.map((d) => [d.parent_id, d]));
   }
 
-  /** A thread's replies as a room's messages page: older (default) newest first below `initialId`, newer oldest first above it. */
+  /**
+   * A thread's replies as a room's messages page: older (default) newest first below
+   * `initialId`, newer oldest first above it; with `viewer` (a shadow-banned user), their own
+   * replies sent under the ban too.
+   */
   replies(
     instanceId: string,
     roomId: string,
     parentId: number,
-    options: { initialId?: number; direction: 'older' | 'newer'; limit: number },
+    options: { initialId?: number; direction: 'older' | 'newer'; limit: number; viewer?: string },
   ): Promise<ThreadReplyDocument[]> {
     const older = options.direction === 'older';
-    return this.readModels.find<ThreadReplyDocument>(THREAD_REPLIES, {
-      where: {
-        instance_id: instanceId,
-        room_id: roomId,
-        parent_id: parentId,
-        visible: true,
-        ...(options.initialId !== undefined && { id: older ? { lt: options.initialId } : { gt: options.initialId } }),
-      },
-      sort: [{ field: 'id', descending: older }],
-      limit: options.limit,
-    });
+    const query = (where: Record<string, string | boolean>) =>
+      this.readModels.find<ThreadReplyDocument>(THREAD_REPLIES, {
+        where: {
+          instance_id: instanceId,
+          room_id: roomId,
+          parent_id: parentId,
+          ...where,
+          ...(options.initialId !== undefined && { id: older ? { lt: options.initialId } : { gt: options.initialId } }),
+        },
+        sort: [{ field: 'id', descending: older }],
+        limit: options.limit,
+      });
+    return pageShownTo(query, options);
   }
 
   /** The user's threads in these rooms, newest activity first, below `before` (a `last_reply_id`). */

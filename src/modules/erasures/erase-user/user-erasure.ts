@@ -22,7 +22,7 @@ import { AttachmentCreated } from '../../attachments/domain/attachment.events';
 import { CHANGE_READS } from '../../messages/message-changes';
 import { THREAD_READS } from '../../threads/threads.read-model';
 import { REACTION_READS } from '../../messages/reactions.read-model';
-import { ReactionDocument, REACTIONS } from '../../../../projections/reactions/reactions.projection';
+import { ReactionDocument, REACTIONS, SHADOW_REACTIONS } from '../../../../projections/reactions/reactions.projection';
 import { SentMessages } from '../../messages/sent-messages';
 import { roomDecider, roomStream } from '../../rooms/domain/room.decider';
 import { userDecider, userStream } from '../../users/domain/user.decider';
@@ -186,42 +186,45 @@ export class UserErasure {
    */
   private async removeReactions(instanceId: string, erasure: ErasureState, metadata: EventMetadata): Promise<void> {
     const reactor = { userId: erasure.userId!, userCreatedAt: erasure.userCreatedAt! };
-    for (;;) {
-      // Removed reactions leave the read model before the next read: each pass reads what is left.
-      const page = await this.readModels.find<ReactionDocument>(REACTIONS, {
-        where: { instance_id: instanceId, user_id: reactor.userId, user_created_at: reactor.userCreatedAt },
-        limit: SCAN_PAGE,
-      });
-      let newest: LogPosition | null = null;
-      for (const reaction of page) {
-        const room = await this.pipeline.load(roomStream(instanceId, reaction.room_id), roomDecider);
-        const sent = room.state.exists ? await this.sentMessages.find(instanceId, reaction.room_id, reaction.message_id) : null;
-        if (!sent) continue;
-        const outcome = await this.ignoringGone(
-          this.pipeline.run(
-            messageStream(instanceId, reaction.message_id),
-            messageDecider,
-            {
-              type: 'RemoveReaction',
-              reaction: reaction.type,
-              reactor,
-              id: reaction.message_id,
-              roomId: reaction.room_id,
-              sent,
-              roomCreatedAt: room.state.createdAt!,
-              actor: { userCreatedAt: null, su: true },
-              now: this.now(),
-            },
-            metadata,
-            { awaitProjections: [] },
-          ),
-        );
-        const position = outcome?.position ?? null;
-        if (position !== null && (newest === null || position > newest)) newest = position;
+    // Everyone's reactions, then those added under a shadow ban (kept apart, SHADOW_REACTIONS).
+    for (const collection of [REACTIONS, SHADOW_REACTIONS]) {
+      for (;;) {
+        // Removed reactions leave the read model before the next read: each pass reads what is left.
+        const page = await this.readModels.find<ReactionDocument>(collection, {
+          where: { instance_id: instanceId, user_id: reactor.userId, user_created_at: reactor.userCreatedAt },
+          limit: SCAN_PAGE,
+        });
+        let newest: LogPosition | null = null;
+        for (const reaction of page) {
+          const room = await this.pipeline.load(roomStream(instanceId, reaction.room_id), roomDecider);
+          const sent = room.state.exists ? await this.sentMessages.find(instanceId, reaction.room_id, reaction.message_id) : null;
+          if (!sent) continue;
+          const outcome = await this.ignoringGone(
+            this.pipeline.run(
+              messageStream(instanceId, reaction.message_id),
+              messageDecider,
+              {
+                type: 'RemoveReaction',
+                reaction: reaction.type,
+                reactor,
+                id: reaction.message_id,
+                roomId: reaction.room_id,
+                sent,
+                roomCreatedAt: room.state.createdAt!,
+                actor: { userCreatedAt: null, su: true },
+                now: this.now(),
+              },
+              metadata,
+              { awaitProjections: [] },
+            ),
+          );
+          const position = outcome?.position ?? null;
+          if (position !== null && (newest === null || position > newest)) newest = position;
+        }
+        // Nothing removed: what is left (if anything) went with its message or room, whose projection takes it.
+        if (newest === null) break;
+        await this.readYourWrites.waitFor(newest, REACTION_READS);
       }
-      // Nothing removed: what is left (if anything) went with its message or room, whose projection takes it.
-      if (newest === null) return;
-      await this.readYourWrites.waitFor(newest, REACTION_READS);
     }
   }
 

@@ -10,8 +10,11 @@ export const MAX_REACTION_TYPE_LENGTH = 32;
 /** A reaction type is printable text without spaces: no control character, separator or whitespace. */
 const PRINTABLE_WITHOUT_SPACES = /^[^\p{Cc}\p{Z}\s]+$/u;
 
-/** Reaction type → the reactors holding it, each as `reactorKey` (the incarnation of the user id). */
-export type ReactionsState = ReadonlyMap<string, ReadonlySet<string>>;
+/**
+ * Reaction type → the reactors holding it, each as `reactorKey` (the incarnation of the user id)
+ * → whether they reacted under a shadow ban (shown to them alone: its removal must say so too).
+ */
+export type ReactionsState = ReadonlyMap<string, ReadonlyMap<string, boolean>>;
 export const NO_REACTIONS: ReactionsState = new Map();
 
 export interface Reactor {
@@ -27,6 +30,8 @@ interface ReactionChangeOf<T extends string> {
   readonly id: MessageId;
   readonly roomId: string;
   readonly now: string;
+  /** The reactor is under a shadow ban: their reaction shows to them alone. */
+  readonly shadow?: boolean;
 }
 export type ReactionChange = ReactionChangeOf<'AddReaction'> | ReactionChangeOf<'RemoveReaction'>;
 
@@ -42,11 +47,22 @@ export const validReaction = (reaction: string): void => {
   }
 };
 
-/** Adding a reaction the user already holds adds nothing (idempotent); a new type past the cap is refused. */
+/** Whether a type shows to the reactor `key`: someone holds it not under a shadow ban, or they hold it themselves. */
+const typeShownTo = (holders: ReadonlyMap<string, boolean>, key: string): boolean => holders.has(key) || [...holders.values()].some((shadow) => !shadow);
+
+/**
+ * Adding a reaction the user already holds adds nothing (idempotent), unless they hold it from a
+ * shadow ban since lifted (shown to no one now: added again, for everyone); a new type past the cap is
+ * refused. The cap counts the types the reactor sees, so reactions shown to one user alone (a
+ * shadow ban) neither show through the cap nor take types from everyone else.
+ */
 export const addReaction = (change: ReactionChange, state: ReactionsState): ReactionEvent[] => {
+  const key = reactorKey(change.reactor.userId, change.reactor.userCreatedAt);
   const holders = state.get(change.reaction);
-  if (holders?.has(reactorKey(change.reactor.userId, change.reactor.userCreatedAt))) return [];
-  if (!holders && state.size >= MAX_REACTION_TYPES) {
+  const held = holders?.get(key);
+  if (held !== undefined && !(held && !change.shadow)) return [];
+  const seen = [...state.values()].filter((h) => typeShownTo(h, key)).length;
+  if (!(holders && typeShownTo(holders, key)) && seen >= MAX_REACTION_TYPES) {
     throw unprocessable('too_many_reaction_types', `A message holds at most ${MAX_REACTION_TYPES} distinct reaction types`);
   }
   return [
@@ -59,6 +75,7 @@ export const addReaction = (change: ReactionChange, state: ReactionsState): Reac
         user_id: change.reactor.userId,
         user_created_at: change.reactor.userCreatedAt,
         created_at: change.now,
+        ...(change.shadow && { shadow: true as const }),
       },
     },
   ];
@@ -66,7 +83,8 @@ export const addReaction = (change: ReactionChange, state: ReactionsState): Reac
 
 /** Removing a reaction the user does not hold removes nothing (idempotent). */
 export const removeReaction = (change: ReactionChange, state: ReactionsState): ReactionEvent[] => {
-  if (!state.get(change.reaction)?.has(reactorKey(change.reactor.userId, change.reactor.userCreatedAt))) return [];
+  const shadow = state.get(change.reaction)?.get(reactorKey(change.reactor.userId, change.reactor.userCreatedAt));
+  if (shadow === undefined) return [];
   return [
     {
       type: 'MessageReactionRemoved',
@@ -77,6 +95,8 @@ export const removeReaction = (change: ReactionChange, state: ReactionsState): R
         user_id: change.reactor.userId,
         user_created_at: change.reactor.userCreatedAt,
         removed_at: change.now,
+        // A reaction added under a shadow ban was its reactor's alone: so is its removal, ban or no ban now.
+        ...(shadow && { shadow: true as const }),
       },
     },
   ];
@@ -86,7 +106,7 @@ export const removeReaction = (change: ReactionChange, state: ReactionsState): R
 export const reactionAdded = (state: ReactionsState, data: MessageReactionAdded['data']): ReactionsState => {
   if (data.type === ERASED_REACTION_TYPE) return state; // its key destroyed: no longer anyone's reaction
   const next = new Map(state);
-  next.set(data.type, new Set(state.get(data.type)).add(reactorKey(data.user_id, data.user_created_at)));
+  next.set(data.type, new Map(state.get(data.type)).set(reactorKey(data.user_id, data.user_created_at), data.shadow === true));
   return next;
 };
 
@@ -96,7 +116,7 @@ export const reactionRemoved = (state: ReactionsState, data: MessageReactionRemo
   const key = reactorKey(data.user_id, data.user_created_at);
   if (!holders?.has(key)) return state;
   const next = new Map(state);
-  const rest = new Set(holders);
+  const rest = new Map(holders);
   rest.delete(key);
   if (rest.size === 0) next.delete(data.type);
   else next.set(data.type, rest);

@@ -145,6 +145,25 @@ describe('messageDecider: reactions', () => {
     given().when({ ...add('👍'), sent: null }).thenThrows(DomainError, { code: 'not_found/message_not_found' });
   });
 
+  it('under a shadow ban, adds and removes for the reactor alone; the cap counts the types each reactor sees', () => {
+    const shadowed = (event: MessageEvent | ReactionEvent) => ({ ...event, data: { ...event.data, shadow: true } }) as MessageEvent | ReactionEvent;
+    const addShadowed = (reaction: string): MessageCommand => ({ ...base, type: 'AddReaction', reaction, reactor: ben, shadow: true });
+    given().when(addShadowed('👍')).then([shadowed(added('👍'))]);
+    given(shadowed(added('👍'))).when(addShadowed('👍')).then([]);
+    // Its removal says it was shadowed, ban or no ban now; once the ban is lifted, adding it again adds it for everyone.
+    given(shadowed(added('👍'))).when(removeOf('👍')).then([shadowed(removed('👍'))]);
+    given(shadowed(added('👍'))).when(add('👍')).then([added('👍')]);
+    given(added('👍')).when(addShadowed('👍')).then([]);
+    const full = Array.from({ length: MAX_REACTION_TYPES }, (_, i) => shadowed(added(`t${i}`)));
+    const cat = { userId: 'cat', userCreatedAt: 'u4' };
+    given(...full).when(add('one-more', cat)).then([added('one-more', cat)]);
+    given(...full).when(addShadowed('one-more')).thenThrows(DomainError, { code: 'unprocessable_entity/too_many_reaction_types' });
+    // A message sent under someone else's shadow ban is not there for the reactor (su aside).
+    const hidden = { ...base.sent, shadow: true as const };
+    given().when({ ...add('👍'), sent: hidden }).thenThrows(DomainError, { code: 'not_found/message_not_found' });
+    given().when({ ...add('👍', { userId: 'ann', userCreatedAt: 'u1' }), sent: hidden }).then([added('👍', { userId: 'ann', userCreatedAt: 'u1' })]);
+  });
+
   it('counts no erased reaction (its key destroyed by an erasure)', () => {
     const full = Array.from({ length: MAX_REACTION_TYPES }, (_, i) => added(i === 0 ? '' : `t${i}`));
     given(...full).when(add('fits')).then([added('fits')]);

@@ -3,6 +3,7 @@ import { DomainError, forbidden, notFound } from '../../../shared/domain/errors'
 import { streamName } from '../../../shared/domain/streams';
 import { MessagePart } from './message-parts';
 import { MessageEvent, MessageId, MessageIdsReserved, ReactionEvent, ThreadReplyFields } from './message.events';
+import { shownTo } from './message-visibility';
 import { addReaction, NO_REACTIONS, ReactionChange, reactionAdded, reactionRemoved, ReactionsState, removeReaction, validReaction } from './message-reactions';
 
 /** A room's timeline, kept apart from the room's settings and membership (a different write rate). */
@@ -128,6 +129,10 @@ export const sentMessageOf = (data: {
   ...(data.shadow && { shadow: true as const }),
 });
 
+/** Whether `viewer` may see a message the room's timeline holds (`shownTo`: one sent under a shadow ban is its sender's alone). */
+export const sentShownTo = (sent: SentMessage, viewer: string | undefined): boolean =>
+  shownTo({ user_id: sent.userId, ...(sent.shadow && { shadow: sent.shadow }) }, viewer);
+
 /**
  * Whether the user id's incarnation created at `userCreatedAt` (null: none exists now) sent
  * the message. A message logged without its sender's incarnation was sent by the current one
@@ -188,6 +193,8 @@ export const messageDecider: Decider<MessageState, MessageCommand, MessageEvent 
     const { sent } = command;
     if (!sent || state.deleted || sent.roomCreatedAt !== command.roomCreatedAt) throw messageNotFound(command.id);
     if (command.type === 'AddReaction' || command.type === 'RemoveReaction') {
+      // A message the reactor may not see (sent under someone else's shadow ban) is not there for them (su sees it: an erasure removes what was added before this rule).
+      if (!command.actor.su && !sentShownTo(sent, command.reactor.userId)) throw messageNotFound(command.id);
       validReaction(command.reaction);
       return command.type === 'AddReaction' ? addReaction(command, state.reactions) : removeReaction(command, state.reactions);
     }

@@ -59,15 +59,16 @@ export type MessageIdsReserved = DomainEvent<'MessageIdsReserved', { first: Mess
 /**
  * A reaction of one user (that incarnation of the user id) to a message, on the message's own
  * stream. `type` is what the user reacted with (an emoji, a shortcode): sealed, as the user
- * chose it.
+ * chose it. `shadow`: added under a shadow ban (or the removal of such a reaction): shown to
+ * its reactor alone.
  */
 export type MessageReactionAdded = DomainEvent<
   'MessageReactionAdded',
-  { id: MessageId; room_id: string; type: string; user_id: string; user_created_at: string; created_at: string }
+  { id: MessageId; room_id: string; type: string; user_id: string; user_created_at: string; created_at: string; shadow?: true }
 >;
 export type MessageReactionRemoved = DomainEvent<
   'MessageReactionRemoved',
-  { id: MessageId; room_id: string; type: string; user_id: string; user_created_at: string; removed_at: string }
+  { id: MessageId; room_id: string; type: string; user_id: string; user_created_at: string; removed_at: string; shadow?: true }
 >;
 
 export type ReactionEvent = MessageReactionAdded | MessageReactionRemoved;

@@ -1,8 +1,5 @@
+import { shownIn } from './message-visibility';
 import { ThreadReplyFields } from './message.events';
 
-/**
- * A reply shown in its thread alone: the room's pages, its subscriptions, its last message time
- * and its unread counts leave it out, so the original SDKs never meet a message whose parent
- * they cannot show (see docs/api.md, Threads).
- */
-export const threadOnly = (data: ThreadReplyFields): boolean => data.parent_id !== undefined && data.also_in_room !== true;
+/** A reply shown in its thread alone, not in its room (`shownIn`, message-visibility.ts). */
+export const threadOnly = (data: ThreadReplyFields): boolean => !shownIn(data, 'room');

@@ -43,8 +43,8 @@ export class FetchMessagesHandler implements IQueryHandler<FetchMessagesQuery, M
     const viewer = await this.restrictions.shadowViewer(q.actor, q.roomId);
     const docs = await this.messages.page(q.instanceId, q.roomId, { ...q, ...(viewer !== undefined && { viewer }) });
     const shown = docs.map((d) => presentMessage(q.version, d, this.attachments));
-    const withSummaries = await withThreads(this.threads, q.version, q.instanceId, q.roomId, shown);
-    return withReactions(this.reactions, q.version, q.instanceId, withSummaries, q.actor.userId);
+    const withSummaries = await withThreads(this.threads, q.version, q.instanceId, q.roomId, shown, viewer);
+    return withReactions(this.reactions, q.version, q.instanceId, withSummaries, q.actor.userId, viewer);
   }
 }
 

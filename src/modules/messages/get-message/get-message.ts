@@ -45,8 +45,8 @@ export class GetMessageHandler implements IQueryHandler<GetMessageQuery, Message
         ? await messageOrReply(this.messages, this.threads, q.instanceId, q.roomId, q.messageId, viewer)
         : await this.messages.get(q.instanceId, q.roomId, q.messageId, viewer);
     if (!doc) throw messageNotFound(q.messageId);
-    const summarized = await withThreads(this.threads, q.version, q.instanceId, q.roomId, [presentMessage(q.version, doc, this.attachments)]);
-    const [shown] = await withReactions(this.reactions, q.version, q.instanceId, summarized, q.actor.userId);
+    const summarized = await withThreads(this.threads, q.version, q.instanceId, q.roomId, [presentMessage(q.version, doc, this.attachments)], viewer);
+    const [shown] = await withReactions(this.reactions, q.version, q.instanceId, summarized, q.actor.userId, viewer);
     return shown;
   }
 }

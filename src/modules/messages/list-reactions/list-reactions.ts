@@ -12,6 +12,7 @@ import { MessagesReadModel } from '../messages.read-model';
 import { parseMessageId } from '../presentation/message-id.pipe';
 import { CHATKIT_V6_ROUTE } from '../../../shared/http/chatkit-route';
 import { Reaction, ReactionsReadModel } from '../reactions.read-model';
+import { Restrictions } from '../../bans/restrictions';
 
 export const DEFAULT_REACTIONS_LIMIT = 50;
 export const MAX_REACTIONS_LIMIT = 100;
@@ -39,13 +40,15 @@ export class ListReactionsHandler implements IQueryHandler<ListReactionsQuery, R
     private readonly access: RoomAccess,
     private readonly messages: MessagesReadModel,
     private readonly reactions: ReactionsReadModel,
+    private readonly restrictions: Restrictions,
   ) {}
 
   async execute(q: ListReactionsQuery): Promise<ReactionsPage> {
     await this.access.readable(q.instanceId, q.roomId, q.actor);
-    const message = await this.messages.get(q.instanceId, q.roomId, q.messageId);
+    const viewer = await this.restrictions.shadowViewer(q.actor, q.roomId);
+    const message = await this.messages.get(q.instanceId, q.roomId, q.messageId, viewer);
     if (!message || message.deleted_at !== undefined) throw messageNotFound(q.messageId);
-    return this.reactions.page(q.instanceId, q.messageId, q);
+    return this.reactions.page(q.instanceId, q.messageId, { ...q, ...(viewer !== undefined && { viewer }) });
   }
 }
 

@@ -12,6 +12,7 @@ import { RoomAccess } from '../../rooms/room-access';
 import { userDecider, userNotFound, userStream } from '../../users/domain/user.decider';
 import { Access } from '../../roles/access-rules';
 import { Requires } from '../../roles/requires.decorator';
+import { ShadowBanned } from '../../bans/shadow-banned.decorator';
 import { messageDecider, messageStream } from '../domain/message.decider';
 import { parseMessageId } from '../presentation/message-id.pipe';
 import { REACTION_READS } from '../reactions.read-model';
@@ -27,6 +28,8 @@ export class ReactToMessageCommand {
     readonly userId: string,
     readonly su: boolean,
     readonly actor: Actor,
+    /** Made under a shadow ban (as the access check found): the reaction shows to its reactor alone. */
+    readonly shadow = false,
   ) {}
 }
 
@@ -57,6 +60,7 @@ export class ReactToMessageHandler implements ICommandHandler<ReactToMessageComm
         type: c.change,
         reaction: c.reaction,
         reactor: { userId: c.userId, userCreatedAt: user.createdAt! },
+        ...(c.shadow && { shadow: true }),
         id: c.messageId,
         roomId: c.roomId,
         sent,
@@ -84,8 +88,9 @@ export class ReactToMessageController {
     @Param('messageId') rawId: string,
     @Param('type') type: string,
     @CurrentActor() actor: RequestActor,
+    @ShadowBanned() shadow: boolean,
   ): Promise<void> {
-    return this.react(instanceId, roomId, rawId, 'AddReaction', type, actor);
+    return this.react(instanceId, roomId, rawId, 'AddReaction', type, actor, shadow);
   }
 
   @Delete('rooms/:roomId/messages/:messageId/reactions/:type')
@@ -97,8 +102,9 @@ export class ReactToMessageController {
     @Param('messageId') rawId: string,
     @Param('type') type: string,
     @CurrentActor() actor: RequestActor,
+    @ShadowBanned() shadow: boolean,
   ): Promise<void> {
-    return this.react(instanceId, roomId, rawId, 'RemoveReaction', type, actor);
+    return this.react(instanceId, roomId, rawId, 'RemoveReaction', type, actor, shadow);
   }
 
   private async react(
@@ -108,9 +114,10 @@ export class ReactToMessageController {
     change: 'AddReaction' | 'RemoveReaction',
     type: string,
     actor: RequestActor,
+    shadow: boolean,
   ): Promise<void> {
     const messageId = parseMessageId(rawId);
     if (!actor.userId) throw badRequest('missing_user', 'The token names no user (sub) whose reaction this is');
-    await this.commands.execute(new ReactToMessageCommand(instanceId, roomId, messageId, change, type, actor.userId, actor.su, auditActor(actor)));
+    await this.commands.execute(new ReactToMessageCommand(instanceId, roomId, messageId, change, type, actor.userId, actor.su, auditActor(actor), shadow));
   }
 }

@@ -17,8 +17,8 @@ import { Access } from '../../roles/access-rules';
 import { messagesStream } from '../domain/message.decider';
 import { MessageDeleted, MessageEdited, MessageEvent, MessageSent, ReactionEvent } from '../domain/message.events';
 import { ERASED_REACTION_TYPE } from '../domain/message.personal-data';
-import { threadOnly } from '../domain/thread-reply';
-import { MessagePinned, PinEvent } from '../../pins/domain/pin.events';
+import { shownIn, shownTo, visibleTo } from '../domain/message-visibility';
+import { MessagePinned, pinChangeFlags, PinEvent } from '../../pins/domain/pin.events';
 import { pinsStream } from '../../pins/domain/pins.decider';
 
 /** A pin as `message_pinned` and the pins list show it. */
@@ -31,7 +31,7 @@ const pinShown = ({ message_id, pinned_by, pinned_at, until }: MessagePinned['da
 import { RoomEvent } from '../../rooms/domain/room.events';
 import { ATTACHMENT_RESOLVER, AttachmentResolver } from '../presentation/attachments.port';
 import { presentMessage } from '../presentation/message.presenter';
-import { MESSAGE_READS, MessagesReadModel } from '../messages.read-model';
+import { MESSAGE_READS, MessagesReadModel, shownToViewer } from '../messages.read-model';
 import { ParleyEventFamily, parseParleyEvents } from './parley-events';
 import { ThreadsReadModel } from '../../threads/threads.read-model';
 import { Restrictions } from '../../bans/restrictions';
@@ -156,11 +156,10 @@ export class RoomSubscription implements OnModuleInit {
   private deliverLive(event: RecordedEvent<MessageEvent | ReactionEvent | PinEvent | RoomEvent>, subscriber: RoomSubscriber): Promise<void> | void {
     switch (event.type) {
       case 'MessageSent': {
-        // A reply sent under a shadow ban: its sender's alone, in its thread too.
-        if (event.data.parent_id !== undefined && !(event.data.shadow && event.data.user_id !== subscriber.userId)) this.pushReply(event, subscriber);
-        if (threadOnly(event.data)) return; // not the room's: its thread's alone
+        // Who sees it where is one rule (message-visibility.ts): its thread, the room, or both.
+        if (visibleTo(event.data, 'thread', subscriber.userId)) this.pushReply(event, subscriber);
+        if (!visibleTo(event.data, 'room', subscriber.userId)) return;
         if (event.data.id <= subscriber.lastId) return; // already replayed
-        if (event.data.shadow && event.data.user_id !== subscriber.userId) return; // sent under a shadow ban: its sender's alone
         const live = this.liveMessage(event, subscriber);
         sentTo(subscriber, live.doc);
         subscriber.channel.push(live.wire);
@@ -168,15 +167,15 @@ export class RoomSubscription implements OnModuleInit {
       }
       case 'MessageEdited': {
         const reply = event.data.parent_id !== undefined && subscriber.parleyEvents.has('threads') ? this.pushReplyEdit(event, subscriber) : undefined;
-        const edit = subscriber.parleyEvents.has('edits') && !threadOnly(event.data) ? this.pushEdit(event, subscriber) : undefined;
+        const edit = subscriber.parleyEvents.has('edits') && shownIn(event.data, 'room') ? this.pushEdit(event, subscriber) : undefined;
         if (!reply) return edit;
         return edit ? reply.then(() => edit) : reply;
       }
       case 'MessageReactionAdded':
       case 'MessageReactionRemoved': {
         const { id, type, user_id } = event.data;
-        // An erased reaction (its key destroyed) is no one's: nothing to show.
-        if (!subscriber.parleyEvents.has('reactions') || type === ERASED_REACTION_TYPE) return;
+        // An erased reaction (its key destroyed) is no one's: nothing to show; one added under a shadow ban is its reactor's alone.
+        if (!subscriber.parleyEvents.has('reactions') || type === ERASED_REACTION_TYPE || !shownTo(event.data, subscriber.userId)) return;
         const timestamp = event.metadata.occurred_at ?? event.recordedAt;
         const body =
           event.type === 'MessageReactionAdded'
@@ -188,6 +187,8 @@ export class RoomSubscription implements OnModuleInit {
       case 'MessagePinned':
       case 'MessageUnpinned': {
         if (!subscriber.parleyEvents.has('pins')) return;
+        // Pinned or unpinned under a shadow ban: its user's change alone.
+        if (!shownTo(pinChangeFlags(event), subscriber.userId)) return;
         const timestamp = event.metadata.occurred_at ?? event.recordedAt;
         const body =
           event.type === 'MessagePinned'
@@ -197,13 +198,10 @@ export class RoomSubscription implements OnModuleInit {
         return;
       }
       case 'MessageDeleted': {
-        const { id, parent_id, shadow } = event.data;
-        if (parent_id !== undefined && !shadow && subscriber.parleyEvents.has('threads')) {
-          const timestamp = event.metadata.occurred_at ?? event.recordedAt;
-          subscriber.channel.push({ id: String(subscriber.lastId), body: chatkitEvent('reply_deleted', { message_id: id, parent_id }, timestamp) });
-        }
-        if (threadOnly(event.data)) return; // never shown in the room: nothing to take back there
-        return this.pushDeletion(event, subscriber);
+        const reply = shownIn(event.data, 'thread') && subscriber.parleyEvents.has('threads') ? this.pushReplyDeletion(event, subscriber) : undefined;
+        if (!shownIn(event.data, 'room')) return reply; // never shown in the room: nothing to take back there
+        const deletion = this.pushDeletion(event, subscriber);
+        return reply ? reply.then(() => deletion) : deletion;
       }
       case 'RoomDeleted':
         endForDeletedRoom(subscriber.channel, subscriber.roomId);
@@ -221,7 +219,7 @@ export class RoomSubscription implements OnModuleInit {
     const { version, instanceId, roomId, channel } = subscriber;
     const { id, deleted_at } = event.data;
     const original = subscriber.recent?.get(id) ?? (await this.messages.stored(instanceId, roomId, id)) ?? undefined;
-    if (original?.shadow && original.user_id !== subscriber.userId) return;
+    if (original && !shownTo(original, subscriber.userId)) return;
     const timestamp = event.metadata.occurred_at ?? event.recordedAt;
     if (version === 6) {
       channel.push({ id: String(subscriber.lastId), body: chatkitEvent('message_deleted', { message_id: id }, timestamp) });
@@ -247,7 +245,7 @@ export class RoomSubscription implements OnModuleInit {
   private async pushEdit(event: RecordedEvent<MessageEdited>, subscriber: RoomSubscriber): Promise<void> {
     const { version, instanceId, roomId, channel } = subscriber;
     const stored = await this.messages.stored(instanceId, roomId, event.data.id);
-    if (!stored || stored.deleted_at !== undefined || !(stored.visible || stored.user_id === subscriber.userId)) return;
+    if (!stored || stored.deleted_at !== undefined || !shownToViewer(stored, subscriber.userId)) return;
     const doc: MessageDocument = { ...stored, parts: event.data.parts, updated_at: event.data.updated_at };
     subscriber.recent?.set(doc.id, doc);
     const timestamp = event.metadata.occurred_at ?? event.recordedAt;
@@ -257,12 +255,26 @@ export class RoomSubscription implements OnModuleInit {
   /** `reply_updated` (asked for with `threads`): the edited reply whole, and its parent's id; a reply deleted since shows nothing. */
   private async pushReplyEdit(event: RecordedEvent<MessageEdited>, subscriber: RoomSubscriber): Promise<void> {
     const { version, instanceId, roomId, channel } = subscriber;
-    const stored = await this.threads.reply(instanceId, roomId, event.data.id);
+    const stored = await this.threads.reply(instanceId, roomId, event.data.id, subscriber.userId);
     if (!stored) return;
     const doc: MessageDocument = { ...stored, parts: event.data.parts, updated_at: event.data.updated_at };
     const timestamp = event.metadata.occurred_at ?? event.recordedAt;
     const body = chatkitEvent('reply_updated', { parent_id: stored.parent_id, message: presentMessage(version, doc, this.attachments) }, timestamp);
     channel.push({ id: String(subscriber.lastId), body });
+  }
+
+  /**
+   * `reply_deleted` (asked for with `threads`): the reply's id and its parent's. A reply sent under
+   * a shadow ban was its sender's alone: the deletion names no sender, its document does.
+   */
+  private async pushReplyDeletion(event: RecordedEvent<MessageDeleted>, subscriber: RoomSubscriber): Promise<void> {
+    const { id, parent_id } = event.data;
+    if (!shownTo(event.data, undefined)) {
+      const stored = await this.threads.stored(subscriber.instanceId, subscriber.roomId, id);
+      if (!stored || !shownTo(stored, subscriber.userId)) return;
+    }
+    const timestamp = event.metadata.occurred_at ?? event.recordedAt;
+    subscriber.channel.push({ id: String(subscriber.lastId), body: chatkitEvent('reply_deleted', { message_id: id, parent_id }, timestamp) });
   }
 
   /** `reply_added` (asked for with `threads`): the reply as the subscriber's API version shows it, and its parent's id. */

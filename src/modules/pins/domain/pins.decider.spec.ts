@@ -30,6 +30,29 @@ describe('pinsDecider', () => {
     given().when(unpin(1)).then([]);
   });
 
+  it('under a shadow ban, pins and unpins for the user alone, over what everyone sees', () => {
+    const shadowPinned = (messageId: number): PinEvent => ({
+      type: 'MessagePinned',
+      data: { room_id: 'r', room_created_at: 'r1', message_id: messageId, pinned_by: 'ben', pinned_at: now, shadow: true },
+    });
+    const shadowUnpinned = (messageId: number): PinEvent => ({
+      type: 'MessageUnpinned',
+      data: { room_id: 'r', room_created_at: 'r1', message_id: messageId, unpinned_at: now, unpinned_by: 'ben', shadow: true },
+    });
+    const asBen = { userId: 'ben', shadow: true };
+    given().when(pin(1, asBen)).then([shadowPinned(1)]);
+    given(shadowPinned(1)).when(pin(1, asBen)).then([]);
+    // Everyone else still sees no pin: theirs is decided without the shadowed one.
+    given(shadowPinned(1)).when(pin(1)).then([pinned(1)]);
+    given(pinned(1)).when({ ...unpin(1), ...asBen }).then([shadowUnpinned(1)]);
+    given(pinned(1), shadowUnpinned(1)).when({ ...unpin(1), ...asBen }).then([]);
+    given(pinned(1), shadowUnpinned(1)).when(unpin(1)).then([unpinned(1)]);
+    // The cap counts what the user sees: others' shadowed pins take nothing from them.
+    const shadowFull = Array.from({ length: MAX_PINS_PER_ROOM }, (_, i) => shadowPinned(i + 1));
+    given(...shadowFull).when(pin(99)).then([pinned(99)]);
+    given(...shadowFull).when(pin(99, asBen)).thenThrows(DomainError, { code: 'unprocessable_entity/too_many_pins' });
+  });
+
   it('refuses an until that is not ahead, and a pin past the cap; expired pins and an earlier room’s do not count', () => {
     given().when(pin(1, { until: now })).thenThrows(DomainError, { code: 'unprocessable_entity/invalid_until' });
     const full = Array.from({ length: MAX_PINS_PER_ROOM }, (_, i) => pinned(i + 1));

@@ -13,6 +13,7 @@ import { Access } from '../../roles/access-rules';
 import { Requires } from '../../roles/requires.decorator';
 import { PinsReadModel } from '../pins.read-model';
 import { messageOrReply, ThreadsReadModel, withThreads } from '../../threads/threads.read-model';
+import { Restrictions } from '../../bans/restrictions';
 
 export class ListPinsQuery {
   constructor(
@@ -40,22 +41,24 @@ export class ListPinsHandler implements IQueryHandler<ListPinsQuery, { pins: Pin
     private readonly threads: ThreadsReadModel,
     @Inject(ATTACHMENT_RESOLVER) private readonly attachments: AttachmentResolver,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly restrictions: Restrictions,
   ) {}
 
   async execute(q: ListPinsQuery): Promise<{ pins: PinnedMessage[] }> {
     await this.access.readable(q.instanceId, q.roomId, q.actor);
-    const pins = await this.pins.standing(q.instanceId, q.roomId, this.clock.now().toISOString());
+    const viewer = await this.restrictions.shadowViewer(q.actor, q.roomId);
+    const pins = await this.pins.standing(q.instanceId, q.roomId, this.clock.now().toISOString(), viewer);
     const found = await Promise.all(
       pins.map(async (pin) => {
         // A reply shown in its thread alone is listed too (with its `parent_id`, for the client to open its thread), as Slack and Stream list a pinned thread reply.
-        const message = await messageOrReply(this.messages, this.threads, q.instanceId, q.roomId, pin.message_id);
+        const message = await messageOrReply(this.messages, this.threads, q.instanceId, q.roomId, pin.message_id, viewer);
         // A message deleted as a pin landed (its pin goes with its deletion otherwise) is not shown.
         return message && message.deleted_at === undefined ? { pin, message: presentMessage(6, message, this.attachments) } : null;
       }),
     );
     const standing = found.filter((f) => f !== null);
     // A pinned thread's first message carries its summary, as on the room's pages.
-    const messages = await withThreads(this.threads, 6, q.instanceId, q.roomId, standing.map((f) => f.message));
+    const messages = await withThreads(this.threads, 6, q.instanceId, q.roomId, standing.map((f) => f.message), viewer);
     return {
       pins: standing.map(({ pin: { message_id, pinned_by, pinned_at, until } }, i) => ({
         message_id,

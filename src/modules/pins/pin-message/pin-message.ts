@@ -7,7 +7,7 @@ import { badRequest, unprocessable } from '../../../shared/domain/errors';
 import { Actor } from '../../../shared/domain/event';
 import { auditActor, CurrentActor } from '../../instances/authentication/access-token.guard';
 import { RequestActor } from '../../instances/authentication/access-token';
-import { messageDecider, messageNotFound, messageStream } from '../../messages/domain/message.decider';
+import { messageDecider, messageNotFound, messageStream, sentShownTo } from '../../messages/domain/message.decider';
 import { parseMessageId } from '../../messages/presentation/message-id.pipe';
 import { CHATKIT_V6_ROUTE } from '../../../shared/http/chatkit-route';
 import { SentMessages } from '../../messages/sent-messages';
@@ -16,6 +16,7 @@ import { Access } from '../../roles/access-rules';
 import { Requires } from '../../roles/requires.decorator';
 import { pinsDecider, pinsStream } from '../domain/pins.decider';
 import { PIN_READS } from '../pins.read-model';
+import { ShadowBanned } from '../../bans/shadow-banned.decorator';
 
 export class PinMessageCommand {
   constructor(
@@ -26,6 +27,8 @@ export class PinMessageCommand {
     readonly until: string | undefined,
     readonly requester: RequestActor,
     readonly actor: Actor,
+    /** Made under a shadow ban (as the access check found): the change shows to its user alone. */
+    readonly shadow = false,
   ) {}
 }
 
@@ -50,13 +53,17 @@ export class PinMessageHandler implements ICommandHandler<PinMessageCommand, voi
       const sent = await this.sentMessages.find(c.instanceId, c.roomId, c.messageId);
       const { state } = await this.pipeline.load(messageStream(c.instanceId, c.messageId), messageDecider);
       if (!sent || sent.roomCreatedAt !== room.createdAt || state.deleted) throw messageNotFound(c.messageId);
+      // A message sent under someone else's shadow ban is not there for the caller (su sees every message).
+      if (!su && !sentShownTo(sent, userId)) throw messageNotFound(c.messageId);
     }
     const now = this.clock.now().toISOString();
-    const base = { roomId: c.roomId, roomCreatedAt: room.createdAt, messageId: c.messageId, now };
+    const base = { roomId: c.roomId, roomCreatedAt: room.createdAt, messageId: c.messageId, now, ...(c.shadow && { shadow: true }) };
     await this.pipeline.run(
       pinsStream(c.instanceId, c.roomId),
       pinsDecider,
-      c.pin ? { ...base, type: 'PinMessage', ...(userId !== undefined && { userId }), ...(c.until !== undefined && { until: c.until }) } : { ...base, type: 'UnpinMessage' },
+      c.pin
+        ? { ...base, type: 'PinMessage', ...(userId !== undefined && { userId }), ...(c.until !== undefined && { until: c.until }) }
+        : { ...base, type: 'UnpinMessage', ...(userId !== undefined && { userId }) },
       { instance_id: c.instanceId, actor: c.actor, occurred_at: now },
       { awaitProjections: PIN_READS },
     );
@@ -77,10 +84,11 @@ export class PinMessageController {
     @Param('messageId') rawId: string,
     @Body() body: unknown,
     @CurrentActor() actor: RequestActor,
+    @ShadowBanned() shadow: boolean,
   ): Promise<void> {
     const messageId = parseMessageId(rawId);
     const until = parseUntil(body);
-    await this.commands.execute(new PinMessageCommand(instanceId, roomId, messageId, true, until, actor, auditActor(actor)));
+    await this.commands.execute(new PinMessageCommand(instanceId, roomId, messageId, true, until, actor, auditActor(actor), shadow));
   }
 
   @Delete('rooms/:roomId/messages/:messageId/pin')
@@ -91,9 +99,10 @@ export class PinMessageController {
     @Param('roomId') roomId: string,
     @Param('messageId') rawId: string,
     @CurrentActor() actor: RequestActor,
+    @ShadowBanned() shadow: boolean,
   ): Promise<void> {
     const messageId = parseMessageId(rawId);
-    await this.commands.execute(new PinMessageCommand(instanceId, roomId, messageId, false, undefined, actor, auditActor(actor)));
+    await this.commands.execute(new PinMessageCommand(instanceId, roomId, messageId, false, undefined, actor, auditActor(actor), shadow));
   }
 }
 

@@ -15,6 +15,7 @@ import { Access } from '../../roles/access-rules';
 import { Requires } from '../../roles/requires.decorator';
 import { parentNotFound } from '../thread-errors';
 import { ThreadsReadModel } from '../threads.read-model';
+import { Restrictions } from '../../bans/restrictions';
 
 export class ListRepliesQuery {
   constructor(
@@ -35,18 +36,24 @@ export class ListRepliesHandler implements IQueryHandler<ListRepliesQuery, Messa
     private readonly threads: ThreadsReadModel,
     private readonly messages: MessagesReadModel,
     private readonly reactions: ReactionsReadModel,
+    private readonly restrictions: Restrictions,
     @Inject(ATTACHMENT_RESOLVER) private readonly attachments: AttachmentResolver,
   ) {}
 
   async execute(q: ListRepliesQuery): Promise<MessageResponse[]> {
     await this.access.readable(q.instanceId, q.roomId, q.actor);
     // A message without replies has an empty thread; a thread outlives its first message's deletion (its replies are their senders').
-    const [thread, parent] = await Promise.all([this.threads.thread(q.instanceId, q.roomId, q.parentId), this.messages.get(q.instanceId, q.roomId, q.parentId)]);
+    const viewer = await this.restrictions.shadowViewer(q.actor, q.roomId);
+    const [thread, parent] = await Promise.all([
+      this.threads.thread(q.instanceId, q.roomId, q.parentId),
+      this.messages.get(q.instanceId, q.roomId, q.parentId, viewer),
+    ]);
     if (!thread && !parent) throw parentNotFound(q.parentId, q.roomId);
-    // Read even without a summary: a thread whose replies are all deleted still shows the tombstones some deletes leave.
-    const docs = await this.threads.replies(q.instanceId, q.roomId, q.parentId, q);
+    // Read even without a summary: a thread whose replies are all deleted still shows the tombstones
+    // some deletes leave, and one with only the viewer's replies sent under a shadow ban has none (it is no one else's).
+    const docs = await this.threads.replies(q.instanceId, q.roomId, q.parentId, { ...q, ...(viewer !== undefined && { viewer }) });
     const shown = docs.map((d) => presentMessage(6, d, this.attachments));
-    return withReactions(this.reactions, 6, q.instanceId, shown, q.actor.userId);
+    return withReactions(this.reactions, 6, q.instanceId, shown, q.actor.userId, viewer);
   }
 }
 

@@ -3,6 +3,7 @@ import type { RecordedEvent } from '../../../shared/domain/event';
 import { parseStreamName } from '../../../shared/domain/streams';
 import { currentPart, MessagePart } from '../../messages/domain/message-parts';
 import type { MessageDeleted, MessageEdited, MessageSent } from '../../messages/domain/message.events';
+import { shownTo } from '../../messages/domain/message-visibility';
 import type { RoomCreated, RoomDeleted, RoomMembersAdded, RoomMembersRemoved } from '../../rooms/domain/room.events';
 import type { UserCreated, UserDeleted } from '../../users/domain/user.events';
 import { presentRoom } from '../../rooms/presentation/room.presenter';
@@ -148,8 +149,8 @@ async function eventsOf(event: RecordedEvent, context: ChatkitWebhookContext, wa
     case 'MessageSent': {
       if (stream.category !== 'messages') return [];
       const sent = (event as RecordedEvent<MessageSent>).data;
-      // Sent under a shadow ban: no receiver (nor the push it would send) hears of it.
-      if (sent.shadow) return [];
+      // A receiver hears what everyone may see: not a message sent under a shadow ban (nor the push it would send).
+      if (!shownTo(sent, undefined)) return [];
       const message = {
         id: sent.id,
         user_id: sent.user_id,
@@ -173,7 +174,7 @@ async function eventsOf(event: RecordedEvent, context: ChatkitWebhookContext, wa
       const roomId = edited.room_id ?? (stream.category === 'messages' ? streamId : undefined);
       if (roomId === undefined) return [];
       const origin = await context.messageOrigin(instanceId, roomId, edited.id);
-      if (origin?.shadow) return []; // sent under a shadow ban: no receiver heard of it
+      if (origin && !shownTo(origin, undefined)) return []; // no receiver heard of it
       const message = {
         id: edited.id,
         ...(origin && { user_id: origin.user_id }),
@@ -187,7 +188,10 @@ async function eventsOf(event: RecordedEvent, context: ChatkitWebhookContext, wa
     case 'MessageDeleted': {
       const deleted = (event as RecordedEvent<MessageDeleted>).data;
       const roomId = deleted.room_id ?? (stream.category === 'messages' ? streamId : undefined);
-      if (roomId !== undefined && (await context.messageOrigin(instanceId, roomId, deleted.id))?.shadow) return [];
+      if (roomId !== undefined) {
+        const origin = await context.messageOrigin(instanceId, roomId, deleted.id);
+        if (origin && !shownTo(origin, undefined)) return []; // no receiver heard of it
+      }
       return [one('v1.messages_deleted', { message_ids: [deleted.id], ...(roomId !== undefined && { room_id: roomId }) })];
     }
     default:
