@@ -156,6 +156,25 @@ describe('message search', () => {
     expect(second.body.results.map((r: any) => r.message.id)).toEqual([withLink]);
   });
 
+  it('finds a reply shown in its thread alone, with its parent_id, as any message of the room; not once it is deleted', async () => {
+    const parent = await send('corpus', 'kookaburra thread starts', 'alice');
+    const replied = await s.request('POST', s.chat(`/rooms/corpus/messages/${parent}/replies`), {
+      body: { parts: [{ type: 'text/plain', content: 'kookaburra laughs in the thread' }] },
+      token: as('bob'),
+    });
+    expect(replied.status).toBe(201);
+    const reply = replied.body.message_id as number;
+    const page = await search({ q: 'kookaburra' }, as('bob'));
+    expect(page.body.results.map((r: any) => [r.message.id, r.message.parent_id])).toEqual([
+      [reply, parent],
+      [parent, undefined],
+    ]);
+    expect((await search({ q: 'laughs', order: 'relevance' }, as('bob'))).body.results.map((r: any) => r.message.id)).toEqual([reply]);
+    expect((await search({ q: 'kookaburra' }, as('mallory'))).body.results).toEqual([]);
+    expect((await s.request('DELETE', s.chat(`/rooms/corpus/messages/${reply}`), { token: as('bob') })).status).toBe(204);
+    expect((await search({ q: 'kookaburra' }, as('bob'))).body.results.map((r: any) => r.message.id)).toEqual([parent]);
+  });
+
   it('never finds a deleted message (v6, v2, in a deleted room) nor an edited message by its earlier words; finds the edit by its new ones', async () => {
     const v6 = await send('corpus', 'platypus deleted through v6');
     const v2 = await send('corpus', 'platypus deleted through v2');

@@ -6,6 +6,7 @@ import { Condition, READ_MODEL_STORE, ReadModelStore } from '../../shared/ports/
 import { checkpointName } from '../../../projections/projection';
 import { MESSAGES, MessageDocument, messagesProjection } from '../../../projections/messages/messages.projection';
 import { MEMBERSHIPS, MembershipDocument, membershipsProjection } from '../../../projections/rooms/memberships.projection';
+import { THREAD_REPLIES, threadsProjection } from '../../../projections/threads/threads.projection';
 import {
   MESSAGE_SEARCH,
   MESSAGE_SEARCH_INDEX,
@@ -29,7 +30,10 @@ export interface SearchPage {
 }
 
 /** What search reads: each must have folded everything the log held when the search began. */
-const SEARCH_READS = [messageSearchProjection, membershipsProjection, messagesProjection].map(checkpointName);
+const SEARCH_READS = [messageSearchProjection, membershipsProjection, messagesProjection, threadsProjection].map(checkpointName);
+
+/** A message as everyone may see it (search is one index for all its callers: it holds no shadowed message). */
+const shown = (m: MessageDocument): boolean => m.visible && !m.deleted_at;
 
 /**
  * Message search over the search index, with membership in the query itself: the rooms a user
@@ -72,9 +76,13 @@ export class MessageSearch {
       window: RELEVANCE_WINDOW,
       limit: request.limit,
     });
-    const found = await this.readModels.getMany<MessageDocument>(MESSAGES, matches.map((m) => m.document._id));
-    // Both read models have folded the same log, so each match is a message shown in its room.
-    const byId = new Map(found.filter((m) => m.visible && !m.deleted_at).map((m) => [m._id, m]));
+    const ids = matches.map((m) => m.document._id);
+    const found = await this.readModels.getMany<MessageDocument>(MESSAGES, ids);
+    const byId = new Map(found.filter(shown).map((m) => [m._id, m]));
+    // The read models have folded the same log, so each match is a message of its room's pages or
+    // a reply shown in its thread alone (found with its `parent_id`, as Slack's and Stream's search find them).
+    const inThreads = ids.filter((id) => !byId.has(id));
+    if (inThreads.length) for (const reply of await this.readModels.getMany<MessageDocument>(THREAD_REPLIES, inThreads)) if (shown(reply)) byId.set(reply._id, reply);
     const last = matches[matches.length - 1];
     return {
       messages: matches.flatMap((m) => byId.get(m.document._id) ?? []),
