@@ -120,16 +120,27 @@ export class SharedLiveEvents {
       this.readTo = event.position;
       for (const share of this.shares) share.offer(event, previous);
     };
+    // The subscription's own iterator, each result seen on its way (no generator of its own: the
+    // serving runner takes every event of the log through it).
     return {
-      async *[Symbol.asyncIterator]() {
-        try {
-          for await (const event of subscription) {
-            received(event);
-            yield event;
-          }
-        } finally {
+      [Symbol.asyncIterator]() {
+        const iterator = subscription[Symbol.asyncIterator]();
+        const seen = (result: IteratorResult<RecordedEvent>) => {
+          if (result.done) end();
+          else received(result.value);
+          return result;
+        };
+        const ended = (error: unknown) => {
           end();
-        }
+          throw error;
+        };
+        return {
+          next: () => iterator.next().then(seen, ended),
+          return: async (value?: unknown) => {
+            end();
+            return (await iterator.return?.(value)) ?? { done: true, value: undefined };
+          },
+        };
       },
       async close() {
         end();
