@@ -1,42 +1,13 @@
 import { LogPosition, RecordedEvent } from '../../../domain/event';
-import { EventStore, LogSubscription, ReadAllOptions, SubscribeToAllOptions } from '../../../ports/event-store.port';
+import { LogSubscription } from '../../../ports/event-store.port';
 import { SqliteEventStore } from '../../../../adapters/event-store/sqlite/sqlite-event-store';
-import { ForwardingEventStore } from '../../operations/forwarding-event-store';
+import { CountingStore } from '../../../../../test/support/counting-event-store';
 import { openSqliteStores, SqliteStores } from '../../../../../test/support/sqlite-stores';
 import { eventually } from '../../../../../test/support/waiting';
 import { SharedLiveEvents } from './shared-live-events';
 import { FollowHandlers, LogFollower } from './log-follower';
 
 const meta = { occurred_at: '2026-01-01T00:00:00.000Z' };
-
-/** The log as one runner reads it, counting what it reads of the log itself. */
-class CountingReads extends ForwardingEventStore {
-  /** Events read by `readAll` pages and by its own subscriptions. */
-  eventsRead = 0;
-  subscriptions = 0;
-  constructor(inner: EventStore) {
-    super(inner);
-  }
-  override async readAll(options?: ReadAllOptions): Promise<RecordedEvent[]> {
-    const page = await super.readAll(options);
-    this.eventsRead += page.length;
-    return page;
-  }
-  override subscribeToAll(options?: SubscribeToAllOptions): LogSubscription {
-    this.subscriptions++;
-    const subscription = super.subscribeToAll(options);
-    const counting = this;
-    return {
-      async *[Symbol.asyncIterator]() {
-        for await (const event of subscription) {
-          counting.eventsRead++;
-          yield event;
-        }
-      },
-      close: () => subscription.close(),
-    };
-  }
-}
 
 describe('SharedLiveEvents over a real SQLite event log', () => {
   let stores: SqliteStores;
@@ -71,14 +42,14 @@ describe('SharedLiveEvents over a real SQLite event log', () => {
     const shared = new SharedLiveEvents();
     const reader = reading(shared.tap(events.subscribeToAll({ after: null }), null));
     await eventually(() => reader.positions.length === 3, { what: 'the reader read the log' });
-    const own = new CountingReads(events);
-    const followed = shared.follow(own, reader.positions[2], 1_000);
+    const own = new CountingStore(events);
+    const followed = shared.follow(own.events, reader.positions[2], 1_000);
     const follower = reading(followed);
     await append(5);
     await eventually(() => follower.positions.length === 5, { what: 'the follower has the new events' });
 
     expect(follower.positions).toEqual((await logPositions()).slice(3));
-    expect(own.eventsRead).toBe(0);
+    expect(own.everyEventRead).toBe(0);
     expect(own.subscriptions).toBe(0);
     await followed.close();
     await follower.done;
@@ -89,15 +60,15 @@ describe('SharedLiveEvents over a real SQLite event log', () => {
     const shared = new SharedLiveEvents();
     const reader = reading(shared.tap(events.subscribeToAll({ after: null }), null));
     await eventually(() => reader.positions.length === 3, { what: 'the reader read the log' });
-    const own = new CountingReads(events);
-    const followed = shared.follow(own, null, 2);
+    const own = new CountingStore(events);
+    const followed = shared.follow(own.events, null, 2);
     const follower = reading(followed);
     await eventually(() => follower.positions.length === 3, { what: 'the follower read what came before the tapped events' });
     await append(4);
     await eventually(() => follower.positions.length === 7, { what: 'the follower has the new events' });
 
     expect(follower.positions).toEqual(await logPositions());
-    expect(own.eventsRead).toBe(3);
+    expect(own.everyEventRead).toBe(3);
     expect(own.subscriptions).toBe(0);
     await followed.close();
     await follower.done;
@@ -105,8 +76,8 @@ describe('SharedLiveEvents over a real SQLite event log', () => {
 
   it('follows the log on its own while nothing is tapped, and takes the tapped events again once something is', async () => {
     const shared = new SharedLiveEvents();
-    const own = new CountingReads(events);
-    const followed = shared.follow(own, null, 1_000);
+    const own = new CountingStore(events);
+    const followed = shared.follow(own.events, null, 1_000);
     const follower = reading(followed);
     await append(2);
     await eventually(() => follower.positions.length === 2, { what: 'the follower read the log on its own' });
@@ -117,7 +88,7 @@ describe('SharedLiveEvents over a real SQLite event log', () => {
     let reader = reading(tapped);
     await append(3);
     await eventually(() => reader.positions.length === 3 && follower.positions.length === 5, { what: 'both have the new events' });
-    const readBefore = own.eventsRead;
+    const readBefore = own.everyEventRead;
 
     // The tap ends (its runner dropped): the follower subscribes on its own again, missing nothing.
     await tapped.close();
@@ -125,7 +96,7 @@ describe('SharedLiveEvents over a real SQLite event log', () => {
     await append(2);
     await eventually(() => follower.positions.length === 7, { what: 'the follower read the log on its own again' });
     expect(own.subscriptions).toBe(2);
-    expect(own.eventsRead - readBefore).toBe(2);
+    expect(own.everyEventRead - readBefore).toBe(2);
 
     // A tap again, which starts behind the follower (a runner resumes from its least advanced projection).
     tapped = shared.tap(events.subscribeToAll({ after: null }), null);
@@ -143,20 +114,20 @@ describe('SharedLiveEvents over a real SQLite event log', () => {
   it('lets a follower that falls too far behind go: it reads what it missed from the log', async () => {
     const shared = new SharedLiveEvents(3);
     const reader = reading(shared.tap(events.subscribeToAll({ after: null }), null));
-    const own = new CountingReads(events);
+    const own = new CountingStore(events);
     // Not read yet while the reader takes six events: only the last three are kept for it.
-    const followed = shared.follow(own, null, 1_000);
+    const followed = shared.follow(own.events, null, 1_000);
     await append(6);
     await eventually(() => reader.positions.length === 6, { what: 'the reader read the log' });
     const follower = reading(followed);
     await eventually(() => follower.positions.length === 6, { what: 'the follower has what it missed' });
-    expect(own.eventsRead).toBeGreaterThanOrEqual(3);
-    const readAfterMissing = own.eventsRead;
+    expect(own.everyEventRead).toBeGreaterThanOrEqual(3);
+    const readAfterMissing = own.everyEventRead;
     await append(2);
     await eventually(() => follower.positions.length === 8, { what: 'the follower has the new events' });
 
     expect(follower.positions).toEqual(await logPositions());
-    expect(own.eventsRead).toBe(readAfterMissing);
+    expect(own.everyEventRead).toBe(readAfterMissing);
     await followed.close();
     await follower.done;
   });
@@ -165,7 +136,7 @@ describe('SharedLiveEvents over a real SQLite event log', () => {
     await append(4);
     const shared = new SharedLiveEvents();
     const reader = reading(shared.tap(events.subscribeToAll({ after: null }), null));
-    const own = new CountingReads(events);
+    const own = new CountingStore(events);
     const written: RecordedEvent[] = [];
     let live = false;
     const handlers: FollowHandlers = {
@@ -176,16 +147,16 @@ describe('SharedLiveEvents over a real SQLite event log', () => {
       caughtUp: async () => void (live = true),
       afterLive: () => undefined,
     };
-    const follower = new LogFollower(own, 500, 0, () => false, (after) => shared.follow(own, after, 2));
+    const follower = new LogFollower(own.events, 500, 0, () => false, (after) => shared.follow(own.events, after, 2));
     const following = follower.follow(null, handlers);
     await eventually(() => live && reader.positions.length === 4, { what: 'caught up' });
-    const readCatchingUp = own.eventsRead;
+    const readCatchingUp = own.everyEventRead;
     await append(3);
     await eventually(() => written.length === 7, { what: 'the live events are written' });
 
     expect(written.map((e) => e.position)).toEqual(await logPositions());
     expect(readCatchingUp).toBe(4);
-    expect(own.eventsRead).toBe(4);
+    expect(own.everyEventRead).toBe(4);
     expect(own.subscriptions).toBe(0);
     await follower.close();
     await following;
