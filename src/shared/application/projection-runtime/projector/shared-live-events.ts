@@ -176,7 +176,8 @@ export class SharedLiveEvents {
                 if (next === undefined) {
                   if (!relay.live && !closed) continue;
                   await own.close();
-                  const settled = await pending;
+                  // Closed here: a failure it settles with now is its cancellation's, not the log's.
+                  const settled = await pending.catch((): IteratorResult<RecordedEvent> => ({ done: true, value: undefined }));
                   if (!closed && !settled.done && positionAfter(settled.value.position, last)) {
                     last = settled.value.position;
                     yield settled.value;
