@@ -66,8 +66,9 @@ export async function openProjectors(events: EventStore, readModels: ReadModelSt
   if (building.length) logger.info({ projections: building.map(checkpointName) }, 'new projection versions build beside the serving ones, which serve meanwhile');
   const foreground = current.filter((p) => !p.background);
   const background = current.filter((p) => p.background);
-  // The background runner takes the serving runner's live events, read and opened once for both
-  // (measured: its own subscription read and opened each event again, some 40-50 µs of a send).
+  // The background runner takes the serving runner's live events, read and opened once for both:
+  // with a subscription of its own, it read and opened each event again (measured: search's CPU
+  // per send halved without that, docs/benchmarks.md).
   const shared = background.length ? new SharedLiveEvents() : null;
   // The building versions fold while the process serves: pages of the live size keep answers prompt.
   return new ProcessProjectors(
