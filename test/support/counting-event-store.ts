@@ -1,4 +1,4 @@
-import { EventStore, ReadAllOptions, ReadStreamOptions } from '../../src/shared/ports/event-store.port';
+import { EventStore, LogSubscription, ReadAllOptions, ReadStreamOptions, SubscribeToAllOptions } from '../../src/shared/ports/event-store.port';
 import { withOverrides } from './event-store-overrides';
 
 /** A real event store, counting the reads made through it (to show a cost is bounded, not to mock). */
@@ -9,6 +9,9 @@ export class CountingStore {
   /** Whole-log reads (`readAll` calls) and the events they returned. */
   logReads = 0;
   logEventsRead = 0;
+  /** Subscriptions of the whole log (`subscribeToAll` calls) and the events they delivered. */
+  subscriptions = 0;
+  subscribedEventsRead = 0;
   readonly events: EventStore;
   constructor(store: EventStore) {
     this.events = withOverrides(store, {
@@ -24,6 +27,20 @@ export class CountingStore {
         this.logEventsRead += events.length;
         return events;
       },
+      subscribeToAll: (options?: SubscribeToAllOptions): LogSubscription => {
+        const subscription = store.subscribeToAll(options);
+        this.subscriptions++;
+        const counting = this;
+        return {
+          async *[Symbol.asyncIterator]() {
+            for await (const event of subscription) {
+              counting.subscribedEventsRead++;
+              yield event;
+            }
+          },
+          close: () => subscription.close(),
+        };
+      },
     });
   }
   reset() {
@@ -31,5 +48,12 @@ export class CountingStore {
     this.eventsRead = 0;
     this.logReads = 0;
     this.logEventsRead = 0;
+    this.subscriptions = 0;
+    this.subscribedEventsRead = 0;
+  }
+
+  /** Events read from the log by any means: pages and subscriptions. */
+  get everyEventRead(): number {
+    return this.logEventsRead + this.subscribedEventsRead;
   }
 }

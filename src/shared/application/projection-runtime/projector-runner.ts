@@ -14,6 +14,7 @@ import { ProjectionLeases } from './projector/projection-leases';
 import { everyLayoutCheckpoint, layoutResumePosition, ProjectionPart, projectionParts } from './projector/projection-parts';
 import { HeldProjections } from './projector/held-projections';
 import { assertOneWriterPerCollection } from './projector/projection-slot';
+import { LiveEventsSharing, liveSubscriber } from './projector/shared-live-events';
 import { ProjectionStatus, projectionStatus, ProjectorRunnerStats, RunCounts } from './projector/status';
 
 export { PROJECTOR_STATUS } from './projector/parking';
@@ -53,6 +54,12 @@ export interface ProjectorRunnerOptions {
   readonly onLeasesChanged?: (held: readonly string[]) => void;
   /** Each batch folded, for metrics (default: this process's; a projector thread sends them to the request thread's). */
   readonly recordBatch?: (events: number, seconds: number) => void;
+  /**
+   * Live, the log's events shared with another runner of the process (SharedLiveEvents): this
+   * one reads them and hands them on, or takes them from the one that does (default: a
+   * subscription of its own).
+   */
+  readonly liveEvents?: LiveEventsSharing;
 }
 
 /**
@@ -167,7 +174,13 @@ export class ProjectorRunner {
       onFailed: (error) => this.follower.fail(error),
     });
     // A destroying event ends the gathering: the content it removes leaves the files promptly, and its delete, which waits for that, soon answers.
-    this.follower = new LogFollower(events, options.maxBatch ?? 500, options.liveGatherMs ?? 0, (event) => this.destroying.has(event.type));
+    this.follower = new LogFollower(
+      events,
+      options.maxBatch ?? 500,
+      options.liveGatherMs ?? 0,
+      (event) => this.destroying.has(event.type),
+      liveSubscriber(events, options.liveEvents, catchUpPage),
+    );
     this.followHandlers = {
       pageSize: () => (this.firstCatchUp.reached ? catchUpPage : firstCatchUpPage),
       interrupted: () => this.leaseSetChanged || this.stopped || this.refollow,

@@ -38,6 +38,8 @@ export class LogFollower {
     private readonly gatherMs = 0,
     /** Live events that end the gathering: their batch is written as soon as what is buffered is taken (a delete's). */
     private readonly writesAtOnce: (event: RecordedEvent) => boolean = () => false,
+    /** The live subscription once caught up (another runner's events shared: SharedLiveEvents). */
+    private readonly subscribeLive: (after: LogPosition | null) => LogSubscription = (after) => events.subscribeToAll({ after }),
   ) {}
 
   /** Follows the log after `from` until interrupted, closed or failed (then it rejects with the failure). */
@@ -57,7 +59,7 @@ export class LogFollower {
       await new Promise((resolve) => setImmediate(resolve));
     }
     await handlers.caughtUp();
-    const subscription = this.events.subscribeToAll({ after: from });
+    const subscription = this.subscribeLive(from);
     this.subscription = subscription;
     if (handlers.interrupted()) await subscription.close();
     const iterator = subscription[Symbol.asyncIterator]();
