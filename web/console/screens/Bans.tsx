@@ -3,17 +3,10 @@ import { Link } from 'react-router';
 import { paths, useSession } from '../api/session';
 import { ActionResult, ErrorNote, useAction, useLoad } from '../components/async';
 import { when } from '../components/table';
+import type { BanResponse } from '../../../src/modules/bans/ban-terms';
 
 /** A standing ban, as the bans routes answer it. */
-interface Ban {
-  readonly user_id: string;
-  readonly room_id?: string;
-  readonly reason: string;
-  readonly shadow: boolean;
-  readonly banned_by?: string;
-  readonly banned_at: string;
-  readonly until?: string;
-}
+type Ban = BanResponse;
 
 /**
  * The bans standing in a room or the whole instance (the routes answer them all at once: a
