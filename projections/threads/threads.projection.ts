@@ -92,7 +92,8 @@ export const threadsProjection: ProjectionDefinition<Folded, ThreadsDocument> = 
   // replies sent under a shadow ban are kept (for their sender's pages).
   version: 2,
   collections: [
-    { name: THREAD_REPLIES, indexes: [{ fields: ['instance_id', 'room_id', 'parent_id', 'visible', 'id'] }] },
+    // (instance_id, id): the audit API finds a thread-only reply's room by its id alone, as the messages' own index does for the room's messages.
+    { name: THREAD_REPLIES, indexes: [{ fields: ['instance_id', 'room_id', 'parent_id', 'visible', 'id'] }, { fields: ['instance_id', 'id'] }] },
     { name: THREADS, indexes: [{ fields: ['instance_id', 'room_id'] }] },
     { name: THREAD_MEMBERS, indexes: [{ fields: ['instance_id', 'user_id', 'last_reply_id'] }, { fields: ['instance_id', 'room_id', 'parent_id'] }] },
     { name: THREAD_CURSORS, indexes: [{ fields: ['instance_id', 'user_id'] }, { fields: ['instance_id', 'room_id'] }] },

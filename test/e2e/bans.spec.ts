@@ -335,6 +335,10 @@ describe('bans and frozen rooms', () => {
       expect(await replies('cat')).toEqual([seen, first]);
       expect((await s.request('GET', s.chat(`/rooms/shadythread/messages/${hidden}`), { token: as('ben') })).status).toBe(200);
       expect((await s.request('GET', s.chat(`/rooms/shadythread/messages/${hidden}`), { token: as('cat') })).status).toBe(404);
+      // Its who-reacted list is found as the reply is: by its sender alone.
+      const reactors = await s.request('GET', s.chat(`/rooms/shadythread/messages/${hidden}/reactions`), { token: as('ben') });
+      expect([reactors.status, reactors.body.reactions]).toEqual([200, []]);
+      expect((await s.request('GET', s.chat(`/rooms/shadythread/messages/${hidden}/reactions`), { token: as('cat') })).status).toBe(404);
       // The summary counts the reply for its sender alone (a page of messages and a single read alike); the threads lists leave it out.
       const summaryFor = async (user: string) => {
         const single = (await s.request('GET', s.chat(`/rooms/shadythread/messages/${parent}`), { token: as(user) })).body.thread;

@@ -233,6 +233,11 @@ describe('console inspector routes (services/parley_admin/v1)', () => {
     expect((await ok(get(`/rooms/forum/messages/${parent}/replies?after=${replies[0]}`))).messages.map((m: any) => m.id)).toEqual([replies[1], replies[2]]);
     expect(await ok(get(`/rooms/forum/messages/${quiet}/replies`))).toEqual({ messages: [] });
     expect((await get('/rooms/forum/messages/999999/replies')).body.error).toBe('services/parley_admin/not_found/parent_not_found');
+    // A reply (in its thread alone, or also in the room) has no thread of its own, as on v6.
+    for (const reply of [replies[0], replies[1]]) {
+      const refused = await get(`/rooms/forum/messages/${reply}/replies`);
+      expect([refused.status, refused.body.error]).toEqual([422, 'services/parley_admin/unprocessable_entity/parent_is_reply']);
+    }
     expect((await get('/rooms/nowhere/messages/1/replies')).body.error).toBe('services/parley_admin/not_found/room_not_found');
     expect((await get(`/rooms/forum/messages/${parent}/replies?content=yes`)).body.error).toBe('services/parley_admin/unprocessable_entity/invalid_content');
 

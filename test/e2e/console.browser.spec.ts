@@ -602,7 +602,7 @@ describe('the operator console in a real browser', () => {
     expect(audit.body.events.filter((e: any) => e.type === 'MessageContentRead').map((e: any) => e.data)).toContainEqual(
       expect.objectContaining({ parent_id: parent, first_message_id: threadOnly, last_message_id: alsoInRoom, message_count: 2 }),
     );
-    // A thread-only reply's history: its send and the read just recorded (the link names its room: it is in no room page).
+    // A thread-only reply's history: its send and the read just recorded (the thread's link names its room; the audit API finds it without).
     await page.click(`${replies} li[data-message-id="${threadOnly}"] a::-p-text(history)`);
     await page.waitForFunction(() => document.body.innerText.includes('MessageContentRead') && document.body.innerText.includes('MessageSent'), { timeout: 15_000 });
     await page.goBack({ waitUntil: 'domcontentloaded' });

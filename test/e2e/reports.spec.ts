@@ -81,6 +81,24 @@ describe('reports and the review queue', () => {
     expect([later.status, later.body.id === filed.body.id]).toEqual([201, false]);
   });
 
+  it('shows moderators a reported reply that is in its thread alone, with its parent_id; that read is in its history', async () => {
+    const parent = await send('lobby', 'a question');
+    const replied = await s.request('POST', s.chat(`/rooms/lobby/messages/${parent}/replies`), { body: { parts: [{ type: 'text/plain', content: 'a rude answer' }] }, token: as('ben') });
+    const replyId = replied.body.message_id as number;
+    const filed = await reportMessage('lobby', replyId, 'cat', { category: 'harassment' });
+    expect(filed.status).toBe(201);
+    const shown = await s.request('GET', admin(`/reports/${filed.body.id}`), { token: su() });
+    expect(shown.body.target).toEqual({
+      kind: 'message',
+      room_id: 'lobby',
+      message_id: replyId,
+      user_id: 'ben',
+      message: expect.objectContaining({ id: replyId, user_id: 'ben', parent_id: parent, parts: [{ type: 'text/plain', content: 'a rude answer' }] }),
+    });
+    const history = await s.request('GET', `/services/parley_audit/v1/${s.instanceId}/messages/${replyId}`, { token: su() });
+    expect(history.body.events.map((e: any) => e.type)).toEqual(['MessageSent', 'MessageContentRead']);
+  });
+
   it('reports a user; pages the queue oldest first with a cursor', async () => {
     const filed = await reportUser('eve', 'ann', { category: 'impersonation' });
     expect(filed.status).toBe(201);

@@ -240,6 +240,40 @@ describe('threads (v6)', () => {
     expect((await myThreads('ben')).threads.filter((t) => t.room_id === 'fleeting')).toEqual([]);
   });
 
+  it('every v6 route that takes a message id finds a reply shown in its thread alone; its history needs no room', async () => {
+    await createRoom('aside');
+    const parent = await send('aside', 'parent');
+    const alone = await replyId('aside', parent, 'only in the thread', 'ben');
+    const at = (rest = '') => s.chat(`/rooms/aside/messages/${alone}${rest}`);
+    // Its history (the audit API) is found by its id alone, as a room's message is, before any change of its own names its room.
+    const history = await s.request('GET', `/services/parley_audit/v1/${s.instanceId}/messages/${alone}`, { token: su() });
+    expect([history.status, history.body.events?.map((e: any) => e.type)]).toEqual([200, ['MessageSent']]);
+    // Reactions: adding one, the who-reacted list, removing one.
+    expect((await s.request('PUT', at('/reactions/%F0%9F%91%8D'), { token: as('cat') })).status).toBe(204);
+    const who = await s.request('GET', at('/reactions'), { token: as('ann') });
+    expect([who.status, who.body.reactions]).toEqual([200, [{ type: '👍', user_id: 'cat', created_at: expect.any(String) }]]);
+    expect((await s.request('GET', s.chat(`/rooms/aside/messages/${alone}`), { token: as('cat') })).body.reactions).toMatchObject({ counts: { '👍': 1 }, mine: ['👍'] });
+    // Pin and unpin; report.
+    expect((await s.request('PUT', at('/pin'), { token: as('cat') })).status).toBe(204);
+    expect((await s.request('GET', s.chat('/rooms/aside/pins'), { token: as('ann') })).body.pins.map((p: any) => p.message_id)).toEqual([alone]);
+    expect((await s.request('DELETE', at('/pin'), { token: as('cat') })).status).toBe(204);
+    const reported = await s.request('POST', at('/reports'), { body: { category: 'spam' }, token: as('cat') });
+    expect(reported.status).toBe(201);
+    // A reply has no thread of its own (threads are one level deep): its replies and cursors answer as replying to it does.
+    await expectError(reply('aside', alone, 'nested'), 422, 'unprocessable_entity/parent_is_reply');
+    await expectError(s.request('GET', at('/replies'), { token: as('cat') }), 422, 'unprocessable_entity/parent_is_reply');
+    await expectError(setThreadCursor('aside', alone, 'cat', alone), 422, 'unprocessable_entity/parent_is_reply');
+    const shared = await replyId('aside', parent, 'in the room too', 'ben', { also_in_room: true });
+    await expectError(s.request('GET', s.chat(`/rooms/aside/messages/${shared}/replies`), { token: as('cat') }), 422, 'unprocessable_entity/parent_is_reply');
+    // Its sender edits and deletes it; then every route answers 404 as for any deleted message.
+    expect((await s.request('PUT', at(), { body: text('edited, in the thread'), token: as('ben') })).status).toBe(204);
+    expect((await s.request('GET', at(), { token: as('cat') })).body.parts).toEqual([{ type: 'text/plain', content: 'edited, in the thread' }]);
+    expect((await s.request('DELETE', at(), { token: as('ben') })).status).toBe(204);
+    await expectError(s.request('GET', at(), { token: as('cat') }), 404, 'not_found/message_not_found');
+    await expectError(s.request('GET', at('/reactions'), { token: as('cat') }), 404, 'not_found/message_not_found');
+    await expectError(s.request('PUT', at('/pin'), { token: as('cat') }), 404, 'not_found/message_not_found');
+  });
+
   it("a deleted reply leaves the parent's summary, the threads lists and the unread counts what the remaining replies say", async () => {
     await createRoom('shrinking', { user_ids: ['ben', 'cat', 'dan'] });
     const parent = await send('shrinking', 'parent');

@@ -6,6 +6,7 @@ import { SqliteReadModelStore } from '../../adapters/read-models/sqlite/sqlite-r
 import { RecordedEvent } from '../../shared/domain/event';
 import { EventToAppend } from '../../shared/ports/event-store.port';
 import { messagesProjection } from '../../../projections/messages/messages.projection';
+import { threadsProjection } from '../../../projections/threads/threads.projection';
 import { contentReadStream } from '../inspector/domain/content-read.decider';
 import { messagesStream, messageStream } from '../messages/domain/message.decider';
 import { AuditPage } from './entity-history';
@@ -35,7 +36,8 @@ describe('a message history page', () => {
     dir = mkdtempSync(join(tmpdir(), 'parley-message-history-'));
     sqlite = new SqliteEventStore(join(dir, 'events.sqlite'), { synchronous: 'NORMAL' });
     readModels = new SqliteReadModelStore(join(dir, 'read-models.sqlite'));
-    await readModels.ensureCollections(messagesProjection.collections);
+    // A message's room is found in the room's messages, else in the thread replies (a thread-only reply's).
+    await readModels.ensureCollections([...messagesProjection.collections, ...threadsProjection.collections]);
     const timeline = messagesStream('acme', 'lobby');
     const reads = contentReadStream('acme', 'lobby');
     // A read recorded before the message was sent cannot have shown it, whatever its range.

@@ -3,6 +3,7 @@ import { EventStore } from '../../shared/ports/event-store.port';
 import { ReadModelStore } from '../../shared/ports/read-model-store.port';
 import { firstEventAfterPosition, firstEventReaching, StreamReader } from '../../shared/application/write-path/stream-position-search';
 import { MESSAGES, MessageDocument } from '../../../projections/messages/messages.projection';
+import { THREAD_REPLIES } from '../../../projections/threads/threads.projection';
 import { contentReadStream } from '../inspector/domain/content-read.decider';
 import { messagesStream, messageStream } from '../messages/domain/message.decider';
 import { AuditPage, AuditPageRequest } from './entity-history';
@@ -29,7 +30,8 @@ const showed = (event: RecordedEvent, messageId: number): boolean => {
  * One message's history, read from the log: its send (found in its room's timeline by a binary
  * search over revisions, as ids grow along a timeline), its edits and deletion (its own stream),
  * and the console's recorded reads of its content (its room's content-read stream, read from the
- * send on). The room is the one the message's own stream or the messages read model names, or
+ * send on). The room is the one the message's own stream or the read models (the room's
+ * messages, a thread's replies) name, or
  * `roomId` when the caller gives it (a deleted room's messages are in no read model).
  *
  * A page costs the page: the send is about log2(timeline length) single-event reads, the own
@@ -73,10 +75,17 @@ export class MessageHistory {
     return { events: page, next, sources };
   }
 
-  /** The room of the message as the messages read model holds it (deleted ones too: any visibility). */
+  /**
+   * The room of the message as the read models hold it (deleted ones too: any visibility): the
+   * room's messages, else the thread replies (a reply shown in its thread alone is in no room's
+   * messages). Each is found on its collection's (instance_id, id) index.
+   */
   private async roomOf(instanceId: string, messageId: number): Promise<string | undefined> {
-    const [doc] = await this.readModels.find<MessageDocument>(MESSAGES, { where: { instance_id: instanceId, id: messageId }, limit: 1 });
-    return doc?.room_id;
+    for (const collection of [MESSAGES, THREAD_REPLIES]) {
+      const [doc] = await this.readModels.find<MessageDocument>(collection, { where: { instance_id: instanceId, id: messageId }, limit: 1 });
+      if (doc) return doc.room_id;
+    }
+    return undefined;
   }
 
   /** The message's `MessageSent` in the timeline (other events there, from older logs, are stepped over). */

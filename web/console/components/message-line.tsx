@@ -70,7 +70,7 @@ function Extras({ message }: { message: MessageRow }) {
  * summary and replies, where a reply shows).
  */
 export function MessageLine({ message, roomId, children }: { message: MessageRow; roomId?: string; children?: ReactNode }) {
-  // The audit API finds a message's room through the room's pages; one in none (a thread-only reply) is asked for as `<room>:<id>`.
+  // The audit API finds a message's room by its id (a thread-only reply's too); naming it (`<room>:<id>`, where the list knows it) spares that look-up.
   const history = roomId === undefined ? String(message.id) : `${encodeURIComponent(roomId)}:${message.id}`;
   return (
     <li data-message-id={message.id} className={message.deleted ? 'deleted' : ''}>

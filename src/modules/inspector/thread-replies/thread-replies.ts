@@ -7,8 +7,8 @@ import { parseMessageId } from '../../messages/presentation/message-id.pipe';
 import { RoomsReadModel } from '../../rooms/rooms.read-model';
 import { Access } from '../../roles/access-rules';
 import { Requires } from '../../roles/requires.decorator';
-import { parentNotFound } from '../../threads/thread-errors';
-import { ThreadsReadModel } from '../../threads/threads.read-model';
+import { parentIsReply, parentNotFound } from '../../threads/thread-errors';
+import { messageOrReply, ThreadsReadModel } from '../../threads/threads.read-model';
 import { ConsoleMessagePage, parseConsolePageQuery } from '../console-message-page';
 
 /**
@@ -17,7 +17,8 @@ import { ConsoleMessagePage, parseConsolePageQuery } from '../console-message-pa
  * unless `content=true`, and that read recorded first, naming the thread). The v6 route
  * answers the same replies with their content always: reading them here keeps the console's
  * rule that every content read is in the log. A thread outlives its first message's deletion,
- * so it pages while either exists (404 `parent_not_found` when neither does).
+ * so it pages while either exists (404 `parent_not_found` when neither does); a reply has no
+ * thread of its own (422 `parent_is_reply`, as on v6).
  */
 @Controller(PARLEY_ADMIN_ROUTE)
 export class ThreadRepliesController {
@@ -40,8 +41,9 @@ export class ThreadRepliesController {
     const parentId = parseMessageId(rawId);
     const page = parseConsolePageQuery(query);
     await this.rooms.get(instanceId, roomId);
-    const [thread, parent] = await Promise.all([this.threads.thread(instanceId, roomId, parentId), this.messages.get(instanceId, roomId, parentId)]);
+    const [thread, parent] = await Promise.all([this.threads.thread(instanceId, roomId, parentId), messageOrReply(this.messages, this.threads, instanceId, roomId, parentId)]);
     if (!thread && !parent) throw parentNotFound(parentId, roomId);
+    if (parent?.parent_id !== undefined) throw parentIsReply(parentId, parent.parent_id);
     const docs = thread ? await this.threads.replies(instanceId, roomId, parentId, { initialId: page.initialId, direction: page.direction, limit: page.limit + 1 }) : [];
     return this.pages.answer(instanceId, roomId, docs, page, actor, parentId);
   }

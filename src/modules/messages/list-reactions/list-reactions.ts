@@ -13,6 +13,7 @@ import { parseMessageId } from '../presentation/message-id.pipe';
 import { CHATKIT_V6_ROUTE } from '../../../shared/http/chatkit-route';
 import { Reaction, ReactionsReadModel } from '../reactions.read-model';
 import { Restrictions } from '../../bans/restrictions';
+import { messageOrReply, ThreadsReadModel } from '../../threads/threads.read-model';
 
 export const DEFAULT_REACTIONS_LIMIT = 50;
 export const MAX_REACTIONS_LIMIT = 100;
@@ -39,6 +40,7 @@ export class ListReactionsHandler implements IQueryHandler<ListReactionsQuery, R
   constructor(
     private readonly access: RoomAccess,
     private readonly messages: MessagesReadModel,
+    private readonly threads: ThreadsReadModel,
     private readonly reactions: ReactionsReadModel,
     private readonly restrictions: Restrictions,
   ) {}
@@ -46,7 +48,8 @@ export class ListReactionsHandler implements IQueryHandler<ListReactionsQuery, R
   async execute(q: ListReactionsQuery): Promise<ReactionsPage> {
     await this.access.readable(q.instanceId, q.roomId, q.actor);
     const viewer = await this.restrictions.shadowViewer(q.actor, q.roomId);
-    const message = await this.messages.get(q.instanceId, q.roomId, q.messageId, viewer);
+    // A reply shown in its thread alone is reacted to as any message: its reactors are listed too.
+    const message = await messageOrReply(this.messages, this.threads, q.instanceId, q.roomId, q.messageId, viewer);
     if (!message || message.deleted_at !== undefined) throw messageNotFound(q.messageId);
     return this.reactions.page(q.instanceId, q.messageId, { ...q, ...(viewer !== undefined && { viewer }) });
   }

@@ -2,6 +2,7 @@ import { ReportDocument } from '../../../../projections/reports/reports.projecti
 import { MessagesReadModel } from '../../messages/messages.read-model';
 import { AttachmentResolver } from '../../messages/presentation/attachments.port';
 import { MessageResponse, presentMessage } from '../../messages/presentation/message.presenter';
+import { messageOrReply, ThreadsReadModel } from '../../threads/threads.read-model';
 
 export interface ReportView {
   readonly id: string;
@@ -21,10 +22,16 @@ export interface ReportView {
  * A report as moderators read it. A message's report shows the message as v6 shows it while it
  * exists (null once deleted: the report keeps no copy of its text).
  */
-export async function presentReport(doc: ReportDocument, messages: MessagesReadModel, attachments: AttachmentResolver): Promise<ReportView> {
+export async function presentReport(
+  doc: ReportDocument,
+  messages: MessagesReadModel,
+  threads: ThreadsReadModel,
+  attachments: AttachmentResolver,
+): Promise<ReportView> {
   let target: ReportView['target'];
   if (doc.target_kind === 'message') {
-    const message = await messages.get(doc.instance_id, doc.room_id!, doc.message_id!);
+    // A reply shown in its thread alone is reportable as any message: moderators see it too (with its parent_id).
+    const message = await messageOrReply(messages, threads, doc.instance_id, doc.room_id!, doc.message_id!);
     const shown = message && message.deleted_at === undefined ? presentMessage(6, message, attachments) : null;
     target = { kind: 'message', room_id: doc.room_id!, message_id: doc.message_id!, user_id: doc.user_id, message: shown };
   } else {

@@ -21,6 +21,7 @@ import { Clock } from '../../../shared/domain/clock';
 import { DomainError } from '../../../shared/domain/errors';
 import { contentReadDecider, contentReadStream } from '../../inspector/domain/content-read.decider';
 import { presentReport, ReportView } from './present-report';
+import { ThreadsReadModel } from '../../threads/threads.read-model';
 
 export const REPORTS_PAGE_DEFAULT = 20;
 export const REPORTS_PAGE_MAX = 100;
@@ -46,6 +47,7 @@ export class ReviewReportsController {
   constructor(
     private readonly reports: ReportsReadModel,
     private readonly messages: MessagesReadModel,
+    private readonly threads: ThreadsReadModel,
     private readonly commands: CommandBus,
     private readonly pipeline: CommandPipeline,
     @Inject(ATTACHMENT_RESOLVER) private readonly attachments: AttachmentResolver,
@@ -66,7 +68,7 @@ export class ReviewReportsController {
     if (after !== undefined && typeof after !== 'string') throw unprocessable('invalid_after', 'after must be given once');
     const docs = await this.reports.page(instanceId, status as ReportStatusFilter, after || undefined, limit + 1);
     const page = docs.slice(0, limit);
-    const reports = await Promise.all(page.map((doc) => presentReport(doc, this.messages, this.attachments)));
+    const reports = await Promise.all(page.map((doc) => presentReport(doc, this.messages, this.threads, this.attachments)));
     await this.recordContentReads(instanceId, page, reports, actor);
     return { reports, ...(docs.length > limit && { next: page[page.length - 1].queue_key }) };
   }
@@ -76,7 +78,7 @@ export class ReviewReportsController {
   async get(@Param('instanceId') instanceId: string, @Param('reportId') reportId: string, @CurrentActor() actor: RequestActor): Promise<ReportView> {
     const doc = await this.reports.get(instanceId, reportId);
     if (!doc) throw reportNotFound(reportId);
-    const report = await presentReport(doc, this.messages, this.attachments);
+    const report = await presentReport(doc, this.messages, this.threads, this.attachments);
     await this.recordContentReads(instanceId, [doc], [report], actor);
     return report;
   }

@@ -13,8 +13,8 @@ import { ReactionsReadModel, withReactions } from '../../messages/reactions.read
 import { RoomAccess } from '../../rooms/room-access';
 import { Access } from '../../roles/access-rules';
 import { Requires } from '../../roles/requires.decorator';
-import { parentNotFound } from '../thread-errors';
-import { ThreadsReadModel } from '../threads.read-model';
+import { parentIsReply, parentNotFound } from '../thread-errors';
+import { messageOrReply, ThreadsReadModel } from '../threads.read-model';
 import { Restrictions } from '../../bans/restrictions';
 
 export class ListRepliesQuery {
@@ -46,9 +46,10 @@ export class ListRepliesHandler implements IQueryHandler<ListRepliesQuery, Messa
     const viewer = await this.restrictions.shadowViewer(q.actor, q.roomId);
     const [thread, parent] = await Promise.all([
       this.threads.thread(q.instanceId, q.roomId, q.parentId),
-      this.messages.get(q.instanceId, q.roomId, q.parentId, viewer),
+      messageOrReply(this.messages, this.threads, q.instanceId, q.roomId, q.parentId, viewer),
     ]);
     if (!thread && !parent) throw parentNotFound(q.parentId, q.roomId);
+    if (parent?.parent_id !== undefined) throw parentIsReply(q.parentId, parent.parent_id);
     // Read even without a summary: a thread whose replies are all deleted still shows the tombstones
     // some deletes leave, and one with only the viewer's replies sent under a shadow ban has none (it is no one else's).
     const docs = await this.threads.replies(q.instanceId, q.roomId, q.parentId, { ...q, ...(viewer !== undefined && { viewer }) });

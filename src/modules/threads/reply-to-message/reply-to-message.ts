@@ -15,7 +15,7 @@ import { SentMessages } from '../../messages/sent-messages';
 import { RoomAccess } from '../../rooms/room-access';
 import { Access } from '../../roles/access-rules';
 import { Requires } from '../../roles/requires.decorator';
-import { parentNotFound } from '../thread-errors';
+import { parentIsReply, parentNotFound } from '../thread-errors';
 import { THREAD_READS } from '../threads.read-model';
 import { ShadowBanned } from '../../bans/shadow-banned.decorator';
 
@@ -53,9 +53,7 @@ export class ReplyToMessageHandler implements ICommandHandler<ReplyToMessageComm
     const room = await this.access.readable(c.instanceId, c.roomId, c.requester);
     const parent = await this.sentMessages.find(c.instanceId, c.roomId, c.parentId);
     if (!parent || parent.roomCreatedAt !== room.createdAt) throw parentNotFound(c.parentId, c.roomId);
-    if (parent.parentId !== undefined) {
-      throw unprocessable('parent_is_reply', `The message ${c.parentId} is a reply in the thread of ${parent.parentId}: reply in that thread (threads are one level deep)`);
-    }
+    if (parent.parentId !== undefined) throw parentIsReply(c.parentId, parent.parentId);
     const { state } = await this.pipeline.load(messageStream(c.instanceId, c.parentId), messageDecider);
     if (state.deleted) throw parentNotFound(c.parentId, c.roomId);
     return this.commands.execute(

@@ -16,8 +16,8 @@ import { Access } from '../../roles/access-rules';
 import { Requires } from '../../roles/requires.decorator';
 import { userDecider, userNotFound, userStream } from '../../users/domain/user.decider';
 import { threadCursorDecider, threadCursorStream } from '../domain/thread-cursor.decider';
-import { parentNotFound } from '../thread-errors';
-import { THREAD_READS, ThreadsReadModel } from '../threads.read-model';
+import { parentIsReply, parentNotFound } from '../thread-errors';
+import { messageOrReply, THREAD_READS, ThreadsReadModel } from '../threads.read-model';
 
 class SetThreadCursorDto {
   @IsInt()
@@ -40,7 +40,8 @@ export class SetThreadCursorCommand {
 /**
  * Moves a user's read cursor in a thread forward (a position at or below it changes nothing),
  * as a room's cursor moves. The user must exist, the room be the caller's to read, and the
- * thread's first message be a message of the room or a thread have replies.
+ * thread's first message be a message of the room (no reply: a reply has no thread of its own)
+ * or a thread have replies.
  */
 @CommandHandler(SetThreadCursorCommand)
 export class SetThreadCursorHandler implements ICommandHandler<SetThreadCursorCommand, void> {
@@ -56,8 +57,12 @@ export class SetThreadCursorHandler implements ICommandHandler<SetThreadCursorCo
     const room = await this.access.readable(c.instanceId, c.roomId, callerOf(c.actor));
     const user = await this.pipeline.load(userStream(c.instanceId, c.userId), userDecider);
     if (!user.state.exists) throw userNotFound(c.userId);
-    const [thread, parent] = await Promise.all([this.threads.thread(c.instanceId, c.roomId, c.parentId), this.messages.get(c.instanceId, c.roomId, c.parentId)]);
+    const [thread, parent] = await Promise.all([
+      this.threads.thread(c.instanceId, c.roomId, c.parentId),
+      messageOrReply(this.messages, this.threads, c.instanceId, c.roomId, c.parentId),
+    ]);
     if (!thread && !parent) throw parentNotFound(c.parentId, c.roomId);
+    if (parent?.parent_id !== undefined) throw parentIsReply(c.parentId, parent.parent_id);
     const now = this.clock.now().toISOString();
     await this.pipeline.run(
       threadCursorStream(c.instanceId, c.parentId, c.userId),
