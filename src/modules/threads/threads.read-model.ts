@@ -135,9 +135,9 @@ export class ThreadsReadModel {
   async shadowRepliesShownTo(instanceId: string, roomId: string, parentIds: readonly number[], viewer: Exclude<Viewer, undefined>): Promise<ThreadReplyDocument[]> {
     const docs = await this.readModels.find<ThreadReplyDocument>(THREAD_REPLIES, {
       where: { instance_id: instanceId, room_id: roomId, parent_id: { in: [...parentIds] }, visible: false, ...(typeof viewer === 'string' && { user_id: viewer }), shadow: true },
-      sort: [{ field: 'id' }],
     });
-    return docs.filter((doc) => shownToViewer(doc, viewer));
+    // Each thread's rows come in id order off the index; ordered across threads here, not by a sort of the store's over the whole `in` list.
+    return docs.filter((doc) => shownToViewer(doc, viewer)).sort((a, b) => a.id - b.id);
   }
 
   /** The threads of these messages that have one, by parent id. */
