@@ -4,7 +4,7 @@ import { checkpointName } from '../../../projections/projection';
 import type { MessageDocument } from '../../../projections/messages/messages.projection';
 import type { MessagesReadModel } from '../messages/messages.read-model';
 import { pageShownTo, shownToViewer } from '../messages/messages.read-model';
-import type { Viewer } from '../messages/domain/message-visibility';
+import { MODERATOR, Viewer } from '../messages/domain/message-visibility';
 import {
   THREAD_CURSORS,
   THREAD_MEMBERS,
@@ -76,7 +76,7 @@ export async function summariesShownTo(
   if (viewer === undefined) return found;
   for (const reply of await threads.shadowRepliesShownTo(instanceId, roomId, ids, viewer)) {
     const parentUser = messages.find((m) => m.id === reply.parent_id)?.user_id;
-    found.set(reply.parent_id, withShadowReply(found.get(reply.parent_id), reply, parentUser, typeof viewer !== 'string'));
+    found.set(reply.parent_id, withShadowReply(found.get(reply.parent_id), reply, parentUser, viewer === MODERATOR));
   }
   return found;
 }
@@ -96,16 +96,16 @@ export async function messageOrReply(
   return (await messages.get(instanceId, roomId, messageId, viewer)) ?? (await threads.reply(instanceId, roomId, messageId, viewer));
 }
 /**
- * A summary with one more reply sent under a shadow ban, as its sender (or a moderator, who
- * also learns how many such replies it counts: `counted`) sees it.
+ * A summary with one more reply sent under a shadow ban, as its sender sees it, or a moderator
+ * (`forModerator`), who is also told how many such replies it counts.
  */
-const withShadowReply = (summary: ThreadSummary | undefined, reply: ThreadReplyDocument, parentUser: string | undefined, counted: boolean): ThreadSummary => {
+const withShadowReply = (summary: ThreadSummary | undefined, reply: ThreadReplyDocument, parentUser: string | undefined, forModerator: boolean): ThreadSummary => {
   const known = summary?.participants ?? (parentUser !== undefined ? [parentUser] : []);
   return {
     reply_count: (summary?.reply_count ?? 0) + 1,
     last_reply_at: summary && summary.last_reply_at > reply.created_at ? summary.last_reply_at : reply.created_at,
     participants: known.includes(reply.user_id) || known.length >= MAX_THREAD_PARTICIPANTS ? known : [...known, reply.user_id],
-    ...(counted && { shadow_reply_count: (summary?.shadow_reply_count ?? 0) + 1 }),
+    ...(forModerator && { shadow_reply_count: (summary?.shadow_reply_count ?? 0) + 1 }),
   };
 };
 
