@@ -267,6 +267,75 @@ describe('console inspector routes (services/parley_admin/v1)', () => {
     }
   });
 
+  it("shows moderators what a shadow-banned user sends, marked shadow, in the room's pages and its threads; the v6 routes and a user token see none of it", async () => {
+    const alice = s.token({ sub: 'alice' });
+    const bob = s.token({ sub: 'bob' });
+    await ok(s.request('POST', s.chat('/rooms'), { body: { id: 'judged', name: 'Judged', user_ids: ['bob', 'carol'] }, token: alice }));
+    const send = async (path: string, token: string, content: string, extra: object = {}) =>
+      (await ok(s.request('POST', s.chat(`/rooms/judged/messages${path}`), { body: { parts: [{ type: 'text/plain', content }], ...extra }, token }))).message_id as number;
+    const parent = await send('', alice, marker('parent'));
+    const quiet = await send('', alice, marker('quiet'));
+    const openReply = await send(`/${parent}/replies`, s.token({ sub: 'carol' }), marker('open-reply'));
+    await ok(s.request('PUT', s.chat('/rooms/judged/bans/bob'), { body: { shadow: true, reason: 'spam' } }));
+    const shadowText = marker('shadowed');
+    const shadowed = await send('', bob, shadowText);
+    const shadowReply = await send(`/${parent}/replies`, bob, marker('shadow-reply'));
+    const shadowAlsoInRoom = await send(`/${parent}/replies`, bob, marker('shadow-also'), { also_in_room: true });
+    const shadowOnlyThread = await send(`/${quiet}/replies`, bob, marker('shadow-only-thread'));
+
+    // The console's room page: every message, those sent under the ban marked; the summaries count their replies, saying how many.
+    const room = await ok(get('/rooms/judged/messages'));
+    expect(room.messages.map((m: any) => [m.id, m.shadow])).toEqual([
+      [shadowAlsoInRoom, true],
+      [shadowed, true],
+      [quiet, undefined],
+      [parent, undefined],
+    ]);
+    expect(room.messages.find((m: any) => m.id === shadowed)).toMatchObject({ user_id: 'bob', deleted: false, parts: [{ type: 'text/plain', bytes: Buffer.byteLength(shadowText) }] });
+    expect(JSON.stringify(room)).not.toContain('MARKER');
+    expect(room.messages.find((m: any) => m.id === parent).thread).toEqual({ reply_count: 3, last_reply_at: expect.any(String), participants: ['alice', 'carol', 'bob'], shadow_reply_count: 2 });
+    expect(room.messages.find((m: any) => m.id === quiet).thread).toEqual({ reply_count: 1, last_reply_at: expect.any(String), participants: ['alice', 'bob'], shadow_reply_count: 1 });
+    // A live tail (after an id) and paging (before an id) see them too.
+    expect((await ok(get(`/rooms/judged/messages?after=${quiet}`))).messages.map((m: any) => [m.id, m.shadow])).toEqual([[shadowed, true], [shadowAlsoInRoom, true]]);
+    expect((await ok(get(`/rooms/judged/messages?limit=1&before=${shadowAlsoInRoom}`))).messages.map((m: any) => m.id)).toEqual([shadowed]);
+
+    // The thread's replies: the shadowed ones marked; their content only with the read recorded, as any content.
+    const thread = await ok(get(`/rooms/judged/messages/${parent}/replies`));
+    expect(thread.messages.map((m: any) => [m.id, m.shadow])).toEqual([
+      [shadowAlsoInRoom, true],
+      [shadowReply, true],
+      [openReply, undefined],
+    ]);
+    expect((await ok(get(`/rooms/judged/messages/${quiet}/replies`))).messages.map((m: any) => [m.id, m.shadow])).toEqual([[shadowOnlyThread, true]]);
+    const withContent = await ok(get(`/rooms/judged/messages?content=true&limit=2`));
+    expect(withContent.messages.map((m: any) => [m.id, m.shadow, m.parts])).toEqual([
+      [shadowAlsoInRoom, true, [{ type: 'text/plain', content: expect.stringContaining('MARKER-shadow-also') }]],
+      [shadowed, true, [{ type: 'text/plain', content: shadowText }]],
+    ]);
+    const audit = await ok(s.request('GET', `/services/parley_audit/v1/${s.instanceId}/rooms/judged?limit=1000`));
+    expect(audit.events.filter((e: any) => e.type === 'MessageContentRead').map((e: any) => e.data)).toEqual([
+      { room_id: 'judged', message_count: 2, first_message_id: shadowed, last_message_id: shadowAlsoInRoom, read_at: expect.any(String) },
+    ]);
+
+    // The v6 routes are as they were, for an su token too: a bystander's view, the summaries without the shadowed replies.
+    for (const token of [undefined, s.token({ sub: 'carol' })]) {
+      const v6 = await ok(s.request('GET', s.chat('/rooms/judged/messages?limit=10'), { ...(token && { token }) }));
+      expect(v6.map((m: any) => m.id)).toEqual([quiet, parent]);
+      expect(JSON.stringify(v6)).not.toContain('shadow');
+      expect(v6.find((m: any) => m.id === parent).thread).toEqual({ reply_count: 1, last_reply_at: expect.any(String), participants: ['alice', 'carol'] });
+    }
+    expect((await ok(s.request('GET', s.chat(`/rooms/judged/messages/${parent}/replies`)))).map((m: any) => m.id)).toEqual([openReply]);
+
+    // The console's reads: su tokens only; neither the banned user nor a member of the room gets anything.
+    for (const path of ['/rooms/judged/messages', `/rooms/judged/messages/${parent}/replies?content=true`]) {
+      for (const token of [bob, s.token({ sub: 'carol' })]) {
+        const refused = await get(path, token);
+        expect([refused.status, refused.body.error]).toEqual([403, 'services/parley_admin/forbidden/su_required']);
+        expect(refused.text).not.toContain('MARKER');
+      }
+    }
+  });
+
   it("leaves no copy of a deleted user's or room's name, in any case, in the data directory", async () => {
     const names = { user: marker('User-Name'), renamed: marker('Renamed'), room: marker('Room-Name') };
     const folded = Object.values(names).map((n) => n.toLowerCase());

@@ -644,6 +644,46 @@ describe('the operator console in a real browser', () => {
     expect(browser.errorsOf(page)).toEqual([]);
   });
 
+  it("shows moderators a shadow-banned user's message and thread reply on the room's screen, marked shadowed, which the room's members do not see", async () => {
+    expect((await s.request('POST', s.chat('/batch_users'), { body: { users: ['shade-ann', 'shade-sam'].map((id) => ({ id, name: id })) } })).status).toBe(201);
+    expect((await s.request('POST', s.chat('/rooms'), { token: s.token({ sub: 'shade-ann' }), body: { id: 'shadowroom', name: 'Shadow room', user_ids: ['shade-sam'] } })).status).toBe(201);
+    const post = async (path: string, user: string, text: string) => {
+      const sent = await s.request('POST', s.chat(`/rooms/shadowroom/messages${path}`), { token: s.token({ sub: user }), body: { parts: [{ type: 'text/plain', content: text }] } });
+      expect(sent.status).toBe(201);
+      return sent.body.message_id as number;
+    };
+    const parent = await post('', 'shade-ann', 'the agenda');
+    expect((await s.request('PUT', s.chat('/rooms/shadowroom/bans/shade-sam'), { body: { reason: 'spam', shadow: true } })).status).toBe(200);
+    const shadowed = await post('', 'shade-sam', 'buy cheap watches');
+    const shadowReply = await post(`/${parent}/replies`, 'shade-sam', 'cheap watches here too');
+    // The room's other member sees neither.
+    const asAnn = await s.request('GET', s.chat('/rooms/shadowroom/messages'), { token: s.token({ sub: 'shade-ann' }) });
+    expect(asAnn.body.map((m: any) => m.id)).toEqual([parent]);
+
+    const page = await open();
+    await signInToInstance(page, s.locator, `${s.keyId}:${s.secret}`);
+    await page.waitForSelector('input[aria-label="search users"]');
+    await page.goto(`${origin}/console/rooms/shadowroom`, { waitUntil: 'domcontentloaded' });
+    const roomList = 'ol[aria-label="messages"] > li';
+    const shadowLine = `${roomList}[data-message-id="${shadowed}"]`;
+    await page.waitForSelector(shadowLine, { timeout: 15_000 });
+    expect(await page.$$eval(roomList, (items) => items.map((li) => Number(li.getAttribute('data-message-id'))))).toEqual([shadowed, parent]);
+    expect(await page.$eval(shadowLine, (li) => li.textContent)).toContain('shadowed: only its sender sees it');
+    expect(await page.$(`${roomList}[data-message-id="${parent}"] > .shadowed`)).toBeNull();
+    // The parent's thread counts the shadowed reply, saying so; opened, the reply shows marked.
+    const thread = `[aria-label="thread of #${parent}"]`;
+    expect(await page.$eval(thread, (node) => (node as HTMLElement).innerText)).toMatch(/1 reply \(1 shadowed\), last .*, by shade-ann, shade-sam/);
+    await page.click(`${thread} button::-p-text(Show thread)`);
+    const replyLine = `ol[aria-label="replies to #${parent}"] li[data-message-id="${shadowReply}"]`;
+    await page.waitForSelector(replyLine, { timeout: 15_000 });
+    expect(await page.$eval(replyLine, (li) => li.textContent)).toContain('shadowed: only its sender sees it');
+    // Content on request, as for any message.
+    await page.click('button::-p-text(Show content)');
+    await page.waitForFunction((sel) => document.querySelector(sel)?.textContent?.includes('buy cheap watches'), { timeout: 15_000 }, shadowLine);
+    await browser.screenshot(page, 'console-room-shadowed');
+    expect(browser.errorsOf(page)).toEqual([]);
+  });
+
   it('changes roles and publishes to a feed through the documented APIs', async () => {
     const page = await open();
     await signInToInstance(page, s.locator, `${s.keyId}:${s.secret}`);

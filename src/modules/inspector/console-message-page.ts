@@ -11,7 +11,8 @@ import { READ_MODEL_STORE, ReadModelStore } from '../../shared/ports/read-model-
 import { auditActor } from '../instances/authentication/access-token.guard';
 import { RequestActor } from '../instances/authentication/access-token';
 import { currentPart, MessagePart } from '../messages/domain/message-parts';
-import { summaryOf, ThreadsReadModel, ThreadSummary } from '../threads/threads.read-model';
+import { MODERATOR } from '../messages/domain/message-visibility';
+import { summariesShownTo, ThreadsReadModel, ThreadSummary } from '../threads/threads.read-model';
 import { contentReadDecider, contentReadStream } from './domain/content-read.decider';
 
 export const MESSAGES_PAGE_DEFAULT = 50;
@@ -46,7 +47,8 @@ interface MessageExtras {
 /**
  * A message as the console lists it; a deleted one (a tombstone) shows no parts, its content
  * being gone. `reaction_count` always, the counts per type (`reactions`) only with the content:
- * a reaction's type is sealed as content is.
+ * a reaction's type is sealed as content is. `shadow`: sent under a shadow ban, shown to its
+ * sender alone (and to the moderators reading the console, who must judge it).
  */
 const present = (doc: MessageDocument & { also_in_room?: true }, withContent: boolean, { reactions, pin, thread }: MessageExtras = {}) => {
   const deleted = doc.deleted_at !== undefined;
@@ -61,6 +63,7 @@ const present = (doc: MessageDocument & { also_in_room?: true }, withContent: bo
     parts: deleted ? [] : doc.parts.map((part): object => (withContent ? partContent(part) : partMetadata(part))),
     ...(doc.parent_id !== undefined && { parent_id: doc.parent_id }),
     ...(doc.also_in_room && { also_in_room: true }),
+    ...(doc.shadow && { shadow: true }),
     ...(counts && { reaction_count: Object.values(counts).reduce((sum, n) => sum + n, 0) }),
     ...(counts && withContent && { reactions: counts }),
     ...(pin && !deleted && { pinned: { ...(pin.pinned_by !== undefined && { by: pin.pinned_by }), at: pin.pinned_at, ...(pin.until !== undefined && { until: pin.until }) } }),
@@ -101,6 +104,12 @@ export function parseConsolePageQuery(query: Record<string, unknown>): ConsolePa
 }
 
 /**
+ * The console reads as the moderators it serves: what was sent under a shadow ban shows (marked
+ * `shadow`), as it shows to its sender, so that they can judge it (docs/console.md).
+ */
+export const CONSOLE_VIEWER = MODERATOR;
+
+/**
  * One page of messages as the console shows them, the room's or a thread's alike: metadata
  * unless content is asked for, and then that read recorded in the log (who, the room, which
  * messages, the thread; no content) before anything is answered: if it cannot be recorded,
@@ -127,7 +136,7 @@ export class ConsoleMessagePage {
   ): Promise<{ messages: ReturnType<typeof present>[]; next?: number }> {
     const page = docs.slice(0, query.limit);
     if (query.withContent) await this.recordContentRead(instanceId, roomId, page, actor, parentId);
-    const extras = await this.extras(instanceId, roomId, page.map((m) => m.id), parentId === undefined);
+    const extras = await this.extras(instanceId, roomId, page, parentId === undefined);
     return {
       messages: page.map((doc) => present(doc, query.withContent, extras.get(doc.id))),
       ...(docs.length > query.limit && { next: page[page.length - 1].id }),
@@ -152,20 +161,22 @@ export class ConsoleMessagePage {
 
   /**
    * The page's reaction summaries, the room's standing pins (at most 50) and, on a room's page,
-   * its threads' summaries (threads are one level deep: a thread's replies have none), by message id.
+   * its threads' summaries (threads are one level deep: a thread's replies have none) as a
+   * moderator sees them (replies sent under a shadow ban counted, and how many), by message id.
    */
-  private async extras(instanceId: string, roomId: string, ids: readonly number[], withThreads: boolean): Promise<Map<number, MessageExtras>> {
+  private async extras(instanceId: string, roomId: string, page: readonly MessageDocument[], withThreads: boolean): Promise<Map<number, MessageExtras>> {
     const found = new Map<number, MessageExtras>();
-    if (ids.length === 0) return found;
+    if (page.length === 0) return found;
+    const ids = page.map((m) => m.id);
     const [summaries, pins, threads] = await Promise.all([
-      this.readModels.find<ReactionSummaryDocument>(REACTION_SUMMARIES, { where: { instance_id: instanceId, message_id: { in: [...ids] } } }),
+      this.readModels.find<ReactionSummaryDocument>(REACTION_SUMMARIES, { where: { instance_id: instanceId, message_id: { in: ids } } }),
       this.readModels.find<PinDocument>(PINS, { where: { instance_id: instanceId, room_id: roomId, shown_until: { gt: this.clock.now().toISOString() } }, limit: 50 }),
-      withThreads ? this.threads.summaries(instanceId, roomId, ids) : new Map(),
+      withThreads ? summariesShownTo(this.threads, instanceId, roomId, page, CONSOLE_VIEWER) : new Map<number, ThreadSummary>(),
     ]);
     const add = (id: number, extra: MessageExtras) => found.set(id, { ...found.get(id), ...extra });
     for (const summary of summaries) add(summary.message_id, { reactions: summary });
     for (const pin of pins) if (ids.includes(pin.message_id)) add(pin.message_id, { pin });
-    for (const [id, thread] of threads) add(id, { thread: summaryOf(thread) });
+    for (const [id, thread] of threads) add(id, { thread });
     return found;
   }
 }

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { READ_MODEL_STORE, ReadModelStore } from '../../shared/ports/read-model-store.port';
 import { MESSAGES, MessageDocument, messageDocumentId, messagesProjection } from '../../../projections/messages/messages.projection';
 import { checkpointName } from '../../../projections/projection';
-import { shownTo } from './domain/message-visibility';
+import { shownTo, Viewer } from './domain/message-visibility';
 
 /**
  * The projections reads of messages need: a message write answers once these show it
@@ -13,22 +13,25 @@ export const MESSAGE_READS: readonly string[] = [checkpointName(messagesProjecti
 /**
  * Whether a stored message (of a room's timeline or a thread) shows to `viewer`: `visible` is
  * `visibleTo` for everyone, kept in the document so pages and counts select on an index; the
- * viewer's own messages sent under a shadow ban show to them too (while not deleted).
+ * viewer's own messages sent under a shadow ban show to them too (while not deleted), and all
+ * such messages to a moderator.
  */
-export const shownToViewer = (doc: MessageDocument, viewer: string | undefined): boolean =>
+export const shownToViewer = (doc: MessageDocument, viewer: Viewer): boolean =>
   doc.visible || (doc.shadow === true && doc.deleted_at === undefined && shownTo(doc, viewer));
 
 /**
- * A page of documents shown to everyone (`visible`), merged with the viewer's own sent under a
- * shadow ban: a second query, asked only for such a viewer. `query` reads one of the two.
+ * A page of documents shown to everyone (`visible`), merged with those sent under a shadow ban
+ * that the viewer may see (a user's own; a moderator's: everyone's): a second query, asked only
+ * for a viewer. `query` reads one of the two.
  */
 export async function pageShownTo<D extends MessageDocument>(
   query: (where: Record<string, string | boolean>) => Promise<D[]>,
-  options: { direction: 'older' | 'newer'; limit: number; viewer?: string },
+  options: { direction: 'older' | 'newer'; limit: number; viewer?: Viewer },
 ): Promise<D[]> {
   const shown = await query({ visible: true });
-  if (options.viewer === undefined) return shown;
-  const own = (await query({ visible: false, user_id: options.viewer, shadow: true })).filter((doc) => shownToViewer(doc, options.viewer));
+  const { viewer } = options;
+  if (viewer === undefined) return shown;
+  const own = (await query({ visible: false, ...(typeof viewer === 'string' && { user_id: viewer }), shadow: true })).filter((doc) => shownToViewer(doc, viewer));
   const older = options.direction === 'older';
   return [...shown, ...own].sort((a, b) => (older ? b.id - a.id : a.id - b.id)).slice(0, options.limit);
 }
@@ -38,8 +41,8 @@ export async function pageShownTo<D extends MessageDocument>(
 export class MessagesReadModel {
   constructor(@Inject(READ_MODEL_STORE) private readonly readModels: ReadModelStore) {}
 
-  /** A shown message; with `viewer` (a shadow-banned user), also their own messages sent under the ban. */
-  async get(instanceId: string, roomId: string, messageId: number, viewer?: string): Promise<MessageDocument | null> {
+  /** A shown message; with `viewer` (a shadow-banned user), also their own messages sent under the ban (a moderator: anyone's). */
+  async get(instanceId: string, roomId: string, messageId: number, viewer?: Viewer): Promise<MessageDocument | null> {
     const doc = await this.readModels.get<MessageDocument>(MESSAGES, messageDocumentId(instanceId, roomId, messageId));
     return doc && shownToViewer(doc, viewer) ? doc : null;
   }
@@ -51,13 +54,13 @@ export class MessagesReadModel {
 
   /**
    * Older: ids below `initialId`, newest first. Newer: ids above it, oldest first. With
-   * `viewer` (a shadow-banned user), their own messages sent under the ban are merged in: a
-   * second query over the room's hidden messages, asked only for such a user.
+   * `viewer` (a shadow-banned user, or a moderator), the messages sent under a ban that they
+   * may see are merged in: a second query over the room's hidden messages, asked only for a viewer.
    */
   async page(
     instanceId: string,
     roomId: string,
-    options: { initialId?: number; direction: 'older' | 'newer'; limit: number; viewer?: string },
+    options: { initialId?: number; direction: 'older' | 'newer'; limit: number; viewer?: Viewer },
   ): Promise<MessageDocument[]> {
     const older = options.direction === 'older';
     const query = (where: Record<string, string | boolean>) =>

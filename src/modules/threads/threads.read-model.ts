@@ -4,6 +4,7 @@ import { checkpointName } from '../../../projections/projection';
 import type { MessageDocument } from '../../../projections/messages/messages.projection';
 import type { MessagesReadModel } from '../messages/messages.read-model';
 import { pageShownTo, shownToViewer } from '../messages/messages.read-model';
+import { MODERATOR, Viewer } from '../messages/domain/message-visibility';
 import {
   THREAD_CURSORS,
   THREAD_MEMBERS,
@@ -29,6 +30,8 @@ export interface ThreadSummary {
   readonly last_reply_at: string;
   /** The starter, then repliers in the order they first replied; at most MAX_THREAD_PARTICIPANTS. */
   readonly participants: readonly string[];
+  /** A moderator's summary only (the console): how many of `reply_count` were sent under a shadow ban. */
+  readonly shadow_reply_count?: number;
 }
 
 export const summaryOf = ({ reply_count, last_reply_at, participants }: ThreadDocument): ThreadSummary => ({ reply_count, last_reply_at, participants });
@@ -48,19 +51,34 @@ export async function withThreads<M extends Record<string, unknown>>(
   viewer?: string,
 ): Promise<M[]> {
   if (version !== 6 || messages.length === 0) return messages;
-  const ids = messages.map((m) => m.id as number);
-  const found = new Map([...(await threads.summaries(instanceId, roomId, ids))].map(([id, doc]) => [id, summaryOf(doc)]));
-  if (viewer !== undefined) {
-    for (const reply of await threads.ownShadowReplies(instanceId, roomId, ids, viewer)) {
-      const parentUser = messages.find((m) => m.id === reply.parent_id)?.user_id as string | undefined;
-      found.set(reply.parent_id, withOwnReply(found.get(reply.parent_id), reply, parentUser));
-    }
-  }
+  const found = await summariesShownTo(threads, instanceId, roomId, messages.map((m) => ({ id: m.id as number, user_id: m.user_id as string })), viewer);
   if (found.size === 0) return messages;
   return messages.map((m) => {
     const thread = found.get(m.id as number);
     return thread ? { ...m, thread } : m;
   });
+}
+
+/**
+ * The thread summaries of these messages (those that have a thread) as `viewer` sees them:
+ * everyone's, with the replies sent under a shadow ban that the viewer may see counted in (a
+ * user's own; a moderator's: everyone's, with how many of them in `shadow_reply_count`).
+ */
+export async function summariesShownTo(
+  threads: ThreadsReadModel,
+  instanceId: string,
+  roomId: string,
+  messages: readonly { id: number; user_id: string }[],
+  viewer: Viewer,
+): Promise<Map<number, ThreadSummary>> {
+  const ids = messages.map((m) => m.id);
+  const found = new Map([...(await threads.summaries(instanceId, roomId, ids))].map(([id, doc]) => [id, summaryOf(doc)]));
+  if (viewer === undefined) return found;
+  for (const reply of await threads.shadowRepliesShownTo(instanceId, roomId, ids, viewer)) {
+    const parentUser = messages.find((m) => m.id === reply.parent_id)?.user_id;
+    found.set(reply.parent_id, withShadowReply(found.get(reply.parent_id), reply, parentUser, viewer === MODERATOR));
+  }
+  return found;
 }
 
 /**
@@ -73,17 +91,21 @@ export async function messageOrReply(
   instanceId: string,
   roomId: string,
   messageId: number,
-  viewer?: string,
+  viewer?: Viewer,
 ): Promise<MessageDocument | null> {
   return (await messages.get(instanceId, roomId, messageId, viewer)) ?? (await threads.reply(instanceId, roomId, messageId, viewer));
 }
-/** A summary as its sender sees it with one more reply of theirs sent under a shadow ban. */
-const withOwnReply = (summary: ThreadSummary | undefined, reply: ThreadReplyDocument, parentUser: string | undefined): ThreadSummary => {
+/**
+ * A summary with one more reply sent under a shadow ban, as its sender sees it, or a moderator
+ * (`forModerator`), who is also told how many such replies it counts.
+ */
+const withShadowReply = (summary: ThreadSummary | undefined, reply: ThreadReplyDocument, parentUser: string | undefined, forModerator: boolean): ThreadSummary => {
   const known = summary?.participants ?? (parentUser !== undefined ? [parentUser] : []);
   return {
     reply_count: (summary?.reply_count ?? 0) + 1,
     last_reply_at: summary && summary.last_reply_at > reply.created_at ? summary.last_reply_at : reply.created_at,
     participants: known.includes(reply.user_id) || known.length >= MAX_THREAD_PARTICIPANTS ? known : [...known, reply.user_id],
+    ...(forModerator && { shadow_reply_count: (summary?.shadow_reply_count ?? 0) + 1 }),
   };
 };
 
@@ -91,8 +113,8 @@ const withOwnReply = (summary: ThreadSummary | undefined, reply: ThreadReplyDocu
 export class ThreadsReadModel {
   constructor(@Inject(READ_MODEL_STORE) private readonly readModels: ReadModelStore) {}
 
-  /** A reply not deleted, shown to everyone or (with `viewer`, a shadow-banned user) sent by them under the ban. */
-  async reply(instanceId: string, roomId: string, messageId: number, viewer?: string): Promise<ThreadReplyDocument | null> {
+  /** A reply not deleted, shown to everyone or (with `viewer`, a shadow-banned user) sent by them under the ban (a moderator: by anyone). */
+  async reply(instanceId: string, roomId: string, messageId: number, viewer?: Viewer): Promise<ThreadReplyDocument | null> {
     const doc = await this.readModels.get<ThreadReplyDocument>(THREAD_REPLIES, threadReplyDocumentId(instanceId, roomId, messageId));
     return doc && shownToViewer(doc, viewer) && doc.deleted_at === undefined ? doc : null;
   }
@@ -106,13 +128,16 @@ export class ThreadsReadModel {
     return this.readModels.get<ThreadDocument>(THREADS, threadDocumentId(instanceId, roomId, parentId));
   }
 
-  /** The viewer's own replies sent under a shadow ban (not deleted) in the threads of these messages, oldest first. */
-  async ownShadowReplies(instanceId: string, roomId: string, parentIds: readonly number[], viewer: string): Promise<ThreadReplyDocument[]> {
+  /**
+   * The replies sent under a shadow ban (not deleted) in the threads of these messages that the
+   * viewer may see (a user: their own; a moderator: everyone's), oldest first.
+   */
+  async shadowRepliesShownTo(instanceId: string, roomId: string, parentIds: readonly number[], viewer: Exclude<Viewer, undefined>): Promise<ThreadReplyDocument[]> {
     const docs = await this.readModels.find<ThreadReplyDocument>(THREAD_REPLIES, {
-      where: { instance_id: instanceId, room_id: roomId, parent_id: { in: [...parentIds] }, visible: false, user_id: viewer, shadow: true },
-      sort: [{ field: 'id' }],
+      where: { instance_id: instanceId, room_id: roomId, parent_id: { in: [...parentIds] }, visible: false, ...(typeof viewer === 'string' && { user_id: viewer }), shadow: true },
     });
-    return docs.filter((doc) => shownToViewer(doc, viewer));
+    // Each thread's rows come in id order off the index; ordered across threads here, not by a sort of the store's over the whole `in` list.
+    return docs.filter((doc) => shownToViewer(doc, viewer)).sort((a, b) => a.id - b.id);
   }
 
   /** The threads of these messages that have one, by parent id. */
@@ -124,13 +149,13 @@ export class ThreadsReadModel {
   /**
    * A thread's replies as a room's messages page: older (default) newest first below
    * `initialId`, newer oldest first above it; with `viewer` (a shadow-banned user), their own
-   * replies sent under the ban too.
+   * replies sent under the ban too (a moderator: everyone's).
    */
   replies(
     instanceId: string,
     roomId: string,
     parentId: number,
-    options: { initialId?: number; direction: 'older' | 'newer'; limit: number; viewer?: string },
+    options: { initialId?: number; direction: 'older' | 'newer'; limit: number; viewer?: Viewer },
   ): Promise<ThreadReplyDocument[]> {
     const older = options.direction === 'older';
     const query = (where: Record<string, string | boolean>) =>

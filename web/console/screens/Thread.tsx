@@ -8,7 +8,7 @@ import { when } from '../components/table';
 const REPLIES_PAGE = 20;
 
 /**
- * A thread's first message's summary (count, last reply, participants: metadata) and, once
+ * A thread's first message's summary (count, of which shadowed, last reply, participants: metadata) and, once
  * opened, its replies newest first, a page at a time, read as the room's messages are: as
  * metadata, or with their content when the room's screen shows content (each such page a
  * recorded read naming the thread).
@@ -19,7 +19,8 @@ export function Thread({ roomId, parent, content }: { roomId: string; parent: Me
   return (
     <div className="thread" aria-label={`thread of #${parent.id}`}>
       <span className="summary">
-        Thread: {summary.reply_count} repl{summary.reply_count === 1 ? 'y' : 'ies'}, last <time>{when(summary.last_reply_at)}</time>, by {summary.participants.join(', ')}
+        Thread: {summary.reply_count} repl{summary.reply_count === 1 ? 'y' : 'ies'}
+        {summary.shadow_reply_count ? ` (${summary.shadow_reply_count} shadowed)` : ''}, last <time>{when(summary.last_reply_at)}</time>, by {summary.participants.join(', ')}
       </span>{' '}
       <button type="button" className="small" onClick={() => setOpen(!open)} aria-expanded={open}>
         {open ? 'Hide thread' : 'Show thread'}

@@ -23,14 +23,26 @@ export const shownIn = (message: VisibilityFlags, place: MessagePlace): boolean 
   place === 'thread' ? message.parent_id !== undefined : message.parent_id === undefined || message.also_in_room === true;
 
 /**
- * Whether `viewer` may see a message: one sent under a shadow ban shows to its sender alone,
- * so the banned user does not notice the ban and nobody else sees what they send. `viewer`
- * undefined: everyone else, as readers shared by all users see it (a projection's counts and
- * summaries, webhooks, search, a token without a user).
+ * The moderators who judge what is sent under a shadow ban (the console's reads, su tokens
+ * only): they see it, marked, where nobody else but its sender does. No user id is this value,
+ * so no chat route's viewer is a moderator.
  */
-export const shownTo = (message: VisibilityFlags, viewer: string | undefined): boolean =>
-  message.shadow !== true || (viewer !== undefined && message.user_id === viewer);
+export const MODERATOR = Object.freeze({ moderator: true as const });
+
+/**
+ * Who reads: a user (by id), a moderator, or undefined: everyone else, as readers shared by all
+ * users see it (a projection's counts and summaries, webhooks, search, a token without a user).
+ */
+export type Viewer = string | typeof MODERATOR | undefined;
+
+/**
+ * Whether `viewer` may see a message: one sent under a shadow ban shows to its sender alone,
+ * so the banned user does not notice the ban and nobody else sees what they send, and to the
+ * moderators who must judge it.
+ */
+export const shownTo = (message: VisibilityFlags, viewer: Viewer): boolean =>
+  message.shadow !== true || viewer === MODERATOR || (viewer !== undefined && message.user_id === viewer);
 
 /** Who may see this message in this place: the one rule every reader of messages applies. */
-export const visibleTo = (message: VisibilityFlags, place: MessagePlace, viewer: string | undefined): boolean =>
+export const visibleTo = (message: VisibilityFlags, place: MessagePlace, viewer: Viewer): boolean =>
   shownIn(message, place) && shownTo(message, viewer);

@@ -1,4 +1,4 @@
-import { visibleTo } from './message-visibility';
+import { MODERATOR, visibleTo } from './message-visibility';
 
 describe('visibleTo: who may see a message where', () => {
   const plain = { user_id: 'ann' };
@@ -18,6 +18,15 @@ describe('visibleTo: who may see a message where', () => {
         expect(visibleTo(m, place, 'ann')).toBe(visibleTo({ ...m, shadow: undefined }, place, undefined));
         expect(visibleTo(m, place, 'ben')).toBe(false);
         expect(visibleTo(m, place, undefined)).toBe(false);
+      }
+    }
+  });
+
+  it('shows what was sent under a shadow ban to the moderators who judge it, where its sender sees it', () => {
+    for (const m of [plain, threadOnly, alsoInRoom]) {
+      for (const place of ['room', 'thread'] as const) {
+        expect(visibleTo(shadowed(m), place, MODERATOR)).toBe(visibleTo(m, place, undefined));
+        expect(visibleTo(m, place, MODERATOR)).toBe(visibleTo(m, place, undefined));
       }
     }
   });
