@@ -1,4 +1,4 @@
-import { AppendExpectedRevision, AppendResult, EventData, EventStoreDBClient } from '@eventstore/db-client';
+import { AppendExpectedRevision, AppendResult, DeadlineExceededError, EventData, EventStoreDBClient } from '@eventstore/db-client';
 // The client's own single-call append: what appendToStream does when given credentials or
 // when the server has no batch append (see appendUnbatched).
 import { append } from '@eventstore/db-client/dist/streams/appendToStream/append';
@@ -83,11 +83,18 @@ export function appendUnbatched(
   return append.call(client, streamName, events, { ...options, batchAppendSize: Number.MAX_SAFE_INTEGER });
 }
 
-/** Rejects with EsdbTimeoutError when the promise has not settled within `ms`. */
+/**
+ * Rejects with EsdbTimeoutError when the promise has not settled within `ms`. A call given the
+ * same `ms` as its gRPC deadline may fail with the client's DeadlineExceededError first (on a
+ * busy machine the two timers race): that is the same "did not answer in time", said the same way.
+ */
 export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new EsdbTimeoutError(what, ms)), ms);
   });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+  const answered = promise.catch((error: unknown) => {
+    throw error instanceof DeadlineExceededError ? new EsdbTimeoutError(what, ms) : error;
+  });
+  return Promise.race([answered, timeout]).finally(() => clearTimeout(timer));
 }
