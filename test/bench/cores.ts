@@ -15,6 +15,7 @@
  *   BENCH_CORES_BEFORE  main.js of an older build to include (default: none)
  */
 import autocannon from 'autocannon';
+import os from 'node:os';
 import { INSTANCE_ID, mintToken } from './bench-server';
 
 /** The default build must reach this multiple of the one-core rate (issue 23, goal 1). */
@@ -42,6 +43,8 @@ export interface CoresMeasure {
   readonly serverCores: number;
   /** Cores every other process used (the load generator included). */
   readonly otherCores: number;
+  /** Cores the load generator (this process) used over the measured seconds. */
+  readonly clientCores: number;
 }
 
 export interface CoresOptions {
@@ -120,17 +123,23 @@ export async function measureCores(
   };
   if (options.warmupS > 0) check(await run(options.warmupS));
   const before = options.cpu(target.pid);
+  const clientBefore = process.cpuUsage();
   const result = await run(options.durationS);
+  const client = process.cpuUsage(clientBefore);
   const after = options.cpu(target.pid);
   check(result);
   const seconds = result.duration || options.durationS;
   const serverCores = (after.process - before.process) / seconds;
   const otherCores = Math.max(0, (after.machine - before.machine) / seconds - serverCores);
-  return { server, round, shape, result, serverCores, otherCores };
+  const clientCores = (client.user + client.system) / 1e6 / seconds;
+  return { server, round, shape, result, serverCores, otherCores, clientCores };
 }
 
 /** The server's CPU (every thread) over the measured seconds, per send answered in them. */
 const cpuPerSendUs = (m: CoresMeasure) => ((m.serverCores * (m.result.duration || 1)) / Math.max(1, m.result['2xx'])) * 1e6;
+
+/** The load generator's CPU over the measured seconds, per send answered in them. */
+const clientCpuPerSendUs = (m: CoresMeasure) => ((m.clientCores * (m.result.duration || 1)) / Math.max(1, m.result['2xx'])) * 1e6;
 
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 
@@ -145,7 +154,7 @@ export function coresLines(measures: readonly CoresMeasure[], servers: readonly 
     lines.push(
       `  round ${m.round + 1} ${m.server.padEnd(16)} ${m.shape.padEnd(9)} ${fmt(m.result.requests.average).padStart(6)} msg/s, ` +
         `p50 ${fmt(m.result.latency.p50, 1)} ms, p99 ${fmt(m.result.latency.p99, 1)} ms; server ${fmt(m.serverCores, 2)} cores ` +
-        `(${fmt(cpuPerSendUs(m))} µs of CPU per send), ` +
+        `(${fmt(cpuPerSendUs(m))} µs of CPU per send), load generator ${fmt(m.clientCores, 2)} cores (${fmt(clientCpuPerSendUs(m))} µs per send), ` +
         `everything else ${fmt(m.otherCores, 2)} cores`,
     );
   }
@@ -178,6 +187,18 @@ export function coresLines(measures: readonly CoresMeasure[], servers: readonly 
       lines.push(
         `  GOAL: sends from ${senders} senders in their own rooms >= ${CORES_GOAL}× the one-core rate, p50 no worse — ` +
           `${ratio.toFixed(2)}×, p50 ${fmt(p50, 1)} against ${fmt(p50OneCore, 1)} ms: ${ratio >= CORES_GOAL && p50 <= p50OneCore ? 'MET' : 'NOT MET'}`,
+      );
+      // The floor of the same run: client and server share this machine's cores, so no build can
+      // answer more sends a second than the cores divided by what one send costs the two of them
+      // (the cheapest server measured: the one-core build spends the least CPU per send).
+      const cores = os.cpus().length;
+      const serverUs = Math.min(...[main, oneCore].map((s) => mean(s.label, shape, cpuPerSendUs)!));
+      const clientUs = mean(oneCore.label, shape, clientCpuPerSendUs)!;
+      const ceiling = (cores * 1e6) / (serverUs + clientUs);
+      lines.push(
+        `  floor of this run: ${cores} cores / (server ${fmt(serverUs)} µs + load generator ${fmt(clientUs)} µs of CPU per send) = ` +
+          `at most ${fmt(ceiling)} msg/s on this machine, ${(ceiling / rate(oneCore)!).toFixed(2)}× the one-core rate` +
+          (ceiling / rate(oneCore)! < CORES_GOAL ? `: the goal is out of reach here (it needs a machine where the load generator does not share the cores)` : ''),
       );
     }
   }
