@@ -105,7 +105,7 @@ async function timedRebuild(build: RebuildBuild, dataDir: string): Promise<Rebui
     ms: answer.ms,
     cpuS: answer.cpuS,
     summary: answer.lines.find((l) => l.startsWith('Replayed')) ?? '',
-    readModelBytes: fileBytes(join(dataDir, 'read-models.sqlite')),
+    readModelBytes: fileBytes(join(dataDir, 'read-models.sqlite')) + fileBytes(join(dataDir, 'search.sqlite')),
   };
 }
 
@@ -113,35 +113,58 @@ const fileBytes = (file: string): number =>
   ['', '-wal'].reduce((sum, suffix) => sum + (existsSync(file + suffix) ? statSync(file + suffix).size : 0), 0);
 
 /** The collections' tables of a read-model file (the projector's own notes aside). */
-const collectionTables = (db: Database.Database): string[] =>
-  (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'rm\\_%' ESCAPE '\\' ORDER BY name`).all() as { name: string }[])
+const collectionTables = (db: Database.Database, schema = 'main'): string[] =>
+  (db.prepare(`SELECT name FROM ${schema}.sqlite_master WHERE type = 'table' AND name LIKE 'rm\\_%' ESCAPE '\\' ORDER BY name`).all() as { name: string }[])
     .map((r) => r.name)
     .filter((name) => name !== `rm_${PROJECTOR_STATUS}`);
 
-/** Every row of every collection of `rebuilt` against `incremental`: the tables that differ (rows either side lacks, tables either side lacks). */
-function compareReadModels(rebuilt: string, incremental: string): RebuildResult['equality'] {
+/** An FTS5 index's own tables: derived from its collection's table by triggers, laid out by how the rows were batched. */
+const isTextIndexTable = (name: string): boolean => /_text(_data|_idx|_config|_docsize|_content)?$/.test(name);
+
+/**
+ * Every row of every collection of `rebuilt` (with the projections kept apart, in `apart`:
+ * message search's `search.sqlite`) against `incremental` (one file), and the tables that
+ * differ (rows either side lacks, tables either side lacks). A text index's FTS5 tables are
+ * not compared row by row (their segments depend on how the rows were batched): the rebuilt
+ * index must pass FTS5's integrity check against its collection's rows instead.
+ */
+function compareReadModels(rebuilt: string, apart: string, incremental: string): RebuildResult['equality'] {
   const db = new Database(rebuilt, { readonly: true });
   try {
     db.prepare('ATTACH DATABASE ? AS incremental').run(incremental);
-    const mine = collectionTables(db);
-    const theirs = (db.prepare(`SELECT name FROM incremental.sqlite_master WHERE type = 'table' AND name LIKE 'rm\\_%' ESCAPE '\\'`).all() as { name: string }[])
-      .map((r) => r.name)
-      .filter((name) => name !== `rm_${PROJECTOR_STATUS}`);
-    const differing = theirs.filter((t) => !mine.includes(t)).map((t) => `${t} (only in the incremental build)`);
+    const schemas = existsSync(apart) ? ['main', 'apart'] : ['main'];
+    if (existsSync(apart)) db.prepare('ATTACH DATABASE ? AS apart').run(apart);
+    const mine = new Map<string, string>();
+    for (const schema of schemas) for (const t of collectionTables(db, schema)) mine.set(t, schema);
+    const theirs = collectionTables(db, 'incremental');
+    const differing = theirs.filter((t) => !mine.has(t)).map((t) => `${t} (only in the incremental build)`);
     let rows = 0;
-    for (const t of mine) {
+    for (const [t, schema] of mine) {
       if (!theirs.includes(t)) {
         differing.push(`${t} (only in the rebuild)`);
         continue;
       }
-      rows += (db.prepare(`SELECT COUNT(*) AS n FROM main."${t}"`).get() as { n: number }).n;
-      const missing = (db.prepare(`SELECT COUNT(*) AS n FROM (SELECT * FROM main."${t}" EXCEPT SELECT * FROM incremental."${t}")`).get() as { n: number }).n;
-      const extra = (db.prepare(`SELECT COUNT(*) AS n FROM (SELECT * FROM incremental."${t}" EXCEPT SELECT * FROM main."${t}")`).get() as { n: number }).n;
+      if (isTextIndexTable(t)) continue;
+      rows += (db.prepare(`SELECT COUNT(*) AS n FROM ${schema}."${t}"`).get() as { n: number }).n;
+      const missing = (db.prepare(`SELECT COUNT(*) AS n FROM (SELECT * FROM ${schema}."${t}" EXCEPT SELECT * FROM incremental."${t}")`).get() as { n: number }).n;
+      const extra = (db.prepare(`SELECT COUNT(*) AS n FROM (SELECT * FROM incremental."${t}" EXCEPT SELECT * FROM ${schema}."${t}")`).get() as { n: number }).n;
       if (missing || extra) differing.push(`${t} (${missing} rows not in the incremental build, ${extra} only there)`);
     }
-    return { rows, tables: mine.length, differing };
-  } finally {
     db.close();
+    for (const [t, schema] of mine) {
+      if (!/_text$/.test(t)) continue;
+      const index = new Database(schema === 'apart' ? apart : rebuilt);
+      try {
+        index.prepare(`INSERT INTO "${t}" ("${t}") VALUES ('integrity-check')`).run();
+      } catch (error) {
+        differing.push(`${t} (its FTS5 index fails the integrity check: ${(error as Error).message})`);
+      } finally {
+        index.close();
+      }
+    }
+    return { rows, tables: mine.size, differing };
+  } finally {
+    if (db.open) db.close();
   }
 }
 
@@ -303,7 +326,7 @@ export async function benchRebuild(options: {
     }
     options.progress('  measure  rebuild: every row against the incremental build, then the insert floor');
     const rebuilt = join(dataDir, 'read-models.sqlite');
-    const equality = compareReadModels(rebuilt, join(dataDir, 'incremental.sqlite'));
+    const equality = compareReadModels(rebuilt, join(dataDir, 'search.sqlite'), join(dataDir, 'incremental.sqlite'));
     const floor = insertFloor(rebuilt, dataDir);
     return { messages: options.messages, events, fillMs, runs, readLog, insertFloor: floor, equality };
   } finally {
