@@ -16,12 +16,16 @@ const names = [...new Set(ALL_PROJECTIONS.map((p) => p.name))];
 export const rebuildLabel = (p: ProjectionDefinition): string =>
   ALL_PROJECTIONS.filter((q) => q.name === p.name).length > 1 ? checkpointName(p) : p.name;
 
-export const REBUILD_USAGE = `Usage: npm run rebuild [-- <projection>...]
+export const REBUILD_USAGE = `Usage: npm run rebuild [-- [--parallel] <projection>...]
 
 Replays the event log into fresh read models: the chosen projections' collections and
 checkpoints are dropped, then the log is folded into them again from its start.
 
 Projections: ${names.join(', ')} (default: all)
+
+--parallel (embedded default only): message search, which has a file of its own
+(search.sqlite), folds on a second thread beside the others. Both threads read and unseal the
+whole log: about 1.3 times the CPU, for a shorter rebuild where a second core is free.
 
 Stop the server and the projector workers first: the rebuild refuses to run while another
 process holds a projection's lease. Stores come from DATA_DIR, or EVENTSTORE_CONNECTION_STRING
@@ -30,14 +34,21 @@ and MONGODB_URI, as for the server.`;
 /** How long the rebuild's leases last without renewal (the runner renews them meanwhile). */
 const LEASE_TTL_MS = 15_000;
 
-export function chooseProjections(argv: readonly string[]): readonly ProjectionDefinition[] | null {
-  const parsed = parseCommandLine({ args: [...argv], options: { help: { type: 'boolean', short: 'h' } }, allowPositionals: true });
+/** What a rebuild's command line asks for; null for the usage. */
+export function parseRebuild(argv: readonly string[]): { projections: readonly ProjectionDefinition[]; parallel: boolean } | null {
+  const parsed = parseCommandLine({
+    args: [...argv],
+    options: { help: { type: 'boolean', short: 'h' }, parallel: { type: 'boolean' } },
+    allowPositionals: true,
+  });
   if (parsed.values.help || parsed.positionals[0] === 'help') return null;
   const unknown = parsed.positionals.filter((n) => !names.includes(n));
   if (unknown.length) throw new UsageError(`unknown projection ${unknown.map((n) => `"${n}"`).join(', ')}`);
-  if (parsed.positionals.length === 0) return ALL_PROJECTIONS;
-  return ALL_PROJECTIONS.filter((p) => parsed.positionals.includes(p.name));
+  const projections = parsed.positionals.length === 0 ? ALL_PROJECTIONS : ALL_PROJECTIONS.filter((p) => parsed.positionals.includes(p.name));
+  return { projections, parallel: parsed.values.parallel === true };
 }
+
+export const chooseProjections = (argv: readonly string[]): readonly ProjectionDefinition[] | null => parseRebuild(argv)?.projections ?? null;
 
 interface Progress {
   update(position: LogPosition): void;
@@ -91,11 +102,11 @@ function progressReporter(io: CliIo, total: number): Progress {
 }
 
 /**
- * The chosen projections split by where they fold: on the embedded default (SQLite), each group
- * kept in a file of its own (`ProjectionDefinition.background`: message search) on a thread of its
- * own, in parallel with the rest here (independent files, independent write locks: a rebuild of
- * the 100,053-event bench log spent about half its CPU on message search); with EventStoreDB or
- * MongoDB, all here.
+ * The chosen projections split by where a `--parallel` rebuild folds them: on the embedded
+ * default (SQLite), each group kept in a file of its own (`ProjectionDefinition.background`:
+ * message search) on a thread of its own, in parallel with the rest here (independent files,
+ * independent write locks: a rebuild of the bench's 100,053-event log spent about half its CPU on
+ * message search); with EventStoreDB or MongoDB, all here.
  */
 export function foldsOf(
   chosen: readonly ProjectionDefinition[],
@@ -130,11 +141,12 @@ export async function run(argv: readonly string[], env: NodeJS.ProcessEnv, io: C
   let leased: string[] = [];
   const threads: FoldThread[] = [];
   try {
-    const chosen = chooseProjections(argv);
-    if (!chosen) {
+    const asked = parseRebuild(argv);
+    if (!asked) {
       io.out(REBUILD_USAGE);
       return EXIT_OK;
     }
+    const chosen = asked.projections;
     checkpoints = chosen.map(checkpointName);
     // 'separate': no projector of our own starts until the leases are ours and the models reset.
     runtime = await openRuntime(cliConfig(env), 'separate');
@@ -170,7 +182,7 @@ export async function run(argv: readonly string[], env: NodeJS.ProcessEnv, io: C
     const started = Date.now();
     progress = progressReporter(io, total);
     const bar = progress;
-    const { here, apart } = foldsOf(chosen, runtime.config);
+    const { here, apart } = asked.parallel ? foldsOf(chosen, runtime.config) : { here: [...chosen], apart: [] };
     const folds = ['here', ...apart.map((_, i) => `apart-${i}`)];
     // Each fold reports where it stands; the bar shows the least advanced.
     const standing = new Map<string, LogPosition>();

@@ -112,6 +112,7 @@ describe('rebuild CLI', () => {
     expect(res.err).toBe('');
     expect(res.code).toBe(0);
     expect(res.lines[0]).toMatch(new RegExp(`^Rebuilding ${LABELS.join(', ')} from the log`));
+    expect(res.out).not.toContain('on a thread of its own');
     expect(res.out).toMatch(/^rebuild: log position (\d+)\/\1 \(100%\)$/m);
     const summary = res.lines[res.lines.length - 1];
     expect(summary).toMatch(new RegExp(`^Replayed \\d+ events in [\\d.]+ s \\(${LABELS.map((n) => `${n}: ${count}`).join('; ')}\\)$`));
@@ -126,7 +127,7 @@ describe('rebuild CLI', () => {
     expect((await parley.request('GET', parley.chat('/users'), { token })).status).toBe(200);
   });
 
-  it('folds message search on a thread of its own beside the others, and search answers as before', async () => {
+  it('with --parallel, folds message search on a thread of its own beside the others, and search answers as before', async () => {
     parley = await startParley(dataDir, INSTANCE);
     const sent: number[] = [];
     for (const content of ['the quick brown fox', 'a lazy dog', 'quick thinking', 'nothing here']) {
@@ -143,7 +144,7 @@ describe('rebuild CLI', () => {
     await parley.close();
     parley = undefined;
 
-    const res = await rebuildCli(dataDir);
+    const res = await rebuildCli(dataDir, '--parallel');
     expect(res.err).toBe('');
     expect(res.code).toBe(0);
     expect(res.lines[1]).toBe('message_search folds on a thread of its own (search.sqlite)');

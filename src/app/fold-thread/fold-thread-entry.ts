@@ -47,6 +47,7 @@ async function main(): Promise<void> {
       owner: data.owner,
       leaseTtlMs: data.leaseTtlMs,
       shareOut: false,
+      catchUpPage: data.page,
       onError: (error, { freedSpace }) => (freedSpace ? undefined : fail(error)),
       onProgress: (position) => post({ kind: 'progress', position }),
     });

@@ -10,6 +10,12 @@ export interface FoldThreadOptions {
   readonly config: ParleyConfig;
   readonly owner: string;
   readonly leaseTtlMs: number;
+  /**
+   * Events read and written per transaction (default 2,000). Its leases are renewed between
+   * transactions, by a timer of its own thread: a page must end well within their TTL even when
+   * the two folds share a core with other work.
+   */
+  readonly page?: number;
   /** The projections to fold there, by checkpoint name: their leases are held by `owner` already. */
   readonly checkpoints: readonly string[];
   /** Each batch the thread wrote: where its projections stand. */
@@ -34,6 +40,7 @@ export class FoldThread {
       config: projectorThreadConfig(options.config),
       owner: options.owner,
       leaseTtlMs: options.leaseTtlMs,
+      page: options.page ?? 2_000,
       checkpoints: options.checkpoints,
     };
     this.worker = new Worker(workerScript(__dirname, 'fold-thread-entry.js', __filename), { workerData: data });

@@ -8,6 +8,8 @@ export interface FoldThreadData {
   /** The lease owner: the leases are taken already (the rebuild holds them under this owner). */
   readonly owner: string;
   readonly leaseTtlMs: number;
+  /** Events read and written per transaction. */
+  readonly page: number;
   /** The projections to fold, by checkpoint name (`<name>_v<version>`), of this code base. */
   readonly checkpoints: readonly string[];
 }
