@@ -16,7 +16,8 @@
  * send-message-webhooks (two webhooks of the instance carry every message: one to a live receiver,
  * one to a port nothing listens on; measured once the live one has every message, so a send's CPU
  * includes its delivery; last, and skipped by a server without webhooks); default all), CPU_PROF (a directory: the servers run with
- * --cpu-prof writing there; read with profile-summary.js), CPU_THREADS=1 (also print each
+ * --cpu-prof writing there, a file per thread, worker threads included: the projector thread's is
+ * the largest after the main thread's; read with profile-summary.js), CPU_THREADS=1 (also print each
  * thread's share), CPU_BATCHES=1 (also print the projector batches each scenario wrote, from the
  * server's /metrics: how many, and events per batch).
  */
