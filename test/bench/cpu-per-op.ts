@@ -16,8 +16,10 @@
  * send-message-webhooks (two webhooks of the instance carry every message: one to a live receiver,
  * one to a port nothing listens on; measured once the live one has every message, so a send's CPU
  * includes its delivery; last, and skipped by a server without webhooks); default all), CPU_PROF (a directory: the servers run with
- * --cpu-prof writing there; read with profile-summary.js), CPU_THREADS=1 (also print each
- * thread's share).
+ * --cpu-prof writing there, a file per thread, worker threads included: the projector thread's is
+ * the largest after the main thread's; read with profile-summary.js), CPU_THREADS=1 (also print each
+ * thread's share), CPU_BATCHES=1 (also print the projector batches each scenario wrote, from the
+ * server's /metrics: how many, and events per batch).
  */
 import autocannon from 'autocannon';
 import { INSTANCE_ID, mintToken, parleyEnv, startWebhookReceiver } from './bench-server';
@@ -33,6 +35,8 @@ const CONNECTIONS = Number(process.env.CPU_CONNECTIONS ?? 20);
 const ROUNDS = Number(process.env.CPU_ROUNDS ?? 2);
 const SCENARIOS = new Set((process.env.CPU_SCENARIOS ?? 'create-user,send-message,send-message-keyed,get-user,send-message-webhooks').split(','));
 const THREADS = process.env.CPU_THREADS === '1';
+const BATCHES = process.env.CPU_BATCHES === '1';
+const METRICS_TOKEN = 'cpu-per-op-metrics';
 const PROF_DIR = process.env.CPU_PROF ? resolve(process.env.CPU_PROF) : undefined;
 const PROJECT_ROOT = resolve(__dirname, '..', '..', '..');
 const MAINS = process.argv.length > 2 ? process.argv.slice(2).map((m) => resolve(m)) : [join(PROJECT_ROOT, 'dist/src/main.js')];
@@ -121,6 +125,13 @@ async function createWebhooks(base: string, headers: Record<string, string>, por
   return true;
 }
 
+/** The projector batches written so far (every runner of the server), from its /metrics. */
+async function projectorBatches(base: string): Promise<{ count: number; events: number }> {
+  const text = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } }).then((r) => r.text());
+  const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+  return { count: value('parley_projector_batch_events_count'), events: value('parley_projector_batch_events_sum') };
+}
+
 async function measureOne(main: string, round: number): Promise<Figures> {
   const dataDir = mkdtempSync(join(os.tmpdir(), 'parley-cpu-per-op-'));
   const port = await freePort();
@@ -131,6 +142,7 @@ async function measureOne(main: string, round: number): Promise<Figures> {
       PORT: String(port),
       HOST: '127.0.0.1',
       ...parleyEnv(dataDir),
+      ...(BATCHES ? { METRICS_TOKEN } : {}),
     },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
@@ -211,6 +223,7 @@ async function measureOne(main: string, round: number): Promise<Figures> {
       await delivered?.();
       const before = await settled(child.pid!);
       const threadsBefore = THREADS ? threadSeconds(child.pid!) : null;
+      const batchesBefore = BATCHES ? await projectorBatches(base) : null;
       const started = Date.now();
       await run(OPS, base, spec);
       await delivered?.();
@@ -218,6 +231,12 @@ async function measureOne(main: string, round: number): Promise<Figures> {
       if (threadsBefore) {
         const per = [...threadSeconds(child.pid!)].map(([thread, s]) => [thread, ((s - (threadsBefore.get(thread) ?? 0)) / OPS) * 1e6] as const).filter(([, us]) => us >= 1);
         process.stderr.write(`  ${name} by thread: ${per.map(([thread, us]) => `${thread} ${us.toFixed(0)} µs`).join(', ')}\n`);
+      }
+      if (batchesBefore) {
+        const after = await projectorBatches(base);
+        const batches = after.count - batchesBefore.count;
+        const events = after.events - batchesBefore.events;
+        process.stderr.write(`  ${name} projector batches: ${batches} (${(batches / OPS).toFixed(2)} per request), ${(events / Math.max(1, batches)).toFixed(1)} events each\n`);
       }
       process.stderr.write(`  ${name}: ${OPS} requests and settling in ${Date.now() - started} ms\n`);
     }

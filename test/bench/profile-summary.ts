@@ -121,7 +121,7 @@ function printDiff(before: string, after: string, operations: number, top: numbe
 const args = process.argv.slice(2);
 if (args[0] === '--diff' && args[1] && args[2]) {
   printDiff(args[1], args[2], Number(args[3] ?? 1), Number(args[4] ?? 40));
-} else if (args[0] && args[0] !== '--diff') {
+} else if (args[0] && args[0] !== '--diff' && !Number.isNaN(Number(args[1] ?? 30))) {
   printOne(args[0], Number(args[1] ?? 30));
 } else {
   console.error('usage: node dist/test/bench/profile-summary.js <file.cpuprofile> [top]\n       node dist/test/bench/profile-summary.js --diff <before.cpuprofile> <after.cpuprofile> [operations] [top]');

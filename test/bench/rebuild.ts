@@ -15,12 +15,13 @@
  *
  * Alone: `node dist/test/bench/rebuild.js` with BENCH_REBUILD_MESSAGES (default 1,000,000) and
  * BENCH_REBUILD_BASELINE (the root of another built worktree, e.g. /tmp/before-rebuild; none by
- * default), BENCH_REBUILD_KEEP=1 to keep the data directory; in `npm run bench` as the
- * `rebuild` scenario.
+ * default), BENCH_REBUILD_KEEP=1 to keep the data directory, BENCH_REBUILD_PARALLEL=1 to time this
+ * build's `npm run rebuild -- --parallel` too (last, and compared with the incremental build);
+ * in `npm run bench` as the `rebuild` scenario.
  */
 import Database from 'better-sqlite3';
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -44,12 +45,16 @@ export interface RebuildBuild {
   readonly label: string;
   /** The root of a built worktree (holding dist/src/cli/rebuild.js). */
   readonly root: string;
+  /** The rebuild's command line (default: none, every projection on one thread). */
+  readonly args?: readonly string[];
 }
 
 export interface RebuildRun {
   readonly label: string;
   readonly ms: number;
   readonly cpuS: number;
+  /** The CPU seconds of the process's two busiest threads (the fold's main thread, and a fold thread if it has one): sampled every 100 ms. */
+  readonly busiestThreadsS: readonly number[];
   /** The CLI's own summary line (events replayed, documents written per projection). */
   readonly summary: string;
   readonly readModelBytes: number;
@@ -85,7 +90,7 @@ async function timedRebuild(build: RebuildBuild, dataDir: string): Promise<Rebui
     const lines = [];
     const cpu = process.cpuUsage();
     const started = performance.now();
-    run([], process.env, { out: (l) => lines.push(l), err: (l) => process.stderr.write(l + '\\n') }).then((status) => {
+    run(${JSON.stringify(build.args ?? [])}, process.env, { out: (l) => lines.push(l), err: (l) => process.stderr.write(l + '\\n') }).then((status) => {
       const ms = performance.now() - started;
       const used = process.cpuUsage(cpu);
       process.stdout.write(JSON.stringify({ status, ms, cpuS: (used.user + used.system) / 1e6, lines }) + '\\n', () => process.exit(status));
@@ -97,7 +102,14 @@ async function timedRebuild(build: RebuildBuild, dataDir: string): Promise<Rebui
   });
   let out = '';
   child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  // Each thread's CPU, read while the process runs (a thread's figures go with it when it ends).
+  const threads = new Map<string, number>();
+  const sample = () => {
+    for (const [thread, seconds] of threadSeconds(child.pid!)) threads.set(thread, Math.max(seconds, threads.get(thread) ?? 0));
+  };
+  const sampling = setInterval(sample, 100);
   const status = await new Promise<number | null>((done) => child.on('exit', done));
+  clearInterval(sampling);
   const answer = JSON.parse(out.trim().split('\n').pop() ?? '{}') as { status: number; ms: number; cpuS: number; lines: string[] };
   if (status !== 0 || answer.status !== 0) throw new Error(`the rebuild of ${build.label} failed (exit ${status}): ${out}`);
   return {
@@ -105,43 +117,86 @@ async function timedRebuild(build: RebuildBuild, dataDir: string): Promise<Rebui
     ms: answer.ms,
     cpuS: answer.cpuS,
     summary: answer.lines.find((l) => l.startsWith('Replayed')) ?? '',
-    readModelBytes: fileBytes(join(dataDir, 'read-models.sqlite')),
+    busiestThreadsS: [...threads.values()].sort((a, b) => b - a).slice(0, 2),
+    readModelBytes: fileBytes(join(dataDir, 'read-models.sqlite')) + fileBytes(join(dataDir, 'search.sqlite')),
   };
+}
+
+/** CPU seconds of each live thread of a process, by thread id (none once it ended). */
+function threadSeconds(pid: number): Map<string, number> {
+  const threads = new Map<string, number>();
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        threads.set(tid, (Number(fields[11]) + Number(fields[12])) / 100);
+      } catch {
+        // the thread ended
+      }
+    }
+  } catch {
+    // the process ended
+  }
+  return threads;
 }
 
 const fileBytes = (file: string): number =>
   ['', '-wal'].reduce((sum, suffix) => sum + (existsSync(file + suffix) ? statSync(file + suffix).size : 0), 0);
 
 /** The collections' tables of a read-model file (the projector's own notes aside). */
-const collectionTables = (db: Database.Database): string[] =>
-  (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'rm\\_%' ESCAPE '\\' ORDER BY name`).all() as { name: string }[])
+const collectionTables = (db: Database.Database, schema = 'main'): string[] =>
+  (db.prepare(`SELECT name FROM ${schema}.sqlite_master WHERE type = 'table' AND name LIKE 'rm\\_%' ESCAPE '\\' ORDER BY name`).all() as { name: string }[])
     .map((r) => r.name)
     .filter((name) => name !== `rm_${PROJECTOR_STATUS}`);
 
-/** Every row of every collection of `rebuilt` against `incremental`: the tables that differ (rows either side lacks, tables either side lacks). */
-function compareReadModels(rebuilt: string, incremental: string): RebuildResult['equality'] {
+/** An FTS5 index's own tables: derived from its collection's table by triggers, laid out by how the rows were batched. */
+const isTextIndexTable = (name: string): boolean => /_text(_data|_idx|_config|_docsize|_content)?$/.test(name);
+
+/**
+ * Every row of every collection of `rebuilt` (with the projections kept apart, in `apart`:
+ * message search's `search.sqlite`) against `incremental` (one file), and the tables that
+ * differ (rows either side lacks, tables either side lacks). A text index's FTS5 tables are
+ * not compared row by row (their segments depend on how the rows were batched): the rebuilt
+ * index must pass FTS5's integrity check against its collection's rows instead.
+ */
+function compareReadModels(rebuilt: string, apart: string, incremental: string): RebuildResult['equality'] {
   const db = new Database(rebuilt, { readonly: true });
   try {
     db.prepare('ATTACH DATABASE ? AS incremental').run(incremental);
-    const mine = collectionTables(db);
-    const theirs = (db.prepare(`SELECT name FROM incremental.sqlite_master WHERE type = 'table' AND name LIKE 'rm\\_%' ESCAPE '\\'`).all() as { name: string }[])
-      .map((r) => r.name)
-      .filter((name) => name !== `rm_${PROJECTOR_STATUS}`);
-    const differing = theirs.filter((t) => !mine.includes(t)).map((t) => `${t} (only in the incremental build)`);
+    const schemas = existsSync(apart) ? ['main', 'apart'] : ['main'];
+    if (existsSync(apart)) db.prepare('ATTACH DATABASE ? AS apart').run(apart);
+    const mine = new Map<string, string>();
+    for (const schema of schemas) for (const t of collectionTables(db, schema)) mine.set(t, schema);
+    const theirs = collectionTables(db, 'incremental');
+    const differing = theirs.filter((t) => !mine.has(t)).map((t) => `${t} (only in the incremental build)`);
     let rows = 0;
-    for (const t of mine) {
+    for (const [t, schema] of mine) {
       if (!theirs.includes(t)) {
         differing.push(`${t} (only in the rebuild)`);
         continue;
       }
-      rows += (db.prepare(`SELECT COUNT(*) AS n FROM main."${t}"`).get() as { n: number }).n;
-      const missing = (db.prepare(`SELECT COUNT(*) AS n FROM (SELECT * FROM main."${t}" EXCEPT SELECT * FROM incremental."${t}")`).get() as { n: number }).n;
-      const extra = (db.prepare(`SELECT COUNT(*) AS n FROM (SELECT * FROM incremental."${t}" EXCEPT SELECT * FROM main."${t}")`).get() as { n: number }).n;
+      if (isTextIndexTable(t)) continue;
+      rows += (db.prepare(`SELECT COUNT(*) AS n FROM ${schema}."${t}"`).get() as { n: number }).n;
+      const missing = (db.prepare(`SELECT COUNT(*) AS n FROM (SELECT * FROM ${schema}."${t}" EXCEPT SELECT * FROM incremental."${t}")`).get() as { n: number }).n;
+      const extra = (db.prepare(`SELECT COUNT(*) AS n FROM (SELECT * FROM incremental."${t}" EXCEPT SELECT * FROM ${schema}."${t}")`).get() as { n: number }).n;
       if (missing || extra) differing.push(`${t} (${missing} rows not in the incremental build, ${extra} only there)`);
     }
-    return { rows, tables: mine.length, differing };
-  } finally {
     db.close();
+    for (const [t, schema] of mine) {
+      if (!/_text$/.test(t)) continue;
+      const index = new Database(schema === 'apart' ? apart : rebuilt);
+      try {
+        index.prepare(`INSERT INTO "${t}" ("${t}") VALUES ('integrity-check')`).run();
+      } catch (error) {
+        differing.push(`${t} (its FTS5 index fails the integrity check: ${(error as Error).message})`);
+      } finally {
+        index.close();
+      }
+    }
+    return { rows, tables: mine.size, differing };
+  } finally {
+    if (db.open) db.close();
   }
 }
 
@@ -196,7 +251,7 @@ async function fillAndFoldLive(
   dataDir: string,
   messages: number,
   progress: (line: string) => void,
-): Promise<{ events: number; fillMs: number; readLog: RebuildResult['readLog'] }> {
+): Promise<{ events: number; fillMs: number }> {
   const config = loadConfig({ ...parleyEnv(dataDir), LOG_LEVEL: 'warn' });
   const runtime = await openRuntime(config, 'separate');
   const incremental = new SqliteReadModelStore(join(dataDir, 'incremental.sqlite'));
@@ -251,20 +306,33 @@ async function fillAndFoldLive(
     }
     const fillMs = performance.now() - started;
     await runner.stop();
+    return { events: count, fillMs };
+  } finally {
+    await runner.stop().catch(() => undefined);
+    await incremental.close();
+    await runtime.close();
+  }
+}
+
+/**
+ * The floor of reading the log: every event read and unsealed through a runtime opened afresh, as
+ * a rebuild's is (the writer's key ring remembers what it sealed, and opened it without deciphering).
+ */
+async function readLogFloor(dataDir: string, events: number): Promise<RebuildResult['readLog']> {
+  const runtime = await openRuntime(loadConfig({ ...parleyEnv(dataDir), LOG_LEVEL: 'warn' }), 'separate');
+  try {
     const reading = performance.now();
     const cpu = process.cpuUsage();
     let read = 0;
     for (let after: string | null = null; ; ) {
-      const page = await events.readAll({ after, maxCount: 10_000 });
+      const page = await runtime.stores.events.readAll({ after, maxCount: 10_000 });
       if (page.length === 0) break;
       read += page.length;
       after = page[page.length - 1].position;
     }
-    if (read !== count) throw new Error(`read ${read} events of ${count}`);
-    return { events: count, fillMs, readLog: { ms: performance.now() - reading, cpuS: cpuSince(cpu) } };
+    if (read !== events) throw new Error(`read ${read} events of ${events}`);
+    return { ms: performance.now() - reading, cpuS: cpuSince(cpu) };
   } finally {
-    await runner.stop().catch(() => undefined);
-    await incremental.close();
     await runtime.close();
   }
 }
@@ -287,11 +355,13 @@ export async function benchRebuild(options: {
     let filled: { events: number; fillMs: number; readLog: RebuildResult['readLog'] };
     if (options.reuse) {
       const log = new Database(join(dataDir, 'events.sqlite'), { readonly: true });
-      filled = { events: (log.prepare('SELECT COUNT(*) AS n FROM events').get() as { n: number }).n, fillMs: NaN, readLog: { ms: NaN, cpuS: NaN } };
+      const events = (log.prepare('SELECT COUNT(*) AS n FROM events').get() as { n: number }).n;
       log.close();
+      filled = { events, fillMs: NaN, readLog: await readLogFloor(dataDir, events) };
     } else {
       options.progress(`  fill     rebuild: a room of ${options.messages.toLocaleString('en-US')} messages, folded live into a second read-model file`);
-      filled = await fillAndFoldLive(dataDir, options.messages, options.progress);
+      const { events, fillMs } = await fillAndFoldLive(dataDir, options.messages, options.progress);
+      filled = { events, fillMs, readLog: await readLogFloor(dataDir, events) };
     }
     const { events, fillMs, readLog } = filled;
     const runs: RebuildRun[] = [];
@@ -303,7 +373,7 @@ export async function benchRebuild(options: {
     }
     options.progress('  measure  rebuild: every row against the incremental build, then the insert floor');
     const rebuilt = join(dataDir, 'read-models.sqlite');
-    const equality = compareReadModels(rebuilt, join(dataDir, 'incremental.sqlite'));
+    const equality = compareReadModels(rebuilt, join(dataDir, 'search.sqlite'), join(dataDir, 'incremental.sqlite'));
     const floor = insertFloor(rebuilt, dataDir);
     return { messages: options.messages, events, fillMs, runs, readLog, insertFloor: floor, equality };
   } finally {
@@ -329,7 +399,7 @@ export function rebuildLines(r: RebuildResult): string[] {
   for (const run of r.runs) {
     lines.push(
       `  npm run rebuild, ${run.label}: ${(run.ms / 1000).toFixed(1)} s = ${fmt(rate(run.ms))} events/s; ` +
-        `CPU ${run.cpuS.toFixed(1)} s = ${fmt(r.events / run.cpuS)} events per CPU-second; read models ${(run.readModelBytes / 1e6).toFixed(0)} MB`,
+        `CPU ${run.cpuS.toFixed(1)} s = ${fmt(r.events / run.cpuS)} events per CPU-second (busiest threads ${run.busiestThreadsS.map((x) => x.toFixed(1)).join(' and ')} s); read models ${(run.readModelBytes / 1e6).toFixed(0)} MB`,
     );
     if (run.summary) lines.push(`    ${run.summary}`);
   }
@@ -371,6 +441,7 @@ export function rebuildBuilds(env: NodeJS.ProcessEnv): RebuildBuild[] {
   const builds: RebuildBuild[] = [];
   if (baseline) builds.push({ label: `baseline (${gitHead(baseline)})`, root: resolve(baseline) });
   builds.push({ label: `this build (${gitHead(here)})`, root: here });
+  if (env.BENCH_REBUILD_PARALLEL === '1') builds.push({ label: `this build --parallel (${gitHead(here)})`, root: here, args: ['--parallel'] });
   return builds;
 }
 

@@ -37,7 +37,8 @@
  *                      scratch on one SQLite data directory, 1 then 2 of them (test/bench/partitions.ts)
  *                      rebuild: a room of 1,000,000 messages rebuilt by npm run rebuild against an
  *                      incremental build (every row compared) and two floors (test/bench/rebuild.ts;
- *                      BENCH_REBUILD_BASELINE: another built worktree to rebuild with first)
+ *                      BENCH_REBUILD_BASELINE: another built worktree to rebuild with first;
+ *                      BENCH_REBUILD_PARALLEL=1: this build's npm run rebuild -- --parallel too)
  *   BENCH_FOOTPRINT_MESSAGES  the footprint scenario's messages (default 20,000)
  *   BENCH_SCALE_MESSAGES, BENCH_SCALE_USERS  the scale scenario's sizes (default 1,000,000 each)
  *   BENCH_PARTITIONS_MESSAGES, BENCH_PARTITIONS_ROOMS, BENCH_PARTITIONS  the partitions scenario's log

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { rebuildLabel, run as rebuild } from '../../src/cli/rebuild';
+import { foldsOf, rebuildLabel, run as rebuild } from '../../src/cli/rebuild';
 import { run as admin } from '../../src/cli/admin';
 import { SqliteReadModelStore } from '../../src/adapters/read-models/sqlite/sqlite-read-model-store';
 import { USERS, usersProjection } from '../../projections/users/users.projection';
@@ -112,6 +112,7 @@ describe('rebuild CLI', () => {
     expect(res.err).toBe('');
     expect(res.code).toBe(0);
     expect(res.lines[0]).toMatch(new RegExp(`^Rebuilding ${LABELS.join(', ')} from the log`));
+    expect(res.out).not.toContain('on a thread of its own');
     expect(res.out).toMatch(/^rebuild: log position (\d+)\/\1 \(100%\)$/m);
     const summary = res.lines[res.lines.length - 1];
     expect(summary).toMatch(new RegExp(`^Replayed \\d+ events in [\\d.]+ s \\(${LABELS.map((n) => `${n}: ${count}`).join('; ')}\\)$`));
@@ -124,6 +125,43 @@ describe('rebuild CLI', () => {
     // The instance read model came back too: the admin-made key signs tokens again.
     const token = parley.token({ su: true }, { keyId: 'second', secret: ADMIN_SECRET });
     expect((await parley.request('GET', parley.chat('/users'), { token })).status).toBe(200);
+  });
+
+  it('with --parallel, folds message search on a thread of its own beside the others, and search answers as before', async () => {
+    parley = await startParley(dataDir, INSTANCE);
+    const sent: number[] = [];
+    for (const content of ['the quick brown fox', 'a lazy dog', 'quick thinking', 'nothing here']) {
+      const { status, body } = await parley.request('POST', parley.chat('/rooms/general/messages'), {
+        body: { parts: [{ type: 'text/plain', content }] },
+        token: parley.token({ sub: 'alice' }),
+      });
+      expect(status).toBe(201);
+      sent.push(body.message_id);
+    }
+    const search = async (q: string) => (await parley!.request('GET', parley!.chat(`/search/messages?q=${q}`), { token: parley!.token({ sub: 'alice' }) })).body;
+    const before = { quick: await search('quick'), dog: await search('dog') };
+    expect(before.quick.results.map((r: { message: { id: number } }) => r.message.id)).toEqual([sent[2], sent[0]]);
+    await parley.close();
+    parley = undefined;
+
+    const res = await rebuildCli(dataDir, '--parallel');
+    expect(res.err).toBe('');
+    expect(res.code).toBe(0);
+    expect(res.lines[1]).toBe('message_search folds on a thread of its own (search.sqlite)');
+    expect(res.lines[res.lines.length - 1]).toMatch(/; message_search: \d+ events, 4 documents written;/);
+
+    parley = await startParley(dataDir, INSTANCE);
+    expect({ quick: await search('quick'), dog: await search('dog') }).toEqual(before);
+  });
+
+  it('folds on one thread with EventStoreDB or MongoDB, or when only the projections kept apart are chosen', () => {
+    const search = ALL_PROJECTIONS.filter((p) => p.background);
+    const others = ALL_PROJECTIONS.filter((p) => !p.background);
+    expect(search.map((p) => p.name)).toEqual(['message_search']);
+    expect(foldsOf(ALL_PROJECTIONS, {})).toEqual({ here: others, apart: [search] });
+    expect(foldsOf(ALL_PROJECTIONS, { eventStoreConnectionString: 'esdb://x' })).toEqual({ here: ALL_PROJECTIONS, apart: [] });
+    expect(foldsOf(ALL_PROJECTIONS, { mongodbUri: 'mongodb://x' })).toEqual({ here: ALL_PROJECTIONS, apart: [] });
+    expect(foldsOf(search, {})).toEqual({ here: search, apart: [] });
   });
 
   it('leaves no key secret in plain text anywhere in the stores', async () => {

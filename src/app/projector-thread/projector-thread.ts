@@ -1,5 +1,3 @@
-import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { SqliteEventStore } from '../../adapters/event-store/sqlite/sqlite-event-store';
 import type { Logger } from '../../infrastructure/logger';
@@ -14,6 +12,7 @@ import type { OfflineNow } from '../../modules/webhooks/deliver-webhooks/chatkit
 import type { WebhookDeactivation } from '../../modules/webhooks/deliver-webhooks/webhook-delivery-worker';
 import type { FromProjectorThread, ProjectorThreadData, ToProjectorThread } from './protocol';
 import { SharedHead } from './shared-head';
+import { workerScript } from '../worker-script';
 import { ALL_PROJECTIONS } from '../../../projections';
 import { checkpointName } from '../../../projections/projection';
 
@@ -26,18 +25,6 @@ export interface ThreadWebhookHost {
 
 /** How long a stop waits for the thread to write its checkpoints before it is terminated. */
 const STOP_TIMEOUT_MS = 10_000;
-
-/**
- * The compiled thread. Under ts-jest this file is TypeScript and the thread runs the build in
- * `dist/` (tests that start servers build first).
- */
-function workerScript(): string {
-  const beside = join(__dirname, 'worker-entry.js');
-  if (__filename.endsWith('.js')) return beside;
-  const built = resolve(__dirname, '..', '..', '..', 'dist', 'src', 'app', 'projector-thread', 'worker-entry.js');
-  if (!existsSync(built)) throw new Error(`the projector thread runs ${built}: build first (npm run build)`);
-  return built;
-}
 
 /**
  * The request thread's view of the projector thread (worker-entry.ts): the surface
@@ -192,7 +179,7 @@ export class ProjectorThread implements Projectors {
   }
 
   private spawn(): void {
-    const worker = new Worker(workerScript(), { workerData: { ...this.data, head: this.head.buffer } satisfies ProjectorThreadData });
+    const worker = new Worker(workerScript(__dirname, 'worker-entry.js', __filename), { workerData: { ...this.data, head: this.head.buffer } satisfies ProjectorThreadData });
     this.worker = worker;
     if (this.webhooks) worker.postMessage({ kind: 'deliver-webhooks', origin: this.webhooks.origin } satisfies ToProjectorThread);
     worker.on('message', (message: FromProjectorThread) => this.received(worker, message));
