@@ -126,8 +126,9 @@ export interface EventStore {
    * A value that changes whenever anything is appended to the stream, through this store object
    * or anything else (another connection, another process): two equal answers mean nothing was
    * appended to it between them, so the stream read after the first is still whole at the
-   * second. It may change more often than that, never less. Stores that cannot tell leave it
-   * out or answer undefined.
+   * second. It may change more often than that, never less. An append by anything but this store
+   * object may show only from the next turn of the event loop (the write side's states assume no
+   * more: see StreamStates). Stores that cannot tell leave it out or answer undefined.
    */
   streamVersion?(streamName: string): string | undefined;
   /**

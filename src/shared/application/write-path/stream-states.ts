@@ -61,7 +61,8 @@ export class StreamStates {
 
   /** The stream's current state; a failed read answers 503 "nothing was changed". */
   async load<S, E extends DomainEvent>(stream: string, decider: Decider<S, unknown, E>): Promise<Folded<S>> {
-    const epoch = await this.wipedAt(stream);
+    const known = this.epochs?.knownWipedAtFor(stream);
+    const epoch = known !== undefined ? known : await this.wipedAt(stream);
     let cached = this.cache.get(stream) as Folded<S> | undefined;
     if (cached && (cached.epoch ?? null) !== epoch) cached = undefined; // wiped since: fold afresh
     if (cached && cached.readIn === this.turn.current()) return cached;
