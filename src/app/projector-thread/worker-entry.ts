@@ -194,7 +194,7 @@ async function main(): Promise<void> {
   await projectors.start();
   report();
   post({ kind: 'started' });
-  collectStartUpGarbage();
+  collectStartUpGarbage({ generation: 'full' });
 }
 
 main().catch((error: unknown) => {
