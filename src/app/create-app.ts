@@ -37,6 +37,7 @@ import type { OpenStreams } from '../modules/streaming/open-streams';
 import { WebSocketBridge } from '../modules/streaming/websocket-bridge.transport';
 import { Runtime } from './runtime';
 import { OpenApiDocument } from '../modules/api-docs/openapi-document';
+import { collectStartUpGarbage } from '../infrastructure/start-up-garbage';
 import { storeKeyedAnswers } from '../modules/idempotency/keyed-requests';
 import { registerDemoPage } from './demo-page';
 import { registerConsolePage } from './console-page';
@@ -98,6 +99,11 @@ class RequestDrain {
       if (this.draining) void reply.header('connection', 'close');
       done(null, payload);
     });
+  }
+
+  /** Whether a request is being answered now. */
+  get busy(): boolean {
+    return this.inFlight > 0;
   }
 
   begin(): Promise<void> {
@@ -237,6 +243,7 @@ export async function startServer(runtime: Runtime, hooks: { beforeListen?: () =
   runtime.logger.info({ httpPort, httpsPort }, 'Parley is listening');
   // From here /health computes readiness (projections caught up, live log, storage) on every call.
   readiness.state = 'serving';
+  collectStartUpGarbage({ generation: 'young', busy: () => requests.busy });
   // The embedded server delivers webhooks itself; beside projector workers, they do.
   const webhookDelivery =
     runtime.mode === 'embedded'

@@ -1,4 +1,4 @@
-import { renderAttachment } from '../modules/attachments/attachment-resolver';
+import { renderAttachment } from '../modules/attachments/render-attachment';
 import { AttachmentLinks } from '../modules/attachments/links/attachment-links';
 import { SentMessages } from '../modules/messages/sent-messages';
 import { ChatkitWebhookLookups, OfflineNow } from '../modules/webhooks/deliver-webhooks/chatkit-webhook-lookups';

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { SqliteEventStore } from '../event-store/sqlite/sqlite-event-store';
 import { SqliteReadModelStore } from '../read-models/sqlite/sqlite-read-model-store';
 import { SqliteDataKeyStore } from '../data-keys/sqlite/sqlite-data-key-store';
-import { WAL_SIZE_LIMIT_BYTES } from './sqlite-wal-checkpointer';
+import { Worker } from 'node:worker_threads';
+import { lendCheckpointThread, WAL_SIZE_LIMIT_BYTES } from './sqlite-wal-checkpointer';
 import { eventually } from '../../../test/support/waiting';
 
 const PAGE = 4096;
@@ -111,6 +112,45 @@ describe('WAL checkpoints from a worker thread', () => {
     await readModels.close();
     expect(threads()).toBe(before + 1);
     await keys.close();
+    await eventually(() => threads() === before, { timeoutMs: 10_000, what: 'the checkpoint thread stopped' });
+  });
+
+  it('checkpoints the files another thread opens through the port it was lent: the process runs one checkpoint thread', async () => {
+    // The other thread runs the build (as the projector thread does: tests that start servers build first).
+    const built = join(__dirname, '..', '..', '..', 'dist', 'src', 'adapters');
+    const threads = () => readdirSync('/proc/self/task').length;
+    await promises.stat(dir);
+    const before = threads();
+    const events = new SqliteEventStore(join(dir, 'events.sqlite'));
+    const lent = lendCheckpointThread();
+    const file = join(dir, 'read-models.sqlite');
+    const code = `
+      const { parentPort, workerData } = require('node:worker_threads');
+      require(workerData.built + '/shared/sqlite-wal-checkpointer.js').useLentCheckpointThread(workerData.port);
+      const { SqliteReadModelStore } = require(workerData.built + '/read-models/sqlite/sqlite-read-model-store.js');
+      (async () => {
+        const store = new SqliteReadModelStore(workerData.file);
+        await store.ensureCollections([{ name: 'things', indexes: [] }]);
+        await store.applyBatch([{ collection: 'things', kind: 'put', document: { _id: 'a', n: 1 }, position: '1' }], {});
+        parentPort.postMessage('written');
+        parentPort.once('message', async () => { await store.close(); parentPort.close(); });
+      })();
+    `;
+    const other = new Worker(code, { eval: true, workerData: { built, file, port: lent.port }, transferList: [lent.port] });
+    const exited = new Promise((resolve) => other.once('exit', resolve));
+    await new Promise((resolve, reject) => {
+      other.once('message', resolve);
+      other.once('error', reject);
+    });
+    await checkpointed(file);
+    // This thread's checkpoint thread and the other thread: no checkpoint thread of its own there.
+    expect(threads()).toBe(before + 2);
+    other.postMessage('close');
+    await exited;
+    await lent.giveBack();
+    expect(existsSync(`${file}-wal`)).toBe(false);
+    expect(threads()).toBe(before + 1);
+    await events.close();
     await eventually(() => threads() === before, { timeoutMs: 10_000, what: 'the checkpoint thread stopped' });
   });
 

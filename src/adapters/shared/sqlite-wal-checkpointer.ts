@@ -1,4 +1,4 @@
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, MessagePort, Worker } from 'node:worker_threads';
 
 /**
  * Without this, SQLite checkpoints a WAL database inside whichever commit pushes the WAL past
@@ -33,12 +33,15 @@ const TRUNCATE_PATIENCE_MS = 2_000;
  * keeps one connection per open checkpointer (by its handle), checkpoints each in turn every
  * interval, and empties one on demand. A failed checkpoint (a full disk, a read-only volume) is
  * tried again about 5 s later for that file: its WAL grows meanwhile and nothing is lost; the
- * writer's own commits report the storage fault.
+ * writer's own commits report the storage fault. Checkpointers of other threads of the process
+ * (the projector thread) reach it through a port lent to them (`lend`), each port with its own
+ * handles; returning the port closes their connections.
  */
 const THREAD_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
-const files = new Map();
+const sources = new Map();
+const lentPorts = new Map();
 const open = (file) => {
   const db = new Database(file, { fileMustExist: true });
   db.pragma('journal_size_limit = ' + workerData.walSizeLimit);
@@ -55,7 +58,7 @@ const checkpoint = (entry) => {
     entry.pausedTicks = Math.ceil(5000 / workerData.intervalMs);
   }
 };
-setInterval(() => { for (const entry of files.values()) checkpoint(entry); }, workerData.intervalMs);
+setInterval(() => { for (const files of sources.values()) for (const entry of files.values()) checkpoint(entry); }, workerData.intervalMs);
 const pause = new Int32Array(new SharedArrayBuffer(4));
 const truncate = (entry) => {
   entry.db ??= open(entry.file);
@@ -69,27 +72,58 @@ const truncate = (entry) => {
     Atomics.wait(pause, 0, 0, 5);
   }
 };
-parentPort.on('message', (message) => {
-  const entry = files.get(message.handle);
-  if (message.kind === 'open') {
-    files.set(message.handle, { file: message.file, db: null, pausedTicks: 0 });
-    return;
-  }
-  if (message.kind === 'truncate') {
-    try {
-      if (!entry) throw new Error('the checkpointer is closed');
-      truncate(entry);
-      parentPort.postMessage({ id: message.id });
-    } catch (error) {
-      parentPort.postMessage({ id: message.id, error: String(error && error.message || error) });
+const closeAll = (files) => {
+  for (const entry of files.values()) try { entry.db?.close(); } catch {}
+  files.clear();
+};
+const serve = (port) => {
+  const files = new Map();
+  sources.set(port, files);
+  port.on('message', (message) => {
+    const entry = files.get(message.handle);
+    if (message.kind === 'open') {
+      files.set(message.handle, { file: message.file, db: null, pausedTicks: 0 });
+      return;
     }
-    return;
-  }
-  // close
-  files.delete(message.handle);
-  try { entry?.db?.close(); } catch {}
-  parentPort.postMessage({ id: message.id });
-});
+    if (message.kind === 'lend') {
+      lentPorts.set(message.lent, message.port);
+      serve(message.port);
+      return;
+    }
+    if (message.kind === 'return') {
+      const lent = lentPorts.get(message.lent);
+      lentPorts.delete(message.lent);
+      if (lent) {
+        closeAll(sources.get(lent) ?? new Map());
+        sources.delete(lent);
+        lent.close();
+      }
+      port.postMessage({ id: message.id });
+      return;
+    }
+    if (message.kind === 'truncate') {
+      try {
+        if (!entry) throw new Error('the checkpointer is closed');
+        truncate(entry);
+        port.postMessage({ id: message.id });
+      } catch (error) {
+        port.postMessage({ id: message.id, error: String(error && error.message || error) });
+      }
+      return;
+    }
+    // close
+    files.delete(message.handle);
+    try { entry?.db?.close(); } catch {}
+    port.postMessage({ id: message.id });
+  });
+  // A port's other end gone (its thread ended without returning it): its connections close.
+  port.on('close', () => {
+    if (port === parentPort || !sources.has(port)) return;
+    closeAll(files);
+    sources.delete(port);
+  });
+};
+serve(parentPort);
 `;
 
 interface Waiting {
@@ -97,40 +131,54 @@ interface Waiting {
   readonly reject: (error: Error) => void;
 }
 
+/** Where this isolate's checkpointers send their requests: the thread it started, or a port to another isolate's. */
+type ToThread = Worker | MessagePort;
+
+/** The port the projector thread was lent (`useLentCheckpointThread`): its checkpointers use it instead of a thread of their own. */
+let lentPort: MessagePort | null = null;
+
 /**
- * The one checkpoint thread of this isolate, shared by every open WalCheckpointer: a thread
- * (a V8 isolate of its own) costs about 12 MiB of resident memory, and the embedded server
- * checkpoints three files from each of its two isolates. Started by the first checkpointer,
- * stopped when the last one closes; a thread that died is started again by the next one.
+ * The process's one checkpoint thread, shared by every open WalCheckpointer: a thread (a V8
+ * isolate of its own) costs about 9 MiB of resident memory, and the embedded server checkpoints
+ * three files from each of its two isolates. Started by the first checkpointer of the isolate
+ * that owns it (the request thread), stopped when the last one closes and every lent port is
+ * returned; a thread that died is started again by the next one. In an isolate lent a port, the
+ * checkpointers talk to the owner's thread through it, and never stop that thread.
  */
 class CheckpointThread {
   private static current: CheckpointThread | null = null;
 
   static acquire(): CheckpointThread {
-    if (CheckpointThread.current === null || CheckpointThread.current.gone) CheckpointThread.current = new CheckpointThread();
+    if (CheckpointThread.current === null || CheckpointThread.current.gone) CheckpointThread.current = new CheckpointThread(lentPort);
     return CheckpointThread.current;
   }
 
-  private readonly thread: Worker;
+  private readonly thread: ToThread;
+  /** Only the isolate that started the thread stops it. */
+  private readonly owned: Worker | null;
   private readonly exited: Promise<void>;
   private readonly waiting = new Map<number, Waiting>();
   private readonly handles = new Set<number>();
   private nextId = 0;
   gone = false;
 
-  private constructor() {
-    this.thread = new Worker(THREAD_SOURCE, {
-      eval: true,
-      workerData: { driver: require.resolve('better-sqlite3'), intervalMs: INTERVAL_MS, truncatePatienceMs: TRUNCATE_PATIENCE_MS, walSizeLimit: WAL_SIZE_LIMIT_BYTES },
-    });
-    // Never what keeps the process alive; a thread that failed to start leaves the safety net.
-    this.thread.unref();
+  private constructor(lent: MessagePort | null) {
+    this.owned = lent
+      ? null
+      : new Worker(THREAD_SOURCE, {
+          eval: true,
+          workerData: { driver: require.resolve('better-sqlite3'), intervalMs: INTERVAL_MS, truncatePatienceMs: TRUNCATE_PATIENCE_MS, walSizeLimit: WAL_SIZE_LIMIT_BYTES },
+        });
+    this.thread = lent ?? this.owned!;
     this.thread.on('message', ({ id, error }: { id: number; error?: string }) => {
       const waiting = this.waiting.get(id);
       this.waiting.delete(id);
       if (error === undefined) waiting?.resolve();
       else waiting?.reject(new Error(error));
     });
+    // Never what keeps the process (or the projector thread) alive; a thread that failed to start
+    // leaves the safety net. After the listener: a port's 'message' listener refs it.
+    this.thread.unref();
     this.exited = new Promise((resolve) => {
       const end = () => {
         this.gone = true;
@@ -138,8 +186,16 @@ class CheckpointThread {
         this.waiting.clear();
         resolve();
       };
-      this.thread.once('exit', end);
-      this.thread.once('error', end);
+      if (this.owned) {
+        this.owned.once('exit', end);
+        this.owned.once('error', end);
+      } else {
+        lent!.once('close', () => {
+          // The owner's thread is gone: this isolate's next checkpointer starts a thread of its own.
+          if (lentPort === lent) lentPort = null;
+          end();
+        });
+      }
     });
   }
 
@@ -154,19 +210,31 @@ class CheckpointThread {
     return this.ask({ kind: 'truncate', handle });
   }
 
-  /** Closes the handle's connection; the thread stops with its last handle. */
-  async close(handle: number): Promise<void> {
+  /**
+   * A port through which another thread's checkpointers use this thread (`useLentCheckpointThread`
+   * there). It counts as an open file until returned: `giveBack` closes what was opened through it.
+   */
+  lend(): { readonly port: MessagePort; giveBack(): Promise<void> } {
+    const { port1, port2 } = new MessageChannel();
+    const handle = this.nextId++;
+    this.handles.add(handle);
+    this.thread.postMessage({ kind: 'lend', lent: handle, port: port1 }, [port1]);
+    return { port: port2, giveBack: () => this.close(handle, { kind: 'return', lent: handle }) };
+  }
+
+  /** Closes the handle's connection; the thread stops with its last handle (in the isolate that started it). */
+  async close(handle: number, message: { kind: 'close'; handle: number } | { kind: 'return'; lent: number } = { kind: 'close', handle }): Promise<void> {
     if (!this.handles.delete(handle)) return;
-    await this.ask({ kind: 'close', handle }).catch(() => undefined);
-    if (this.handles.size > 0 || this.gone) return;
+    await this.ask(message).catch(() => undefined);
+    if (this.handles.size > 0 || this.gone || !this.owned) return;
     if (CheckpointThread.current === this) CheckpointThread.current = null;
-    const timeout = setTimeout(() => void this.thread.terminate(), 5_000);
-    void this.thread.terminate();
+    const timeout = setTimeout(() => void this.owned!.terminate(), 5_000);
+    void this.owned.terminate();
     await this.exited;
     clearTimeout(timeout);
   }
 
-  private ask(message: { kind: 'truncate' | 'close'; handle: number }): Promise<void> {
+  private ask(message: { kind: 'truncate' | 'close'; handle: number } | { kind: 'return'; lent: number }): Promise<void> {
     if (this.gone) return Promise.reject(new Error('the checkpoint thread stopped'));
     const id = this.nextId++;
     return new Promise<void>((resolve, reject) => {
@@ -174,6 +242,21 @@ class CheckpointThread {
       this.thread.postMessage({ ...message, id });
     });
   }
+}
+
+/**
+ * Lends this isolate's checkpoint thread to another thread of the process (the embedded server's
+ * projector thread), so that the process runs one. Pass the port to the thread (transferred),
+ * which calls `useLentCheckpointThread` with it before it opens a database; `giveBack` once that
+ * thread has exited.
+ */
+export function lendCheckpointThread(): { readonly port: MessagePort; giveBack(): Promise<void> } {
+  return CheckpointThread.acquire().lend();
+}
+
+/** This thread's checkpointers use the thread that lent `port` (lendCheckpointThread) instead of starting their own. */
+export function useLentCheckpointThread(port: MessagePort): void {
+  lentPort = port;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type { SqliteEventStore } from '../../adapters/event-store/sqlite/sqlite-event-store';
+import { lendCheckpointThread } from '../../adapters/shared/sqlite-wal-checkpointer';
 import type { Logger } from '../../infrastructure/logger';
 import type { DataKeyRing } from '../../shared/crypto/data-key-ring';
 import { LogPosition } from '../../shared/domain/event';
@@ -179,8 +180,14 @@ export class ProjectorThread implements Projectors {
   }
 
   private spawn(): void {
-    const worker = new Worker(workerScript(__dirname, 'worker-entry.js', __filename), { workerData: { ...this.data, head: this.head.buffer } satisfies ProjectorThreadData });
+    const checkpoints = lendCheckpointThread();
+    const worker = new Worker(workerScript(__dirname, 'worker-entry.js', __filename), {
+      workerData: { ...this.data, head: this.head.buffer, checkpoints: checkpoints.port } satisfies ProjectorThreadData,
+      transferList: [checkpoints.port],
+    });
     this.worker = worker;
+    // Its checkpointers' connections close with it (a thread that crashed left them open).
+    worker.once('exit', () => void checkpoints.giveBack());
     if (this.webhooks) worker.postMessage({ kind: 'deliver-webhooks', origin: this.webhooks.origin } satisfies ToProjectorThread);
     worker.on('message', (message: FromProjectorThread) => this.received(worker, message));
     worker.on('error', (error) => this.logger.error({ err: error }, 'the projector thread failed'));

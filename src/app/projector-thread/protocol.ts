@@ -1,3 +1,4 @@
+import type { MessagePort } from 'node:worker_threads';
 import type { ParleyConfig } from '../../config/config';
 import type { LogPosition } from '../../shared/domain/event';
 import type { DataKeySelector } from '../../shared/domain/personal-data';
@@ -39,6 +40,8 @@ export interface ProjectorThreadData {
   readonly head: SharedArrayBuffer;
   /** Lets a test make the thread fail (`Crash`). */
   readonly testHooks: boolean;
+  /** The request thread's WAL checkpoint thread, lent (transferred): the process runs one (sqlite-wal-checkpointer.ts). */
+  readonly checkpoints?: MessagePort;
 }
 
 /** Request thread → projector thread. */

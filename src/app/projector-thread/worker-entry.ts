@@ -21,6 +21,7 @@ import { SharedHead } from './shared-head';
 import { withPartitionedCheckpoints } from '../../shared/application/projection-runtime/partitioned-checkpoints';
 import { splitProjections } from '../../shared/application/projection-runtime/projector/projection-parts';
 import { collectStartUpGarbage } from '../../infrastructure/start-up-garbage';
+import { useLentCheckpointThread } from '../../adapters/shared/sqlite-wal-checkpointer';
 
 /**
  * The embedded server's projector thread: folds the projections (the same ProcessProjectors as
@@ -30,6 +31,8 @@ import { collectStartUpGarbage } from '../../infrastructure/start-up-garbage';
  * It reports where each projection stands after every batch (ProjectorThread reads it).
  */
 const data = workerData as ProjectorThreadData;
+// The process's one checkpoint thread, the request thread's: a thread of its own would cost an isolate.
+if (data.checkpoints) useLentCheckpointThread(data.checkpoints);
 const port = parentPort!;
 const post = (message: FromProjectorThread) => port.postMessage(message);
 
@@ -191,7 +194,7 @@ async function main(): Promise<void> {
   await projectors.start();
   report();
   post({ kind: 'started' });
-  collectStartUpGarbage();
+  collectStartUpGarbage({ generation: 'full' });
 }
 
 main().catch((error: unknown) => {

@@ -9,6 +9,7 @@ import { AttachmentsReadModel } from './attachments.read-model';
 import { parseFileAddress } from './files-api/files-route';
 import { AttachmentLinks } from './links/attachment-links';
 import { PublicOrigin } from './links/public-origin';
+import { renderAttachment } from './render-attachment';
 
 /** Attachment ids are UUIDs; anything else names no attachment (and never reaches a stream name). */
 export const ATTACHMENT_ID = /^[A-Za-z0-9-]{1,64}$/;
@@ -72,24 +73,4 @@ export class UploadedAttachments implements AttachmentResolver {
   ): RenderedAttachment {
     return renderAttachment(this.links, this.origin.fallback(), instanceId, roomId, attachment);
   }
-}
-
-/** An attachment part's attachment as a v6 read shows it, with links made now (also outside Nest: the webhook worker of a projector process). */
-export function renderAttachment(
-  links: AttachmentLinks,
-  origin: string,
-  instanceId: string,
-  roomId: string,
-  attachment: { id: string; name?: string; size?: number; custom_data?: unknown },
-): RenderedAttachment {
-  const download = links.download(origin, instanceId, attachment.id);
-  return {
-    id: attachment.id,
-    download_url: download.url,
-    refresh_url: links.refresh(origin, instanceId, roomId, attachment.id),
-    expiration: download.expiresAt!.toISOString(),
-    name: attachment.name ?? attachment.id,
-    size: attachment.size ?? 0,
-    ...(attachment.custom_data !== undefined && { custom_data: attachment.custom_data }),
-  };
 }

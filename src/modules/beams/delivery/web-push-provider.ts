@@ -1,7 +1,7 @@
 import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 import { Agent } from 'node:https';
 import { LRUCache } from 'lru-cache';
-import webPush, { WebPushError } from 'web-push';
+import type * as WebPush from 'web-push';
 import { CONFIG, ParleyConfig } from '../../../config/config';
 import { SECRET_BOX, SecretBox } from '../../../shared/crypto/secret-box';
 import { isAllowedPushHost, type WebPushSubscription } from '../devices/web-push-subscription';
@@ -9,6 +9,13 @@ import { byStatus, PushProvider, PushResult } from './push-provider';
 import { vapidKeys, VapidKeys } from './vapid-keys';
 import { webPushPayload } from './web-push-payload';
 import { messageOf } from '../../../shared/domain/errors';
+
+/**
+ * web-push (with its ASN.1, big-number and JWS code) loads at the first Web Push delivery: most
+ * servers never make one, and it would stay compiled in the request thread's heap for nothing.
+ */
+let loaded: typeof WebPush | null = null;
+const webPushLibrary = (): typeof WebPush => (loaded ??= require('web-push') as typeof WebPush);
 
 /** Half the default SHUTDOWN_TIMEOUT_MS: a push stuck at a silent push service must not hold a drain past it (a timed-out push is retried). */
 const PUSH_TIMEOUT_MS = 5_000;
@@ -60,6 +67,7 @@ export class WebPushProvider implements PushProvider, OnModuleDestroy {
     const { endpoint } = address as WebPushSubscription;
     // Registration checks the host too; this covers devices registered before BEAMS_WEB_PUSH_HOSTS was narrowed.
     if (!isAllowedPushHost(endpoint, this.allowedHosts)) return { kind: 'failed', why: `${new URL(endpoint).hostname} is not in BEAMS_WEB_PUSH_HOSTS` };
+    const webPush = webPushLibrary();
     try {
       await webPush.sendNotification(address as WebPushSubscription, payload as string, {
         headers: { Authorization: this.vapidAuthorization(new URL(endpoint).origin) },
@@ -70,7 +78,7 @@ export class WebPushProvider implements PushProvider, OnModuleDestroy {
       });
       return { kind: 'delivered' };
     } catch (error) {
-      if (!(error instanceof WebPushError)) return { kind: 'retry', why: messageOf(error) };
+      if (!(error instanceof webPush.WebPushError)) return { kind: 'retry', why: messageOf(error) };
       const why = `push service answered ${error.statusCode}`;
       return error.statusCode === 404 || error.statusCode === 410 ? { kind: 'gone', why } : byStatus(error.statusCode, why);
     }
@@ -81,7 +89,7 @@ export class WebPushProvider implements PushProvider, OnModuleDestroy {
     if (authorization === undefined) {
       const { publicKey, privateKey, subject } = this.vapid;
       const expiration = Math.floor(Date.now() / 1000) + VAPID_VALID_SECONDS;
-      authorization = webPush.getVapidHeaders(audience, subject, publicKey, privateKey, 'aes128gcm', expiration).Authorization;
+      authorization = webPushLibrary().getVapidHeaders(audience, subject, publicKey, privateKey, 'aes128gcm', expiration).Authorization;
       this.vapidHeaders.set(audience, authorization);
     }
     return authorization;
