@@ -4,7 +4,7 @@ import { closeSync, existsSync, ftruncateSync, mkdtempSync, openSync, rmSync, un
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LogPosition } from '../../../shared/domain/event';
-import { ReadModelWriteError } from '../../../shared/ports/read-model-store.port';
+import { CollectionSpec, ReadModelWriteError } from '../../../shared/ports/read-model-store.port';
 import { IN_MEMORY, SqliteReadModelStore } from './sqlite-read-model-store';
 import { asRoot, mountTmpfs } from '../../../../test/support/volumes';
 
@@ -197,18 +197,27 @@ describe('SqliteReadModelStore in memory', () => {
 describe('SqliteReadModelStore collections kept in columns', () => {
   const dir = mkdtempSync(join(tmpdir(), 'parley-rm-columns-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
-  const spec = { name: 'lines', indexes: [{ fields: ['key', 'position'] }], columns: ['key', 'position', 'revision'] };
+  const spec: CollectionSpec = {
+    name: 'lines',
+    indexes: [{ fields: ['key', 'position'] }],
+    columns: ['key', 'position', 'revision', { name: 'flag', type: 'boolean' }, { name: 'parts', type: 'json' }],
+  };
 
   it('holds each field in a column of its own, with no JSON, and indexes the columns themselves', async () => {
     const file = join(dir, 'plain.sqlite');
     const store = new SqliteReadModelStore(file);
     await store.ensureCollections([spec]);
-    await store.applyBatch([{ collection: 'lines', kind: 'put', document: { _id: 'a', key: 'user:ann', position: pos(5), revision: 3 }, position: pos(5) }], {});
+    await store.applyBatch(
+      [{ collection: 'lines', kind: 'put', document: { _id: 'a', key: 'user:ann', position: pos(5), revision: 3, flag: true, parts: [{ type: 'text/plain' }] }, position: pos(5) }],
+      {},
+    );
     await store.buildDeferredIndexes(['lines']);
     await store.close();
     const db = new Database(file, { readonly: true });
     try {
-      expect(db.prepare('SELECT * FROM rm_lines').all()).toEqual([{ id: 'a', f_key: 'user:ann', f_position: pos(5), f_revision: 3, position: pos(5) }]);
+      expect(db.prepare('SELECT * FROM rm_lines').all()).toEqual([
+        { id: 'a', f_key: 'user:ann', f_position: pos(5), f_revision: 3, f_flag: 1, f_parts: '[{"type":"text/plain"}]', position: pos(5) },
+      ]);
       const index = db.prepare(`SELECT sql FROM sqlite_master WHERE type = 'index' AND name = 'ix_lines_key_position'`).get() as { sql: string };
       expect(index.sql).toBe('CREATE INDEX "ix_lines_key_position" ON "rm_lines" ("f_key", "f_position")');
     } finally {
@@ -216,13 +225,14 @@ describe('SqliteReadModelStore collections kept in columns', () => {
     }
   });
 
-  it('another connection that never declared the collection reads it the same (the table says its layout)', async () => {
+  it('another connection that never declared the collection reads it the same, typed columns too (the table says its layout)', async () => {
     const file = join(dir, 'shared.sqlite');
     const writer = new SqliteReadModelStore(file);
     await writer.ensureCollections([spec]);
     const reader = new SqliteReadModelStore(file);
-    await writer.applyBatch([{ collection: 'lines', kind: 'put', document: { _id: 'a', key: 'k', position: pos(1), revision: 0 }, position: pos(1) }], {});
-    expect(await reader.find('lines', { where: { key: 'k' } })).toEqual([{ _id: 'a', key: 'k', position: pos(1), revision: 0 }]);
+    const line = { _id: 'a', key: 'k', position: pos(1), revision: 0, flag: false, parts: [{ content: 'x' }] };
+    await writer.applyBatch([{ collection: 'lines', kind: 'put', document: line, position: pos(1) }], {});
+    expect(JSON.stringify(await reader.find('lines', { where: { key: 'k', flag: false } }))).toBe(JSON.stringify([line]));
     await writer.close();
     await reader.close();
   });
@@ -240,11 +250,15 @@ describe('SqliteReadModelStore collections kept in columns', () => {
       );
     await expect(write({ key: 'k', extra: 1 })).rejects.toThrow('Fields not among the collection\'s columns: extra');
     await expect(write({ key: true })).rejects.toThrow('The field key of a collection kept in columns holds a boolean, not a string or a number');
+    await expect(write({ key: 'k', flag: 1 })).rejects.toThrow('The field flag of a collection kept in columns holds a number, not a boolean');
     await expect(write({ key: null })).rejects.toThrow('holds a null');
     await expect(write({ key: { nested: 1 } })).rejects.toThrow('holds a object');
     expect(await store.find('lines')).toEqual([]);
     expect(await store.getCheckpoint('lines_v1')).toBeNull();
-    await expect(store.find('lines', { where: { extra: 1 } })).rejects.toThrow('Unknown field extra of a collection kept in columns (key, position, revision)');
+    await expect(store.find('lines', { where: { extra: 1 } })).rejects.toThrow('Unknown field extra of a collection kept in columns (key, position, revision, flag, parts)');
+    // A field set to undefined is absent, as JSON.stringify leaves it out of a document.
+    await store.applyBatch([{ collection: 'lines', kind: 'put', document: { _id: 'u', key: 'k', flag: undefined, extra: undefined }, position: pos(1) }], {});
+    expect(await store.get('lines', 'u')).toEqual({ _id: 'u', key: 'k' });
     await store.close();
   });
 });

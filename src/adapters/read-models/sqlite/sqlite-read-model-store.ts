@@ -130,14 +130,13 @@ export class SqliteReadModelStore implements ReadModelStore {
       if (!text && this.prepared(`SELECT 1 FROM sqlite_master WHERE name = ?`).get(textTable(collection))) {
         throw new Error(`The text-indexed collection ${collection} is written before ensureCollections declared it`);
       }
-      // A text-indexed table holds JSON documents (`doc`): its layout is JSON_LAYOUT's (id, doc).
       const layout = this.layout(collection);
       const columns = [...layout.written, 'position'];
       writer = {
         // Only a later position replaces a document: a redelivered event changes nothing.
         put: this.prepared(
           text
-            ? textPutSql(collection, text)
+            ? textPutSql(collection, text, layout)
             : `INSERT INTO "${t}" (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})
            ON CONFLICT(id) DO UPDATE SET ${columns.slice(1).map((c) => `${c} = excluded.${c}`).join(', ')}
            WHERE excluded.position > "${t}".position`,
@@ -195,7 +194,7 @@ export class SqliteReadModelStore implements ReadModelStore {
         const t = table(spec.name);
         const created = !this.prepared(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(t);
         if (spec.text) this.textSpecs.set(spec.name, spec.text);
-        if (created && spec.text) createTextCollection(this.db, spec.name, spec.text);
+        if (created && spec.text) createTextCollection(this.db, spec.name, spec.text, spec.columns);
         else if (created) this.db.exec(createTableSql(t, spec.columns));
         const { fieldOf } = layoutOfTable(this.db, t)!;
         (spec.indexes ?? []).forEach((index) => {
@@ -280,7 +279,7 @@ export class SqliteReadModelStore implements ReadModelStore {
   async searchText<D extends Document>(collection: string, search: TextSearch): Promise<TextMatch<D>[]> {
     this.recover();
     this.indexesBeforeQuery(collection);
-    return searchTextCollection<D>((sql) => this.prepared(sql), collection, search);
+    return searchTextCollection<D>((sql) => this.prepared(sql), collection, search, this.layout(collection));
   }
 
   async findStored<D extends Document>(collection: string, query: Query = {}): Promise<StoredDocument<D>[]> {
