@@ -49,14 +49,24 @@ export const columnDefinition = (c: LayoutColumn): string => (c.type === 'value'
 
 const describe = (value: unknown): string => (value === null ? 'null' : typeof value);
 
+/**
+ * better-sqlite3 binds every JavaScript number as a REAL, which a column without a declared type
+ * keeps in 8 bytes; bound as a BigInt a whole number is an INTEGER, kept in 0 to 8 bytes by its
+ * size (0 and 1 in none), and read back as the same number.
+ */
+const sqlNumber = (value: number): number | bigint => (Number.isSafeInteger(value) ? BigInt(value) : value);
+const TRUE = sqlNumber(1);
+const FALSE = sqlNumber(0);
+
 /** A field's value as its column holds it. */
 function encode(c: LayoutColumn, value: unknown): unknown {
   switch (c.type) {
     case 'value':
-      if (typeof value === 'string' || typeof value === 'number') return value;
+      if (typeof value === 'string') return value;
+      if (typeof value === 'number') return sqlNumber(value);
       throw new Error(`The field ${c.name} of a collection kept in columns holds a ${describe(value)}, not a string or a number`);
     case 'boolean':
-      if (typeof value === 'boolean') return value ? 1 : 0;
+      if (typeof value === 'boolean') return value ? TRUE : FALSE;
       throw new Error(`The field ${c.name} of a collection kept in columns holds a ${describe(value)}, not a boolean`);
     case 'json':
       return JSON.stringify(value);

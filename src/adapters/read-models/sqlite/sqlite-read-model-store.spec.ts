@@ -218,6 +218,8 @@ describe('SqliteReadModelStore collections kept in columns', () => {
       expect(db.prepare('SELECT * FROM rm_lines').all()).toEqual([
         { id: 'a', f_key: 'user:ann', f_position: pos(5), f_revision: 3, f_flag: 1, f_parts: '[{"type":"text/plain"}]', position: pos(5) },
       ]);
+      // Whole numbers and booleans as SQLite integers (1 and 0 take no bytes), not 8-byte REALs.
+      expect(db.prepare('SELECT typeof(f_revision) AS revision, typeof(f_flag) AS flag FROM rm_lines').get()).toEqual({ revision: 'integer', flag: 'integer' });
       const index = db.prepare(`SELECT sql FROM sqlite_master WHERE type = 'index' AND name = 'ix_lines_key_position'`).get() as { sql: string };
       expect(index.sql).toBe('CREATE INDEX "ix_lines_key_position" ON "rm_lines" ("f_key", "f_position")');
     } finally {
