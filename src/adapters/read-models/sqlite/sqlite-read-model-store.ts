@@ -45,7 +45,8 @@ export interface SqliteReadModelStoreOptions {
 
 /**
  * Read models in SQLite: one table per collection holding each document as JSON beside the
- * log position it reflects; declared indexes become expression indexes on the JSON fields.
+ * log position it reflects, or, for a collection declared with `columns`, each field in a column
+ * (`collection-layout.ts`); declared indexes become indexes on the JSON fields or the columns.
  * Read models are disposable (rebuilt from the log), so commits need not fsync: a crash
  * loses a suffix of batches together with their checkpoints, and the projector redoes them.
  *
