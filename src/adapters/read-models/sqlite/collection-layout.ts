@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { CollectionSpec, Document } from '../../../shared/ports/read-model-store.port';
 import { column, COLUMN_PREFIX, columnField, field, FieldOf } from './read-model-sql';
+import { COMPACT_POSITIONS, PositionCodec, positionsOfColumn, TEXT_POSITIONS } from './stored-position';
 
 /**
  * How one collection's table holds its documents, in SQL and back: each document as JSON in
@@ -19,16 +20,28 @@ export interface CollectionLayout {
   readonly written: readonly string[];
   /** The values of `written` for a document. */
   values(document: Document): unknown[];
+  /** Whether the table holds JSON documents (`doc`) rather than columns. */
+  readonly documents: boolean;
+  /** How its `position` column holds positions. */
+  readonly positions: PositionCodec;
 }
 
-/** Until its table exists, a collection reads as JSON documents (reads of it fail as they always did). */
-export const JSON_LAYOUT: CollectionLayout = {
+const jsonLayout = (positions: PositionCodec): CollectionLayout => ({
   fieldOf: field,
   selected: 'doc',
   document: (row) => JSON.parse(row.doc as string) as Document,
   written: ['id', 'doc'],
   values: (document) => [document._id, JSON.stringify(document)],
-};
+  documents: true,
+  positions,
+});
+
+/** Until its table exists, a collection reads as JSON documents (reads of it fail as they always did). */
+export const JSON_LAYOUT: CollectionLayout = jsonLayout(TEXT_POSITIONS);
+const COMPACT_JSON_LAYOUT = jsonLayout(COMPACT_POSITIONS);
+
+/** The `position` column of a table made now. */
+export const POSITION_COLUMN = `position ${COMPACT_POSITIONS.sqlType} NOT NULL`;
 
 /** A column of a collection kept in columns: its field, and how its values are held. */
 export interface LayoutColumn {
@@ -85,11 +98,13 @@ function decode(c: LayoutColumn, value: unknown): unknown {
   }
 }
 
-export function columnLayout(columns: readonly LayoutColumn[]): CollectionLayout {
+export function columnLayout(columns: readonly LayoutColumn[], positions: PositionCodec = COMPACT_POSITIONS): CollectionLayout {
   const names = columns.map((c) => column(c.name));
   const fields = columns.map((c) => c.name);
   const keys = columns.map((c) => COLUMN_PREFIX + c.name);
   return {
+    documents: false,
+    positions,
     fieldOf: columnField(fields),
     selected: ['id', ...names].join(', '),
     document(row) {
@@ -129,8 +144,8 @@ export function columnLayout(columns: readonly LayoutColumn[]): CollectionLayout
 /** The statement creating a collection's table: JSON documents, or its columns (a plain column has no declared type: a value keeps its own). */
 export const createTableSql = (table: string, columns?: CollectionSpec['columns']): string =>
   columns
-    ? `CREATE TABLE "${table}" (id TEXT PRIMARY KEY, ${layoutColumns(columns).map(columnDefinition).join(', ')}, position TEXT NOT NULL)`
-    : `CREATE TABLE "${table}" (id TEXT PRIMARY KEY, doc TEXT NOT NULL, position TEXT NOT NULL)`;
+    ? `CREATE TABLE "${table}" (id TEXT PRIMARY KEY, ${layoutColumns(columns).map(columnDefinition).join(', ')}, ${POSITION_COLUMN})`
+    : `CREATE TABLE "${table}" (id TEXT PRIMARY KEY, doc TEXT NOT NULL, ${POSITION_COLUMN})`;
 
 /** The columns of a table kept in columns, with their types, as the table declares them. */
 export function columnsOfTable(info: readonly { name: string; type: string }[]): LayoutColumn[] {
@@ -143,6 +158,7 @@ export function columnsOfTable(info: readonly { name: string; type: string }[]):
 export function layoutOfTable(db: Database.Database, table: string): CollectionLayout | null {
   const info = db.prepare(`SELECT name, type FROM pragma_table_xinfo(?) WHERE hidden = 0 ORDER BY cid`).all(table) as { name: string; type: string }[];
   if (info.length === 0) return null;
-  if (info.some((c) => c.name === 'doc')) return JSON_LAYOUT;
-  return columnLayout(columnsOfTable(info));
+  const positions = positionsOfColumn(info.find((c) => c.name === 'position')?.type ?? '');
+  if (info.some((c) => c.name === 'doc')) return positions === COMPACT_POSITIONS ? COMPACT_JSON_LAYOUT : JSON_LAYOUT;
+  return columnLayout(columnsOfTable(info), positions);
 }

@@ -26,7 +26,7 @@ import { BUSY_TIMEOUT_MS, IN_MEMORY, openReadModelDatabase } from './schema';
 export { IN_MEMORY } from './schema';
 
 /** A row read: the layout's columns and the position the document reflects. */
-type Row = Record<string, unknown> & { position: string };
+type Row = Record<string, unknown> & { position: unknown };
 
 export interface SqliteReadModelStoreOptions {
   /**
@@ -252,7 +252,7 @@ export class SqliteReadModelStore implements ReadModelStore {
     this.recover();
     const layout = this.layout(collection);
     const row = this.prepared(`SELECT ${layout.selected}, position FROM "${table(collection)}" WHERE id = ?`).get(id) as Row | undefined;
-    return row ? { document: layout.document(row) as D, position: row.position } : null;
+    return row ? { document: layout.document(row) as D, position: layout.positions.position(row.position) } : null;
   }
 
   async getStoredMany<D extends Document>(collection: string, ids: readonly string[]): Promise<StoredDocument<D>[]> {
@@ -262,7 +262,7 @@ export class SqliteReadModelStore implements ReadModelStore {
     const rows = this.prepared(
       `SELECT ${layout.selected}, position FROM "${table(collection)}" WHERE id IN (SELECT value FROM json_each(?))`,
     ).all(JSON.stringify(ids)) as Row[];
-    return rows.map((r) => ({ document: layout.document(r) as D, position: r.position }));
+    return rows.map((r) => ({ document: layout.document(r) as D, position: layout.positions.position(r.position) }));
   }
 
   async find<D extends Document>(collection: string, query: Query = {}): Promise<D[]> {
@@ -295,7 +295,7 @@ export class SqliteReadModelStore implements ReadModelStore {
       (order.length ? ` ORDER BY ${order.join(', ')}` : '') +
       ` LIMIT CAST(? AS INTEGER)`;
     const rows = this.prepared(sql).all(...params, query.limit ?? -1) as Row[];
-    return rows.map((r) => ({ document: layout.document(r) as D, position: r.position }));
+    return rows.map((r) => ({ document: layout.document(r) as D, position: layout.positions.position(r.position) }));
   }
 
   async applyBatch(
@@ -312,7 +312,7 @@ export class SqliteReadModelStore implements ReadModelStore {
         this.leaseTable.checkFences(fences, this.clock());
         for (const change of changes) {
           const writer = this.writer(change.collection);
-          if (change.kind === 'put') writer.put.run(...writer.layout.values(change.document), change.position);
+          if (change.kind === 'put') writer.put.run(...writer.layout.values(change.document), writer.layout.positions.stored(change.position));
           else writer.remove.run(change.id);
         }
         for (const [name, position] of marks) {

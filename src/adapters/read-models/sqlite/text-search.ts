@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { CollectionSpec, Document, TextIndexSpec, TextMatch, TextSearch } from '../../../shared/ports/read-model-store.port';
-import { CollectionLayout, columnDefinition, JSON_LAYOUT, layoutColumns } from './collection-layout';
+import { CollectionLayout, columnDefinition, JSON_LAYOUT, layoutColumns, POSITION_COLUMN } from './collection-layout';
 import { column, field, table, whereClause } from './read-model-sql';
 
 /**
@@ -50,14 +50,14 @@ export function createTextCollection(db: Database.Database, collection: string, 
         const defs = declared.map((c) => (c.name === spec.order ? `${column(c.name)} INTEGER PRIMARY KEY` : columnDefinition(c)));
         return `id TEXT NOT NULL UNIQUE,
       ${defs.join(',\n      ')},
-      position TEXT NOT NULL,
+      ${POSITION_COLUMN},
       text_body TEXT GENERATED ALWAYS AS (${column(spec.field)}) VIRTUAL,
       text_facets TEXT GENERATED ALWAYS AS (${column(spec.facets)}) VIRTUAL`;
       })()
     : `seq INTEGER PRIMARY KEY,
       id TEXT NOT NULL UNIQUE,
       doc TEXT NOT NULL,
-      position TEXT NOT NULL,
+      ${POSITION_COLUMN},
       text_body TEXT GENERATED ALWAYS AS (${field(spec.field)}) STORED,
       text_facets TEXT GENERATED ALWAYS AS (${field(spec.facets)}) VIRTUAL`;
   const rowid = columns ? column(spec.order) : 'seq';
@@ -83,7 +83,7 @@ export function createTextCollection(db: Database.Database, collection: string, 
 }
 
 /** The column a text collection's rows are ordered by, and its index refers to (the rowid). */
-const rowidColumn = (layout: CollectionLayout, spec: TextIndexSpec): string => (layout === JSON_LAYOUT ? 'seq' : layout.fieldOf(spec.order));
+const rowidColumn = (layout: CollectionLayout, spec: TextIndexSpec): string => (layout.documents ? 'seq' : layout.fieldOf(spec.order));
 
 /**
  * A put into a text collection: as every put (a later position replaces), with the document's
@@ -91,7 +91,7 @@ const rowidColumn = (layout: CollectionLayout, spec: TextIndexSpec): string => (
  */
 export const textPutSql = (collection: string, spec: TextIndexSpec, layout: CollectionLayout): string => {
   const t = table(collection);
-  if (layout !== JSON_LAYOUT) {
+  if (!layout.documents) {
     const columns = [...layout.written, 'position'];
     const rowid = rowidColumn(layout, spec);
     return `INSERT INTO "${t}" (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})
