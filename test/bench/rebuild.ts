@@ -112,31 +112,40 @@ async function timedRebuild(build: RebuildBuild, dataDir: string): Promise<Rebui
 const fileBytes = (file: string): number =>
   ['', '-wal'].reduce((sum, suffix) => sum + (existsSync(file + suffix) ? statSync(file + suffix).size : 0), 0);
 
-/** The collections' tables of a read-model file (the projector's own notes aside). */
-const collectionTables = (db: Database.Database): string[] =>
-  (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'rm\\_%' ESCAPE '\\' ORDER BY name`).all() as { name: string }[])
+/** The collections' tables of a read-model file (the projector's own notes aside; a text index's FTS5 tables, which follow from its table). */
+const collectionTables = (db: Database.Database, schema = 'main'): string[] => {
+  const rows = db.prepare(`SELECT name, sql FROM "${schema}".sqlite_master WHERE type = 'table' AND name LIKE 'rm\\_%' ESCAPE '\\' ORDER BY name`).all() as { name: string; sql: string }[];
+  const virtual = rows.filter((r) => /^CREATE VIRTUAL TABLE/i.test(r.sql)).map((r) => r.name);
+  return rows
     .map((r) => r.name)
-    .filter((name) => name !== `rm_${PROJECTOR_STATUS}`);
+    .filter((name) => name !== `rm_${PROJECTOR_STATUS}` && !virtual.some((v) => name === v || name.startsWith(`${v}_`)));
+};
 
-/** Every row of every collection of `rebuilt` against `incremental`: the tables that differ (rows either side lacks, tables either side lacks). */
-function compareReadModels(rebuilt: string, incremental: string): RebuildResult['equality'] {
+/**
+ * Every row of every collection of `rebuilt` (with `search.sqlite` beside it, where a rebuild
+ * folds message search) against `incremental`: the tables that differ (rows either side lacks,
+ * tables either side lacks).
+ */
+function compareReadModels(rebuilt: string, incremental: string, apart?: string): RebuildResult['equality'] {
   const db = new Database(rebuilt, { readonly: true });
   try {
     db.prepare('ATTACH DATABASE ? AS incremental').run(incremental);
-    const mine = collectionTables(db);
-    const theirs = (db.prepare(`SELECT name FROM incremental.sqlite_master WHERE type = 'table' AND name LIKE 'rm\\_%' ESCAPE '\\'`).all() as { name: string }[])
-      .map((r) => r.name)
-      .filter((name) => name !== `rm_${PROJECTOR_STATUS}`);
-    const differing = theirs.filter((t) => !mine.includes(t)).map((t) => `${t} (only in the incremental build)`);
+    const mine = collectionTables(db).map((t) => ({ t, schema: 'main' }));
+    if (apart && existsSync(apart)) {
+      db.prepare('ATTACH DATABASE ? AS apart').run(apart);
+      mine.push(...collectionTables(db, 'apart').map((t) => ({ t, schema: 'apart' })));
+    }
+    const theirs = collectionTables(db, 'incremental');
+    const differing = theirs.filter((t) => !mine.some((m) => m.t === t)).map((t) => `${t} (only in the incremental build)`);
     let rows = 0;
-    for (const t of mine) {
+    for (const { t, schema } of mine) {
       if (!theirs.includes(t)) {
         differing.push(`${t} (only in the rebuild)`);
         continue;
       }
-      rows += (db.prepare(`SELECT COUNT(*) AS n FROM main."${t}"`).get() as { n: number }).n;
-      const missing = (db.prepare(`SELECT COUNT(*) AS n FROM (SELECT * FROM main."${t}" EXCEPT SELECT * FROM incremental."${t}")`).get() as { n: number }).n;
-      const extra = (db.prepare(`SELECT COUNT(*) AS n FROM (SELECT * FROM incremental."${t}" EXCEPT SELECT * FROM main."${t}")`).get() as { n: number }).n;
+      rows += (db.prepare(`SELECT COUNT(*) AS n FROM ${schema}."${t}"`).get() as { n: number }).n;
+      const missing = (db.prepare(`SELECT COUNT(*) AS n FROM (SELECT * FROM ${schema}."${t}" EXCEPT SELECT * FROM incremental."${t}")`).get() as { n: number }).n;
+      const extra = (db.prepare(`SELECT COUNT(*) AS n FROM (SELECT * FROM incremental."${t}" EXCEPT SELECT * FROM ${schema}."${t}")`).get() as { n: number }).n;
       if (missing || extra) differing.push(`${t} (${missing} rows not in the incremental build, ${extra} only there)`);
     }
     return { rows, tables: mine.length, differing };
@@ -303,7 +312,7 @@ export async function benchRebuild(options: {
     }
     options.progress('  measure  rebuild: every row against the incremental build, then the insert floor');
     const rebuilt = join(dataDir, 'read-models.sqlite');
-    const equality = compareReadModels(rebuilt, join(dataDir, 'incremental.sqlite'));
+    const equality = compareReadModels(rebuilt, join(dataDir, 'incremental.sqlite'), join(dataDir, 'search.sqlite'));
     const floor = insertFloor(rebuilt, dataDir);
     return { messages: options.messages, events, fillMs, runs, readLog, insertFloor: floor, equality };
   } finally {
