@@ -42,18 +42,11 @@ export function createTextCollection(db: Database.Database, collection: string, 
   const t = table(collection);
   const fts = textTable(collection);
   const definition = columns
-    ? (() => {
-        const declared = layoutColumns(columns);
-        for (const name of [spec.field, spec.facets, spec.order]) {
-          if (!declared.some((c) => c.name === name)) throw new Error(`The text collection ${collection} keeps no column for its field ${name}`);
-        }
-        const defs = declared.map((c) => (c.name === spec.order ? `${column(c.name)} INTEGER PRIMARY KEY` : columnDefinition(c)));
-        return `id TEXT NOT NULL UNIQUE,
-      ${defs.join(',\n      ')},
+    ? `id TEXT NOT NULL UNIQUE,
+      ${textColumns(collection, spec, columns).join(',\n      ')},
       ${POSITION_COLUMN},
       text_body TEXT GENERATED ALWAYS AS (${column(spec.field)}) VIRTUAL,
-      text_facets TEXT GENERATED ALWAYS AS (${column(spec.facets)}) VIRTUAL`;
-      })()
+      text_facets TEXT GENERATED ALWAYS AS (${column(spec.facets)}) VIRTUAL`
     : `seq INTEGER PRIMARY KEY,
       id TEXT NOT NULL UNIQUE,
       doc TEXT NOT NULL,
@@ -80,6 +73,15 @@ export function createTextCollection(db: Database.Database, collection: string, 
       INSERT INTO "${fts}" (rowid, text_body, text_facets) VALUES (new.${rowid}, new.text_body, new.text_facets);
     END;
   `);
+}
+
+/** A text collection's declared columns, its order the rowid; it must declare its text, facets and order. */
+function textColumns(collection: string, spec: TextIndexSpec, columns: NonNullable<CollectionSpec['columns']>): string[] {
+  const declared = layoutColumns(columns);
+  for (const name of [spec.field, spec.facets, spec.order]) {
+    if (!declared.some((c) => c.name === name)) throw new Error(`The text collection ${collection} keeps no column for its field ${name}`);
+  }
+  return declared.map((c) => (c.name === spec.order ? `${column(c.name)} INTEGER PRIMARY KEY` : columnDefinition(c)));
 }
 
 /** The column a text collection's rows are ordered by, and its index refers to (the rowid). */
