@@ -44,6 +44,15 @@ describe('audit index projection', () => {
     ]);
   });
 
+  it('names each line by its event’s position and its key’s place among the event’s keys', async () => {
+    const docs = await project(auditIndexProjection, [attachment]);
+    expect([...docs.values()].map((d) => [d._id, d.key])).toEqual([
+      [`${attachment.position}/0`, 'user:ann'],
+      [`${attachment.position}/1`, 'key:k1'],
+      [`${attachment.position}/2`, 'room:lobby'],
+    ]);
+  });
+
   it('gives a replayed event the same document (at-least-once delivery)', async () => {
     const once = await project(auditIndexProjection, [sent, grant]);
     const twice = await project(auditIndexProjection, [sent, grant, sent, grant]);

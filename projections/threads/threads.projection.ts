@@ -4,7 +4,7 @@ import type { RoomDeleted } from '../../src/modules/rooms/domain/room.events';
 import type { UserDeleted } from '../../src/modules/users/domain/user.events';
 import type { ThreadEvent } from '../../src/modules/threads/domain/thread.events';
 import type { Document, DocumentRef, ProjectionDefinition, Target } from '../projection';
-import { MessageDocument, messageDocumentFrom, messagesProjection } from '../messages/messages.projection';
+import { MESSAGE_COLUMNS, MessageDocument, messageDocumentFrom, messagesProjection } from '../messages/messages.projection';
 import { shownTo } from '../../src/modules/messages/domain/message-visibility';
 
 /** Every thread reply, also those shown in the room too, and those sent under a shadow ban (for their sender): what a thread's pages read. */
@@ -93,7 +93,12 @@ export const threadsProjection: ProjectionDefinition<Folded, ThreadsDocument> = 
   version: 2,
   collections: [
     // (instance_id, id): the audit API finds a thread-only reply's room by its id alone, as the messages' own index does for the room's messages.
-    { name: THREAD_REPLIES, indexes: [{ fields: ['instance_id', 'room_id', 'parent_id', 'visible', 'id'] }, { fields: ['instance_id', 'id'] }] },
+    {
+      name: THREAD_REPLIES,
+      indexes: [{ fields: ['instance_id', 'room_id', 'parent_id', 'visible', 'id'] }, { fields: ['instance_id', 'id'] }],
+      // A message's columns, and whether the reply is also shown in the room (before a deletion's fields, as written).
+      columns: [...MESSAGE_COLUMNS.slice(0, -2), { name: 'also_in_room', type: 'boolean' }, ...MESSAGE_COLUMNS.slice(-2)],
+    },
     { name: THREADS, indexes: [{ fields: ['instance_id', 'room_id'] }] },
     { name: THREAD_MEMBERS, indexes: [{ fields: ['instance_id', 'user_id', 'last_reply_id'] }, { fields: ['instance_id', 'room_id', 'parent_id'] }] },
     { name: THREAD_CURSORS, indexes: [{ fields: ['instance_id', 'user_id'] }, { fields: ['instance_id', 'room_id'] }] },

@@ -144,11 +144,14 @@ function threadSeconds(pid: number): Map<string, number> {
 const fileBytes = (file: string): number =>
   ['', '-wal'].reduce((sum, suffix) => sum + (existsSync(file + suffix) ? statSync(file + suffix).size : 0), 0);
 
-/** The collections' tables of a read-model file (the projector's own notes aside). */
-const collectionTables = (db: Database.Database, schema = 'main'): string[] =>
-  (db.prepare(`SELECT name FROM ${schema}.sqlite_master WHERE type = 'table' AND name LIKE 'rm\\_%' ESCAPE '\\' ORDER BY name`).all() as { name: string }[])
+/** The collections' tables of a read-model file (the projector's own notes aside; a text index's FTS5 tables, which follow from its table). */
+const collectionTables = (db: Database.Database, schema = 'main'): string[] => {
+  const rows = db.prepare(`SELECT name, sql FROM "${schema}".sqlite_master WHERE type = 'table' AND name LIKE 'rm\\_%' ESCAPE '\\' ORDER BY name`).all() as { name: string; sql: string }[];
+  const virtual = rows.filter((r) => /^CREATE VIRTUAL TABLE/i.test(r.sql)).map((r) => r.name);
+  return rows
     .map((r) => r.name)
-    .filter((name) => name !== `rm_${PROJECTOR_STATUS}`);
+    .filter((name) => name !== `rm_${PROJECTOR_STATUS}` && !virtual.some((v) => name === v || name.startsWith(`${v}_`)));
+};
 
 /** An FTS5 index's own tables: derived from its collection's table by triggers, laid out by how the rows were batched. */
 const isTextIndexTable = (name: string): boolean => /_text(_data|_idx|_config|_docsize|_content)?$/.test(name);

@@ -102,7 +102,11 @@ export function readModelStoreContract(
       return c;
     };
 
-    describe('text search', () => {
+    const textLayouts: [string, CollectionSpec['columns']][] = [
+      ['as documents', undefined],
+      ['kept in columns', ['seq', 'body', { name: 'facets', type: 'json' }, 'at']],
+    ];
+    describe.each(textLayouts)('text search, %s', (_layout, columns) => {
       const index: TextIndexSpec = { field: 'body', facets: 'facets', order: 'seq' };
       const notes = [
         { _id: 'n1', seq: 10, body: 'the quick brown fox', facets: ['ra', 'ua'], at: '2026-01-01T00:00:01Z' },
@@ -113,7 +117,7 @@ export function readModelStoreContract(
       ];
       const withNotes = async (): Promise<string> => {
         const c = collection('notes');
-        await store.ensureCollections([{ name: c, indexes: [{ fields: ['at'] }], text: index }]);
+        await store.ensureCollections([{ name: c, indexes: [{ fields: ['at'] }], text: index, ...(columns && { columns }) }]);
         await store.applyBatch(
           notes.map((n, i) => put(c, n, pos(i + 1))),
           {},
@@ -206,6 +210,28 @@ export function readModelStoreContract(
         expect(await store.getStored(c, 'b')).toEqual({ document: lines[1], position: pos(2) });
         await store.applyBatch([{ collection: c, kind: 'delete', id: 'a' }], {});
         expect(await store.get(c, 'a')).toBeNull();
+      });
+
+      it('a collection kept in columns with typed columns reads back booleans and JSON values field for field, and answers queries on booleans', async () => {
+        const c = collection('typed');
+        await store.ensureCollections([
+          {
+            name: c,
+            indexes: [{ fields: ['room', 'visible', 'id'] }],
+            columns: ['room', 'id', { name: 'parts', type: 'json' }, { name: 'visible', type: 'boolean' }, 'deleted_at', { name: 'tombstone', type: 'boolean' }],
+          },
+        ]);
+        const messages = [
+          { _id: 'm1', room: 'r', id: 1, parts: [{ type: 'text/plain', content: 'hi "there"' }, { type: 'image/png', url: 'u', size: 3 }], visible: true },
+          { _id: 'm2', room: 'r', id: 2, parts: [], visible: false, deleted_at: 't', tombstone: false },
+          { _id: 'm3', room: 'r', id: 3, parts: { nested: [null, 1.5] }, visible: true, tombstone: true },
+        ];
+        await store.applyBatch(messages.map((m, i) => put(c, m, pos(i + 1))), {});
+        await store.buildDeferredIndexes([c]);
+        for (const m of messages) expect(JSON.stringify(await store.get(c, m._id))).toBe(JSON.stringify(m));
+        expect(ids(await store.find(c, { where: { room: 'r', visible: true }, sort: [{ field: 'id', descending: true }] }))).toEqual(['m3', 'm1']);
+        expect(ids(await store.find(c, { where: { visible: false } }))).toEqual(['m2']);
+        expect(ids(await store.find(c, { where: { tombstone: null } }))).toEqual(['m1']);
       });
 
       it('queries answer the same before and after buildDeferredIndexes, which is idempotent', async () => {

@@ -26,14 +26,21 @@ export interface CollectionSpec {
   readonly name: string;
   readonly indexes?: readonly IndexSpec[];
   /**
-   * For a collection whose documents all have one flat shape: every field besides `_id`, in the
-   * order the projection writes them, each a string or a number (or absent). A store may keep
-   * them as columns rather than as a document (SQLite does: nothing to encode, parse or index
-   * through JSON, which a rebuild of a large collection pays per row); documents read back the
-   * same, field for field. Writing any other field or value into it fails.
+   * For a collection whose documents all have one shape: every field besides `_id`, in the
+   * order the projection writes them, each a string or a number (or absent), or, declared with
+   * its type, a boolean or any JSON value (an array of parts). A store may keep them as columns
+   * rather than as a document (SQLite does: no field names repeated in every row, nothing to
+   * encode, parse or index through JSON, which a rebuild of a large collection pays per row);
+   * documents read back the same, field for field. Writing any other field or value into it fails.
    */
-  readonly columns?: readonly string[];
+  readonly columns?: readonly (string | TypedColumn)[];
   readonly text?: TextIndexSpec;
+}
+
+/** A column of a collection kept in columns holding other values than strings and numbers. */
+export interface TypedColumn {
+  readonly name: string;
+  readonly type: 'boolean' | 'json';
 }
 
 /**

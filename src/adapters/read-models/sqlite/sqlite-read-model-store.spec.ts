@@ -4,7 +4,7 @@ import { closeSync, existsSync, ftruncateSync, mkdtempSync, openSync, rmSync, un
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LogPosition } from '../../../shared/domain/event';
-import { ReadModelWriteError } from '../../../shared/ports/read-model-store.port';
+import { CollectionSpec, DocumentChange, ReadModelWriteError } from '../../../shared/ports/read-model-store.port';
 import { IN_MEMORY, SqliteReadModelStore } from './sqlite-read-model-store';
 import { asRoot, mountTmpfs } from '../../../../test/support/volumes';
 
@@ -197,18 +197,29 @@ describe('SqliteReadModelStore in memory', () => {
 describe('SqliteReadModelStore collections kept in columns', () => {
   const dir = mkdtempSync(join(tmpdir(), 'parley-rm-columns-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
-  const spec = { name: 'lines', indexes: [{ fields: ['key', 'position'] }], columns: ['key', 'position', 'revision'] };
+  const spec: CollectionSpec = {
+    name: 'lines',
+    indexes: [{ fields: ['key', 'position'] }],
+    columns: ['key', 'position', 'revision', { name: 'flag', type: 'boolean' }, { name: 'parts', type: 'json' }],
+  };
 
   it('holds each field in a column of its own, with no JSON, and indexes the columns themselves', async () => {
     const file = join(dir, 'plain.sqlite');
     const store = new SqliteReadModelStore(file);
     await store.ensureCollections([spec]);
-    await store.applyBatch([{ collection: 'lines', kind: 'put', document: { _id: 'a', key: 'user:ann', position: pos(5), revision: 3 }, position: pos(5) }], {});
+    await store.applyBatch(
+      [{ collection: 'lines', kind: 'put', document: { _id: 'a', key: 'user:ann', position: pos(5), revision: 3, flag: true, parts: [{ type: 'text/plain' }] }, position: pos(5) }],
+      {},
+    );
     await store.buildDeferredIndexes(['lines']);
     await store.close();
     const db = new Database(file, { readonly: true });
     try {
-      expect(db.prepare('SELECT * FROM rm_lines').all()).toEqual([{ id: 'a', f_key: 'user:ann', f_position: pos(5), f_revision: 3, position: pos(5) }]);
+      expect(db.prepare('SELECT * FROM rm_lines').all()).toEqual([
+        { id: 'a', f_key: 'user:ann', f_position: pos(5), f_revision: 3, f_flag: 1, f_parts: '[{"type":"text/plain"}]', position: 5 },
+      ]);
+      // Whole numbers and booleans as SQLite integers (1 and 0 take no bytes), not 8-byte REALs.
+      expect(db.prepare('SELECT typeof(f_revision) AS revision, typeof(f_flag) AS flag FROM rm_lines').get()).toEqual({ revision: 'integer', flag: 'integer' });
       const index = db.prepare(`SELECT sql FROM sqlite_master WHERE type = 'index' AND name = 'ix_lines_key_position'`).get() as { sql: string };
       expect(index.sql).toBe('CREATE INDEX "ix_lines_key_position" ON "rm_lines" ("f_key", "f_position")');
     } finally {
@@ -216,13 +227,47 @@ describe('SqliteReadModelStore collections kept in columns', () => {
     }
   });
 
-  it('another connection that never declared the collection reads it the same (the table says its layout)', async () => {
+  it('keeps the log’s twenty-digit positions as integers in tables it makes, other positions as text, and an earlier release’s text positions as they are', async () => {
+    const file = join(dir, 'positions.sqlite');
+    const old = new Database(file);
+    old.exec(`CREATE TABLE "rm_before" (id TEXT PRIMARY KEY, doc TEXT NOT NULL, position TEXT NOT NULL)`);
+    old.close();
+    const store = new SqliteReadModelStore(file);
+    await store.ensureCollections([spec, { name: 'before' }, { name: 'documents' }]);
+    const esdb = '00000000000000001234:00000000000000001200';
+    const puts: DocumentChange[] = [
+      { collection: 'lines', kind: 'put', document: { _id: 'a', key: 'k' }, position: pos(7) },
+      { collection: 'documents', kind: 'put', document: { _id: 'a', n: 1 }, position: pos(8) },
+      { collection: 'documents', kind: 'put', document: { _id: 'b', n: 1 }, position: esdb },
+      { collection: 'before', kind: 'put', document: { _id: 'a', n: 1 }, position: pos(9) },
+    ];
+    await store.applyBatch(puts, {});
+    // An older position changes nothing, a later one replaces, whatever the column holds.
+    await store.applyBatch([{ ...puts[1], document: { _id: 'a', n: 0 }, position: pos(2) } as DocumentChange, { ...puts[3], document: { _id: 'a', n: 2 }, position: pos(10) } as DocumentChange], {});
+    expect(await store.getStored('lines', 'a')).toEqual({ document: { _id: 'a', key: 'k' }, position: pos(7) });
+    expect(await store.getStored('documents', 'a')).toEqual({ document: { _id: 'a', n: 1 }, position: pos(8) });
+    expect(await store.getStored('documents', 'b')).toEqual({ document: { _id: 'b', n: 1 }, position: esdb });
+    expect(await store.findStored('before')).toEqual([{ document: { _id: 'a', n: 2 }, position: pos(10) }]);
+    await store.close();
+    const db = new Database(file, { readonly: true });
+    try {
+      const stored = (t: string) => db.prepare(`SELECT id, typeof(position) AS type FROM "${t}" ORDER BY id`).all();
+      expect(stored('rm_lines')).toEqual([{ id: 'a', type: 'integer' }]);
+      expect(stored('rm_documents')).toEqual([{ id: 'a', type: 'integer' }, { id: 'b', type: 'text' }]);
+      expect(stored('rm_before')).toEqual([{ id: 'a', type: 'text' }]);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('another connection that never declared the collection reads it the same, typed columns too (the table says its layout)', async () => {
     const file = join(dir, 'shared.sqlite');
     const writer = new SqliteReadModelStore(file);
     await writer.ensureCollections([spec]);
     const reader = new SqliteReadModelStore(file);
-    await writer.applyBatch([{ collection: 'lines', kind: 'put', document: { _id: 'a', key: 'k', position: pos(1), revision: 0 }, position: pos(1) }], {});
-    expect(await reader.find('lines', { where: { key: 'k' } })).toEqual([{ _id: 'a', key: 'k', position: pos(1), revision: 0 }]);
+    const line = { _id: 'a', key: 'k', position: pos(1), revision: 0, flag: false, parts: [{ content: 'x' }] };
+    await writer.applyBatch([{ collection: 'lines', kind: 'put', document: line, position: pos(1) }], {});
+    expect(JSON.stringify(await reader.find('lines', { where: { key: 'k', flag: false } }))).toBe(JSON.stringify([line]));
     await writer.close();
     await reader.close();
   });
@@ -240,11 +285,15 @@ describe('SqliteReadModelStore collections kept in columns', () => {
       );
     await expect(write({ key: 'k', extra: 1 })).rejects.toThrow('Fields not among the collection\'s columns: extra');
     await expect(write({ key: true })).rejects.toThrow('The field key of a collection kept in columns holds a boolean, not a string or a number');
+    await expect(write({ key: 'k', flag: 1 })).rejects.toThrow('The field flag of a collection kept in columns holds a number, not a boolean');
     await expect(write({ key: null })).rejects.toThrow('holds a null');
     await expect(write({ key: { nested: 1 } })).rejects.toThrow('holds a object');
     expect(await store.find('lines')).toEqual([]);
     expect(await store.getCheckpoint('lines_v1')).toBeNull();
-    await expect(store.find('lines', { where: { extra: 1 } })).rejects.toThrow('Unknown field extra of a collection kept in columns (key, position, revision)');
+    await expect(store.find('lines', { where: { extra: 1 } })).rejects.toThrow('Unknown field extra of a collection kept in columns (key, position, revision, flag, parts)');
+    // A field set to undefined is absent, as JSON.stringify leaves it out of a document.
+    await store.applyBatch([{ collection: 'lines', kind: 'put', document: { _id: 'u', key: 'k', flag: undefined, extra: undefined }, position: pos(1) }], {});
+    expect(await store.get('lines', 'u')).toEqual({ _id: 'u', key: 'k' });
     await store.close();
   });
 });

@@ -26,7 +26,7 @@ import { BUSY_TIMEOUT_MS, IN_MEMORY, openReadModelDatabase } from './schema';
 export { IN_MEMORY } from './schema';
 
 /** A row read: the layout's columns and the position the document reflects. */
-type Row = Record<string, unknown> & { position: string };
+type Row = Record<string, unknown> & { position: unknown };
 
 export interface SqliteReadModelStoreOptions {
   /**
@@ -45,7 +45,8 @@ export interface SqliteReadModelStoreOptions {
 
 /**
  * Read models in SQLite: one table per collection holding each document as JSON beside the
- * log position it reflects; declared indexes become expression indexes on the JSON fields.
+ * log position it reflects, or, for a collection declared with `columns`, each field in a column
+ * (`collection-layout.ts`); declared indexes become indexes on the JSON fields or the columns.
  * Read models are disposable (rebuilt from the log), so commits need not fsync: a crash
  * loses a suffix of batches together with their checkpoints, and the projector redoes them.
  *
@@ -130,14 +131,13 @@ export class SqliteReadModelStore implements ReadModelStore {
       if (!text && this.prepared(`SELECT 1 FROM sqlite_master WHERE name = ?`).get(textTable(collection))) {
         throw new Error(`The text-indexed collection ${collection} is written before ensureCollections declared it`);
       }
-      // A text-indexed table holds JSON documents (`doc`): its layout is JSON_LAYOUT's (id, doc).
       const layout = this.layout(collection);
       const columns = [...layout.written, 'position'];
       writer = {
         // Only a later position replaces a document: a redelivered event changes nothing.
         put: this.prepared(
           text
-            ? textPutSql(collection, text)
+            ? textPutSql(collection, text, layout)
             : `INSERT INTO "${t}" (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})
            ON CONFLICT(id) DO UPDATE SET ${columns.slice(1).map((c) => `${c} = excluded.${c}`).join(', ')}
            WHERE excluded.position > "${t}".position`,
@@ -195,7 +195,7 @@ export class SqliteReadModelStore implements ReadModelStore {
         const t = table(spec.name);
         const created = !this.prepared(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(t);
         if (spec.text) this.textSpecs.set(spec.name, spec.text);
-        if (created && spec.text) createTextCollection(this.db, spec.name, spec.text);
+        if (created && spec.text) createTextCollection(this.db, spec.name, spec.text, spec.columns);
         else if (created) this.db.exec(createTableSql(t, spec.columns));
         const { fieldOf } = layoutOfTable(this.db, t)!;
         (spec.indexes ?? []).forEach((index) => {
@@ -252,7 +252,7 @@ export class SqliteReadModelStore implements ReadModelStore {
     this.recover();
     const layout = this.layout(collection);
     const row = this.prepared(`SELECT ${layout.selected}, position FROM "${table(collection)}" WHERE id = ?`).get(id) as Row | undefined;
-    return row ? { document: layout.document(row) as D, position: row.position } : null;
+    return row ? { document: layout.document(row) as D, position: layout.positions.position(row.position) } : null;
   }
 
   async getStoredMany<D extends Document>(collection: string, ids: readonly string[]): Promise<StoredDocument<D>[]> {
@@ -262,7 +262,7 @@ export class SqliteReadModelStore implements ReadModelStore {
     const rows = this.prepared(
       `SELECT ${layout.selected}, position FROM "${table(collection)}" WHERE id IN (SELECT value FROM json_each(?))`,
     ).all(JSON.stringify(ids)) as Row[];
-    return rows.map((r) => ({ document: layout.document(r) as D, position: r.position }));
+    return rows.map((r) => ({ document: layout.document(r) as D, position: layout.positions.position(r.position) }));
   }
 
   async find<D extends Document>(collection: string, query: Query = {}): Promise<D[]> {
@@ -280,7 +280,7 @@ export class SqliteReadModelStore implements ReadModelStore {
   async searchText<D extends Document>(collection: string, search: TextSearch): Promise<TextMatch<D>[]> {
     this.recover();
     this.indexesBeforeQuery(collection);
-    return searchTextCollection<D>((sql) => this.prepared(sql), collection, search);
+    return searchTextCollection<D>((sql) => this.prepared(sql), collection, search, this.layout(collection));
   }
 
   async findStored<D extends Document>(collection: string, query: Query = {}): Promise<StoredDocument<D>[]> {
@@ -295,7 +295,7 @@ export class SqliteReadModelStore implements ReadModelStore {
       (order.length ? ` ORDER BY ${order.join(', ')}` : '') +
       ` LIMIT CAST(? AS INTEGER)`;
     const rows = this.prepared(sql).all(...params, query.limit ?? -1) as Row[];
-    return rows.map((r) => ({ document: layout.document(r) as D, position: r.position }));
+    return rows.map((r) => ({ document: layout.document(r) as D, position: layout.positions.position(r.position) }));
   }
 
   async applyBatch(
@@ -312,7 +312,7 @@ export class SqliteReadModelStore implements ReadModelStore {
         this.leaseTable.checkFences(fences, this.clock());
         for (const change of changes) {
           const writer = this.writer(change.collection);
-          if (change.kind === 'put') writer.put.run(...writer.layout.values(change.document), change.position);
+          if (change.kind === 'put') writer.put.run(...writer.layout.values(change.document), writer.layout.positions.stored(change.position));
           else writer.remove.run(change.id);
         }
         if (marks.length) this.checkpointWriter(marks.length).run(marks.flat());

@@ -2,13 +2,19 @@ import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { TextIndexSpec, TextSearch } from '../../../shared/ports/read-model-store.port';
+import { CollectionSpec, TextIndexSpec, TextSearch } from '../../../shared/ports/read-model-store.port';
+import { layoutOfTable } from './collection-layout';
 import { SqliteReadModelStore } from './sqlite-read-model-store';
 import { matchExpression, relevanceScore, searchTextSql } from './text-search';
 
 const index: TextIndexSpec = { field: 'body', facets: 'facets', order: 'seq' };
 
-describe('text-indexed collections in SQLite (FTS5)', () => {
+const layouts: [string, CollectionSpec['columns']][] = [
+  ['as documents', undefined],
+  ['kept in columns', ['seq', 'body', { name: 'facets', type: 'json' }, 'at']],
+];
+
+describe.each(layouts)('text-indexed collections in SQLite (FTS5), %s', (_layout, columns) => {
   let dir: string;
   let file: string;
 
@@ -16,7 +22,7 @@ describe('text-indexed collections in SQLite (FTS5)', () => {
     dir = mkdtempSync(join(tmpdir(), 'parley-rm-text-'));
     file = join(dir, 'read-models.sqlite');
     const store = new SqliteReadModelStore(file);
-    await store.ensureCollections([{ name: 'notes', indexes: [{ fields: ['at'] }], text: index }]);
+    await store.ensureCollections([{ name: 'notes', indexes: [{ fields: ['at'] }], text: index, ...(columns && { columns }) }]);
     await store.applyBatch(
       Array.from({ length: 50 }, (_, i) => ({
         collection: 'notes',
@@ -34,12 +40,22 @@ describe('text-indexed collections in SQLite (FTS5)', () => {
   const plan = (search: Omit<TextSearch, 'index' | 'window' | 'limit'>): string => {
     const db = new Database(file, { readonly: true });
     try {
-      const { sql, params } = searchTextSql('notes', { index, window: 1000, limit: 20, ...search });
+      const { sql, params } = searchTextSql('notes', { index, window: 1000, limit: 20, ...search }, layoutOfTable(db, 'rm_notes')!);
       return (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((r) => r.detail).join('; ');
     } finally {
       db.close();
     }
   };
+
+  it('keeps the text once: in its document, or in its column with nothing stored beside it', () => {
+    const db = new Database(file, { readonly: true });
+    try {
+      const stored = (db.prepare(`SELECT name FROM pragma_table_xinfo('rm_notes') WHERE hidden <> 2`).all() as { name: string }[]).map((c) => c.name);
+      expect(stored).toEqual(columns ? ['id', 'f_seq', 'f_body', 'f_facets', 'f_at', 'position'] : ['seq', 'id', 'doc', 'position', 'text_body']);
+    } finally {
+      db.close();
+    }
+  });
 
   it('quotes words and facets, so no query text is read as an FTS5 operator', () => {
     expect(matchExpression({ phrases: [['a"b', 'or'], ['near']], facets: [['r1', 'r2']] })).toBe(

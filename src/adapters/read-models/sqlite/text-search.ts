@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
-import { Document, TextIndexSpec, TextMatch, TextSearch } from '../../../shared/ports/read-model-store.port';
-import { field, table, whereClause } from './read-model-sql';
+import { CollectionSpec, Document, TextIndexSpec, TextMatch, TextSearch } from '../../../shared/ports/read-model-store.port';
+import { CollectionLayout, columnDefinition, JSON_LAYOUT, layoutColumns, POSITION_COLUMN } from './collection-layout';
+import { column, field, table, whereClause } from './read-model-sql';
 
 /**
  * Text-indexed collections (`CollectionSpec.text`) in SQLite: the collection's table keeps its
@@ -31,41 +32,74 @@ export const textTable = (collection: string): string => `${table(collection)}_t
 
 /**
  * A text collection's table: the document's `order` is the rowid the index refers to. The text
- * is kept beside the document (STORED) as well as in it: a search by relevance reads the text of
- * every match in its window, and reading a column costs a fraction of taking it out of the JSON.
+ * is kept beside the document as well as in it (a STORED column) in the JSON layout: a search by
+ * relevance reads the text of every match in its window, and reading a column costs a fraction
+ * of taking it out of the JSON. Kept in columns (`columns`), the text, the facets and the order
+ * are each a column once (the order the rowid itself), and the index reads them under the same
+ * names (`text_body`, `text_facets`: generated, not stored).
  */
-export function createTextCollection(db: Database.Database, collection: string, spec: TextIndexSpec): void {
+export function createTextCollection(db: Database.Database, collection: string, spec: TextIndexSpec, columns?: CollectionSpec['columns']): void {
   const t = table(collection);
   const fts = textTable(collection);
-  db.exec(`
-    CREATE TABLE "${t}" (
-      seq INTEGER PRIMARY KEY,
+  const definition = columns
+    ? `id TEXT NOT NULL UNIQUE,
+      ${textColumns(collection, spec, columns).join(',\n      ')},
+      ${POSITION_COLUMN},
+      text_body TEXT GENERATED ALWAYS AS (${column(spec.field)}) VIRTUAL,
+      text_facets TEXT GENERATED ALWAYS AS (${column(spec.facets)}) VIRTUAL`
+    : `seq INTEGER PRIMARY KEY,
       id TEXT NOT NULL UNIQUE,
       doc TEXT NOT NULL,
-      position TEXT NOT NULL,
+      ${POSITION_COLUMN},
       text_body TEXT GENERATED ALWAYS AS (${field(spec.field)}) STORED,
-      text_facets TEXT GENERATED ALWAYS AS (${field(spec.facets)}) VIRTUAL
+      text_facets TEXT GENERATED ALWAYS AS (${field(spec.facets)}) VIRTUAL`;
+  const rowid = columns ? column(spec.order) : 'seq';
+  db.exec(`
+    CREATE TABLE "${t}" (
+      ${definition}
     );
     CREATE VIRTUAL TABLE "${fts}" USING fts5(
-      text_body, text_facets, content='${t}', content_rowid='seq', columnsize=0, tokenize='unicode61 remove_diacritics 2'
+      text_body, text_facets, content='${t}', content_rowid='${rowid.replace(/"/g, '')}', columnsize=0, tokenize='unicode61 remove_diacritics 2'
     );
     INSERT INTO "${fts}" ("${fts}", rank) VALUES ('secure-delete', 1);
     CREATE TRIGGER "${t}_text_insert" AFTER INSERT ON "${t}" BEGIN
-      INSERT INTO "${fts}" (rowid, text_body, text_facets) VALUES (new.seq, new.text_body, new.text_facets);
+      INSERT INTO "${fts}" (rowid, text_body, text_facets) VALUES (new.${rowid}, new.text_body, new.text_facets);
     END;
     CREATE TRIGGER "${t}_text_delete" AFTER DELETE ON "${t}" BEGIN
-      INSERT INTO "${fts}" ("${fts}", rowid, text_body, text_facets) VALUES ('delete', old.seq, old.text_body, old.text_facets);
+      INSERT INTO "${fts}" ("${fts}", rowid, text_body, text_facets) VALUES ('delete', old.${rowid}, old.text_body, old.text_facets);
     END;
     CREATE TRIGGER "${t}_text_update" AFTER UPDATE ON "${t}" BEGIN
-      INSERT INTO "${fts}" ("${fts}", rowid, text_body, text_facets) VALUES ('delete', old.seq, old.text_body, old.text_facets);
-      INSERT INTO "${fts}" (rowid, text_body, text_facets) VALUES (new.seq, new.text_body, new.text_facets);
+      INSERT INTO "${fts}" ("${fts}", rowid, text_body, text_facets) VALUES ('delete', old.${rowid}, old.text_body, old.text_facets);
+      INSERT INTO "${fts}" (rowid, text_body, text_facets) VALUES (new.${rowid}, new.text_body, new.text_facets);
     END;
   `);
 }
 
-/** A put into a text collection: as every put (a later position replaces), with the document's `order` as its rowid. */
-export const textPutSql = (collection: string, spec: TextIndexSpec): string => {
+/** A text collection's declared columns, its order the rowid; it must declare its text, facets and order. */
+function textColumns(collection: string, spec: TextIndexSpec, columns: NonNullable<CollectionSpec['columns']>): string[] {
+  const declared = layoutColumns(columns);
+  for (const name of [spec.field, spec.facets, spec.order]) {
+    if (!declared.some((c) => c.name === name)) throw new Error(`The text collection ${collection} keeps no column for its field ${name}`);
+  }
+  return declared.map((c) => (c.name === spec.order ? `${column(c.name)} INTEGER PRIMARY KEY` : columnDefinition(c)));
+}
+
+/** The column a text collection's rows are ordered by, and its index refers to (the rowid). */
+const rowidColumn = (layout: CollectionLayout, spec: TextIndexSpec): string => (layout.documents ? 'seq' : layout.fieldOf(spec.order));
+
+/**
+ * A put into a text collection: as every put (a later position replaces), with the document's
+ * `order` as its rowid, which a replacement leaves as it is.
+ */
+export const textPutSql = (collection: string, spec: TextIndexSpec, layout: CollectionLayout): string => {
   const t = table(collection);
+  if (!layout.documents) {
+    const columns = [...layout.written, 'position'];
+    const rowid = rowidColumn(layout, spec);
+    return `INSERT INTO "${t}" (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})
+            ON CONFLICT(id) DO UPDATE SET ${columns.filter((c) => c !== 'id' && c !== rowid).map((c) => `${c} = excluded.${c}`).join(', ')}
+            WHERE excluded.position > "${t}".position`;
+  }
   const order = field(spec.order).replace('json_extract(doc,', 'json_extract(d,');
   // (`WHERE true`: an upsert after a SELECT needs a WHERE, or its ON reads as a join's.)
   return `INSERT INTO "${t}" (seq, id, doc, position)
@@ -97,10 +131,11 @@ type Prepare = (sql: string) => Database.Statement;
  * table's row of each checks `where`. For `newest` it answers the page's documents; for
  * `relevance` the newest `window` matches' texts, which `rankedPage` scores.
  */
-export function searchTextSql(collection: string, search: TextSearch): { sql: string; params: unknown[] } {
+export function searchTextSql(collection: string, search: TextSearch, layout: CollectionLayout = JSON_LAYOUT): { sql: string; params: unknown[] } {
   const t = table(collection);
   const fts = textTable(collection);
-  const { clauses, params } = whereClause(search.where);
+  const rowid = rowidColumn(layout, search.index);
+  const { clauses, params } = whereClause(search.where, layout.fieldOf);
   const relevance = search.order === 'relevance';
   const conditions = [`"${fts}" MATCH ?`, ...clauses];
   const bound: unknown[] = [matchExpression(search), ...params];
@@ -109,8 +144,9 @@ export function searchTextSql(collection: string, search: TextSearch): { sql: st
     bound.push(search.after.order);
   }
   bound.push(relevance ? search.window : search.limit);
-  const sql = `SELECT ${relevance ? 'r.text_body AS body' : 'r.doc AS doc'}, "${fts}".rowid AS ord
-     FROM "${fts}" JOIN "${t}" r ON r.seq = "${fts}".rowid
+  const selected = layout.selected.split(', ').map((c) => `r.${c}`).join(', ');
+  const sql = `SELECT ${relevance ? 'r.text_body AS body' : selected}, "${fts}".rowid AS ord
+     FROM "${fts}" JOIN "${t}" r ON r.${rowid} = "${fts}".rowid
      WHERE ${conditions.join(' AND ')}
      ORDER BY "${fts}".rowid DESC LIMIT CAST(? AS INTEGER)`;
   return { sql, params: bound };
@@ -139,11 +175,11 @@ export function relevanceScore(words: readonly string[], phrases: readonly (read
 }
 
 /** The documents a search finds: `newest` in one statement, `relevance` as the window's matches ranked, then the page's documents read. */
-export function searchTextCollection<D extends Document>(prepare: Prepare, collection: string, search: TextSearch): TextMatch<D>[] {
-  const { sql, params } = searchTextSql(collection, search);
+export function searchTextCollection<D extends Document>(prepare: Prepare, collection: string, search: TextSearch, layout: CollectionLayout): TextMatch<D>[] {
+  const { sql, params } = searchTextSql(collection, search, layout);
   if (search.order !== 'relevance') {
-    const rows = prepare(sql).all(...params) as { doc: string; ord: number }[];
-    return rows.map((r) => ({ document: JSON.parse(r.doc) as D, order: r.ord, score: 0 }));
+    const rows = prepare(sql).all(...params) as (Record<string, unknown> & { ord: number })[];
+    return rows.map((r) => ({ document: layout.document(r) as D, order: r.ord, score: 0 }));
   }
   const window = (prepare(sql).all(...params) as { body: string | null; ord: number }[]).map((r) => ({ words: (r.body ?? '').split(' '), ord: r.ord }));
   const averageLength = window.reduce((sum, m) => sum + m.words.length, 0) / Math.max(window.length, 1);
@@ -156,12 +192,13 @@ export function searchTextCollection<D extends Document>(prepare: Prepare, colle
     .sort((a, b) => b.score - a.score || b.ord - a.ord)
     .slice(0, search.limit);
   if (page.length === 0) return [];
-  const docs = prepare(`SELECT seq, doc FROM "${table(collection)}" WHERE seq IN (SELECT value FROM json_each(?))`).all(
+  const rowid = rowidColumn(layout, search.index);
+  const rows = prepare(`SELECT ${rowid} AS ord, ${layout.selected} FROM "${table(collection)}" WHERE ${rowid} IN (SELECT value FROM json_each(?))`).all(
     JSON.stringify(page.map((m) => m.ord)),
-  ) as { seq: number; doc: string }[];
-  const bySeq = new Map(docs.map((d) => [d.seq, d.doc]));
+  ) as (Record<string, unknown> & { ord: number })[];
+  const byOrder = new Map(rows.map((r) => [r.ord, r]));
   return page.flatMap((m) => {
-    const doc = bySeq.get(m.ord);
-    return doc === undefined ? [] : [{ document: JSON.parse(doc) as D, order: m.ord, score: m.score }];
+    const row = byOrder.get(m.ord);
+    return row === undefined ? [] : [{ document: layout.document(row) as D, order: m.ord, score: m.score }];
   });
 }
