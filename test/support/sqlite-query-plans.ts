@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { layoutOfTable } from '../../src/adapters/read-models/sqlite/collection-layout';
 import { orderTerms, table, whereClause } from '../../src/adapters/read-models/sqlite/read-model-sql';
 import { Query, ReadModelStore } from '../../src/shared/ports/read-model-store.port';
 
@@ -41,13 +42,16 @@ export function sqlitePlans(file: string, queries: readonly NotedQuery[]): strin
   const db = new Database(file, { readonly: true });
   try {
     return queries.map(({ kind, collection, query }) => {
-      const { clauses, params } = whereClause(query.where);
+      // The table's own layout (JSON documents or columns), as the store reads it.
+      const layout = layoutOfTable(db, table(collection));
+      if (!layout) throw new Error(`no table for the collection ${collection}`);
+      const { clauses, params } = whereClause(query.where, layout.fieldOf);
       const where = clauses.length ? ` WHERE ${clauses.join(' AND ')}` : '';
-      const order = orderTerms(query.sort);
+      const order = orderTerms(query.sort, layout.fieldOf);
       const sql =
         kind === 'count'
           ? `SELECT COUNT(*) FROM "${table(collection)}"${where}`
-          : `SELECT doc, position FROM "${table(collection)}"${where}${order.length ? ` ORDER BY ${order.join(', ')}` : ''} LIMIT ${query.limit ?? -1}`;
+          : `SELECT ${layout.selected}, position FROM "${table(collection)}"${where}${order.length ? ` ORDER BY ${order.join(', ')}` : ''} LIMIT ${query.limit ?? -1}`;
       return (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((row) => row.detail).join('; ');
     });
   } finally {

@@ -173,6 +173,7 @@ class CheckpointThread {
     this.thread.on('message', ({ id, error }: { id: number; error?: string }) => {
       const waiting = this.waiting.get(id);
       this.waiting.delete(id);
+      if (this.waiting.size === 0) this.thread.unref();
       if (error === undefined) waiting?.resolve();
       else waiting?.reject(new Error(error));
     });
@@ -238,6 +239,9 @@ class CheckpointThread {
     if (this.gone) return Promise.reject(new Error('the checkpoint thread stopped'));
     const id = this.nextId++;
     return new Promise<void>((resolve, reject) => {
+      // An answer awaited keeps the process alive until it comes (a start that failed closes its
+      // files with nothing else left to run: unref'd, the process would exit 0 before reporting it).
+      if (this.waiting.size === 0) this.thread.ref();
       this.waiting.set(id, { resolve, reject });
       this.thread.postMessage({ ...message, id });
     });
