@@ -25,7 +25,7 @@ import autocannon from 'autocannon';
 import { INSTANCE_ID, mintToken, parleyEnv, startWebhookReceiver } from './bench-server';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort } from '../support/free-port';
 import os from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 
@@ -93,16 +93,6 @@ async function settled(pid: number): Promise<number> {
   }
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-  });
-}
 
 async function run(requests: number, base: string, spec: autocannon.RequestSpec): Promise<void> {
   const result = await autocannon({ url: base, connections: CONNECTIONS, amount: requests, timeout: 30, requests: [spec] });

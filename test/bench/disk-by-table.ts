@@ -11,7 +11,7 @@
 import Database from 'better-sqlite3';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort } from '../support/free-port';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
 import { INSTANCE_ID, mintToken, parleyEnv } from './bench-server';
@@ -33,16 +33,6 @@ export function bytesByTable(dataDir: string): Map<string, number> {
   return sizes;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-  });
-}
 
 async function main(): Promise<void> {
   const [script, count, ...flags] = process.argv.slice(2);

@@ -56,7 +56,7 @@ import { INSTANCE_ID, KEY_ID, KEY_SECRET, mintToken, parleyEnv, startWebhookRece
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort } from '../support/free-port';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { benchFanOut, benchIdleMemory, benchWriteFloor, FanOutResult, IdleMemoryResult, RealtimeTarget, rssMb, WriteFloorResult } from './realtime';
@@ -170,17 +170,6 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
   });
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.unref();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolvePort(port));
-    });
-  });
-}
 
 async function startChild(
   name: string,

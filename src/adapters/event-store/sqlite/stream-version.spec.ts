@@ -1,69 +1,50 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { EventToAppend } from '../../../shared/ports/event-store.port';
-import { SqliteEventStore } from './sqlite-event-store';
+import { countedEvent as event, twoLogConnections } from '../../../../test/support/two-log-connections';
 
 /**
  * A stream's version (the write side's states are served without reading while it is unchanged,
  * StreamStates): it must change after every append to the stream, this store's at once, another
  * connection's (the admin CLI, an import beside the server) from the next turn of the event loop.
  */
-const event = (n: number): EventToAppend => ({ type: 'Counted', data: { n }, metadata: { occurred_at: '2026-01-01T00:00:00.000Z' } });
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('SqliteEventStore.streamVersion', () => {
-  let dir: string;
-  let server: SqliteEventStore;
-  let cli: SqliteEventStore;
-
-  beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'parley-stream-version-'));
-    const file = join(dir, 'events.sqlite');
-    server = new SqliteEventStore(file);
-    cli = new SqliteEventStore(file);
-  });
-  afterEach(async () => {
-    await cli.close();
-    await server.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const { server, cli } = twoLogConnections('parley-stream-version-');
 
   it('stays the same while nothing is appended to the stream, whatever this store appends to others', async () => {
-    await server.append('count-a', [event(0)], 'no_stream');
-    const before = server.streamVersion('count-a');
+    await server().append('count-a', [event(0)], 'no_stream');
+    const before = server().streamVersion('count-a');
     for (let n = 0; n < 5; n++) {
-      await server.append(`count-other-${n}`, [event(n)], 'no_stream');
+      await server().append(`count-other-${n}`, [event(n)], 'no_stream');
       await nextTurn();
-      expect(server.streamVersion('count-a')).toBe(before);
+      expect(server().streamVersion('count-a')).toBe(before);
     }
   });
 
   it("changes at once after this store's own append to the stream, in the same turn", async () => {
-    await server.append('count-a', [event(0)], 'no_stream');
+    await server().append('count-a', [event(0)], 'no_stream');
     for (let n = 1; n < 10; n++) {
-      const before = server.streamVersion('count-a');
-      await server.append('count-a', [event(n)], n - 1);
-      expect(server.streamVersion('count-a')).not.toBe(before);
+      const before = server().streamVersion('count-a');
+      await server().append('count-a', [event(n)], n - 1);
+      expect(server().streamVersion('count-a')).not.toBe(before);
     }
   });
 
   it("changes by the next turn after another connection's append to the stream, every time, whatever came between", async () => {
-    await cli.append('count-a', [event(0)], 'no_stream');
+    await cli().append('count-a', [event(0)], 'no_stream');
     for (let n = 1; n < 20; n++) {
       await nextTurn();
-      const before = server.streamVersion('count-a');
+      const before = server().streamVersion('count-a');
       // Asked again in the same turn as often as a busy server asks.
-      for (let i = 0; i < 3; i++) expect(server.streamVersion('count-a')).toBe(before);
-      await server.append(`count-b-${n}`, [event(n)], 'no_stream');
-      await cli.append('count-a', [event(n)], n - 1);
+      for (let i = 0; i < 3; i++) expect(server().streamVersion('count-a')).toBe(before);
+      await server().append(`count-b-${n}`, [event(n)], 'no_stream');
+      await cli().append('count-a', [event(n)], n - 1);
       await nextTurn();
-      expect(server.streamVersion('count-a')).not.toBe(before);
+      expect(server().streamVersion('count-a')).not.toBe(before);
     }
   });
 
   it('answers undefined once closed (nothing can be known)', async () => {
-    await server.close();
-    expect(server.streamVersion('count-a')).toBeUndefined();
+    await server().close();
+    expect(server().streamVersion('count-a')).toBeUndefined();
   });
 });
