@@ -1,16 +1,10 @@
-import { join } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import { ALL_PROJECTIONS } from '../../../projections';
 import { checkpointName } from '../../../projections/projection';
-import { SqliteDataKeyStore } from '../../adapters/data-keys/sqlite/sqlite-data-key-store';
-import { SqliteEventStore } from '../../adapters/event-store/sqlite/sqlite-event-store';
 import { openSqliteReadModels } from '../../infrastructure/sqlite-read-models';
-import { SealingEventStore } from '../../shared/application/operations/sealing-event-store';
 import { ProjectorRunner } from '../../shared/application/projection-runtime/projector-runner';
-import { DataKeyRing } from '../../shared/crypto/data-key-ring';
-import { openMasterKey } from '../../shared/crypto/master-key';
 import { messageOf } from '../../shared/domain/errors';
-import { personalDataRulesFor } from '../personal-data-rules';
+import { openThreadLog, ThreadLog } from '../thread-log';
 import type { FoldThreadData, FromFoldThread, ToFoldThread } from './protocol';
 
 /**
@@ -30,13 +24,12 @@ async function main(): Promise<void> {
     if (!definition) throw new Error(`the fold thread does not know the projection ${checkpoint}`);
     return definition;
   });
-  const events = new SqliteEventStore(join(config.dataDir, 'events.sqlite'));
   const readModels = openSqliteReadModels(config.dataDir);
-  const dataKeys = new SqliteDataKeyStore(join(config.dataDir, 'keys.sqlite'));
+  let threadLog: ThreadLog | undefined;
   let runner: ProjectorRunner | undefined;
   try {
-    const ring = new DataKeyRing(dataKeys, await openMasterKey(config, events), { ...config.dataKeyCache, exclusive: false });
-    const log = new SealingEventStore(events, ring, personalDataRulesFor(config));
+    threadLog = await openThreadLog(config);
+    const { log } = threadLog;
     let fail: (error: unknown) => void = () => undefined;
     const failed = new Promise<never>((_, reject) => (fail = reject));
     failed.catch(() => undefined);
@@ -58,11 +51,11 @@ async function main(): Promise<void> {
     const stats = runner.stats();
     await runner.stop();
     runner = undefined;
-    await Promise.all([events.close(), readModels.close(), dataKeys.close()]);
+    await Promise.all([threadLog.close(), readModels.close()]);
     post({ kind: 'done', stats });
   } catch (error) {
     await runner?.stop().catch(() => undefined);
-    await Promise.all([events.close(), readModels.close(), dataKeys.close()]).catch(() => undefined);
+    await Promise.all([threadLog?.close(), readModels.close()]).catch(() => undefined);
     post({ kind: 'failed', error: messageOf(error) });
   } finally {
     port.close();

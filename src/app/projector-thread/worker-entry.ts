@@ -1,16 +1,11 @@
-import { join } from 'node:path';
 import { parentPort, threadId, workerData } from 'node:worker_threads';
 import { ALL_PROJECTIONS } from '../../../projections';
 import { ProjectionDefinition } from '../../../projections/projection';
-import { SqliteDataKeyStore } from '../../adapters/data-keys/sqlite/sqlite-data-key-store';
-import { ReportedHead, SqliteEventStore } from '../../adapters/event-store/sqlite/sqlite-event-store';
+import { ReportedHead } from '../../adapters/event-store/sqlite/sqlite-event-store';
+import { openThreadLog } from '../thread-log';
 import { openSqliteReadModels } from '../../infrastructure/sqlite-read-models';
 import { createLogger } from '../../infrastructure/logger';
-import { DataKeyRing } from '../../shared/crypto/data-key-ring';
-import { openMasterKey } from '../../shared/crypto/master-key';
-import { SealingEventStore } from '../../shared/application/operations/sealing-event-store';
 import { LogPosition } from '../../shared/domain/event';
-import { personalDataRulesFor } from '../personal-data-rules';
 import { openProjectors } from '../projectors';
 import { deliverWebhooks, webhookContextAt } from '../webhook-delivery-parts';
 import type { WebhookDeliveryWorker } from '../../modules/webhooks/deliver-webhooks/webhook-delivery-worker';
@@ -83,14 +78,11 @@ function definitionsOf(listed: ProjectorThreadData['projections']): ProjectionDe
 async function main(): Promise<void> {
   const { config } = data;
   const logger = createLogger(config.logLevel).child({ thread: 'projector' });
-  const events = new SqliteEventStore(join(config.dataDir, 'events.sqlite'), { reportedHead: head });
   const definitions = definitionsOf(data.projections);
   const readModels = withPartitionedCheckpoints(openSqliteReadModels(config.dataDir), splitProjections(definitions, config.projectorPartitions));
-  const dataKeys = new SqliteDataKeyStore(join(config.dataDir, 'keys.sqlite'));
-  const secretBox = await openMasterKey(config, events);
-  // Not exclusive: the request thread destroys keys; it says so at once (`keys-destroyed`), the TTL bounds the rest.
-  const ring = new DataKeyRing(dataKeys, secretBox, { ...config.dataKeyCache, exclusive: false });
-  const log = new SealingEventStore(events, ring, personalDataRulesFor(config));
+  // The request thread destroys keys; it says so at once (`keys-destroyed`), the TTL bounds the rest.
+  const threadLog = await openThreadLog(config, { reportedHead: head });
+  const { secretBox, ring, log } = threadLog;
   const batches: [number, number][] = [];
   const projectors = await openProjectors(log, readModels, {
     config,
@@ -181,9 +173,8 @@ async function main(): Promise<void> {
           stopFollowingHead();
           await projectors.stop();
           report();
-          await events.close();
+          await threadLog.close();
           await readModels.close();
-          await dataKeys.close();
           post({ kind: 'stopped' });
           port.close();
         })();
