@@ -91,3 +91,13 @@ export function indexDefinition(collection: string, index: IndexSpec, fieldOf: F
   const sql = `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS "${name}" ON "${table(collection)}" (${parts.join(', ')})`;
   return { name, sql };
 }
+
+/**
+ * The put of a collection's row: inserted, or replaced only by a later position (a redelivered
+ * event changes nothing). `columns` start with `id` and end with `position`; `kept` stay as the
+ * row was first written (a text collection's rowid, which its index refers to).
+ */
+export const laterPositionPutSql = (t: string, columns: readonly string[], kept: readonly string[] = []): string =>
+  `INSERT INTO "${t}" (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})
+   ON CONFLICT(id) DO UPDATE SET ${columns.filter((c) => c !== 'id' && !kept.includes(c)).map((c) => `${c} = excluded.${c}`).join(', ')}
+   WHERE excluded.position > "${t}".position`;

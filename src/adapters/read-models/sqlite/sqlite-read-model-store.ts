@@ -18,7 +18,7 @@ import {
 } from '../../../shared/ports/read-model-store.port';
 import { WalCheckpointer } from '../../shared/sqlite-wal-checkpointer';
 import { SqliteLeases } from './sqlite-leases';
-import { indexDefinition, orderTerms, table, whereClause } from './read-model-sql';
+import { indexDefinition, laterPositionPutSql, orderTerms, table, whereClause } from './read-model-sql';
 import { CollectionLayout, createTableSql, JSON_LAYOUT, layoutOfTable } from './collection-layout';
 import { createTextCollection, searchTextCollection, textPutSql, textTable } from './text-search';
 import { BUSY_TIMEOUT_MS, IN_MEMORY, openReadModelDatabase } from './schema';
@@ -132,15 +132,12 @@ export class SqliteReadModelStore implements ReadModelStore {
         throw new Error(`The text-indexed collection ${collection} is written before ensureCollections declared it`);
       }
       const layout = this.layout(collection);
-      const columns = [...layout.written, 'position'];
       writer = {
         // Only a later position replaces a document: a redelivered event changes nothing.
         put: this.prepared(
           text
             ? textPutSql(collection, text, layout)
-            : `INSERT INTO "${t}" (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})
-           ON CONFLICT(id) DO UPDATE SET ${columns.slice(1).map((c) => `${c} = excluded.${c}`).join(', ')}
-           WHERE excluded.position > "${t}".position`,
+            : laterPositionPutSql(t, [...layout.written, 'position']),
         ),
         remove: this.prepared(`DELETE FROM "${t}" WHERE id = ?`),
         layout,

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { CollectionSpec, Document, TextIndexSpec, TextMatch, TextSearch } from '../../../shared/ports/read-model-store.port';
 import { CollectionLayout, columnDefinition, JSON_LAYOUT, layoutColumns, POSITION_COLUMN } from './collection-layout';
-import { column, field, table, whereClause } from './read-model-sql';
+import { column, field, laterPositionPutSql, table, whereClause } from './read-model-sql';
 
 /**
  * Text-indexed collections (`CollectionSpec.text`) in SQLite: the collection's table keeps its
@@ -94,11 +94,7 @@ const rowidColumn = (layout: CollectionLayout, spec: TextIndexSpec): string => (
 export const textPutSql = (collection: string, spec: TextIndexSpec, layout: CollectionLayout): string => {
   const t = table(collection);
   if (!layout.documents) {
-    const columns = [...layout.written, 'position'];
-    const rowid = rowidColumn(layout, spec);
-    return `INSERT INTO "${t}" (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})
-            ON CONFLICT(id) DO UPDATE SET ${columns.filter((c) => c !== 'id' && c !== rowid).map((c) => `${c} = excluded.${c}`).join(', ')}
-            WHERE excluded.position > "${t}".position`;
+    return laterPositionPutSql(t, [...layout.written, 'position'], [rowidColumn(layout, spec)]);
   }
   const order = field(spec.order).replace('json_extract(doc,', 'json_extract(d,');
   // (`WHERE true`: an upsert after a SELECT needs a WHERE, or its ON reads as a join's.)
