@@ -11,7 +11,7 @@ export const READ_MODELS_FILE = 'read-models.sqlite';
 /** The files of DATA_DIR that hold read models (each with its `-wal` and `-shm`). */
 export const readModelFiles = (projections: readonly ProjectionDefinition[] = ALL_PROJECTIONS): string[] => [
   READ_MODELS_FILE,
-  ...new Set(projections.flatMap((p) => (p.background ? [`${p.background.sqliteFile}.sqlite`] : []))),
+  ...new Set(projections.flatMap((p) => (p.background?.sqliteFile ? [`${p.background.sqliteFile}.sqlite`] : []))),
 ];
 
 /**
@@ -25,7 +25,10 @@ export function openSqliteReadModels(dataDir: string, projections: readonly Proj
     let store: ReadModelStore = new SqliteReadModelStore(join(dataDir, READ_MODELS_FILE));
     opened.push(store as SqliteReadModelStore);
     const byFile = new Map<string, ProjectionDefinition[]>();
-    for (const p of projections) if (p.background) byFile.set(p.background.sqliteFile, [...(byFile.get(p.background.sqliteFile) ?? []), p]);
+    for (const p of projections) {
+      const file = p.background?.sqliteFile;
+      if (file) byFile.set(file, [...(byFile.get(file) ?? []), p]);
+    }
     for (const [file, definitions] of byFile) {
       const apart = new SqliteReadModelStore(join(dataDir, `${file}.sqlite`));
       opened.push(apart);
