@@ -101,8 +101,8 @@ export const auditIndexProjection: ProjectionDefinition<ParleyEvent, AuditIndexD
   // The audit routes wait for the log's head before reading it (src/modules/audit/audit-trail.ts).
   awaitedByReaders: true,
   // No write waits for it, so it folds behind the projections they wait for, in larger batches
-  // (in read-models.sqlite still): in their batch, it held every send's answer up (a fifth of
-  // the batch, measured: docs/benchmarks.md).
+  // (in read-models.sqlite still): in their batch, it held every send's answer up (a quarter to
+  // a third of the batch, measured: docs/benchmarks.md).
   background: {},
 
   targets(event): Target[] {
