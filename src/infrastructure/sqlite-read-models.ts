@@ -5,7 +5,7 @@ import { apartFor, SplitReadModels } from '../shared/application/projection-runt
 import { ALL_PROJECTIONS } from '../../projections';
 import type { ProjectionDefinition } from '../../projections/projection';
 
-/** The read models' main file in DATA_DIR; the projections folded in the background have files of their own (`background.sqliteFile`). */
+/** The read models' main file in DATA_DIR; projections folded in the background may have files of their own (`background.sqliteFile`). */
 export const READ_MODELS_FILE = 'read-models.sqlite';
 
 /** The files of DATA_DIR that hold read models (each with its `-wal` and `-shm`). */
@@ -16,7 +16,8 @@ export const readModelFiles = (projections: readonly ProjectionDefinition[] = AL
 
 /**
  * The embedded default's read models: `read-models.sqlite`, and beside it a file for each
- * projection folded in the background (`search.sqlite`), with its own connection and write lock.
+ * projection folded in the background that names one (`search.sqlite`), with its own connection
+ * and write lock.
  * The same connections on the request thread, the projector thread and the CLIs.
  */
 export function openSqliteReadModels(dataDir: string, projections: readonly ProjectionDefinition[] = ALL_PROJECTIONS): ReadModelStore {
