@@ -66,13 +66,15 @@ export interface ProjectionDefinition<E extends DomainEvent = DomainEvent, D ext
    */
   readonly awaitedByReaders?: true;
   /**
-   * Folded behind the others, for an index whose writes cost far more than the events it folds
-   * (message search): its own runner writes large batches a short while after the events
-   * (BACKGROUND_FOLD in projector-runner.ts), so the other projections' batches go first, and on
-   * SQLite its collections, checkpoint and lease live in a file of their own in DATA_DIR
-   * (`<sqliteFile>.sqlite`), with its own write lock. Readers wait for it (`awaitedByReaders`).
+   * Folded behind the others, for an index no write waits for (message search, the audit
+   * index): its own runner writes large batches a short while after the events
+   * (BACKGROUND_FOLD in src/app/projectors.ts), so the batches the writes wait for are not
+   * held up by its writes. With `sqliteFile` (an index whose writes cost far more than the
+   * events it folds: message search), on SQLite its collections, checkpoint and lease live in a
+   * file of their own in DATA_DIR (`<sqliteFile>.sqlite`), with its own write lock; without,
+   * in the main file. Readers wait for it (`awaitedByReaders`).
    */
-  readonly background?: { readonly sqliteFile: string };
+  readonly background?: { readonly sqliteFile?: string };
   /**
    * The events after which its documents no longer hold content they held (a deletion, an
    * edit, a wipe): once a batch with one is written, the runner has the store overwrite what

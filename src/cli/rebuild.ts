@@ -116,7 +116,8 @@ export function foldsOf(
   const byFile = new Map<string, ProjectionDefinition[]>();
   const here: ProjectionDefinition[] = [];
   for (const p of chosen) {
-    if (p.background) byFile.set(p.background.sqliteFile, [...(byFile.get(p.background.sqliteFile) ?? []), p]);
+    const file = p.background?.sqliteFile;
+    if (file) byFile.set(file, [...(byFile.get(file) ?? []), p]);
     else here.push(p);
   }
   // Only these chosen: folded here as well as on a thread.

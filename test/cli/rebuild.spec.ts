@@ -155,8 +155,8 @@ describe('rebuild CLI', () => {
   });
 
   it('folds on one thread with EventStoreDB or MongoDB, or when only the projections kept apart are chosen', () => {
-    const search = ALL_PROJECTIONS.filter((p) => p.background);
-    const others = ALL_PROJECTIONS.filter((p) => !p.background);
+    const search = ALL_PROJECTIONS.filter((p) => p.background?.sqliteFile);
+    const others = ALL_PROJECTIONS.filter((p) => !p.background?.sqliteFile);
     expect(search.map((p) => p.name)).toEqual(['message_search']);
     expect(foldsOf(ALL_PROJECTIONS, {})).toEqual({ here: others, apart: [search] });
     expect(foldsOf(ALL_PROJECTIONS, { eventStoreConnectionString: 'esdb://x' })).toEqual({ here: ALL_PROJECTIONS, apart: [] });
