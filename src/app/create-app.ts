@@ -1,6 +1,4 @@
 import { startEmbeddedWebhookDelivery } from './webhook-delivery';
-import { ProjectorThread } from './projector-thread/projector-thread';
-import { LiveLog } from '../shared/subscriptions/live-log';
 import { PublicOrigin } from '../modules/attachments/links/public-origin';
 import { WEBHOOK_CONTEXT_AT, WebhookContextAt } from '../modules/webhooks/deliver-webhooks/webhook-context';
 import { NestFactory } from '@nestjs/core';
@@ -211,8 +209,6 @@ export async function bootstrapInstance(app: NestFastifyApplication, runtime: Ru
 export async function startServer(runtime: Runtime, hooks: { beforeListen?: () => Promise<void> } = {}): Promise<RunningServer> {
   const { app, requests, unreadBodies, streams } = await createApp(runtime);
   await app.init();
-  // The live log reads every commit back: its projector thread folds them from there (no read of its own).
-  if (runtime.runner instanceof ProjectorThread) runtime.runner.handOverFrom(app.get(LiveLog));
   await bootstrapInstance(app, runtime);
   for (const warning of await app.get(CredentialWarnings).atStart()) runtime.logger.warn(warning);
   const { config } = runtime;

@@ -5,7 +5,6 @@ import { SealingEventStore } from '../shared/application/operations/sealing-even
 import { DataKeyRing } from '../shared/crypto/data-key-ring';
 import { openMasterKey } from '../shared/crypto/master-key';
 import type { SecretBox } from '../shared/crypto/secret-box';
-import type { EventStore } from '../shared/ports/event-store.port';
 import type { ProjectorThreadConfig } from './projector-thread/protocol';
 import { personalDataRulesFor } from './personal-data-rules';
 
@@ -21,16 +20,8 @@ export interface ThreadLog {
   close(): Promise<void>;
 }
 
-/**
- * Opens a thread's log (the projector thread's, a rebuild's fold thread's); on a failure, closes
- * what it opened. `read`: what the sealing log reads through, given the connection and the ring
- * (the projector thread's: the events the request thread hands over, HandedEvents).
- */
-export async function openThreadLog(
-  config: ProjectorThreadConfig,
-  options: SqliteEventStoreOptions = {},
-  read: (events: SqliteEventStore, ring: DataKeyRing) => EventStore = (events) => events,
-): Promise<ThreadLog> {
+/** Opens a thread's log (the projector thread's, a rebuild's fold thread's); on a failure, closes what it opened. */
+export async function openThreadLog(config: ProjectorThreadConfig, options: SqliteEventStoreOptions = {}): Promise<ThreadLog> {
   const events = new SqliteEventStore(join(config.dataDir, 'events.sqlite'), options);
   const dataKeys = new SqliteDataKeyStore(join(config.dataDir, 'keys.sqlite'));
   const close = async () => {
@@ -40,7 +31,7 @@ export async function openThreadLog(
   try {
     const secretBox = await openMasterKey(config, events);
     const ring = new DataKeyRing(dataKeys, secretBox, { ...config.dataKeyCache, exclusive: false });
-    return { events, dataKeys, secretBox, ring, log: new SealingEventStore(read(events, ring), ring, personalDataRulesFor(config)), close };
+    return { events, dataKeys, secretBox, ring, log: new SealingEventStore(events, ring, personalDataRulesFor(config)), close };
   } catch (error) {
     await close().catch(() => undefined);
     throw error;

@@ -13,8 +13,6 @@ import type { OfflineNow } from '../../modules/webhooks/deliver-webhooks/chatkit
 import type { WebhookDeactivation } from '../../modules/webhooks/deliver-webhooks/webhook-delivery-worker';
 import type { FromProjectorThread, ProjectorThreadData, ToProjectorThread } from './protocol';
 import { SharedHead } from './shared-head';
-import { HandOver } from './hand-over';
-import type { LiveTap } from '../../shared/subscriptions/live-log';
 import { workerScript } from '../worker-script';
 import { ALL_PROJECTIONS } from '../../../projections';
 import { checkpointName } from '../../../projections/projection';
@@ -55,9 +53,6 @@ export class ProjectorThread implements Projectors {
   private stopped: (() => void) | null = null;
   private readonly offHead: () => void;
   private readonly offDestroys: () => void;
-  /** The events the request thread's live log reads back, posted on to the thread (`handOverFrom`). */
-  private readonly handOver: HandOver;
-  private offHandOver: () => void = () => undefined;
   /** Set once the server listens: the thread delivers webhooks (and a restarted one again). */
   private webhooks: ThreadWebhookHost | null = null;
   private webhooksStopped: (() => void) | null = null;
@@ -78,22 +73,7 @@ export class ProjectorThread implements Projectors {
       data.projections.flatMap(({ name, version }) => ALL_PROJECTIONS.filter((d) => d.name === name && d.background).slice(0, 1).map((d) => checkpointName({ ...d, version }))),
     );
     this.offHead = events.watchVisibleHead((head) => this.head.moveTo(head));
-    this.handOver = new HandOver(keys, (message) => this.send(message));
-    this.offDestroys = keys.watchDestroys((selector) => {
-      // Plaintexts of the keys read before the destroy go first: none arrives after its word.
-      this.handOver.flush();
-      this.send({ kind: 'keys-destroyed', selector });
-    });
-  }
-
-  /**
-   * Hands the thread every event the request thread's live log reads back from now on, with
-   * the plaintexts it holds: the thread folds them without reading the log or opening them
-   * (it reads the log for whatever they do not cover).
-   */
-  handOverFrom(live: { tap(tap: LiveTap): () => void }): void {
-    this.offHandOver();
-    this.offHandOver = live.tap(this.handOver.read);
+    this.offDestroys = keys.watchDestroys((selector) => this.send({ kind: 'keys-destroyed', selector }));
   }
 
   get running(): string[] {
@@ -177,8 +157,6 @@ export class ProjectorThread implements Projectors {
     this.stopping = true;
     this.offHead();
     this.offDestroys();
-    this.offHandOver();
-    this.handOver.flush();
     if (this.restartTimer) clearTimeout(this.restartTimer);
     const worker = this.worker;
     if (!worker) return;

@@ -1,6 +1,6 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { ParleyConfig } from '../../config/config';
-import type { LogPosition, RecordedEvent } from '../../shared/domain/event';
+import type { LogPosition } from '../../shared/domain/event';
 import type { DataKeySelector } from '../../shared/domain/personal-data';
 import type { ProjectionStatus } from '../../shared/application/projection-runtime/projector-runner';
 import type { WebhookFailure } from '../../modules/webhooks/deliver-webhooks/webhook-delivery-worker';
@@ -48,13 +48,6 @@ export interface ProjectorThreadData {
 export type ToProjectorThread =
   /** The request thread is destroying these data keys: never open them again. */
   | { readonly kind: 'keys-destroyed'; readonly selector: DataKeySelector }
-  /**
-   * Events the request thread's live log read back (durable, as the log holds them, in order,
-   * `after`: the position of the event it read before them), and the plaintext of each event's
-   * sealed fields where it holds it (null where not). Posted before any destroy of their keys
-   * (`keys-destroyed`).
-   */
-  | { readonly kind: 'handed'; readonly after: LogPosition | null; readonly events: readonly RecordedEvent[]; readonly plaintexts: readonly (string | null)[] }
   /** Stop folding, write what was folded, release the leases, then answer `stopped`. */
   | { readonly kind: 'stop' }
   /** Test hook (only with `testHooks`): throw out of the thread, as a bug would. */

@@ -13,7 +13,6 @@ import { ProjectionVersions } from '../../shared/application/projection-runtime/
 import { VersionedReadModels } from '../../shared/application/projection-runtime/versioned-read-models';
 import type { FromProjectorThread, ProjectorThreadData, ToProjectorThread } from './protocol';
 import { SharedHead } from './shared-head';
-import { HandedEvents } from './handed-events';
 import { withPartitionedCheckpoints } from '../../shared/application/projection-runtime/partitioned-checkpoints';
 import { splitProjections } from '../../shared/application/projection-runtime/projector/projection-parts';
 import { collectStartUpGarbage } from '../../infrastructure/start-up-garbage';
@@ -82,9 +81,7 @@ async function main(): Promise<void> {
   const definitions = definitionsOf(data.projections);
   const readModels = withPartitionedCheckpoints(openSqliteReadModels(config.dataDir), splitProjections(definitions, config.projectorPartitions));
   // The request thread destroys keys; it says so at once (`keys-destroyed`), the TTL bounds the rest.
-  // It folds the events the request thread hands over (`handed`), and reads the log for the rest.
-  let handed: HandedEvents | null = null;
-  const threadLog = await openThreadLog(config, { reportedHead: head }, (events, ring) => (handed = new HandedEvents(events, head, ring)));
+  const threadLog = await openThreadLog(config, { reportedHead: head });
   const { secretBox, ring, log } = threadLog;
   const batches: [number, number][] = [];
   const projectors = await openProjectors(log, readModels, {
@@ -157,9 +154,6 @@ async function main(): Promise<void> {
         return;
       case 'webhook-deactivated':
         answered(message.id, message.error === undefined ? { answer: undefined } : { error: new Error(message.error) });
-        return;
-      case 'handed':
-        handed?.receive(message);
         return;
       case 'keys-destroyed':
         ring.forgetDestroyed(message.selector);

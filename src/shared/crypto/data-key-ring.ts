@@ -44,9 +44,6 @@ interface CachedKey {
 /** Keys made ready that are cached per turn of the event loop (a block's thousand over several turns). */
 const KEPT_PER_TURN = 500;
 
-/** Texts another thread opened and handed over (`rememberHanded`) that a ring keeps until they are read. */
-const HANDED_KEPT = 20_000;
-
 /** No key: destroyed, or never created (cached too, so that reading erased events asks the store once). */
 const ABSENT = 'absent' as const;
 
@@ -74,12 +71,6 @@ export class DataKeyRing {
   /** Counts destroys begun: keys read or made while one ran are asked for again. */
   private destroys = 0;
   private readonly destroyWatchers = new Set<(selector: DataKeySelector) => void>();
-  /**
-   * Texts the thread that sealed them handed over with the events (the embedded server's request
-   * thread to its projector thread), by key id: read without the key, which this ring then never
-   * fetches, derives or deciphers with. Forgotten with their keys (`forgetDestroyed`).
-   */
-  private readonly handed = new Map<string, { readonly ciphertext: string; readonly plaintext: string }>();
 
   /**
    * The keys to seal with: existing ones as stored, missing ones created durably (one write for
@@ -184,12 +175,6 @@ export class DataKeyRing {
    * Lets a reader open an event whose key is cached in the same turn it reads it.
    */
   known(id: string, ciphertext: string): string | Buffer | null | undefined {
-    const handed = this.handed.get(id);
-    if (handed?.ciphertext === ciphertext) {
-      // Read once (the reader folds each event once); a read again asks the cache and the store.
-      this.handed.delete(id);
-      return handed.plaintext;
-    }
     const cached = this.cache.get(id);
     if (cached === undefined) return undefined;
     if (cached === ABSENT) return null;
@@ -200,18 +185,6 @@ export class DataKeyRing {
   remember(id: string, ciphertext: string, plaintext: string): void {
     const cached = this.cache.peek(id);
     if (cached && cached !== ABSENT) cached.opened = { ciphertext, plaintext };
-  }
-
-  /**
-   * What another thread of this process sealed or opened under key `id` (its ciphertext and
-   * plaintext), for `known` to answer once without the key. The other thread hands it over
-   * before it tells of any destroy that takes the key (`forgetDestroyed` drops it then).
-   */
-  rememberHanded(id: string, ciphertext: string, plaintext: string): void {
-    // Unread ones are dropped oldest first (a Map keeps insertion order): a reader that falls
-    // that far behind reads the log and asks the store.
-    if (this.handed.size >= HANDED_KEPT) this.handed.delete(this.handed.keys().next().value!);
-    this.handed.set(id, { ciphertext, plaintext });
   }
 
   /**
@@ -264,7 +237,6 @@ export class DataKeyRing {
   }
 
   private forget(selector: DataKeySelector): void {
-    this.forgetHanded(selector);
     if ('ids' in selector) {
       // By id: no scan of the cache (a Beams delivery destroys one key, many times a second).
       for (const id of selector.ids) this.cache.delete(id);
@@ -282,17 +254,5 @@ export class DataKeyRing {
       if (gone(id, entry) || ('owner' in selector && entry !== ABSENT && entry.owner === null)) evicted.push(id);
     }
     for (const id of evicted) this.cache.delete(id);
-  }
-
-  /** The handed texts a destroy takes: by id or prefix; all of them for an owner's (a handed text names none). */
-  private forgetHanded(selector: DataKeySelector): void {
-    if (this.handed.size === 0) return;
-    if ('ids' in selector) {
-      for (const id of selector.ids) this.handed.delete(id);
-      return;
-    }
-    if ('owner' in selector) return this.handed.clear();
-    const prefixes = 'prefix' in selector ? [selector.prefix] : selector.prefixes;
-    for (const id of [...this.handed.keys()]) if (prefixes.some((prefix) => id.startsWith(prefix))) this.handed.delete(id);
   }
 }

@@ -43,22 +43,4 @@ describe('LiveLog', () => {
       { text: 'd', opened: true },
     ]);
   });
-
-  it('shows a tap every event it reads, as the log holds it, in order, each with the position of the one before', async () => {
-    stores = openSqliteStores('parley-live-log-');
-    liveLog = new LiveLog(stores.events, { open: async (event) => ({ ...event, data: { opened: true } }) });
-    const first = await stores.events.append('messages-acme.before', [sent('a')], 'any');
-    await liveLog.start();
-    const tapped: [RecordedEvent, string | null][] = [];
-    liveLog.tap((event, after) => tapped.push([event, after]));
-    liveLog.on('messages-acme.watched', () => undefined);
-
-    await stores.events.append('messages-acme.unwatched', [sent('b'), sent('c')], 'any');
-    const last = await stores.events.append('messages-acme.watched', [sent('d')], 'any');
-    await eventually(() => liveLog.position === last.position || undefined);
-
-    const logged = await stores.events.readAll({ after: first.position });
-    expect(tapped.map(([event]) => event)).toEqual(logged);
-    expect(tapped.map(([, after]) => after)).toEqual([first.position, ...logged.slice(0, -1).map((event) => event.position)]);
-  });
 });

@@ -8,8 +8,6 @@ import { messageOf } from '../domain/errors';
 export type LiveListener = (event: RecordedEvent) => void;
 /** Extra routing keys an event is delivered under besides its stream name (e.g. the users it concerns). */
 export type EventRouter = (event: RecordedEvent) => readonly string[];
-/** Sees every event the live log reads, as the log holds it, with the position of the one it read before (null: the log's start). */
-export type LiveTap = (event: RecordedEvent, after: LogPosition | null) => void;
 
 export interface LiveLogOptions {
   /**
@@ -34,7 +32,6 @@ export interface LiveLogOptions {
 export class LiveLog {
   private readonly listeners = new Map<string, Set<LiveListener>>();
   private readonly routers: EventRouter[] = [];
-  private readonly taps = new Set<LiveTap>();
   private subscription: LogSubscription | null = null;
   private loop: Promise<void> | null = null;
   private current: LogPosition | null = null;
@@ -71,16 +68,6 @@ export class LiveLog {
     this.routers.push(router);
   }
 
-  /**
-   * Sees every event read from now on, in the log's order, without a gap or a repeat as long as
-   * each `after` is the position of the event seen before (after a drop, the reads resume after
-   * the last event dispatched: an event may be seen again, with the same `after`). Returns the removal.
-   */
-  tap(tap: LiveTap): () => void {
-    this.taps.add(tap);
-    return () => this.taps.delete(tap);
-  }
-
   /** Listens to events of a stream name or a routing key; returns the removal. */
   on(key: string, listener: LiveListener): () => void {
     let set = this.listeners.get(key);
@@ -104,7 +91,6 @@ export class LiveLog {
         this.subscription = subscription;
         for await (const stored of subscription) {
           this.backoff.reset();
-          for (const tap of this.taps) tap(stored, this.current);
           const keys = [stored.streamName];
           for (const router of this.routers) keys.push(...router(stored));
           if (!keys.some((key) => this.listeners.has(key))) {
