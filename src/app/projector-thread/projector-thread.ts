@@ -32,9 +32,9 @@ const STOP_TIMEOUT_MS = 10_000;
  * The request thread's view of the projector thread (worker-entry.ts): the surface
  * ProjectionWatch, health, readiness and metrics use, answered from the thread's reports. It
  * tells the thread each new durable head of the log (which also wakes its subscriptions), the
- * plaintexts the request thread seals (SealedTexts) and each destroy of data keys; restarts a thread that throws or exits, with backoff (the
- * projections show as `dropped` meanwhile, and waits fall back to the stored checkpoints);
- * stops it after it has written its checkpoints.
+ * plaintexts the request thread seals (SealedTexts) and each destroy of data keys; restarts a
+ * thread that throws or exits, with backoff (the projections show as `dropped` meanwhile, and
+ * waits fall back to the stored checkpoints); stops it after it has written its checkpoints.
  */
 export class ProjectorThread implements Projectors {
   private worker: Worker | null = null;
