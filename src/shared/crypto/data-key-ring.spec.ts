@@ -38,4 +38,14 @@ describe('DataKeyRing: texts handed over by another thread', () => {
     ring.rememberHanded('acme/a\nacme/b', 'ct', '{"text":"both"}');
     expect(ring.known('acme/a\nacme/b', 'ct')).toBeUndefined();
   });
+
+  it('keeps the unread texts bounded, by count and by size: the oldest go first', () => {
+    const ring = new DataKeyRing(noKeys, box);
+    for (let i = 0; i < 5_000; i++) ring.rememberHanded(`acme/m${i}`, `ct-${i}`, `{"text":"${i}"}`);
+    expect(ring.known('acme/m0', 'ct-0')).toBeUndefined();
+    expect(ring.known('acme/m4999', 'ct-4999')).toBe('{"text":"4999"}');
+    const huge = `{"text":"${'x'.repeat(5 * 1024 * 1024)}"}`;
+    ring.rememberHanded('acme/huge', 'ct-huge', huge);
+    expect(ring.known('acme/huge', 'ct-huge')).toBeUndefined();
+  });
 });

@@ -3,7 +3,7 @@ import { growingLru } from '../growing-lru';
 import { DataKeySelector, DataKeyStore } from '../ports/data-key-store.port';
 import { SecretBox } from './secret-box';
 import { DerivedDataKeys } from './derived-data-keys';
-import { isUnderSeveralKeys } from './sealed-fields';
+import { HandedTexts } from './handed-texts';
 
 /** A data key wanted for sealing: its id, and the user incarnation who wrote what it seals. */
 export interface DataKeyRequest {
@@ -45,13 +45,6 @@ interface CachedKey {
 /** Keys made ready that are cached per turn of the event loop (a block's thousand over several turns). */
 const KEPT_PER_TURN = 500;
 
-/**
- * Texts another thread sealed and handed over (`rememberHanded`) that a ring keeps until they
- * are read: the sends in flight, and a second or so of a busy room's behind them. A reader
- * further behind opens the rest with their keys.
- */
-const HANDED_KEPT = 4_096;
-
 /** No key: destroyed, or never created (cached too, so that reading erased events asks the store once). */
 const ABSENT = 'absent' as const;
 
@@ -85,7 +78,7 @@ export class DataKeyRing {
    * projector thread), by key id: `known` answers each once without the key, which this ring
    * then never fetches, derives or deciphers with. Forgotten with their keys (`forgetDestroyed`).
    */
-  private readonly handed = new Map<string, { readonly ciphertext: string; readonly plaintext: string }>();
+  private readonly handed = new HandedTexts();
 
   /**
    * The keys to seal with: existing ones as stored, missing ones created durably (one write for
@@ -190,12 +183,9 @@ export class DataKeyRing {
    * Lets a reader open an event whose key is cached in the same turn it reads it.
    */
   known(id: string, ciphertext: string): string | Buffer | null | undefined {
-    const handed = this.handed.get(id);
-    if (handed?.ciphertext === ciphertext) {
-      // Read once (a projector reads each event once); a read again asks the cache and the store.
-      this.handed.delete(id);
-      return handed.plaintext;
-    }
+    // Once (a projector reads each event once); a read again asks the cache and the store.
+    const handed = this.handed.take(id, ciphertext);
+    if (handed !== undefined) return handed;
     const cached = this.cache.get(id);
     if (cached === undefined) return undefined;
     if (cached === ABSENT) return null;
@@ -225,12 +215,7 @@ export class DataKeyRing {
    * takes the key: `forgetDestroyed` drops it then.
    */
   rememberHanded(id: string, ciphertext: string, plaintext: string): void {
-    // A destroy names single keys: a text under several (sealUnderAll) is opened with its keys.
-    if (isUnderSeveralKeys(id)) return;
-    // Unread ones go oldest first (a Map keeps insertion order): what was never appended, or is
-    // read so late, is opened with its key.
-    if (this.handed.size >= HANDED_KEPT && !this.handed.has(id)) this.handed.delete(this.handed.keys().next().value!);
-    this.handed.set(id, { ciphertext, plaintext });
+    this.handed.add(id, ciphertext, plaintext);
   }
 
   /**
@@ -283,7 +268,7 @@ export class DataKeyRing {
   }
 
   private forget(selector: DataKeySelector): void {
-    this.forgetHanded(selector);
+    this.handed.forget(selector);
     if ('ids' in selector) {
       // By id: no scan of the cache (a Beams delivery destroys one key, many times a second).
       for (const id of selector.ids) this.cache.delete(id);
@@ -301,17 +286,5 @@ export class DataKeyRing {
       if (gone(id, entry) || ('owner' in selector && entry !== ABSENT && entry.owner === null)) evicted.push(id);
     }
     for (const id of evicted) this.cache.delete(id);
-  }
-
-  /** The handed texts a destroy takes: by id or prefix; every one for an owner's (a handed text names none). */
-  private forgetHanded(selector: DataKeySelector): void {
-    if (this.handed.size === 0) return;
-    if ('ids' in selector) {
-      for (const id of selector.ids) this.handed.delete(id);
-      return;
-    }
-    if ('owner' in selector) return this.handed.clear();
-    const prefixes = 'prefix' in selector ? [selector.prefix] : selector.prefixes;
-    for (const id of [...this.handed.keys()]) if (prefixes.some((prefix) => id.startsWith(prefix))) this.handed.delete(id);
   }
 }
