@@ -13,6 +13,7 @@ import type { OfflineNow } from '../../modules/webhooks/deliver-webhooks/chatkit
 import type { WebhookDeactivation } from '../../modules/webhooks/deliver-webhooks/webhook-delivery-worker';
 import type { FromProjectorThread, ProjectorThreadData, ToProjectorThread } from './protocol';
 import { SharedHead } from './shared-head';
+import { SealedTexts } from './sealed-texts';
 import { workerScript } from '../worker-script';
 import { ALL_PROJECTIONS } from '../../../projections';
 import { checkpointName } from '../../../projections/projection';
@@ -30,10 +31,10 @@ const STOP_TIMEOUT_MS = 10_000;
 /**
  * The request thread's view of the projector thread (worker-entry.ts): the surface
  * ProjectionWatch, health, readiness and metrics use, answered from the thread's reports. It
- * tells the thread each new durable head of the log (which also wakes its subscriptions) and
- * each destroy of data keys; restarts a thread that throws or exits, with backoff (the
- * projections show as `dropped` meanwhile, and waits fall back to the stored checkpoints);
- * stops it after it has written its checkpoints.
+ * tells the thread each new durable head of the log (which also wakes its subscriptions), the
+ * plaintexts the request thread seals (SealedTexts) and each destroy of data keys; restarts a
+ * thread that throws or exits, with backoff (the projections show as `dropped` meanwhile, and
+ * waits fall back to the stored checkpoints); stops it after it has written its checkpoints.
  */
 export class ProjectorThread implements Projectors {
   private worker: Worker | null = null;
@@ -53,6 +54,9 @@ export class ProjectorThread implements Projectors {
   private stopped: (() => void) | null = null;
   private readonly offHead: () => void;
   private readonly offDestroys: () => void;
+  /** The plaintexts the request thread seals, posted on to the thread. */
+  private readonly sealedTexts = new SealedTexts((message) => this.send(message));
+  private readonly offSealedTexts: () => void;
   /** Set once the server listens: the thread delivers webhooks (and a restarted one again). */
   private webhooks: ThreadWebhookHost | null = null;
   private webhooksStopped: (() => void) | null = null;
@@ -73,7 +77,12 @@ export class ProjectorThread implements Projectors {
       data.projections.flatMap(({ name, version }) => ALL_PROJECTIONS.filter((d) => d.name === name && d.background).slice(0, 1).map((d) => checkpointName({ ...d, version }))),
     );
     this.offHead = events.watchVisibleHead((head) => this.head.moveTo(head));
-    this.offDestroys = keys.watchDestroys((selector) => this.send({ kind: 'keys-destroyed', selector }));
+    this.offSealedTexts = keys.watchRemembered(this.sealedTexts.add);
+    this.offDestroys = keys.watchDestroys((selector) => {
+      // The texts sealed before the destroy go first: none of a destroyed key arrives after its word.
+      this.sealedTexts.flush();
+      this.send({ kind: 'keys-destroyed', selector });
+    });
   }
 
   get running(): string[] {
@@ -157,6 +166,7 @@ export class ProjectorThread implements Projectors {
     this.stopping = true;
     this.offHead();
     this.offDestroys();
+    this.offSealedTexts();
     if (this.restartTimer) clearTimeout(this.restartTimer);
     const worker = this.worker;
     if (!worker) return;

@@ -48,6 +48,12 @@ export interface ProjectorThreadData {
 export type ToProjectorThread =
   /** The request thread is destroying these data keys: never open them again. */
   | { readonly kind: 'keys-destroyed'; readonly selector: DataKeySelector }
+  /**
+   * Plaintexts the request thread sealed, as (key id, ciphertext, plaintext) triples one after
+   * the other: open the events that hold them without their keys. Posted before any destroy of
+   * their keys (`keys-destroyed`).
+   */
+  | { readonly kind: 'sealed-texts'; readonly texts: readonly string[] }
   /** Stop folding, write what was folded, release the leases, then answer `stopped`. */
   | { readonly kind: 'stop' }
   /** Test hook (only with `testHooks`): throw out of the thread, as a bug would. */

@@ -13,6 +13,7 @@ import { ProjectionVersions } from '../../shared/application/projection-runtime/
 import { VersionedReadModels } from '../../shared/application/projection-runtime/versioned-read-models';
 import type { FromProjectorThread, ProjectorThreadData, ToProjectorThread } from './protocol';
 import { SharedHead } from './shared-head';
+import { rememberSealedTexts } from './sealed-texts';
 import { withPartitionedCheckpoints } from '../../shared/application/projection-runtime/partitioned-checkpoints';
 import { splitProjections } from '../../shared/application/projection-runtime/projector/projection-parts';
 import { collectStartUpGarbage } from '../../infrastructure/start-up-garbage';
@@ -22,7 +23,9 @@ import { useLentCheckpointThread } from '../../adapters/shared/sqlite-wal-checkp
  * The embedded server's projector thread: folds the projections (the same ProcessProjectors as
  * on the request thread, same lease owner and options) through connections of its own to
  * DATA_DIR's files, reading the log only up to the head the request thread reports on disk, and
- * opening sealed events with keys it forgets as soon as the request thread destroys them.
+ * opening sealed events with the plaintexts the request thread sealed them from (handed over
+ * before their commit is on disk) or with keys, which it forgets as soon as the request thread
+ * destroys them.
  * It reports where each projection stands after every batch (ProjectorThread reads it).
  */
 const data = workerData as ProjectorThreadData;
@@ -154,6 +157,9 @@ async function main(): Promise<void> {
         return;
       case 'webhook-deactivated':
         answered(message.id, message.error === undefined ? { answer: undefined } : { error: new Error(message.error) });
+        return;
+      case 'sealed-texts':
+        rememberSealedTexts(ring, message);
         return;
       case 'keys-destroyed':
         ring.forgetDestroyed(message.selector);

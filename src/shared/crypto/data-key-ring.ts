@@ -3,6 +3,7 @@ import { growingLru } from '../growing-lru';
 import { DataKeySelector, DataKeyStore } from '../ports/data-key-store.port';
 import { SecretBox } from './secret-box';
 import { DerivedDataKeys } from './derived-data-keys';
+import { HandedTexts } from './handed-texts';
 
 /** A data key wanted for sealing: its id, and the user incarnation who wrote what it seals. */
 export interface DataKeyRequest {
@@ -71,6 +72,13 @@ export class DataKeyRing {
   /** Counts destroys begun: keys read or made while one ran are asked for again. */
   private destroys = 0;
   private readonly destroyWatchers = new Set<(selector: DataKeySelector) => void>();
+  private readonly rememberWatchers = new Set<(id: string, ciphertext: string, plaintext: string) => void>();
+  /**
+   * Texts another thread of the process sealed (the embedded server's request thread, for its
+   * projector thread), by key id: `known` answers each once without the key, which this ring
+   * then never fetches, derives or deciphers with. Forgotten with their keys (`forgetDestroyed`).
+   */
+  private readonly handed = new HandedTexts();
 
   /**
    * The keys to seal with: existing ones as stored, missing ones created durably (one write for
@@ -175,16 +183,39 @@ export class DataKeyRing {
    * Lets a reader open an event whose key is cached in the same turn it reads it.
    */
   known(id: string, ciphertext: string): string | Buffer | null | undefined {
+    // Once (a projector reads each event once); a read again asks the cache and the store.
+    const handed = this.handed.take(id, ciphertext);
+    if (handed !== undefined) return handed;
     const cached = this.cache.get(id);
     if (cached === undefined) return undefined;
     if (cached === ABSENT) return null;
     return cached.opened?.ciphertext === ciphertext ? cached.opened.plaintext : this.keyOf(id, cached);
   }
 
-  /** Remembers what a key sealed, with the key (one text per key: a message version's). */
+  /** Remembers what a key sealed, with the key (one text per key: a message version's); tells `watchRemembered`'s watchers. */
   remember(id: string, ciphertext: string, plaintext: string): void {
+    for (const watcher of this.rememberWatchers) watcher(id, ciphertext, plaintext);
     const cached = this.cache.peek(id);
     if (cached && cached !== ABSENT) cached.opened = { ciphertext, plaintext };
+  }
+
+  /**
+   * Told of each text this ring seals or opens (`remember`): the embedded server's request thread
+   * hands its projector thread the plaintexts of what it appends, which that thread's ring then
+   * answers without a key (`rememberHanded`).
+   */
+  watchRemembered(watcher: (id: string, ciphertext: string, plaintext: string) => void): () => void {
+    this.rememberWatchers.add(watcher);
+    return () => this.rememberWatchers.delete(watcher);
+  }
+
+  /**
+   * What another thread sealed under key `id` (its ciphertext and plaintext), for `known` to
+   * answer once without the key. That thread hands it over before it tells of any destroy that
+   * takes the key: `forgetDestroyed` drops it then.
+   */
+  rememberHanded(id: string, ciphertext: string, plaintext: string): void {
+    this.handed.add(id, ciphertext, plaintext);
   }
 
   /**
@@ -237,6 +268,7 @@ export class DataKeyRing {
   }
 
   private forget(selector: DataKeySelector): void {
+    this.handed.forget(selector);
     if ('ids' in selector) {
       // By id: no scan of the cache (a Beams delivery destroys one key, many times a second).
       for (const id of selector.ids) this.cache.delete(id);

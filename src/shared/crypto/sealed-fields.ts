@@ -67,6 +67,9 @@ export function sealUnderAll(keys: ReadonlyMap<string, Buffer>, plaintext: strin
   return sealFields(keyId, key, plaintext);
 }
 
+/** Whether a sealed text's key id (`SealedFields.k`) stands for several keys (sealUnderAll). */
+export const isUnderSeveralKeys = (keyId: string): boolean => keyId.includes(KEY_ID_SEPARATOR);
+
 /** The ids of the keys `sealed` was sealed under (one, or several with sealUnderAll). */
 export const keyIdsOf = (sealed: SealedFields): string[] => sealed.k.split(KEY_ID_SEPARATOR);
 
