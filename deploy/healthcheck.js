@@ -39,7 +39,7 @@ function projectionLeases() {
   const partitions = Number(process.env.PROJECTOR_PARTITIONS || 1);
   return projectionParts(ALL_PROJECTIONS, partitions).map(({ checkpoint, definition }) => ({
     name: checkpoint,
-    sqliteFile: definition.background ? `${definition.background.sqliteFile}.sqlite` : 'read-models.sqlite',
+    sqliteFile: definition.background?.sqliteFile ? `${definition.background.sqliteFile}.sqlite` : 'read-models.sqlite',
   }));
 }
 
