@@ -97,7 +97,7 @@ describe('console inspector reads (SQLite query plans)', () => {
     ]);
     expect((await rooms.search('i', {})).rooms).toHaveLength(3);
     const pages = new ConsoleMessagePage(pipeline, new ThreadsReadModel(store), systemClock, store);
-    const messages = new RoomMessagesController(new RoomsReadModel(store), new MessagesReadModel(store), pages);
+    const messages = new RoomMessagesController(new RoomsReadModel(store, caughtUp), new MessagesReadModel(store, caughtUp), pages);
     const actor = { instanceId: 'i', keyId: 'k', su: true };
     const newest = (await messages.list('i', 'r1', { limit: '2' }, actor)).messages;
     expect(newest.map((m) => [m.id, m.thread?.reply_count])).toEqual([
@@ -105,7 +105,7 @@ describe('console inspector reads (SQLite query plans)', () => {
       [4, undefined],
     ]);
     expect((await messages.list('i', 'r1', { after: '3' }, actor)).messages.map((m) => m.id)).toEqual([4, 5]);
-    const replies = new ThreadRepliesController(new RoomsReadModel(store), new MessagesReadModel(store), new ThreadsReadModel(store), pages);
+    const replies = new ThreadRepliesController(new RoomsReadModel(store, caughtUp), new MessagesReadModel(store, caughtUp), new ThreadsReadModel(store), pages);
     expect((await replies.list('i', 'r1', '5', { limit: '1' }, actor)).messages.map((m) => m.id)).toEqual([7]);
     expect((await replies.list('i', 'r1', '5', { after: '6' }, actor)).messages.map((m) => m.id)).toEqual([7]);
     const devices = new BeamsUserDevicesController(store, pipeline);
@@ -127,7 +127,7 @@ describe('console inspector reads (SQLite query plans)', () => {
 
   it("a room with its member count, its members and read cursors, a user's rooms and read cursors, Feeds, a page at a time", async () => {
     const { store, queries } = notingQueries(readModels);
-    const rooms = new RoomsReadModel(store);
+    const rooms = new RoomsReadModel(store, caughtUp);
     expect((await new RoomSummaryController(rooms, store).get('i', 'r1')).member_count).toBe(3);
     const members = new RoomMembersController(rooms, store);
     expect(await members.list('i', 'r1', { limit: '2' })).toEqual({ members: [{ user_id: 'a', joined_at: at }, { user_id: 'b', joined_at: at }], next: 'b' });

@@ -1,12 +1,16 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { READ_MODEL_STORE, ReadModelStore } from '../../shared/ports/read-model-store.port';
+import { READ_YOUR_WRITES, ReadYourWrites } from '../../shared/application/write-path/read-your-writes';
+import { readAfterWrites } from '../../shared/application/write-path/read-after-writes';
 import { MESSAGES, MessageDocument, messageDocumentId, messagesProjection } from '../../../projections/messages/messages.projection';
 import { checkpointName } from '../../../projections/projection';
 import { shownTo, Viewer } from './domain/message-visibility';
 
 /**
  * The projections reads of messages need: a message write answers once these show it
- * (not the rooms' last_message_at or unread counts, which follow a moment later).
+ * (not the rooms' last_message_at, which follows a moment later), or, for a send in the
+ * embedded server, its readers wait for them (`MessagesReadModel`, unread counts:
+ * readAfterWrites).
  */
 export const MESSAGE_READS: readonly string[] = [checkpointName(messagesProjection)];
 
@@ -36,13 +40,26 @@ export async function pageShownTo<D extends MessageDocument>(
   return [...shown, ...own].sort((a, b) => (older ? b.id - a.id : a.id - b.id)).slice(0, options.limit);
 }
 
-/** Reads of the messages read model: pages of a room's timeline, single messages, counts. */
+/**
+ * Reads of the messages read model: pages of a room's timeline, single messages, counts. Each
+ * read shows every send answered before it began (a send need not wait for this read model:
+ * readAfterWrites), except `stored`, a live subscription's, which reads at the position it follows.
+ */
 @Injectable()
 export class MessagesReadModel {
-  constructor(@Inject(READ_MODEL_STORE) private readonly readModels: ReadModelStore) {}
+  constructor(
+    @Inject(READ_MODEL_STORE) private readonly readModels: ReadModelStore,
+    @Inject(READ_YOUR_WRITES) private readonly readYourWrites: ReadYourWrites,
+  ) {}
+
+  /** Resolves once the read model shows every send answered so far (at once when sends waited for it themselves). */
+  caughtUp(): Promise<void> {
+    return readAfterWrites(this.readYourWrites, MESSAGE_READS);
+  }
 
   /** A shown message; with `viewer` (a shadow-banned user), also their own messages sent under the ban (a moderator: anyone's). */
   async get(instanceId: string, roomId: string, messageId: number, viewer?: Viewer): Promise<MessageDocument | null> {
+    await this.caughtUp();
     const doc = await this.readModels.get<MessageDocument>(MESSAGES, messageDocumentId(instanceId, roomId, messageId));
     return doc && shownToViewer(doc, viewer) ? doc : null;
   }
@@ -62,6 +79,7 @@ export class MessagesReadModel {
     roomId: string,
     options: { initialId?: number; direction: 'older' | 'newer'; limit: number; viewer?: Viewer },
   ): Promise<MessageDocument[]> {
+    await this.caughtUp();
     const older = options.direction === 'older';
     const query = (where: Record<string, string | boolean>) =>
       this.readModels.find<MessageDocument>(MESSAGES, {
@@ -89,6 +107,7 @@ export class MessagesReadModel {
 
   /** The room a message id belongs to (ids are unique per instance). */
   async findById(instanceId: string, messageId: number): Promise<MessageDocument | null> {
+    await this.caughtUp();
     const [doc] = await this.readModels.find<MessageDocument>(MESSAGES, {
       where: { instance_id: instanceId, id: messageId, visible: true },
       limit: 1,

@@ -1,8 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { READ_MODEL_STORE, ReadModelStore } from '../../shared/ports/read-model-store.port';
+import { READ_YOUR_WRITES, ReadYourWrites } from '../../shared/application/write-path/read-your-writes';
+import { readAfterWrites } from '../../shared/application/write-path/read-after-writes';
+import { checkpointName } from '../../../projections/projection';
 import { ROOMS, RoomDocument, roomDocumentId } from '../../../projections/rooms/rooms.projection';
 import { MEMBERSHIPS, MembershipDocument } from '../../../projections/rooms/memberships.projection';
-import { MESSAGES } from '../../../projections/messages/messages.projection';
+import { MESSAGES, messagesProjection } from '../../../projections/messages/messages.projection';
 import { READ_CURSORS, ReadCursorDocument } from '../../../projections/cursors/cursors.projection';
 import { roomNotFound } from './domain/room.decider';
 
@@ -16,7 +19,10 @@ export interface RoomWithMembers {
 /** Reads of the rooms and memberships read models. */
 @Injectable()
 export class RoomsReadModel {
-  constructor(@Inject(READ_MODEL_STORE) private readonly readModels: ReadModelStore) {}
+  constructor(
+    @Inject(READ_MODEL_STORE) private readonly readModels: ReadModelStore,
+    @Inject(READ_YOUR_WRITES) private readonly readYourWrites: ReadYourWrites,
+  ) {}
 
   find(instanceId: string, roomId: string): Promise<RoomDocument | null> {
     return this.readModels.get<RoomDocument>(ROOMS, roomDocumentId(instanceId, roomId));
@@ -82,6 +88,8 @@ export class RoomsReadModel {
    * them without one).
    */
   async unreadCounts(instanceId: string, userId: string, roomIds: readonly string[]): Promise<Map<string, number>> {
+    // Counted from the messages read model, which a send may leave to its readers (readAfterWrites).
+    await readAfterWrites(this.readYourWrites, [checkpointName(messagesProjection)]);
     const cursors = await this.readModels.find<ReadCursorDocument>(READ_CURSORS, {
       where: { instance_id: instanceId, user_id: userId },
     });

@@ -57,7 +57,8 @@ export class SendMessageHandler implements ICommandHandler<SendMessageCommand, M
           metadata: { instance_id: instanceId, actor, occurred_at: now },
         };
       },
-      { awaitProjections: awaitAlso.length ? [...MESSAGE_READS, ...awaitAlso] : MESSAGE_READS },
+      // Readers of messages wait for them where this process folds them (MessagesReadModel): the answer need not.
+      { awaitProjections: awaitAlso.length ? [...MESSAGE_READS, ...awaitAlso] : MESSAGE_READS, readersWait: MESSAGE_READS },
     );
     return events.find((event): event is MessageSent => event.type === 'MessageSent')!.data.id;
   }

@@ -127,3 +127,75 @@ describe('ProjectionWatch in a process that folds nothing itself (an API process
     expect(await wait).toBe('resolved');
   });
 });
+
+/** The projectors of a process that folds them itself (the embedded server's), as the watch sees them. */
+class ProjectorsHere {
+  readonly positions = new Map<string, LogPosition>();
+  readonly parked = new Map<string, LogPosition>();
+  private readonly listeners = new Set<() => void>();
+  constructor(readonly held: Set<string>) {}
+  holds = (checkpoint: string) => this.held.has(checkpoint);
+  positionOf = (checkpoint: string) => this.positions.get(checkpoint) ?? null;
+  parkedAt = (checkpoint: string) => this.parked.get(checkpoint) ?? null;
+  onProgress(listener: () => void) {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+  fold(checkpoint: string, to: LogPosition) {
+    this.positions.set(checkpoint, to);
+    for (const listener of this.listeners) listener();
+  }
+}
+
+describe('ProjectionWatch in a process that folds the projections itself: writes left to their readers', () => {
+  const USERS = checkpointName(usersProjection);
+  let dir: string;
+  let store: SqliteReadModelStore;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'parley-watch-here-'));
+    store = new SqliteReadModelStore(join(dir, 'read-models.sqlite'));
+  });
+  afterEach(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a reader waits until the projection folded every write left to it; at once when none was', async () => {
+    const here = new ProjectorsHere(new Set([USERS]));
+    const watch = new ProjectionWatch(store, ALL, here, 600_000);
+    try {
+      expect(watch.foldsHere([USERS])).toBe(true);
+      await expect(watch.readersCaughtUp([USERS])).resolves.toBeUndefined();
+      here.fold(USERS, pos(3));
+      watch.leftToReaders(pos(5), [USERS]);
+      watch.leftToReaders(pos(4), [USERS]); // an earlier one answered later: the newest stays
+      let read = false;
+      const reading = watch.readersCaughtUp([USERS]).then(() => (read = true));
+      here.fold(USERS, pos(4));
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(read).toBe(false);
+      here.fold(USERS, pos(5));
+      await reading;
+      expect(read).toBe(true);
+    } finally {
+      watch.close();
+    }
+  });
+
+  it('writes wait themselves where the projection is not folded here, or parked; a reader of a parked one reads what it holds; one that lags past the bound answers projection_lag', async () => {
+    const here = new ProjectorsHere(new Set());
+    const watch = new ProjectionWatch(store, ALL, here, 200);
+    try {
+      expect(watch.foldsHere([USERS])).toBe(false);
+      here.held.add(USERS);
+      here.parked.set(USERS, pos(2));
+      expect(watch.foldsHere([USERS])).toBe(false);
+      watch.leftToReaders(pos(5), [USERS]);
+      await expect(watch.readersCaughtUp([USERS])).resolves.toBeUndefined();
+      here.parked.clear();
+      expect(await outcome(watch.readersCaughtUp([USERS]))).toMatch(/^projection_lag: /);
+    } finally {
+      watch.close();
+    }
+  });
+});

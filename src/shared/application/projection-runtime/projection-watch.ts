@@ -1,4 +1,5 @@
 import { LogPosition, positionAfter } from '../../domain/event';
+import { DomainError } from '../../domain/errors';
 import { ReadModelStore } from '../../ports/read-model-store.port';
 import { PROJECTOR_STATUS } from './projector-runner';
 import type { ProjectionVersions } from './projection-versions';
@@ -41,6 +42,8 @@ const PARKED_POLL_MS = 250;
  */
 export class ProjectionWatch implements ReadYourWrites {
   private readonly stored = new Map<string, LogPosition | null>();
+  /** The newest position of a write answered without waiting for a projection (`leftToReaders`), by the name it was left under. */
+  private readonly leftToReadersAt = new Map<string, LogPosition>();
   /** Projections parked by other processes (their notes in the store), as last polled. */
   private parkedElsewhere = new Set<string>();
   private parkedPolledAt = 0;
@@ -81,6 +84,32 @@ export class ProjectionWatch implements ReadYourWrites {
       this.runner?.hurry?.(behind);
       if (projections.some((name) => !this.heldHere(name))) this.poll();
     });
+  }
+
+  leftToReaders(position: LogPosition, projections: readonly string[]): void {
+    for (const name of projections) {
+      const before = this.leftToReadersAt.get(name);
+      if (before === undefined || positionAfter(position, before)) this.leftToReadersAt.set(name, position);
+    }
+  }
+
+  async readersCaughtUp(projections: readonly string[]): Promise<void> {
+    let through: LogPosition | null = null;
+    for (const name of projections) {
+      const left = this.leftToReadersAt.get(name);
+      if (left !== undefined && (through === null || positionAfter(left, through))) through = left;
+    }
+    if (through === null) return;
+    try {
+      await this.waitFor(through, projections);
+    } catch (error) {
+      if (!(error instanceof DomainError && error.reason === 'projection_lag' && projections.some((name) => this.parkedHere(name)))) throw error;
+    }
+  }
+
+  foldsHere(projections: readonly string[]): boolean {
+    const names = this.versions ? this.versions.servingCheckpoints(projections) : projections;
+    return names.every((name) => this.heldHere(name) && !this.parkedHere(name));
   }
 
   /** The newest position known for a projection (held here: exact; elsewhere: as last polled). */

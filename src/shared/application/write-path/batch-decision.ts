@@ -25,6 +25,8 @@ export interface QueuedCommand {
   readonly build?: (state: unknown) => Promise<BuiltCommand<unknown>>;
   /** As `RunOptions.awaitProjections`. */
   readonly awaitProjections: readonly string[] | undefined;
+  /** As `RunOptions.readersWait`. */
+  readonly readersWait?: readonly string[];
   readonly resolve: (outcome: CommandOutcome<unknown, DomainEvent>) => void;
   readonly reject: (error: unknown) => void;
   /** How many times it lost a race to another writer (it is decided again on fresh state, a few times). */

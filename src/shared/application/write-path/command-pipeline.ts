@@ -27,6 +27,14 @@ export interface RunOptions {
    * reservations).
    */
   readonly awaitProjections?: readonly string[];
+  /**
+   * Projections among `awaitProjections` whose every reader first waits for them to fold the
+   * writes left to them (readAfterWrites: the messages a send adds): while this process folds
+   * them (`ReadYourWrites.foldsHere`, the embedded server) the answer does not wait for them, and
+   * a read made after it still shows the change. Elsewhere (an API process beside projector
+   * workers), or while one of them is not folding here, the answer waits as for the others.
+   */
+  readonly readersWait?: readonly string[];
 }
 
 /**
@@ -51,6 +59,7 @@ const answering = <S, C, E extends DomainEvent>(
 ) => ({
   decider: decider as unknown as QueuedCommand['decider'],
   awaitProjections: options.awaitProjections,
+  readersWait: options.readersWait,
   resolve: resolve as QueuedCommand['resolve'],
   reject,
   attempts: 0,

@@ -4,9 +4,19 @@ import { DecidedCommand } from './batch-decision';
 import { AwaitedProjections, ReadYourWrites } from './read-your-writes';
 import { savedUnconfirmed } from './write-errors';
 
-/** The projections a command's answer waits for: those it names, else those folding the event types it appended. */
-const awaitedBy = (decided: DecidedCommand): AwaitedProjections =>
-  decided.item.awaitProjections ?? { folding: [...new Set(decided.events.map((e) => e.type))].sort() };
+/**
+ * The projections a command's answer waits for: those it names, else those folding the event
+ * types it appended; less those whose readers wait for them (`readersWait`) when this process
+ * folds them (`ReadYourWrites.foldsHere`): the write is then left to those readers
+ * (`leftToReaders`, readAfterWrites), before it is answered.
+ */
+function awaitedBy(readYourWrites: ReadYourWrites, decided: DecidedCommand, position: LogPosition): AwaitedProjections {
+  const { awaitProjections, readersWait } = decided.item;
+  if (!awaitProjections) return { folding: [...new Set(decided.events.map((e) => e.type))].sort() };
+  if (!readersWait?.length || decided.events.length === 0 || !readYourWrites.foldsHere?.(readersWait) || !readYourWrites.leftToReaders) return awaitProjections;
+  readYourWrites.leftToReaders(position, readersWait);
+  return awaitProjections.filter((name) => !readersWait.includes(name));
+}
 
 const waitsForNothing = (awaited: AwaitedProjections): boolean =>
   Array.isArray(awaited) ? awaited.length === 0 : (awaited as { folding: readonly string[] }).folding.length === 0;
@@ -20,7 +30,7 @@ const waitsForNothing = (awaited: AwaitedProjections): boolean =>
 export function answerOnceProjected(readYourWrites: ReadYourWrites, decided: readonly DecidedCommand[], position: LogPosition): void {
   const byProjections = new Map<string, { awaited: AwaitedProjections; group: DecidedCommand[] }>();
   for (const d of decided) {
-    const awaited = awaitedBy(d);
+    const awaited = awaitedBy(readYourWrites, d, position);
     const key = JSON.stringify(awaited);
     const same = byProjections.get(key);
     if (same) same.group.push(d);

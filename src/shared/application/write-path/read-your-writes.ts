@@ -16,6 +16,21 @@ export interface ReadYourWrites {
    * short of `position` (it will not get there by itself).
    */
   waitFor(position: LogPosition, projections?: AwaitedProjections): Promise<void>;
+  /**
+   * Whether this process folds every one of `projections` now (its projectors hold them, none
+   * parked): a write may then leave the wait for them to their readers (`RunOptions.readersWait`,
+   * `leftToReaders`, readAfterWrites). Absent: never.
+   */
+  foldsHere?(projections: readonly string[]): boolean;
+  /** A write answered at `position` without waiting for `projections` (foldsHere): their readers wait for it (`readersCaughtUp`). */
+  leftToReaders?(position: LogPosition, projections: readonly string[]): void;
+  /**
+   * Resolves once `projections` have folded every write left to their readers so far
+   * (`leftToReaders`); at once when none was, or when one of them is parked short of it (it would
+   * not get there by itself: the read shows what it holds, as reads of a parked projection do).
+   * Past READ_YOUR_WRITES_TIMEOUT_MS it rejects with `projectionLagError`.
+   */
+  readersCaughtUp?(projections: readonly string[]): Promise<void>;
 }
 
 export const READ_YOUR_WRITES = Symbol('ReadYourWrites');
