@@ -77,7 +77,7 @@ export class ProjectorThread implements Projectors {
       data.projections.flatMap(({ name, version }) => ALL_PROJECTIONS.filter((d) => d.name === name && d.background).slice(0, 1).map((d) => checkpointName({ ...d, version }))),
     );
     this.offHead = events.watchVisibleHead((head) => this.head.moveTo(head));
-    this.offSealedTexts = keys.watchRemembered(this.sealedTexts.add);
+    this.offSealedTexts = keys.watchSealed(this.sealedTexts.add);
     this.offDestroys = keys.watchDestroys((selector) => {
       // The texts sealed before the destroy go first: none of a destroyed key arrives after its word.
       this.sealedTexts.flush();

@@ -57,7 +57,7 @@ describe('SealedTexts', () => {
     readerEvents = new SqliteEventStore(join(stores.dir, 'events.sqlite'));
     reader = new SealingEventStore(readerEvents, readerRing, PERSONAL_DATA_RULES);
     const texts = new SealedTexts((message) => rememberSealedTexts(readerRing, message));
-    writerRing.watchRemembered(texts.add);
+    writerRing.watchSealed(texts.add);
     writerRing.watchDestroys((selector) => {
       texts.flush();
       readerRing.forgetDestroyed(selector);

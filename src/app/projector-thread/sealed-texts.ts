@@ -5,7 +5,7 @@ type SealedTextsMessage = Extract<ToProjectorThread, { kind: 'sealed-texts' }>;
 
 /**
  * The request thread's side of handing the projector thread the plaintexts it seals (its key
- * ring's `remember`, as a send seals its message), gathered over a turn of the event loop and
+ * ring's `sealed`, as a send seals its message), gathered over a turn of the event loop and
  * posted in one message: they reach the thread before the commit that holds them is on disk, so
  * the thread opens those events without fetching, deriving or deciphering with their keys
  * (DataKeyRing.rememberHanded). Only the texts cross, not the events: the thread reads these
@@ -22,7 +22,7 @@ export class SealedTexts {
 
   constructor(private readonly post: (message: SealedTextsMessage) => void) {}
 
-  /** A watcher of the key ring's `remember`. */
+  /** A watcher of the key ring's `sealed`. */
   readonly add = (id: string, ciphertext: string, plaintext: string): void => {
     this.texts.push(id, ciphertext, plaintext);
     this.flushing ??= setImmediate(() => this.flush());

@@ -4,8 +4,7 @@ import { RecordedEvent } from '../../shared/domain/event';
 import { READ_YOUR_WRITES, ReadYourWrites } from '../../shared/application/write-path/read-your-writes';
 import { caughtUpWithLog } from '../../shared/application/write-path/caught-up-with-log';
 import { readAfterWrites } from '../../shared/application/write-path/read-after-writes';
-import { checkpointName } from '../../../projections/projection';
-import { messagesProjection } from '../../../projections/messages/messages.projection';
+import { MESSAGE_READS } from '../messages/messages.read-model';
 import { EVENT_STORE, EventStore } from '../../shared/ports/event-store.port';
 import { READ_MODEL_STORE, ReadModelStore } from '../../shared/ports/read-model-store.port';
 import { parseLimit } from '../../shared/http/query-params';
@@ -77,7 +76,7 @@ export class AuditTrail {
   /** A message's history (MessageHistory); 404 when nothing in the log names the message. */
   async messagePage(instanceId: string, messageId: number, request: AuditPageRequest & { roomId?: string }): Promise<{ events: AuditEventView[]; next: string | null }> {
     // It finds the message's room in the messages read model, which a send leaves to its readers.
-    await readAfterWrites(this.readYourWrites, [checkpointName(messagesProjection)]);
+    await readAfterWrites(this.readYourWrites, MESSAGE_READS);
     const page = await this.messages.page(instanceId, messageId, request);
     if (!page) throw notFound('message_not_found', `The message ${messageId} has no history in this instance`);
     return { events: page.events.map(presentAuditEvent), next: page.next };

@@ -2,10 +2,10 @@ import { Inject, Injectable } from '@nestjs/common';
 import { READ_MODEL_STORE, ReadModelStore } from '../../shared/ports/read-model-store.port';
 import { READ_YOUR_WRITES, ReadYourWrites } from '../../shared/application/write-path/read-your-writes';
 import { readAfterWrites } from '../../shared/application/write-path/read-after-writes';
-import { checkpointName } from '../../../projections/projection';
+import { MESSAGE_READS } from '../messages/messages.read-model';
 import { ROOMS, RoomDocument, roomDocumentId } from '../../../projections/rooms/rooms.projection';
 import { MEMBERSHIPS, MembershipDocument } from '../../../projections/rooms/memberships.projection';
-import { MESSAGES, messagesProjection } from '../../../projections/messages/messages.projection';
+import { MESSAGES } from '../../../projections/messages/messages.projection';
 import { READ_CURSORS, ReadCursorDocument } from '../../../projections/cursors/cursors.projection';
 import { roomNotFound } from './domain/room.decider';
 
@@ -89,7 +89,7 @@ export class RoomsReadModel {
    */
   async unreadCounts(instanceId: string, userId: string, roomIds: readonly string[]): Promise<Map<string, number>> {
     // Counted from the messages read model, which a send may leave to its readers (readAfterWrites).
-    await readAfterWrites(this.readYourWrites, [checkpointName(messagesProjection)]);
+    await readAfterWrites(this.readYourWrites, MESSAGE_READS);
     const cursors = await this.readModels.find<ReadCursorDocument>(READ_CURSORS, {
       where: { instance_id: instanceId, user_id: userId },
     });

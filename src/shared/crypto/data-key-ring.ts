@@ -72,7 +72,7 @@ export class DataKeyRing {
   /** Counts destroys begun: keys read or made while one ran are asked for again. */
   private destroys = 0;
   private readonly destroyWatchers = new Set<(selector: DataKeySelector) => void>();
-  private readonly rememberWatchers = new Set<(id: string, ciphertext: string, plaintext: string) => void>();
+  private readonly sealWatchers = new Set<(id: string, ciphertext: string, plaintext: string) => void>();
   /**
    * Texts another thread of the process sealed (the embedded server's request thread, for its
    * projector thread), by key id: `known` answers each once without the key, which this ring
@@ -192,21 +192,26 @@ export class DataKeyRing {
     return cached.opened?.ciphertext === ciphertext ? cached.opened.plaintext : this.keyOf(id, cached);
   }
 
-  /** Remembers what a key sealed, with the key (one text per key: a message version's); tells `watchRemembered`'s watchers. */
+  /** Remembers what a key sealed or opened, with the key (one text per key: a message version's). */
   remember(id: string, ciphertext: string, plaintext: string): void {
-    for (const watcher of this.rememberWatchers) watcher(id, ciphertext, plaintext);
     const cached = this.cache.peek(id);
     if (cached && cached !== ABSENT) cached.opened = { ciphertext, plaintext };
   }
 
+  /** Remembers what a key has just sealed (`remember`), and tells `watchSealed`'s watchers. */
+  sealed(id: string, ciphertext: string, plaintext: string): void {
+    for (const watcher of this.sealWatchers) watcher(id, ciphertext, plaintext);
+    this.remember(id, ciphertext, plaintext);
+  }
+
   /**
-   * Told of each text this ring seals or opens (`remember`): the embedded server's request thread
-   * hands its projector thread the plaintexts of what it appends, which that thread's ring then
-   * answers without a key (`rememberHanded`).
+   * Told of each text this ring seals (`sealed`; not of those it opens, which were folded
+   * already): the embedded server's request thread hands its projector thread the plaintexts of
+   * what it appends, which that thread's ring then answers without a key (`rememberHanded`).
    */
-  watchRemembered(watcher: (id: string, ciphertext: string, plaintext: string) => void): () => void {
-    this.rememberWatchers.add(watcher);
-    return () => this.rememberWatchers.delete(watcher);
+  watchSealed(watcher: (id: string, ciphertext: string, plaintext: string) => void): () => void {
+    this.sealWatchers.add(watcher);
+    return () => this.sealWatchers.delete(watcher);
   }
 
   /**

@@ -184,7 +184,7 @@ export class SealingEventStore extends ForwardingEventStore {
     for (const { index, rule, key } of wanted) {
       const { data, sealedFields, plaintext } = sealEventData(rule, events[index].data as Data, key.id, keys.get(key.id)!);
       // The projectors, the live log and the next command read it back at once: without deciphering.
-      this.keys.remember(key.id, sealedFields.ct, plaintext);
+      this.keys.sealed(key.id, sealedFields.ct, plaintext);
       sealed[index] = { ...events[index], data };
     }
     return sealed;
