@@ -17,7 +17,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { SqliteEventStore } from '../../src/adapters/event-store/sqlite/sqlite-event-store';
-import { SqliteReadModelStore } from '../../src/adapters/read-models/sqlite/sqlite-read-model-store';
+import { openSqliteReadModels } from '../../src/infrastructure/sqlite-read-models';
+import { ReadModelStore } from '../../src/shared/ports/read-model-store.port';
 import { withPartitionedCheckpoints } from '../../src/shared/application/projection-runtime/partitioned-checkpoints';
 import { splitProjections } from '../../src/shared/application/projection-runtime/projector/projection-parts';
 import { positionMagnitude } from '../../src/shared/domain/event';
@@ -32,6 +33,8 @@ import { cpuSeconds } from './scale';
 const ROOT = resolve(__dirname, '..', '..', '..');
 const INSTANCE = 'bench-partitions';
 const USERS = 50;
+/** A fold that has not reached the head by then is reported as a failure, not waited for. */
+const FOLD_TIMEOUT_MS = 15 * 60_000;
 
 export interface PartitionsShape {
   readonly rooms: number;
@@ -130,13 +133,14 @@ async function foldWith(log: string, workers: number, shape: PartitionsShape, pr
   const children = Array.from({ length: workers }, () => startWorker(dataDir, shape.partitions));
   const cpu = new Map<number, number>();
   try {
-    // The read models appear once a worker has opened them.
-    let readModels: SqliteReadModelStore | null = null;
-    for (;;) {
+    // The read models appear once a worker has opened them; message search's checkpoint is in search.sqlite.
+    let readModels: ReadModelStore | null = null;
+    for (const deadline = Date.now() + FOLD_TIMEOUT_MS; ; ) {
       for (const child of children) if (child.pid) cpu.set(child.pid, cpuSeconds(child.pid));
       if (children.some((child) => child.exitCode !== null)) throw new Error('a projector worker exited during the fold');
+      if (Date.now() > deadline) throw new Error(`the fold did not reach the log's head within ${FOLD_TIMEOUT_MS / 60_000} minutes`);
       try {
-        readModels ??= new SqliteReadModelStore(join(dataDir, 'read-models.sqlite'));
+        readModels ??= openSqliteReadModels(dataDir);
         const checkpoints = await withPartitionedCheckpoints(readModels, splitProjections(ALL_PROJECTIONS, shape.partitions)).getCheckpoints(
           ALL_PROJECTIONS.map(checkpointName),
         );
