@@ -321,15 +321,16 @@ describe('ProjectorRunner over SQLite', () => {
   });
 
   it('keeps its lease through pages that each last longer than it, and writes every page', async () => {
-    const slow = slowProjection(50);
+    const slow = slowProjection(60);
     await events.append('tick-acme.t', Array.from({ length: 60 }, () => ({ type: 'Tick', data: {}, metadata: meta })), 'any');
     const errors: unknown[] = [];
     let failed: () => void = () => undefined;
     const failure = new Promise<void>((resolve) => (failed = resolve));
     const runner = new ProjectorRunner(events, readModels, [slow], {
-      // A page takes 1.5 s, folded and written without a turn of the event loop: one and a half lease times.
+      // A page takes 1.8 s, folded and written without a turn of the event loop: over a lease
+      // time. Renewed every 0.5 s, the lease survives a stall of the test process of almost 1 s.
       catchUpPage: 30,
-      leaseTtlMs: 1_000,
+      leaseTtlMs: 1_500,
       onError: (error) => {
         errors.push(error);
         failed();
