@@ -116,7 +116,7 @@ export class ProjectionLeases {
   }
 
   /**
-   * Asked by the fold between its steps and before each write, while renewing: renews the leases
+   * Asked by the fold between its events and before each write, while renewing: renews the leases
    * when a third of their time has passed since the last claim or renewal (otherwise null,
    * nothing to wait for), so that no page outlives them however long it takes; and rejects with
    * LeaseLostError once a lease folded under is found held by another, so that the fold stops
