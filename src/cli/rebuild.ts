@@ -31,7 +31,7 @@ Stop the server and the projector workers first: the rebuild refuses to run whil
 process holds a projection's lease. Stores come from DATA_DIR, or EVENTSTORE_CONNECTION_STRING
 and MONGODB_URI, as for the server.`;
 
-/** How long the rebuild's leases last without renewal (the runner renews them meanwhile). */
+/** How long the rebuild's leases last without renewal (the runners renew them every third of it, within a page too). */
 const LEASE_TTL_MS = 15_000;
 
 /** What a rebuild's command line asks for; null for the usage. */

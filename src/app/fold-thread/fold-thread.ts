@@ -11,9 +11,8 @@ export interface FoldThreadOptions {
   readonly owner: string;
   readonly leaseTtlMs: number;
   /**
-   * Events read and written per transaction (default 2,000). Its leases are renewed between
-   * transactions, by a timer of its own thread: a page must end well within their TTL even when
-   * the two folds share a core with other work.
+   * Events read and written per transaction (default 2,000). Its leases are renewed by its fold
+   * as it goes (ProjectionLeases.keepWhileFolding), however long a page takes on a busy core.
    */
   readonly page?: number;
   /** The projections to fold there, by checkpoint name: their leases are held by `owner` already. */

@@ -14,6 +14,20 @@ import { ProjectionWatch } from './projection-watch';
 import { openSqliteStores, SqliteStores } from '../../../../test/support/sqlite-stores';
 import { eventually } from '../../../../test/support/waiting';
 
+/** A projection of `Tick` events counting them per stream, each fold taking `foldMs` synchronously, as a busy machine's might. */
+const slowProjection = (foldMs: number): ProjectionDefinition => ({
+  name: 'slow',
+  version: 1,
+  collections: [{ name: 'slow' }],
+  handles: ['Tick'],
+  targets: (event) => [{ collection: 'slow', id: event.streamName }],
+  evolve: (document) => {
+    const until = Date.now() + foldMs;
+    while (Date.now() < until); // a fold that takes its time, synchronously
+    return { _id: '', n: ((document?.n as number | undefined) ?? 0) + 1 };
+  },
+});
+
 /** The runner writes to versioned collections; this spec reads the store underneath. */
 const PHYSICAL_USERS = physicalCollection(USERS, 1);
 const meta = { occurred_at: '2026-01-01T00:00:00.000Z' };
@@ -289,18 +303,7 @@ describe('ProjectorRunner over SQLite', () => {
   });
 
   it('keeps its lease through a catch-up that lasts several lease times (the event loop turns between pages)', async () => {
-    const slow: ProjectionDefinition = {
-      name: 'slow',
-      version: 1,
-      collections: [{ name: 'slow' }],
-      handles: ['Tick'],
-      targets: (event) => [{ collection: 'slow', id: event.streamName }],
-      evolve: (document) => {
-        const until = Date.now() + 2;
-        while (Date.now() < until); // a fold that takes its time, synchronously
-        return { _id: '', n: ((document?.n as number | undefined) ?? 0) + 1 };
-      },
-    };
+    const slow = slowProjection(2);
     await events.append('tick-acme.t', Array.from({ length: 2000 }, () => ({ type: 'Tick', data: {}, metadata: meta })), 'any');
     const errors: unknown[] = [];
     const runner = new ProjectorRunner(events, readModels, [slow], {
@@ -315,6 +318,29 @@ describe('ProjectorRunner over SQLite', () => {
     await runner.stop();
     expect(errors).toEqual([]);
     expect(await readModels.get(physicalCollection('slow', 1), 'tick-acme.t')).toEqual({ _id: 'tick-acme.t', n: 2000 });
+  });
+
+  it('keeps its lease through pages that each last longer than it, and writes every page', async () => {
+    const slow = slowProjection(60);
+    await events.append('tick-acme.t', Array.from({ length: 60 }, () => ({ type: 'Tick', data: {}, metadata: meta })), 'any');
+    const errors: unknown[] = [];
+    let failed: () => void = () => undefined;
+    const failure = new Promise<void>((resolve) => (failed = resolve));
+    const runner = new ProjectorRunner(events, readModels, [slow], {
+      // A page takes 1.8 s, folded and written without a turn of the event loop: over a lease
+      // time. Renewed every 0.5 s, the lease survives a stall of the test process of almost 1 s.
+      catchUpPage: 30,
+      leaseTtlMs: 1_500,
+      onError: (error) => {
+        errors.push(error);
+        failed();
+      },
+    });
+    await runner.start();
+    await Promise.race([runner.caughtUp(), failure]);
+    await runner.stop();
+    expect(errors.map(String)).toEqual([]);
+    expect(await readModels.get(physicalCollection('slow', 1), 'tick-acme.t')).toEqual({ _id: 'tick-acme.t', n: 60 });
   });
 
   it('parks a projection on the first event of a batch that fails it, whether in targets or in evolve', async () => {

@@ -370,6 +370,7 @@ export class ProjectorRunner {
     const startedEmpty = this.held.take(taken, this.parts, checkpoints, (checkpoint) => this.counts.of(checkpoint));
     this.folder = new BatchFolder(this.readModels, {
       fences: this.leases.fences(after),
+      keepLeases: () => this.leases.keepWhileFolding(),
       startedEmpty,
       onProjectionFailed: (error) => this.parking.failed(error),
       onPartialWrite: () => this.progress.notify(),
@@ -440,10 +441,15 @@ export class ProjectorRunner {
 
   /**
    * A store may build collections it created empty without their indexes (a rebuild writes
-   * faster so); they are built once the catch-up is done, before it counts as caught up.
+   * faster so); they are built once the catch-up is done, before it counts as caught up. One
+   * collection at a time, the leases renewed between them when due: on SQLite each build is a
+   * transaction without a turn of the event loop, and together they take seconds on a long log.
    */
   private async buildDeferredIndexes(): Promise<void> {
-    await this.readModels.buildDeferredIndexes(this.held.collections());
+    for (const collection of this.held.collections()) {
+      await this.leases.keepWhileFolding();
+      await this.readModels.buildDeferredIndexes([collection]);
+    }
   }
 
   /** Where the held projections not parked stand: a retrying one counts (it is caught up once it recovers, or is parked). */

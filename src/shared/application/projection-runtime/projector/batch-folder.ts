@@ -19,6 +19,12 @@ export interface BatchFolderOptions {
   readonly onProjectionFailed: (error: ProjectionEventError) => void;
   /** Part of a batch was written before its end (a selection or the store's bound forced it): positions moved. */
   readonly onPartialWrite?: () => void;
+  /**
+   * Asked before the batch is folded, between its events and before each write: renews the
+   * leases when due, rejects when one was lost (the batch is then not written); null when there
+   * is nothing to wait for (ProjectionLeases.keepWhileFolding).
+   */
+  readonly keepLeases?: () => Promise<void> | null;
 }
 
 /** A document of the batch as folded so far: `dirty` until written. */
@@ -64,6 +70,7 @@ export class BatchFolder {
    */
   async fold(batch: readonly RecordedEvent[], slots: readonly ProjectionSlot[]): Promise<number> {
     const limit = this.store.batchLimit;
+    await this.keepLeases();
     // The batch's documents by physical collection and id: read once, folded in memory, written together.
     const cache = new Map<string, Map<string, Cached>>();
     const documentsOf = (collection: string): Map<string, Cached> => {
@@ -102,7 +109,10 @@ export class BatchFolder {
         const end = Math.min(upTo, stoppedAt.get(slot) ?? upTo);
         if (end > 0 && positionAfter(batch[end - 1].position, slot.position)) checkpoints[slot.checkpoint] = batch[end - 1].position;
       }
-      if (changes.length || Object.keys(checkpoints).length) await this.writer.write(changes, checkpoints);
+      if (changes.length || Object.keys(checkpoints).length) {
+        await this.keepLeases();
+        await this.writer.write(changes, checkpoints);
+      }
       for (const slot of slots) if (checkpoints[slot.checkpoint]) slot.position = checkpoints[slot.checkpoint];
       for (const [slot, n] of documentsBy) slot.stats.documents += n;
       documentsBy.clear();
@@ -113,6 +123,7 @@ export class BatchFolder {
     const full = () => limit !== undefined && (pending.changes >= limit.changes || pending.bytes >= limit.bytes);
 
     const steps = this.plan(batch, slots);
+    await this.keepLeases();
     await this.prefetch(steps, documentsOf);
 
     const fold = (slot: ProjectionSlot, event: RecordedEvent, collection: string, entry: Cached, id: string, read?: readonly (readonly Document[])[]) => {
@@ -136,7 +147,16 @@ export class BatchFolder {
       applied++;
     };
 
+    /** The last event the leases were asked about before its first step. */
+    let keptAt = -1;
     for (const { index, slot, targets, shared, failure } of steps) {
+      // Once per event, not per step, and awaited only when due: a step often takes a few
+      // microseconds, and the clock read behind the question a tenth of one on a virtual machine.
+      if (index !== keptAt) {
+        keptAt = index;
+        const keeping = this.options.keepLeases?.();
+        if (keeping) await keeping;
+      }
       if (stoppedAt.has(slot)) continue;
       const event = batch[index];
       slot.stats.events++;
@@ -185,6 +205,11 @@ export class BatchFolder {
     }
     await flush(batch.length);
     return applied;
+  }
+
+  /** Renews the leases if due (see `keepLeases`). */
+  private async keepLeases(): Promise<void> {
+    await this.options.keepLeases?.();
   }
 
   /**

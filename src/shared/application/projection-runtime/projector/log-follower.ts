@@ -54,8 +54,8 @@ export class LogFollower {
       from = page[page.length - 1].position;
       await handlers.afterPage();
       // The stores may answer synchronously (SQLite): without a turn of the event loop between
-      // pages, a long catch-up would starve the lease renewal (the lease lapses mid-rebuild)
-      // and every request of the process.
+      // pages, a long catch-up would starve every timer and request of the process (the leases
+      // do not wait for it: the fold renews them itself, ProjectionLeases.keepWhileFolding).
       await new Promise((resolve) => setImmediate(resolve));
     }
     await handlers.caughtUp();

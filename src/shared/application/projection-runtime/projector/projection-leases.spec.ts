@@ -1,4 +1,5 @@
 import { SqliteReadModelStore } from '../../../../adapters/read-models/sqlite/sqlite-read-model-store';
+import { LeaseLostError } from '../../../ports/read-model-store.port';
 import { ProjectionDefinition } from '../../../../../projections/projection';
 import { openSqliteReadModels, SqliteReadModels } from '../../../../../test/support/sqlite-stores';
 import { ProjectionLeases, ProjectionLeasesOptions } from './projection-leases';
@@ -100,6 +101,58 @@ describe('ProjectionLeases over a real SQLite store', () => {
     await jest.advanceTimersByTimeAsync(1_000);
     expect((await store.leases(['a_v1'])).get('a_v1')!.expiresAtMs).toBe(before);
     expect(changes).toBe(0);
+  });
+
+  it('renews while folding once a third of the lease time has passed, not before, and not once stopped', async () => {
+    jest.useFakeTimers(); // the timer never fires here: a synchronous fold lets none run
+    take({ now: () => now, folding: () => ['a_v1', 'b_v1', 'c_v1'] });
+    await leases.acquire();
+    leases.startRenewing();
+    const expiry = async () => (await store.leases(['a_v1'])).get('a_v1')!.expiresAtMs;
+
+    now += 99;
+    expect(leases.keepWhileFolding()).toBeNull();
+    expect(await expiry()).toBe(now - 99 + 300);
+    now += 1;
+    await leases.keepWhileFolding();
+    expect(await expiry()).toBe(now + 300);
+    expect(leases.keepWhileFolding()).toBeNull();
+
+    leases.stopRenewing();
+    now += 200;
+    expect(leases.keepWhileFolding()).toBeNull();
+    expect(changes).toBe(0);
+  });
+
+  it('stops the fold with LeaseLostError once a lease it folds is held by another, until the next claim', async () => {
+    jest.useFakeTimers();
+    take({ now: () => now });
+    await leases.acquire();
+    leases.startRenewing();
+    now += 400; // the fold outlasted the lease, and another owner took it meanwhile
+    expect(await store.acquireLease('a_v1', 'other', 300)).toBe(true);
+
+    await expect(leases.keepWhileFolding()).rejects.toEqual(new LeaseLostError('a_v1', 'me'));
+    expect(changes).toBe(1);
+    // Not due again, still lost: the fold writes nothing more under it.
+    await expect(leases.keepWhileFolding()).rejects.toBeInstanceOf(LeaseLostError);
+
+    now += 400; // the other owner's lease ran out: the next claim takes it afresh
+    expect((await leases.acquire()).map((part) => part.checkpoint)).toEqual(['a_v1', 'b_v1', 'c_v1']);
+    expect(leases.keepWhileFolding()).toBeNull();
+  });
+
+  it('stops the fold with the failure of a renewal it asked for', async () => {
+    jest.useFakeTimers();
+    take({ now: () => now });
+    await leases.acquire();
+    leases.startRenewing();
+    now += 100;
+    store.failing = true;
+    await expect(leases.keepWhileFolding()).rejects.toThrow('disk I/O error');
+    store.failing = false;
+    await leases.keepWhileFolding(); // still due: tried again
+    expect((await store.leases(['a_v1'])).get('a_v1')!.expiresAtMs).toBe(now + 300);
   });
 
   it('releases leases, so another owner takes them at once', async () => {
