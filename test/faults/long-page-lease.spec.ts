@@ -9,10 +9,10 @@ import { eventually, FaultLab, processEnv } from './process-client';
 /** The worker's lease time (the least allowed): it tries to take free leases every third of it. */
 const WORKER_LEASE_TTL_MS = 1_000;
 /** The fold's: it renews every third of it, so a stall of the test process up to two thirds of it is tolerated. */
-const LEASE_TTL_MS = 2_000;
-const EVENTS = 160;
-/** Events per page: 80 folded at 40 ms each take 3.2 s, over one and a half lease times, with nothing else to run meanwhile. */
-const PAGE = 80;
+const LEASE_TTL_MS = 4_000;
+const EVENTS = 240;
+/** Events per page: 120 folded at 40 ms each take 4.8 s, over a lease time, with nothing else to run meanwhile. */
+const PAGE = 120;
 const FOLD_MS = 40;
 const OWNER = 'long-pages';
 

@@ -321,16 +321,16 @@ describe('ProjectorRunner over SQLite', () => {
   });
 
   it('keeps its lease through pages that each last longer than it, and writes every page', async () => {
-    const slow = slowProjection(60);
-    await events.append('tick-acme.t', Array.from({ length: 60 }, () => ({ type: 'Tick', data: {}, metadata: meta })), 'any');
+    const slow = slowProjection(70);
+    await events.append('tick-acme.t', Array.from({ length: 100 }, () => ({ type: 'Tick', data: {}, metadata: meta })), 'any');
     const errors: unknown[] = [];
     let failed: () => void = () => undefined;
     const failure = new Promise<void>((resolve) => (failed = resolve));
     const runner = new ProjectorRunner(events, readModels, [slow], {
-      // A page takes 1.8 s, folded and written without a turn of the event loop: over a lease
-      // time. Renewed every 0.5 s, the lease survives a stall of the test process of almost 1 s.
-      catchUpPage: 30,
-      leaseTtlMs: 1_500,
+      // A page takes 3.5 s, folded and written without a turn of the event loop: over a lease
+      // time. Renewed every second, the lease survives a stall of the test process of almost 2 s.
+      catchUpPage: 50,
+      leaseTtlMs: 3_000,
       onError: (error) => {
         errors.push(error);
         failed();
@@ -340,7 +340,7 @@ describe('ProjectorRunner over SQLite', () => {
     await Promise.race([runner.caughtUp(), failure]);
     await runner.stop();
     expect(errors.map(String)).toEqual([]);
-    expect(await readModels.get(physicalCollection('slow', 1), 'tick-acme.t')).toEqual({ _id: 'tick-acme.t', n: 60 });
+    expect(await readModels.get(physicalCollection('slow', 1), 'tick-acme.t')).toEqual({ _id: 'tick-acme.t', n: 100 });
   });
 
   it('parks a projection on the first event of a batch that fails it, whether in targets or in evolve', async () => {
