@@ -113,6 +113,14 @@ module.exports = {
       from: { path: '^src/client/' },
       to: { pathNot: ['^src/client/', '^node_modules/(jsonwebtoken|@types/jsonwebtoken)/'], dependencyTypesNot: ['core'] },
     },
+    {
+      name: 'class-validator-by-its-parts',
+      comment:
+        "class-validator's index loads every validator it has (libphonenumber-js, all of validator.js): its decorators and functions come from src/shared/http/class-validator-parts.ts, the package gives types only.",
+      severity: 'error',
+      from: { path: '^(src|projections)/', pathNot: '^src/shared/http/class-validator-parts[.]ts$' },
+      to: { path: 'node_modules/class-validator/', dependencyTypesNot: ['type-only'] },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptions } from '@nestjs/swagger';
 import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
-import { getMetadataStorage } from 'class-validator';
+import { getMetadataStorage } from '../../shared/http/class-validator-parts';
 import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
 // The storage @Type writes to: where a nested array names its element class.
 // eslint-disable-next-line @typescript-eslint/no-require-imports

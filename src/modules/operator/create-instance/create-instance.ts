@@ -1,7 +1,7 @@
 import { Body, Controller, Inject, Post } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiCreatedResponse } from '@nestjs/swagger';
-import { IsOptional, IsString, Matches } from 'class-validator';
+import { IsOptional, IsString, Matches } from '../../../shared/http/class-validator-parts';
 import { randomUUID } from 'node:crypto';
 import { CONFIG, ParleyConfig } from '../../../config/config';
 import { conflict } from '../../../shared/domain/errors';

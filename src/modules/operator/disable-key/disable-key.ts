@@ -1,7 +1,7 @@
 import { Body, Controller, Param, Put } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiOkResponse } from '@nestjs/swagger';
-import { IsBoolean } from 'class-validator';
+import { IsBoolean } from '../../../shared/http/class-validator-parts';
 import { unprocessable } from '../../../shared/domain/errors';
 import { Actor } from '../../../shared/domain/event';
 import { CurrentOperatorActor } from '../../instances/authentication/access-token.guard';

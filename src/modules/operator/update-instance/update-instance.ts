@@ -1,7 +1,7 @@
 import { Body, Controller, Param, Put } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiOkResponse } from '@nestjs/swagger';
-import { IsBoolean, IsOptional } from 'class-validator';
+import { IsBoolean, IsOptional } from '../../../shared/http/class-validator-parts';
 import { Actor } from '../../../shared/domain/event';
 import { CurrentOperatorActor } from '../../instances/authentication/access-token.guard';
 import { GetInstanceQuery, InstanceSummary, SetInstanceEnabledCommand, SetTokenProviderCommand } from '../../instances/instance-administration';
