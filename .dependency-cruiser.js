@@ -113,6 +113,22 @@ module.exports = {
       from: { path: '^src/client/' },
       to: { pathNot: ['^src/client/', '^node_modules/(jsonwebtoken|@types/jsonwebtoken)/'], dependencyTypesNot: ['core'] },
     },
+    {
+      name: 'swagger-loads-when-the-document-is-built',
+      comment:
+        "@nestjs/swagger loads at the first GET /openapi.json (src/modules/api-docs/swagger-library.ts): routes decorate through its ApiDoc, other files import the library's types only.",
+      severity: 'error',
+      from: { path: '^(src|projections)/', pathNot: '^src/modules/api-docs/swagger-library[.]ts$' },
+      to: { path: 'node_modules/@nestjs/swagger/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'class-validator-by-its-parts',
+      comment:
+        "class-validator's index loads every validator it has (libphonenumber-js, all of validator.js): its decorators and functions come from src/shared/http/class-validator-parts.ts, the package gives types only.",
+      severity: 'error',
+      from: { path: '^(src|projections)/', pathNot: '^src/shared/http/class-validator-parts[.]ts$' },
+      to: { path: 'node_modules/class-validator/', dependencyTypesNot: ['type-only'] },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

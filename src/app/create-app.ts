@@ -167,7 +167,7 @@ async function createApp(runtime: Runtime): Promise<BuiltApp> {
   registerDemoPage(fastify, runtime.config);
   app.useGlobalFilters(new ErrorFilter());
   app.useGlobalPipes(new RequestValidationPipe(runtime.config.customDataMaxBytes));
-  app.get(OpenApiDocument).build(app);
+  app.get(OpenApiDocument).describe(app);
   // No app.enableShutdownHooks(): Nest would close the modules on SIGTERM under the requests
   // still in flight. The process's signal handler calls RunningServer.close, which drains first.
   return { app, requests, unreadBodies, streams };

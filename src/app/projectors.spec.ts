@@ -45,6 +45,7 @@ describe('openProjectors', () => {
       owner: undefined,
       logger: createLogger('silent'),
       projections: ALL_PROJECTIONS,
+      recordBatch: () => undefined,
     });
     try {
       await projectors.start();
@@ -76,6 +77,7 @@ describe('openProjectors', () => {
       owner: undefined,
       logger: createLogger('silent'),
       projections: ALL_PROJECTIONS,
+      recordBatch: () => undefined,
     });
     const audit = checkpointName(auditIndexProjection);
     const main = new SqliteReadModelStore(join(dir, READ_MODELS_FILE));

@@ -34,8 +34,11 @@ export interface ProjectorsSettings {
   readonly owner: string | undefined;
   readonly logger: Logger;
   readonly projections: readonly ProjectionDefinition[];
-  /** Each batch written (default: the process's metrics). */
-  readonly recordBatch?: ProjectorRunnerOptions['recordBatch'];
+  /**
+   * Each batch written: the process's metrics (recordProjectorBatch), or the projector thread's
+   * report to the request thread, which keeps prom-client (and its event-loop timer) out of that thread.
+   */
+  readonly recordBatch: NonNullable<ProjectorRunnerOptions['recordBatch']>;
 }
 
 /**

@@ -25,6 +25,7 @@ import { openProjectors } from './projectors';
 import { ProjectorThread } from './projector-thread/projector-thread';
 import { projectorThreadConfig } from './projector-thread/protocol';
 import { withPartitionedCheckpoints } from '../shared/application/projection-runtime/partitioned-checkpoints';
+import { recordProjectorBatch } from '../shared/observability/metrics';
 import { splitProjections } from '../shared/application/projection-runtime/projector/projection-parts';
 
 /** How often a process that folds projections sweeps the log's deletes for keys a crash left undestroyed. */
@@ -116,7 +117,7 @@ export async function openRuntime(
             ring,
             logger,
           )
-        : await openProjectors(stores.events, readModels, { config, owner: mode === 'embedded' ? leaseOwner : undefined, logger, projections });
+        : await openProjectors(stores.events, readModels, { config, owner: mode === 'embedded' ? leaseOwner : undefined, logger, projections, recordBatch: recordProjectorBatch });
   }
   // Positions come from the watch, which needs the versions to resolve waits: tie the knot lazily.
   let watch: ProjectionWatch | null = null;

@@ -4,9 +4,8 @@ import { SentMessages } from '../modules/messages/sent-messages';
 import { ChatkitWebhookLookups, OfflineNow } from '../modules/webhooks/deliver-webhooks/chatkit-webhook-lookups';
 import type { WebhookContextAt } from '../modules/webhooks/deliver-webhooks/webhook-context';
 import { WebhookDeactivation, WebhookDeliveryWorker } from '../modules/webhooks/deliver-webhooks/webhook-delivery-worker';
-import { CommandPipeline } from '../shared/application/write-path/command-pipeline';
 import { InstanceEpochs } from '../shared/application/write-path/instance-epochs';
-import type { ReadYourWrites } from '../shared/application/write-path/read-your-writes';
+import { StreamStates } from '../shared/application/write-path/stream-states';
 import type { SecretBox } from '../shared/crypto/secret-box';
 import { systemClock } from '../shared/domain/clock';
 import type { EventStore } from '../shared/ports/event-store.port';
@@ -64,10 +63,9 @@ export function deliverWebhooks(parts: WebhookDeliveryParts): WebhookDeliveryWor
  */
 export function webhookContextAt(events: EventStore, secretBox: SecretBox, offlineNow: OfflineNow, origin: () => string): WebhookContextAt {
   const links = new AttachmentLinks(secretBox, systemClock);
-  const readsOnly: ReadYourWrites = { waitFor: async () => undefined };
   const lookups = new ChatkitWebhookLookups({
     events,
-    sentMessages: new SentMessages(new CommandPipeline(events, readsOnly, new InstanceEpochs(events))),
+    sentMessages: new SentMessages(new StreamStates(events, new InstanceEpochs(events))),
     offlineNow,
     attachment: (instanceId, roomId, attachment) => ({ ...renderAttachment(links, origin(), instanceId, roomId, attachment) }),
   });

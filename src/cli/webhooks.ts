@@ -1,6 +1,6 @@
 import { INestApplicationContext } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
-import { validate } from 'class-validator';
+import { validate } from '../shared/http/class-validator-parts';
 import { Actor } from '../shared/domain/event';
 import { WebhookCreateDto, WebhookUpdateDto } from '../modules/webhooks/presentation/webhook-fields.dto';
 import { presentWebhook, presentWebhookDocument, WebhookView } from '../modules/webhooks/presentation/webhook.presenter';

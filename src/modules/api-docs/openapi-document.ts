@@ -1,6 +1,6 @@
 import { Inject, INestApplication, Injectable } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { DocumentBuilder, OpenAPIObject, OperationObject, ParameterObject, PathItemObject, SwaggerModule } from '@nestjs/swagger';
+import type { OpenAPIObject, OperationObject, ParameterObject, PathItemObject } from '@nestjs/swagger';
 import type { FastifyInstance } from 'fastify';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -10,6 +10,7 @@ import { QUERY_PARAMETERS } from './query-parameters';
 import { EXTRA_MODELS, REQUEST_BODIES } from './request-bodies';
 import { serviceOf, SERVICES } from './services';
 import { UNSEEN_ROUTES, UnseenMethod } from './unseen-routes';
+import { applyDeferredApiDocs, swaggerLibrary } from './swagger-library';
 import { describeValidatedClasses } from './validator-properties';
 
 /** A route as Fastify registered it: an upper-case method and a `:param` URL. */
@@ -54,10 +55,13 @@ export function operationsOf(item: PathItemObject): [string, OperationObject][] 
 /**
  * The OpenAPI 3 document of every route: Nest's controllers as @nestjs/swagger scans them,
  * plus the routes it cannot see (UNSEEN_ROUTES), each tagged and secured by its service.
+ * Built at the first `get()` (the first GET /openapi.json), not at start: the scan and the
+ * library it needs (swagger-library.ts) cost an idle server's memory and its start time.
  */
 @Injectable()
 export class OpenApiDocument {
   private readonly registered: RegisteredRoute[] = [];
+  private app: INestApplication | null = null;
   private document: OpenAPIObject | null = null;
 
   constructor(adapterHost: HttpAdapterHost, @Inject(CONFIG) private readonly config: Pick<ParleyConfig, 'consoleEnabled'>) {
@@ -74,8 +78,18 @@ export class OpenApiDocument {
     return this.registered;
   }
 
-  /** Builds the document once the application's modules exist (before it listens). */
-  build(app: INestApplication): void {
+  /** The application the document describes, once its modules exist (startServer, before it listens). */
+  describe(app: INestApplication): void {
+    this.app = app;
+  }
+
+  get(): OpenAPIObject {
+    if (!this.app) throw new Error('The OpenAPI document describes the application startServer gives it before the server listens');
+    return (this.document ??= this.build(this.app));
+  }
+
+  private build(app: INestApplication): OpenAPIObject {
+    const { DocumentBuilder, SwaggerModule } = swaggerLibrary();
     const builder = new DocumentBuilder()
       .setTitle('Parley')
       .setDescription(DESCRIPTION)
@@ -94,6 +108,7 @@ export class OpenApiDocument {
         'operatorToken',
       );
     for (const service of SERVICES) builder.addTag(service.tag, service.description);
+    applyDeferredApiDocs();
     describeValidatedClasses();
     const document = SwaggerModule.createDocument(app, builder.build(), {
       autoTagControllers: false,
@@ -124,12 +139,7 @@ export class OpenApiDocument {
       }
     }
     withoutUnusedSchemes(document);
-    this.document = document;
-  }
-
-  get(): OpenAPIObject {
-    if (!this.document) throw new Error('The OpenAPI document is built by startServer before the server listens');
-    return this.document;
+    return document;
   }
 }
 

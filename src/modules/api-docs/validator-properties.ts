@@ -1,7 +1,8 @@
-import { ApiProperty, ApiPropertyOptions } from '@nestjs/swagger';
+import type { ApiPropertyOptions } from '@nestjs/swagger';
 import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
-import { getMetadataStorage } from 'class-validator';
+import { getMetadataStorage } from '../../shared/http/class-validator-parts';
 import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
+import { swaggerLibrary } from './swagger-library';
 // The storage @Type writes to: where a nested array names its element class.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { defaultMetadataStorage: transformerTypes } = require('class-transformer/cjs/storage') as typeof import('class-transformer/types/storage');
@@ -17,6 +18,7 @@ const described = new WeakSet<Function>();
  * limits. Run before the document is scanned; a class is described once per process.
  */
 export function describeValidatedClasses(): void {
+  const { ApiProperty } = swaggerLibrary();
   const storage = getMetadataStorage();
   // class-validator keeps its metadata by class; it has no public way to list the classes.
   const byClass = (storage as unknown as { validationMetadatas?: Map<Function, unknown> }).validationMetadatas;

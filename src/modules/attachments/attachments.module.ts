@@ -1,4 +1,7 @@
 import { Module } from '@nestjs/common';
+import { CLOCK } from '../../shared/application/tokens';
+import { SECRET_BOX, SecretBox } from '../../shared/crypto/secret-box';
+import { Clock } from '../../shared/domain/clock';
 import { InstancesModule } from '../instances/instances.module';
 import { ATTACHMENT_RESOLVER } from '../messages/presentation/attachments.port';
 import { DROPPED_ATTACHMENTS } from '../messages/dropped-attachments.port';
@@ -36,7 +39,7 @@ import { UploadAttachmentHandler } from './upload-attachment/upload-attachment';
     DeleteUserFilesController,
   ],
   providers: [
-    AttachmentLinks,
+    { provide: AttachmentLinks, inject: [SECRET_BOX, CLOCK], useFactory: (secretBox: SecretBox, clock: Clock) => new AttachmentLinks(secretBox, clock) },
     PublicOrigin,
     AttachmentsReadModel,
     AttachmentRemoval,

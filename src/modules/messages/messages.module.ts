@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { CommandPipeline } from '../../shared/application/write-path/command-pipeline';
 import { AttachmentsModule } from '../attachments/attachments.module';
 import { InstancesModule } from '../instances/instances.module';
 import { RoomsModule } from '../rooms/rooms.module';
@@ -33,7 +34,7 @@ import { ThreadsReadModel } from '../threads/threads.read-model';
   ],
   providers: [
     MessageIds,
-    SentMessages,
+    { provide: SentMessages, inject: [CommandPipeline], useFactory: (pipeline: CommandPipeline) => new SentMessages(pipeline) },
     MessageChanges,
     MessageChangeRouting,
     MessagesReadModel,

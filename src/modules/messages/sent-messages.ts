@@ -1,18 +1,21 @@
-import { Injectable } from '@nestjs/common';
-import { CommandPipeline } from '../../shared/application/write-path/command-pipeline';
+import type { CommandPipeline } from '../../shared/application/write-path/command-pipeline';
 import { firstEventReaching } from '../../shared/application/write-path/stream-position-search';
 import { RecordedEvent } from '../../shared/domain/event';
 import { messagesStream, SentMessage, sentMessageOf, timelineDecider } from './domain/message.decider';
 import { MessageId, MessageSent } from './domain/message.events';
 
+/** How the write path reads streams: the CommandPipeline's (its cache), or StreamStates of their own. */
+export type StreamReads = Pick<CommandPipeline, 'load' | 'readStream'>;
+
 /**
  * Finds a message in its room's timeline without reading the timeline: ids grow with the
  * timeline's revisions, so a binary search over revisions with single-event reads finds it
  * in about log2(length) reads (20 for a million messages), however long the room grew.
+ * A plain class (the module builds it): the embedded server's projector thread finds messages
+ * too, through the write path's stream reads alone (StreamStates), and loads no Nest package.
  */
-@Injectable()
 export class SentMessages {
-  constructor(private readonly pipeline: CommandPipeline) {}
+  constructor(private readonly pipeline: StreamReads) {}
 
   async find(instanceId: string, roomId: string, id: MessageId): Promise<SentMessage | null> {
     const stream = messagesStream(instanceId, roomId);

@@ -1,4 +1,5 @@
-import { buildMessage, ValidateBy, ValidationOptions } from 'class-validator';
+import type { ValidationOptions } from 'class-validator';
+import { buildMessage, ValidateBy } from './class-validator-parts';
 
 /** How many characters (Unicode code points, as JSON Schema's maxLength counts) a string holds. */
 export const characterCount = (value: string): number => {

@@ -1,6 +1,7 @@
 import { ArgumentMetadata, Injectable, ValidationError, ValidationPipe } from '@nestjs/common';
 import type { MetadataStorage as TransformerMetadataStorage } from 'class-transformer/types/MetadataStorage';
-import { getMetadataStorage, ValidationArguments, ValidationTypes } from 'class-validator';
+import type { ValidationArguments } from 'class-validator';
+import { getMetadataStorage, validate, ValidationTypes } from './class-validator-parts';
 import { badRequest, DomainError, unprocessable } from '../domain/errors';
 import { DEFAULT_CUSTOM_DATA_MAX_BYTES } from './body-parser';
 
@@ -36,6 +37,13 @@ function requireCustomDataWithin(value: unknown, maxBytes: number): void {
 /** class-transformer's decorator records (@Type, @Transform, @Expose, @Exclude); its index does not export them. */
 const transformerMetadata = (require('class-transformer/cjs/storage') as { defaultMetadataStorage: TransformerMetadataStorage }).defaultMetadataStorage;
 
+/**
+ * class-validator for Nest's pipe, from its parts rather than its index, which the pipe would load
+ * (class-validator-parts.ts says why); with its metadata storage, which the pipe reads too (a
+ * nested object's binary values), though its type does not say so.
+ */
+const CLASS_VALIDATOR = { validate, getMetadataStorage };
+
 const flatten = (errors: ValidationError[]): string[] =>
   errors.flatMap((e) => [...Object.values(e.constraints ?? {}), ...flatten(e.children ?? [])]);
 
@@ -56,6 +64,7 @@ export class RequestValidationPipe extends ValidationPipe {
     super({
       whitelist: true,
       transform: true,
+      validatorPackage: CLASS_VALIDATOR,
       exceptionFactory: (errors) => unprocessable('validation_failed', flatten(errors).join('; ')),
     });
   }

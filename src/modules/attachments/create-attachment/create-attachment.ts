@@ -1,6 +1,6 @@
 import { Body, Controller, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
 import { CommandBus, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { Allow, IsInt, IsNotEmpty, IsOptional, IsString, Matches, MaxLength, Min } from 'class-validator';
+import { Allow, IsInt, IsNotEmpty, IsOptional, IsString, Matches, MaxLength, Min } from '../../../shared/http/class-validator-parts';
 import type { FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { CommandPipeline } from '../../../shared/application/write-path/command-pipeline';

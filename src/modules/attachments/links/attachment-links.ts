@@ -1,6 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { CLOCK } from '../../../shared/application/tokens';
-import { SECRET_BOX, SecretBox } from '../../../shared/crypto/secret-box';
+import { SecretBox } from '../../../shared/crypto/secret-box';
 import { Clock } from '../../../shared/domain/clock';
 import { forbidden } from '../../../shared/domain/errors';
 import { LinkSigner } from '../../../shared/crypto/link-signer';
@@ -21,12 +19,14 @@ export interface SignedLink {
   readonly expiresAt: Date | null;
 }
 
-/** The signed, absolute links of attachments, and their verification. */
-@Injectable()
+/**
+ * The signed, absolute links of attachments, and their verification. A plain class (the module
+ * builds it): the embedded server's projector thread renders links too, and loads no Nest package.
+ */
 export class AttachmentLinks {
   private readonly signer: LinkSigner;
 
-  constructor(@Inject(SECRET_BOX) secretBox: SecretBox, @Inject(CLOCK) private readonly clock: Clock) {
+  constructor(secretBox: SecretBox, private readonly clock: Clock) {
     this.signer = new LinkSigner(secretBox.deriveKey('attachment-links'));
   }
 

@@ -1,6 +1,6 @@
 import { Body, Controller, HttpCode, Inject, Param, Put } from '@nestjs/common';
 import { CommandBus, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { IsInt, Max, Min } from 'class-validator';
+import { IsInt, Max, Min } from '../../../shared/http/class-validator-parts';
 import { CommandPipeline } from '../../../shared/application/write-path/command-pipeline';
 import { newestFirst, StreamReader } from '../../../shared/application/write-path/stream-position-search';
 import { CLOCK } from '../../../shared/application/tokens';

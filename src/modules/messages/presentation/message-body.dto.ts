@@ -11,7 +11,7 @@ import {
   Matches,
   MaxLength,
   ValidateNested,
-} from 'class-validator';
+} from '../../../shared/http/class-validator-parts';
 import { V2_ATTACHMENT_KINDS, V2AttachmentKind } from '../domain/message-parts';
 
 class V2AttachmentDto {

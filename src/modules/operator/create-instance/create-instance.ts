@@ -1,7 +1,7 @@
 import { Body, Controller, Inject, Post } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
-import { ApiCreatedResponse } from '@nestjs/swagger';
-import { IsOptional, IsString, Matches } from 'class-validator';
+import { ApiDoc } from '../../api-docs/swagger-library';
+import { IsOptional, IsString, Matches } from '../../../shared/http/class-validator-parts';
 import { randomUUID } from 'node:crypto';
 import { CONFIG, ParleyConfig } from '../../../config/config';
 import { conflict } from '../../../shared/domain/errors';
@@ -43,10 +43,10 @@ export class CreateInstanceController {
 
   @Post('instances')
   @Requires(Access.operator)
-  @ApiCreatedResponse({
+  @ApiDoc((swagger) => swagger.ApiCreatedResponse({
     description: 'The instance, with its first key and that key\'s secret',
     schema: { allOf: [INSTANCE_SCHEMA, { type: 'object', required: ['key'], properties: { key: NEW_KEY_SCHEMA } }] },
-  })
+  }))
   async create(@Body() body: CreateInstanceDto, @CurrentOperatorActor() actor: Actor): Promise<InstanceView & { key: { id: string; secret: string } }> {
     const cluster = body.cluster ?? this.config.bootstrap?.cluster ?? 'local';
     const created = await this.commands.execute<CreateInstanceCommand, boolean>(new CreateInstanceCommand(body.id, cluster, actor));

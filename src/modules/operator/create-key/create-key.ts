@@ -1,6 +1,6 @@
 import { Controller, Param, Post } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiCreatedResponse } from '@nestjs/swagger';
+import { ApiDoc } from '../../api-docs/swagger-library';
 import { randomUUID } from 'node:crypto';
 import { Actor } from '../../../shared/domain/event';
 import { CurrentOperatorActor } from '../../instances/authentication/access-token.guard';
@@ -17,7 +17,7 @@ export class CreateKeyController {
 
   @Post('instances/:instanceId/keys')
   @Requires(Access.operator)
-  @ApiCreatedResponse({ description: 'The key and its secret', schema: NEW_KEY_SCHEMA })
+  @ApiDoc((swagger) => swagger.ApiCreatedResponse({ description: 'The key and its secret', schema: NEW_KEY_SCHEMA }))
   async create(@Param('instanceId') instanceId: string, @CurrentOperatorActor() actor: Actor): Promise<{ id: string; secret: string }> {
     const key = await this.commands.execute<CreateKeyCommand, CreatedKey>(new CreateKeyCommand(instanceId, randomUUID(), undefined, actor));
     return { id: key.keyId, secret: key.secret };

@@ -1,5 +1,5 @@
 import { Controller, Get, Inject } from '@nestjs/common';
-import { ApiOkResponse } from '@nestjs/swagger';
+import { ApiDoc } from '../../api-docs/swagger-library';
 import { WEBHOOKS, WebhookDocument } from '../../../../projections/webhooks/webhooks.projection';
 import { READ_MODEL_STORE, ReadModelStore } from '../../../shared/ports/read-model-store.port';
 import { HEALTH_SOURCES, HealthSources } from '../../health/health-sources';
@@ -47,7 +47,7 @@ export class DeploymentHealthController {
 
   @Get('health')
   @Requires(Access.operator)
-  @ApiOkResponse({
+  @ApiDoc((swagger) => swagger.ApiOkResponse({
     description: "This process's readiness in detail, and the webhooks whose deliveries stopped",
     schema: {
       type: 'object',
@@ -95,7 +95,7 @@ export class DeploymentHealthController {
         webhooks_failing_more: { type: 'boolean', description: `There may be more failing webhooks than the ${FAILING_WEBHOOKS_SHOWN} listed` },
       },
     },
-  })
+  }))
   async health(): Promise<DeploymentHealth> {
     const [report, head, failing] = await Promise.all([this.readiness.report(), this.sources.headPosition(), this.failingWebhooks()]);
     const projections = Object.entries(report.projections).map(([name, health]): ProjectionHealthView => ({

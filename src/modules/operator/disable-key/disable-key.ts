@@ -1,7 +1,7 @@
 import { Body, Controller, Param, Put } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiOkResponse } from '@nestjs/swagger';
-import { IsBoolean } from 'class-validator';
+import { ApiDoc } from '../../api-docs/swagger-library';
+import { IsBoolean } from '../../../shared/http/class-validator-parts';
 import { unprocessable } from '../../../shared/domain/errors';
 import { Actor } from '../../../shared/domain/event';
 import { CurrentOperatorActor } from '../../instances/authentication/access-token.guard';
@@ -25,10 +25,10 @@ export class DisableKeyController {
 
   @Put('instances/:instanceId/keys/:keyId')
   @Requires(Access.operator)
-  @ApiOkResponse({
+  @ApiDoc((swagger) => swagger.ApiOkResponse({
     description: 'The key as it is now',
     schema: { type: 'object', required: ['id', 'enabled'], properties: { id: { type: 'string' }, enabled: { type: 'boolean', enum: [false] } } },
-  })
+  }))
   async disable(
     @Param('instanceId') instanceId: string,
     @Param('keyId') keyId: string,

@@ -1,6 +1,6 @@
 import { Controller, Get, HttpCode, Inject, Logger, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiCreatedResponse, ApiExcludeEndpoint } from '@nestjs/swagger';
+import { ApiDoc } from '../../api-docs/swagger-library';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { InstanceExporter } from '../../../shared/application/operations/instance-transfer/export-instance';
 import { packExport } from '../../../shared/application/operations/instance-transfer/export-archive';
@@ -38,10 +38,10 @@ export class DownloadExportController {
   @Post('instances/:instanceId/export/links')
   @HttpCode(201)
   @Requires(Access.operator)
-  @ApiCreatedResponse({
+  @ApiDoc((swagger) => swagger.ApiCreatedResponse({
     description: `A download link of the instance's archive: a path of this server, working once, for ${EXPORT_LINK_TTL_SECONDS} s, with no Authorization header (a browser navigates to it)`,
     schema: { type: 'object', properties: { url: { type: 'string' }, expires_at: { type: 'string', format: 'date-time' } }, required: ['url', 'expires_at'] },
-  })
+  }))
   async mint(@Param('instanceId') instanceId: string, @Req() request: AuthenticatedRequest): Promise<{ url: string; expires_at: string }> {
     if ((await this.log.readStream(instanceStream(instanceId), { maxCount: 1 })).length === 0) {
       throw notFound('instance_not_found', `No instance "${instanceId}"`);
@@ -53,7 +53,7 @@ export class DownloadExportController {
   /** Documented in UNSEEN_ROUTES: it takes no deployment token, which the document would otherwise say of every operator route. */
   @Get(EXPORT_ARCHIVE_ROUTE)
   @Requires(Access.ownCredential('a download link from POST …/export/links (signed, one use, a minute)'))
-  @ApiExcludeEndpoint()
+  @ApiDoc((swagger) => swagger.ApiExcludeEndpoint())
   async download(
     @Param('instanceId') instanceId: string,
     @Query() query: Record<string, unknown>,

@@ -1,6 +1,6 @@
 import { Controller, Get, Inject, Param, Res } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiOkResponse, ApiProduces } from '@nestjs/swagger';
+import { ApiDoc } from '../../api-docs/swagger-library';
 import type { FastifyReply } from 'fastify';
 import { Readable } from 'node:stream';
 import { instanceEventPages } from '../../../shared/application/operations/instance-transfer/instance-event-pages';
@@ -36,11 +36,11 @@ export class ExportInstanceController {
 
   @Get('instances/:instanceId/export')
   @Requires(Access.operator)
-  @ApiProduces('application/x-ndjson')
-  @ApiOkResponse({
+  @ApiDoc((swagger) => swagger.ApiProduces('application/x-ndjson'))
+  @ApiDoc((swagger) => swagger.ApiOkResponse({
     description: `The instance's events, one JSON object a line (stream, revision, id, type, data, metadata, recorded_at, position), as ${EVENTS_FILE} of npm run export`,
     schema: { type: 'string' },
-  })
+  }))
   async export(@Param('instanceId') instanceId: string, @Res() reply: FastifyReply, @CurrentOperatorActor() actor: Actor): Promise<void> {
     // Recorded first (404 for no instance): who took the content is in the log before any of it leaves.
     await this.commands.execute(new RecordExportCommand(instanceId, actor));

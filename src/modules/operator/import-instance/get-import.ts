@@ -1,5 +1,5 @@
 import { Controller, Get, Param } from '@nestjs/common';
-import { ApiOkResponse } from '@nestjs/swagger';
+import { ApiDoc } from '../../api-docs/swagger-library';
 import { Access } from '../../roles/access-rules';
 import { Requires } from '../../roles/requires.decorator';
 import { PARLEY_OPERATOR_ROUTE } from '../operator-route';
@@ -34,7 +34,7 @@ export class GetImportController {
 
   @Get('instances/:instanceId/imports/:importId')
   @Requires(Access.operator)
-  @ApiOkResponse({ description: "An import's progress and outcome (kept by the server process that took the archive)", schema: IMPORT_VIEW_SCHEMA })
+  @ApiDoc((swagger) => swagger.ApiOkResponse({ description: "An import's progress and outcome (kept by the server process that took the archive)", schema: IMPORT_VIEW_SCHEMA }))
   get(@Param('instanceId') instanceId: string, @Param('importId') importId: string): ImportView {
     return this.jobs.get(instanceId, importId);
   }

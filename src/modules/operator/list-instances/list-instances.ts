@@ -1,6 +1,6 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
-import { ApiOkResponse, ApiQuery } from '@nestjs/swagger';
+import { ApiDoc } from '../../api-docs/swagger-library';
 import { unprocessable } from '../../../shared/domain/errors';
 import { INSTANCE_ID_PATTERN } from '../../../shared/domain/streams';
 import { parseLimit } from '../../../shared/http/query-params';
@@ -20,12 +20,12 @@ export class ListInstancesController {
 
   @Get('instances')
   @Requires(Access.operator)
-  @ApiQuery({ name: 'after', required: false, schema: { type: 'string' }, description: 'Instances after this id (the `next` of the previous page)' })
-  @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: INSTANCES_PAGE_MAX, default: INSTANCES_PAGE_DEFAULT } })
-  @ApiOkResponse({
+  @ApiDoc((swagger) => swagger.ApiQuery({ name: 'after', required: false, schema: { type: 'string' }, description: 'Instances after this id (the `next` of the previous page)' }))
+  @ApiDoc((swagger) => swagger.ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: INSTANCES_PAGE_MAX, default: INSTANCES_PAGE_DEFAULT } }))
+  @ApiDoc((swagger) => swagger.ApiOkResponse({
     description: 'A page of instances',
     schema: { type: 'object', required: ['instances'], properties: { instances: { type: 'array', items: INSTANCE_SCHEMA }, next: { type: 'string' } } },
-  })
+  }))
   async list(@Query() query: Record<string, unknown>): Promise<{ instances: InstanceView[]; next?: string }> {
     const limit = parseLimit(query.limit, { fallback: INSTANCES_PAGE_DEFAULT, max: INSTANCES_PAGE_MAX });
     const after = query.after;

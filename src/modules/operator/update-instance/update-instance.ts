@@ -1,7 +1,7 @@
 import { Body, Controller, Param, Put } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
-import { ApiOkResponse } from '@nestjs/swagger';
-import { IsBoolean, IsOptional } from 'class-validator';
+import { ApiDoc } from '../../api-docs/swagger-library';
+import { IsBoolean, IsOptional } from '../../../shared/http/class-validator-parts';
 import { Actor } from '../../../shared/domain/event';
 import { CurrentOperatorActor } from '../../instances/authentication/access-token.guard';
 import { GetInstanceQuery, InstanceSummary, SetInstanceEnabledCommand, SetTokenProviderCommand } from '../../instances/instance-administration';
@@ -34,7 +34,7 @@ export class UpdateInstanceController {
 
   @Put('instances/:instanceId')
   @Requires(Access.operator)
-  @ApiOkResponse({ description: 'The instance as it is now', schema: INSTANCE_SCHEMA })
+  @ApiDoc((swagger) => swagger.ApiOkResponse({ description: 'The instance as it is now', schema: INSTANCE_SCHEMA }))
   async update(@Param('instanceId') instanceId: string, @Body() body: UpdateInstanceDto, @CurrentOperatorActor() actor: Actor): Promise<InstanceView> {
     await this.queries.execute(new GetInstanceQuery(instanceId)); // 404 before any change
     if (body.enabled !== undefined) await this.commands.execute(new SetInstanceEnabledCommand(instanceId, body.enabled, actor));

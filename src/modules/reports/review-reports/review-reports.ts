@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsIn, IsOptional, IsString, MaxLength } from '../../../shared/http/class-validator-parts';
 import { unprocessable } from '../../../shared/domain/errors';
 import { parseLimit } from '../../../shared/http/query-params';
 import { auditActor, CurrentActor } from '../../instances/authentication/access-token.guard';

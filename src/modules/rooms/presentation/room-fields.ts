@@ -1,4 +1,4 @@
-import { ArrayMaxSize, IsArray, IsBoolean, IsNotEmpty, IsObject, IsOptional, IsString, Matches, MaxLength, ValidateIf } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsNotEmpty, IsObject, IsOptional, IsString, Matches, MaxLength, ValidateIf } from '../../../shared/http/class-validator-parts';
 import { MaxCharacters } from '../../../shared/http/max-characters';
 
 /**

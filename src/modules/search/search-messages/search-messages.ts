@@ -1,6 +1,6 @@
 import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
 import { IQueryHandler, QueryBus, QueryHandler } from '@nestjs/cqrs';
-import { ApiOkResponse } from '@nestjs/swagger';
+import { ApiDoc } from '../../api-docs/swagger-library';
 import { CurrentActor } from '../../instances/authentication/access-token.guard';
 import { RequestActor } from '../../instances/authentication/access-token';
 import { ATTACHMENT_RESOLVER, AttachmentResolver } from '../../messages/presentation/attachments.port';
@@ -65,11 +65,11 @@ export class SearchMessagesController {
 
   @Get('messages')
   @Requires(Access.permission('room:messages:get'))
-  @ApiOkResponse({
+  @ApiDoc((swagger) => swagger.ApiOkResponse({
     description:
       '`{results: [{message, highlights: [{part, start, end}]}], next?}`: v6 messages of the rooms the caller is a member of (su: every room), newest first or best first; ' +
       "each highlight is a place of a query's word or phrase in a text part (`part`: its index in `parts`; `start`, `end`: UTF-16 offsets in its `content`); `next` is the `cursor` of the next page, absent on the last",
-  })
+  }))
   search(
     @Param('instanceId') _instanceId: string,
     @Query() query: Record<string, unknown>,

@@ -1,6 +1,6 @@
 import { Body, Controller, HttpCode, Module, Param, Post, Res } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { IsOptional, IsString, Matches, MaxLength } from '../../../shared/http/class-validator-parts';
 import type { FastifyReply } from 'fastify';
 import { DomainError, notFound } from '../../../shared/domain/errors';
 import { KeyRing } from '../../instances/authentication/key-ring';

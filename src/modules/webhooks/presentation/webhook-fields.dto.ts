@@ -1,4 +1,4 @@
-import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsBoolean, IsIn, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsBoolean, IsIn, IsNotEmpty, IsOptional, IsString, MaxLength } from '../../../shared/http/class-validator-parts';
 import { CHATKIT_WEBHOOK_EVENT_TYPES } from '../domain/chatkit-webhook-events';
 
 /** Caps (docs/webhooks.md): a URL as browsers and proxies take it, a secret well above any HMAC key's use. */

@@ -4,7 +4,6 @@ import { messageOf } from '../../domain/errors';
 import { EventStore } from '../../ports/event-store.port';
 import { LeaseLostError, ReadModelStore } from '../../ports/read-model-store.port';
 import { checkpointName, physicalCollectionSpecs, ProjectionDefinition } from '../../../../projections/projection';
-import { recordProjectorBatch } from '../../observability/metrics';
 import { Backoff } from '../operations/backoff';
 import { BatchFolder } from './projector/batch-folder';
 import { FollowHandlers, LogFollower } from './projector/log-follower';
@@ -52,7 +51,7 @@ export interface ProjectorRunnerOptions {
   readonly onProgress?: (position: LogPosition, eventsApplied: number) => void;
   /** The set of projections this runner holds changed (taken over, lost): operators read it in the log. */
   readonly onLeasesChanged?: (held: readonly string[]) => void;
-  /** Each batch folded, for metrics (default: this process's; a projector thread sends them to the request thread's). */
+  /** Each batch folded, for metrics (the process's, given by the app; a projector thread sends them to the request thread's). */
   readonly recordBatch?: (events: number, seconds: number) => void;
   /**
    * Live, the log's events shared with another runner of the process (SharedLiveEvents): this
@@ -421,7 +420,7 @@ export class ProjectorRunner {
     this.backoff.reset();
     this.parking.forgetPassed(folding);
     this.counts.read(batch.length);
-    (this.options.recordBatch ?? recordProjectorBatch)(batch.length, (performance.now() - started) / 1000);
+    this.options.recordBatch?.(batch.length, (performance.now() - started) / 1000);
     this.options.onProgress?.(batch[batch.length - 1].position, applied);
     this.progress.notify();
   }
