@@ -49,3 +49,46 @@ describe('DataKeyRing: texts handed over by another thread', () => {
     expect(ring.known('acme/huge', 'ct-huge')).toBeUndefined();
   });
 });
+
+describe('DataKeyRing: the texts its keys sealed or opened', () => {
+  /** Every key asked for exists (a fresh nonce each): what the ring keeps is what it was told. */
+  const everyKey = {
+    getMany: async (ids: readonly string[]) => new Map(ids.map((id) => [id, `d1.${Buffer.alloc(32, id.length).toString('base64')}`])),
+  } as unknown as DataKeyStore;
+
+  const ringWith = async (ids: string[]) => {
+    const ring = new DataKeyRing(everyKey, box);
+    await ring.existing(ids);
+    return ring;
+  };
+
+  it('answers a remembered text for its ciphertext, as often as it is read, and the key otherwise', async () => {
+    const ring = await ringWith(['acme/m1']);
+    ring.remember('acme/m1', 'ct-1', '{"text":"one"}');
+    expect(ring.known('acme/m1', 'ct-1')).toBe('{"text":"one"}');
+    expect(ring.known('acme/m1', 'ct-1')).toBe('{"text":"one"}');
+    expect(ring.known('acme/m1', 'another')).toBeInstanceOf(Buffer);
+  });
+
+  it('keeps only the newest texts, by count and by size, whatever the number of keys cached', async () => {
+    const ids = Array.from({ length: 12_000 }, (_, i) => `acme/m${i}`);
+    const ring = await ringWith(ids);
+    ids.forEach((id, i) => ring.remember(id, `ct-${i}`, `{"text":"${i}"}`));
+    expect(ring.known('acme/m0', 'ct-0')).toBeInstanceOf(Buffer);
+    expect(ring.known('acme/m11999', 'ct-11999')).toBe('{"text":"11999"}');
+    const huge = `{"text":"${'x'.repeat(5 * 1024 * 1024)}"}`;
+    ring.remember('acme/m11998', 'ct-huge', huge);
+    expect(ring.known('acme/m11998', 'ct-huge')).toBeInstanceOf(Buffer);
+  });
+
+  it('remembers nothing for a key it does not hold, and forgets the texts of the keys a destroy takes', async () => {
+    const ring = await ringWith(['acme/room-1/m1', 'acme/room-2/m2']);
+    ring.remember('acme/unknown', 'ct', '{"text":"?"}');
+    expect(ring.known('acme/unknown', 'ct')).toBeUndefined();
+    ring.remember('acme/room-1/m1', 'ct-1', '{"text":"one"}');
+    ring.remember('acme/room-2/m2', 'ct-2', '{"text":"two"}');
+    ring.forgetDestroyed({ prefix: 'acme/room-1/' });
+    expect(ring.known('acme/room-1/m1', 'ct-1')).toBeUndefined();
+    expect(ring.known('acme/room-2/m2', 'ct-2')).toBe('{"text":"two"}');
+  });
+});

@@ -3,7 +3,7 @@ import { growingLru } from '../growing-lru';
 import { DataKeySelector, DataKeyStore } from '../ports/data-key-store.port';
 import { SecretBox } from './secret-box';
 import { DerivedDataKeys } from './derived-data-keys';
-import { HandedTexts } from './handed-texts';
+import { KeyedTexts, KeyedTextsBounds } from './keyed-texts';
 
 /** A data key wanted for sealing: its id, and the user incarnation who wrote what it seals. */
 export interface DataKeyRequest {
@@ -37,10 +37,24 @@ interface CachedKey {
   key?: Buffer;
   /** As stored: a key of the same id made again after a destroy is another key. */
   readonly wrapped: string;
-  /** What this key last sealed or opened (its ciphertext and plaintext): read again without deciphering, forgotten with the key. */
-  opened?: { readonly ciphertext: string; readonly plaintext: string };
   readonly owner: string | null;
 }
+
+/**
+ * The texts the ring's keys last sealed or opened that it keeps, to be read again without
+ * deciphering (the live log, subscriptions and the next command read a send back at once): the
+ * newest, bounded by count and by size. Kept with each cached key (DATA_KEY_CACHE_SIZE, 100,000
+ * by default), they grew a busy server's heap with every send up to that count, and with the
+ * texts' length (up to about 10 KB a long message's) without a bound in bytes.
+ */
+const OPENED_TEXTS: KeyedTextsBounds = { texts: 10_000, chars: 4 * 1024 * 1024 };
+
+/**
+ * How many texts handed over are kept unread, and how many characters: the sends in flight and
+ * a second or so of a busy room's behind them. Past either, the oldest go first: their reader
+ * opens them with their keys.
+ */
+const HANDED_TEXTS: KeyedTextsBounds = { texts: 4_096, chars: 4 * 1024 * 1024 };
 
 /** Keys made ready that are cached per turn of the event loop (a block's thousand over several turns). */
 const KEPT_PER_TURN = 500;
@@ -78,7 +92,9 @@ export class DataKeyRing {
    * projector thread), by key id: `known` answers each once without the key, which this ring
    * then never fetches, derives or deciphers with. Forgotten with their keys (`forgetDestroyed`).
    */
-  private readonly handed = new HandedTexts();
+  private readonly handed = new KeyedTexts(HANDED_TEXTS);
+  /** What cached keys last sealed or opened (OPENED_TEXTS), answered only while the key is cached. */
+  private readonly opened = new KeyedTexts(OPENED_TEXTS);
 
   /**
    * The keys to seal with: existing ones as stored, missing ones created durably (one write for
@@ -189,13 +205,13 @@ export class DataKeyRing {
     const cached = this.cache.get(id);
     if (cached === undefined) return undefined;
     if (cached === ABSENT) return null;
-    return cached.opened?.ciphertext === ciphertext ? cached.opened.plaintext : this.keyOf(id, cached);
+    return this.opened.get(id, ciphertext) ?? this.keyOf(id, cached);
   }
 
-  /** Remembers what a key sealed or opened, with the key (one text per key: a message version's). */
+  /** Remembers what a cached key sealed or opened (one text per key: a message version's; the newest OPENED_TEXTS). */
   remember(id: string, ciphertext: string, plaintext: string): void {
     const cached = this.cache.peek(id);
-    if (cached && cached !== ABSENT) cached.opened = { ciphertext, plaintext };
+    if (cached && cached !== ABSENT) this.opened.add(id, ciphertext, plaintext);
   }
 
   /** Remembers what a key has just sealed (`remember`), and tells `watchSealed`'s watchers. */
@@ -274,6 +290,7 @@ export class DataKeyRing {
 
   private forget(selector: DataKeySelector): void {
     this.handed.forget(selector);
+    this.opened.forget(selector);
     if ('ids' in selector) {
       // By id: no scan of the cache (a Beams delivery destroys one key, many times a second).
       for (const id of selector.ids) this.cache.delete(id);
