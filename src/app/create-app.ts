@@ -243,7 +243,7 @@ export async function startServer(runtime: Runtime, hooks: { beforeListen?: () =
   runtime.logger.info({ httpPort, httpsPort }, 'Parley is listening');
   // From here /health computes readiness (projections caught up, live log, storage) on every call.
   readiness.state = 'serving';
-  collectStartUpGarbage({ generation: 'young', busy: () => requests.busy });
+  collectStartUpGarbage({ busy: () => requests.busy });
   // The embedded server delivers webhooks itself; beside projector workers, they do.
   const webhookDelivery =
     runtime.mode === 'embedded'

@@ -191,7 +191,7 @@ async function main(): Promise<void> {
   await projectors.start();
   report();
   post({ kind: 'started' });
-  collectStartUpGarbage({ generation: 'full' });
+  collectStartUpGarbage();
 }
 
 main().catch((error: unknown) => {
