@@ -91,4 +91,16 @@ describe('DataKeyRing: the texts its keys sealed or opened', () => {
     expect(ring.known('acme/room-1/m1', 'ct-1')).toBeUndefined();
     expect(ring.known('acme/room-2/m2', 'ct-2')).toBe('{"text":"two"}');
   });
+
+  it('answers no text of a key that another process destroyed and made again under the same id', async () => {
+    let fill = 1;
+    const remade = { getMany: async (ids: readonly string[]) => new Map(ids.map((id) => [id, `d1.${Buffer.alloc(32, fill).toString('base64')}`])) } as unknown as DataKeyStore;
+    const ring = new DataKeyRing(remade, box, { size: 100, ttlMs: 1 });
+    await ring.existing(['acme/m1']);
+    ring.remember('acme/m1', 'ct-1', '{"text":"one"}');
+    fill = 2; // destroyed and made again elsewhere: the ring learns it when its cached key expires
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await ring.existing(['acme/m1']);
+    expect(ring.known('acme/m1', 'ct-1')).toBeInstanceOf(Buffer);
+  });
 });

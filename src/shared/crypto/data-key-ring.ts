@@ -285,6 +285,9 @@ export class DataKeyRing {
    * (an import beside the server) is seen within it.
    */
   private keep(id: string, entry: CachedKey): void {
+    // A text remembered under the id belongs to the key cached before (perhaps destroyed since and
+    // made again elsewhere): it is answered only with the key that sealed or opened it.
+    this.opened.forget({ ids: [id] });
     this.cache.set(id, entry, this.exclusive ? { ttl: 0 } : undefined);
   }
 
