@@ -5,6 +5,7 @@ import { ProjectorRunner } from '../../src/shared/application/projection-runtime
 import { checkpointName, physicalCollection, ProjectionDefinition } from '../../projections/projection';
 import { usersProjection } from '../../projections/users/users.projection';
 import { eventually, FaultLab, processEnv } from './process-client';
+import { slowCount } from '../support/slow-count';
 
 /** The worker's lease time (the least allowed): it tries to take free leases every third of it. */
 const WORKER_LEASE_TTL_MS = 1_000;
@@ -37,11 +38,7 @@ describe('a fold whose pages outlast its leases, beside a live projector worker 
       collections: [{ name: 'ticks' }],
       handles: ['Tick'],
       targets: (event) => [{ collection: 'ticks', id: event.streamName }],
-      evolve: (document) => {
-        const until = Date.now() + FOLD_MS;
-        while (Date.now() < until); // a fold that takes its time, synchronously
-        return { _id: '', n: ((document?.n as number | undefined) ?? 0) + 1 };
-      },
+      evolve: slowCount(FOLD_MS),
     };
     const lease = checkpointName(standIn);
     const events = new SqliteEventStore(join(dir, 'events.sqlite'));

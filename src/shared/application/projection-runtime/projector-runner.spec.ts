@@ -13,6 +13,7 @@ import { ProjectorRunner } from './projector-runner';
 import { ProjectionWatch } from './projection-watch';
 import { openSqliteStores, SqliteStores } from '../../../../test/support/sqlite-stores';
 import { eventually } from '../../../../test/support/waiting';
+import { slowCount } from '../../../../test/support/slow-count';
 
 /** A projection of `Tick` events counting them per stream, each fold taking `foldMs` synchronously, as a busy machine's might. */
 const slowProjection = (foldMs: number): ProjectionDefinition => ({
@@ -21,11 +22,7 @@ const slowProjection = (foldMs: number): ProjectionDefinition => ({
   collections: [{ name: 'slow' }],
   handles: ['Tick'],
   targets: (event) => [{ collection: 'slow', id: event.streamName }],
-  evolve: (document) => {
-    const until = Date.now() + foldMs;
-    while (Date.now() < until); // a fold that takes its time, synchronously
-    return { _id: '', n: ((document?.n as number | undefined) ?? 0) + 1 };
-  },
+  evolve: slowCount(foldMs),
 });
 
 /** The runner writes to versioned collections; this spec reads the store underneath. */
