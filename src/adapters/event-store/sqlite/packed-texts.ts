@@ -45,15 +45,13 @@ export const PACKED_FORMATS: readonly PackedFormat[] = [{ byte: 0xf1, dictionary
 
 const WRITTEN = PACKED_FORMATS[PACKED_FORMATS.length - 1];
 const FORMATS = new Map(PACKED_FORMATS.map((format) => [format.byte, format]));
-/** Deflate's memory and speed, not its format (rows stay readable whatever it is): texts this short need no larger hash table. */
-const MEM_LEVEL = 4;
 
 /** What a packed row's `metadata` column holds: its metadata is in `data`'s blob. */
 export const PACKED_METADATA = Buffer.alloc(0);
 
 /** The blob of an event's data and metadata texts (JSON). */
 export function packEventTexts(data: string, metadata: string): Buffer {
-  const deflated = deflateRawSync(`${metadata}\n${data}`, { dictionary: WRITTEN.dictionary, windowBits: WRITTEN.windowBits, memLevel: MEM_LEVEL });
+  const deflated = deflateRawSync(`${metadata}\n${data}`, { dictionary: WRITTEN.dictionary, windowBits: WRITTEN.windowBits });
   const blob = Buffer.allocUnsafe(deflated.length + 1);
   blob[0] = WRITTEN.byte;
   deflated.copy(blob, 1);
