@@ -4,7 +4,7 @@ import { compactSqliteFile, truncateWal } from '../../shared/sqlite-compaction';
 import { PACKED_METADATA, eventTextsOf, packEventTexts } from './packed-texts';
 import { EVENT_COLUMNS as C, EVENT_ROWS, openEventLogDatabase } from './schema';
 
-/** One event as the log's file holds it: what a rewrite may read, and its data as stored (JSON). */
+/** One event as the log's file holds it: what a rewrite may read, and its data (JSON; a packed row's inflated). */
 export interface StoredEventRow {
   readonly position: number;
   readonly stream: string;
@@ -32,6 +32,7 @@ type StoredRow = Omit<StoredEventRow, 'data'> & { readonly data: string | Buffer
 
 /** A stored row's texts, and whether they were packed (a rewrite keeps that). */
 const textsOf = (row: StoredRow) => ({ ...eventTextsOf(row.data, row.metadata), packed: typeof row.data !== 'string' });
+
 const PAGE = 1_000;
 
 /**

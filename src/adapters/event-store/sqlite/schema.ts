@@ -53,7 +53,7 @@ const COMPACT_TIME = (time: string) =>
 const RECORDED_AT_TEXT = (row: string) =>
   `CASE WHEN typeof(${row}.recorded_at) = 'integer' THEN strftime('%Y-%m-%dT%H:%M:%fZ', ${row}.recorded_at / 1000.0, 'unixepoch') ELSE ${row}.recorded_at END`;
 
-/** What `events` shows of a row: the columns of version 1, as version 1 held them. */
+/** What `events` shows of a row: the columns of version 1, as version 1 held them (but a packed row's data and metadata: version 3). */
 export const EVENT_COLUMNS = {
   position: 'r.position',
   stream: 's.name',
