@@ -1,9 +1,9 @@
-import Database from 'better-sqlite3';
 import jwt from 'jsonwebtoken';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
+import { eventRowsOf } from '../support/event-log-rows';
 import { startProcess, ServerProcess } from '../support/server-process';
 import { openHttpSubscription, openWsSubscription, WsBridgeClient } from '../support/subscribe-client';
 import { sleep } from '../support/waiting';
@@ -156,17 +156,10 @@ describe('/metrics, the access log and request ids (a real server process)', () 
     });
     expect(deleted.status).toBe(200);
     // Read back from the log itself (the audit CLI lists users, rooms and actors, not feeds or publishes).
-    const log = new Database(join(dataDir, 'events.sqlite'), { readonly: true });
-    try {
-      const requestIdOf = (type: string) =>
-        (log.prepare('SELECT metadata FROM events WHERE type = ? ORDER BY position DESC LIMIT 1').get(type) as { metadata: string } | undefined)
-          ?.metadata;
-      expect(JSON.parse(requestIdOf('FeedItemsPublished')!).request_id).toBe('e2e-feed-publish');
-      expect(JSON.parse(requestIdOf('BeamsPublishAccepted')!).request_id).toBe('e2e-beams-publish');
-      expect(JSON.parse(requestIdOf('BeamsUserDeleted')!).request_id).toBe('e2e-beams-delete-user');
-    } finally {
-      log.close();
-    }
+    const requestIdOf = (type: string) => JSON.parse(eventRowsOf(join(dataDir, 'events.sqlite'), 'type = ?', type).pop()!.metadata).request_id;
+    expect(requestIdOf('FeedItemsPublished')).toBe('e2e-feed-publish');
+    expect(requestIdOf('BeamsPublishAccepted')).toBe('e2e-beams-publish');
+    expect(requestIdOf('BeamsUserDeleted')).toBe('e2e-beams-delete-user');
   });
 
   it('generates a UUID when X-Request-Id is missing or not acceptable, and never logs tokens or queries', async () => {

@@ -11,8 +11,8 @@ import { contentsOf, recordSchemaVersion, schemaVersionOf } from '../support/sql
  * left as it was.
  */
 const env = (dataDir: string) => ({ DATA_DIR: dataDir, INSTANCE_LOCATOR: 'v1:local:schema', INSTANCE_KEY: 'k:schema-secret' });
-/** The newest schema version of each file (events.sqlite's 2: compact event rows). */
-const NEWEST = { events: 2, readModels: 1 };
+/** The newest schema version of each file (events.sqlite's 3: compact event rows, new ones' texts packed). */
+const NEWEST = { events: 3, readModels: 1 };
 const newestOf = (name: string) => (name === 'events.sqlite' ? NEWEST.events : NEWEST.readModels);
 
 describe('SQLite schema versions at start (dist/src/main.js)', () => {
@@ -55,7 +55,7 @@ describe('SQLite schema versions at start (dist/src/main.js)', () => {
   }, 90_000);
 
   it.each([
-    ['events.sqlite', 3],
+    ['events.sqlite', 4],
     ['read-models.sqlite', 3],
   ])('refuses to start on a %s of a newer version (%i), naming the file and both versions, and leaves the data directory as it was', async (name, version) => {
     const file = join(dir, name);

@@ -1,5 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { constants, inflateRawSync } from 'node:zlib';
+import { PACKED_FORMATS } from '../../src/adapters/event-store/sqlite/packed-texts';
 
 /**
  * Where a destroyed marker was still found: a file (by its path under the scanned folder, or
@@ -72,6 +74,35 @@ function readIfStillThere(file: string): Buffer | null {
   }
 }
 
+/** Bytes a packed event row may take in a page: its blob is inflated from at most these. */
+const PACKED_BYTES_MAX = 64 * 1024;
+
+/**
+ * The texts of the event log's packed rows (src/adapters/event-store/sqlite/packed-texts.ts)
+ * found in some bytes, inflated: a scan sees their words as a reader of the log does. Every
+ * place a format's first byte occurs is tried (rarely elsewhere than before such a row);
+ * what does not inflate is no row. A row larger than a page (several kilobytes deflated)
+ * continues on overflow pages: only its first page's part is inflated.
+ */
+function packedTextsIn(bytes: Buffer): Buffer | null {
+  const texts: Buffer[] = [];
+  for (const format of PACKED_FORMATS) {
+    for (let at = bytes.indexOf(format.byte); at >= 0; at = bytes.indexOf(format.byte, at + 1)) {
+      try {
+        const text = inflateRawSync(bytes.subarray(at + 1, at + 1 + PACKED_BYTES_MAX), {
+          dictionary: format.dictionary,
+          windowBits: format.windowBits,
+          finishFlush: constants.Z_SYNC_FLUSH,
+        });
+        if (text.length) texts.push(text);
+      } catch {
+        // Not a packed row.
+      }
+    }
+  }
+  return texts.length ? Buffer.concat(texts) : null;
+}
+
 /**
  * Looks for each marker, in each of its byte forms, in every place: what a privacy-minded
  * operator would check after a delete. Returns every finding (empty when nothing is left).
@@ -91,6 +122,10 @@ export function scanForMarkers(places: ScanPlaces, markers: readonly string[]): 
     if (bytes) contents.push([file, bytes]);
   }
   for (const [name, text] of Object.entries(places.texts ?? {})) contents.push([name, Buffer.isBuffer(text) ? text : Buffer.from(text, 'utf8')]);
+  for (const [place, bytes] of [...contents]) {
+    const inflated = packedTextsIn(bytes);
+    if (inflated) contents.push([`${place}, its packed event rows inflated`, inflated]);
+  }
 
   const findings: MarkerFinding[] = [];
   for (const marker of markers) {

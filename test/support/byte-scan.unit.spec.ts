@@ -1,6 +1,7 @@
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { packEventTexts } from '../../src/adapters/event-store/sqlite/packed-texts';
 import { scanForMarkers } from './byte-scan';
 
 describe('scanForMarkers', () => {
@@ -31,5 +32,14 @@ describe('scanForMarkers', () => {
     } finally {
       rmSync(folder, { recursive: true, force: true });
     }
+  });
+
+  it("sees the words of the event log's packed rows, as a page holds them among other bytes, in data and metadata", () => {
+    const row = packEventTexts(JSON.stringify({ text: `said ${marker}` }), JSON.stringify({ request: 'MARKER-meta-42a7' }));
+    const page = Buffer.concat([Buffer.from([0x0d, 0xf1, 0x00, 0xf1]), row, Buffer.from([0xf1, 0x05, 0x2a])]);
+    expect(scanForMarkers({ texts: { 'events.sqlite': page } }, [marker, 'MARKER-meta-42a7', 'MARKER-absent-123'])).toEqual([
+      { marker, place: 'events.sqlite, its packed event rows inflated', encoding: 'utf8' },
+      { marker: 'MARKER-meta-42a7', place: 'events.sqlite, its packed event rows inflated', encoding: 'utf8' },
+    ]);
   });
 });

@@ -1,8 +1,10 @@
-import Database from 'better-sqlite3';
 import { chmodSync, cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PERSONAL_DATA_RULES } from '../../src/app/personal-data-rules';
+import { EventRow, eventRowsOf } from './event-log-rows';
+
+export type { EventRow } from './event-log-rows';
 
 /**
  * Event logs written before sealing, as a test of the offline rewrite (`data-dir:seal`) sees
@@ -21,17 +23,6 @@ export function copyReleaseFixture(files: readonly string[] = ['events.sqlite', 
   return dir;
 }
 
-export interface EventRow {
-  readonly position: number;
-  readonly stream: string;
-  readonly revision: number;
-  readonly event_id: string;
-  readonly type: string;
-  readonly data: string;
-  readonly metadata: string;
-  readonly recorded_at: string;
-}
-
 /** The release fixture's log rows, read from a copy (SQLite would leave its -wal and -shm files beside the fixture). */
 export function releaseFixtureRows(): EventRow[] {
   const dir = copyReleaseFixture(['events.sqlite']);
@@ -42,14 +33,9 @@ export function releaseFixtureRows(): EventRow[] {
   }
 }
 
-/** Every row of a log file, in order, exactly as stored. */
+/** Every row of a log file, in order, as `events` shows it (packed texts inflated). */
 export function rowsOf(eventsFile: string): EventRow[] {
-  const db = new Database(eventsFile, { readonly: true, fileMustExist: true });
-  try {
-    return db.prepare('SELECT position, stream, revision, event_id, type, data, metadata, recorded_at FROM events ORDER BY position').all() as EventRow[];
-  } finally {
-    db.close();
-  }
+  return eventRowsOf(eventsFile);
 }
 
 const sealing = new Map(PERSONAL_DATA_RULES.sealing.map((rule) => [rule.type, rule]));

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventToAppend, ExpectedRevision, WrongExpectedRevisionError } from '../../../shared/ports/event-store.port';
+import { eventRowsOf } from '../../../../test/support/event-log-rows';
 import { StreamAppender } from './append-to-stream';
 import { sqlitePosition } from './positions';
 import { openEventLogDatabase } from './schema';
@@ -15,7 +16,7 @@ describe('StreamAppender', () => {
   let dir: string;
   let db: Database.Database;
   let appender: StreamAppender;
-  const rows = () => db.prepare('SELECT position, stream, revision, event_id, type, data, metadata, recorded_at FROM events ORDER BY position').all();
+  const rows = () => eventRowsOf(db);
 
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'parley-append-to-stream-'));
@@ -33,7 +34,7 @@ describe('StreamAppender', () => {
     expect(stored).toEqual({ result: { nextExpectedRevision: 1, position: sqlitePosition(3) }, first: 2 });
     expect(appender.append('a', [event(3)], 1)).toEqual({ result: { nextExpectedRevision: 2, position: sqlitePosition(4) }, first: 4 });
 
-    const [, first, second, third] = rows() as Record<string, unknown>[];
+    const [, first, second, third] = rows();
     expect(first).toEqual({
       position: 2,
       stream: 'a',
@@ -47,7 +48,7 @@ describe('StreamAppender', () => {
     expect(second).toMatchObject({ position: 3, revision: 1, event_id: 'e-2' });
     // An event without an id or a time gets a fresh id and the time of the append.
     expect(third).toMatchObject({ position: 4, revision: 2, event_id: expect.stringMatching(/.{16,}/) });
-    expect(Number.isNaN(Date.parse(third.recorded_at as string))).toBe(false);
+    expect(Number.isNaN(Date.parse(third.recorded_at))).toBe(false);
   });
 
   it.each<[string, ExpectedRevision, 'stored' | number | 'no_stream']>([

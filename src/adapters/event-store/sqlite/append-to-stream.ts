@@ -6,6 +6,7 @@ import {
   WrongExpectedRevisionError,
   newEventId,
 } from '../../../shared/ports/event-store.port';
+import { PACKED_METADATA, packEventTexts } from './packed-texts';
 import { sqlitePosition } from './positions';
 import { compactEventId, compactRecordedAt } from './schema';
 
@@ -70,8 +71,8 @@ export class StreamAppender {
         revision,
         compactEventId(event.id ?? newEventId()),
         event.type,
-        JSON.stringify(event.data ?? null),
-        JSON.stringify(event.metadata ?? {}),
+        packEventTexts(JSON.stringify(event.data ?? null), JSON.stringify(event.metadata ?? {})),
+        PACKED_METADATA,
         event.recordedAt === undefined ? now : compactRecordedAt(event.recordedAt),
       );
       position = Number(info.lastInsertRowid);

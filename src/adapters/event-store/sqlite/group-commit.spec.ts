@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -127,7 +128,8 @@ describe('GroupCommit', () => {
 
   it('refuses a whole group as "the disk is full" when SQLite rolls the transaction back, storing none of it', async () => {
     db.pragma(`max_page_count = ${Number(db.pragma('page_count', { simple: true }))}`);
-    const big: EventToAppend = { type: 'Big', data: { text: 'x'.repeat(64 * 1024) }, metadata: OCCURRED };
+    // Random text: the log deflates what it stores (packed-texts.ts), and this must not fit.
+    const big: EventToAppend = { type: 'Big', data: { text: randomBytes(64 * 1024).toString('base64') }, metadata: OCCURRED };
     const outcomes = await Promise.allSettled([writer.append('a', [event(1)], 'no_stream'), writer.append('b', [big], 'no_stream')]);
     for (const outcome of outcomes) {
       expect(outcome).toEqual({ status: 'rejected', reason: new EventStoreUnavailableError('the disk is full') });

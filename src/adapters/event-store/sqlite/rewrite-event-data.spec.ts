@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { scanForMarkers } from '../../../../test/support/byte-scan';
+import { eventRowsOf } from '../../../../test/support/event-log-rows';
 import { rewriteEventData } from './rewrite-event-data';
 import { SqliteEventStore } from './sqlite-event-store';
 
@@ -14,14 +15,7 @@ describe('rewriteEventData', () => {
   let dir: string;
   let file: string;
   const texts = Array.from({ length: 2_500 }, (_, i) => marker(`old-${i}`));
-  const rows = () => {
-    const db = new Database(file, { readonly: true });
-    try {
-      return db.prepare('SELECT * FROM events ORDER BY position').all() as { position: number; data: string }[];
-    } finally {
-      db.close();
-    }
-  };
+  const rows = () => eventRowsOf(file);
   const schema = () => {
     const db = new Database(file, { readonly: true });
     try {

@@ -1,9 +1,10 @@
 import { existsSync } from 'node:fs';
 import { ShredHistory } from '../../../shared/domain/personal-data';
 import { compactSqliteFile, truncateWal } from '../../shared/sqlite-compaction';
-import { openEventLogDatabase } from './schema';
+import { PACKED_METADATA, eventTextsOf, packEventTexts } from './packed-texts';
+import { EVENT_COLUMNS as C, EVENT_ROWS, openEventLogDatabase } from './schema';
 
-/** One event as the log's file holds it: what a rewrite may read, and its data as stored (JSON). */
+/** One event as the log's file holds it: what a rewrite may read, and its data (JSON; a packed row's inflated). */
 export interface StoredEventRow {
   readonly position: number;
   readonly stream: string;
@@ -25,6 +26,13 @@ export interface EventDataRewriteProgress {
 
 /** The trigger that keeps the log append-only against updates; the one against deletes is never lifted. */
 const NO_UPDATE_TRIGGER = 'events_no_update';
+
+/** A row as `event_rows` holds it: data and metadata text, or packed in one blob (packed-texts.ts). */
+type StoredRow = Omit<StoredEventRow, 'data'> & { readonly data: string | Buffer; readonly metadata: string | Buffer };
+
+/** A stored row's texts, and whether they were packed (a rewrite keeps that). */
+const textsOf = (row: StoredRow) => ({ ...eventTextsOf(row.data, row.metadata), packed: typeof row.data !== 'string' });
+
 const PAGE = 1_000;
 
 /**
@@ -49,24 +57,35 @@ export async function rewriteEventData(
     truncateWal(db, file);
     const trigger = db.prepare<[string], { sql: string }>("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?").get(NO_UPDATE_TRIGGER);
     if (!trigger) throw new Error(`${file} has no ${NO_UPDATE_TRIGGER} trigger: not an event log this version knows`);
-    const page = db.prepare<[number, number], StoredEventRow>('SELECT position, stream, type, data, recorded_at FROM events WHERE position > ? ORDER BY position LIMIT ?');
-    const update = db.prepare<[string, number]>('UPDATE event_rows SET data = ? WHERE position = ?');
-    const streamPage = db.prepare<[string, number, number], { type: string; data: string }>(
-      'SELECT type, data FROM events WHERE stream = ? AND revision >= ? ORDER BY revision LIMIT ?',
+    const page = db.prepare<[number, number], StoredRow>(
+      `SELECT ${C.position} AS position, ${C.stream} AS stream, ${C.type} AS type, ${C.data} AS data, ${C.metadata} AS metadata, ${C.recorded_at} AS recorded_at ` +
+        `FROM ${EVENT_ROWS} WHERE r.position > ? ORDER BY r.position LIMIT ?`,
+    );
+    const update = db.prepare<[string | Buffer, string | Buffer, number]>('UPDATE event_rows SET data = ?, metadata = ? WHERE position = ?');
+    const streamPage = db.prepare<[string, number, number], { type: string; data: string | Buffer; metadata: string | Buffer }>(
+      `SELECT ${C.type} AS type, ${C.data} AS data, ${C.metadata} AS metadata FROM ${EVENT_ROWS} WHERE s.name = ? AND r.revision >= ? ORDER BY r.revision LIMIT ?`,
     );
     const history: ShredHistory = {
       readStream: async (streamName, { fromRevision, maxCount }) =>
-        streamPage.all(streamName, fromRevision, maxCount).map((row) => ({ type: row.type, data: JSON.parse(row.data) as unknown })),
+        streamPage.all(streamName, fromRevision, maxCount).map((row) => ({ type: row.type, data: JSON.parse(eventTextsOf(row.data, row.metadata).data) as unknown })),
     };
     let progress = { read: 0, rewritten: 0 };
     db.exec('BEGIN IMMEDIATE');
     try {
       db.exec(`DROP TRIGGER ${NO_UPDATE_TRIGGER}`);
       for (let after = 0; ; ) {
-        const rows = page.all(after, PAGE);
-        if (rows.length === 0) break;
+        const stored = page.all(after, PAGE);
+        if (stored.length === 0) break;
+        const texts = new Map(stored.map((row) => [row.position, textsOf(row)]));
+        const rows = stored.map(({ position, stream, type, recorded_at }): StoredEventRow => ({ position, stream, type, data: texts.get(position)!.data, recorded_at }));
         const changed = await rewrite(rows, history);
-        for (const [position, data] of changed) update.run(data, position);
+        for (const [position, data] of changed) {
+          const row = texts.get(position);
+          if (!row) throw new Error(`a rewrite changed event ${position}, which is not on the page it was given`);
+          // A packed row stays packed (its metadata is in the same blob); a text row changes only its data.
+          if (row.packed) update.run(packEventTexts(data, row.metadata), PACKED_METADATA, position);
+          else update.run(data, row.metadata, position);
+        }
         after = rows[rows.length - 1].position;
         progress = { read: progress.read + rows.length, rewritten: progress.rewritten + changed.size };
         onPage(progress);

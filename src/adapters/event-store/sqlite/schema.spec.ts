@@ -1,16 +1,19 @@
 import Database from 'better-sqlite3';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NewerVersionError } from '../../shared/stored-versions';
+import { eventRowsOf } from '../../../../test/support/event-log-rows';
 import { schemaOf } from '../../../../test/support/sqlite-files';
+import { migrateSchema } from '../../shared/sqlite-schema-versions';
+import { EVENT_LOG_MIGRATIONS } from './schema';
 import { SqliteEventStore } from './sqlite-event-store';
 
 /**
  * events.sqlite records its schema version: a file from before versions were recorded, or at
- * version 1, is brought to version 2 (compact rows) with every event as it was, and a file from a
- * newer release is refused.
+ * version 1 or 2, is brought to version 3 (compact rows, new rows' texts packed) with every event
+ * as it was, and a file from a newer release is refused.
  */
 
 /** What Parley wrote into events.sqlite before schema versions (main e30e27a), verbatim. */
@@ -76,12 +79,42 @@ function writeVersion1(file: string, count: number, extra: (insert: Database.Sta
   db.close();
 }
 
+/** A version 2 file (compact rows, texts as text) of `count` events as `writeVersion1` writes them, migrated as version 2's release did. */
+function writeVersion2(file: string, count: number): void {
+  writeVersion1(file, count);
+  const db = new Database(file);
+  migrateSchema(db, file, EVENT_LOG_MIGRATIONS.filter((m) => m.version <= 2));
+  db.close();
+}
+
+/** Every row of `event_rows` as stored, bytes and all. */
+function storedRows(file: string): unknown[] {
+  const db = new Database(file, { readonly: true });
+  try {
+    return db.prepare('SELECT * FROM event_rows ORDER BY position').all();
+  } finally {
+    db.close();
+  }
+}
+
+/** A short message's event as the messages module writes it: its content sealed (random base64), ids and times beside it. */
+const shortMessage = (n: number) => {
+  const at = new Date(Date.UTC(2026, 0, 1) + n * 1_000).toISOString();
+  const b64 = (bytes: number) => randomBytes(bytes).toString('base64');
+  return {
+    type: 'MessageSent',
+    data: { id: n, user_id: `user-${n % 20}`, user_created_at: at, room_created_at: at, created_at: at, sealed: { k: `acme/message/${n}/0`, iv: b64(12), tag: b64(16), ct: b64(53) } },
+    metadata: { instance_id: 'acme', actor: { key_id: 'key', user_id: `user-${n % 20}` }, occurred_at: at, request_id: randomUUID() },
+    recordedAt: at,
+  };
+};
+
 describe('events.sqlite schema versions', () => {
   let dir: string;
   beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'parley-events-schema-'))));
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('opens a file written before schema versions and brings it to version 2: its events read back and appended to, the version recorded', async () => {
+  it('opens a file written before schema versions and brings it to version 3: its events read back and appended to, the version recorded', async () => {
     const file = join(dir, 'events.sqlite');
     writeBeforeVersions(file);
     expect(schemaOf(file).version).toBe(0);
@@ -97,7 +130,7 @@ describe('events.sqlite schema versions', () => {
     } finally {
       await store.close();
     }
-    expect(schemaOf(file).version).toBe(2);
+    expect(schemaOf(file).version).toBe(3);
     expect(eventRows(file).slice(0, 2)).toEqual(before);
   });
 
@@ -149,6 +182,57 @@ describe('events.sqlite schema versions', () => {
     expect((v1Bytes - v2Bytes) / rows.length).toBeGreaterThan(120);
   });
 
+  it('brings a version 2 log to version 3 without rewriting a row: its rows read back as before, beside packed rows appended after them', async () => {
+    const file = join(dir, 'events.sqlite');
+    writeVersion2(file, 300);
+    expect(schemaOf(file).version).toBe(2);
+    const stored = storedRows(file);
+    const written = eventRows(file) as Record<string, unknown>[];
+    const store = new SqliteEventStore(file, { synchronous: 'NORMAL' });
+    try {
+      expect(schemaOf(file).version).toBe(3);
+      expect(storedRows(file)).toEqual(stored);
+      const appended = shortMessage(300);
+      const stream = ROOM_STREAMS[0];
+      const revisions = written.filter((r) => r.stream === stream).length;
+      await store.append(stream, [appended], revisions - 1);
+      const read = await store.readAll({ maxCount: 1_000 });
+      expect(read.map((e) => [Number(e.position), e.streamName, e.revision, e.id, e.type, JSON.stringify(e.data), JSON.stringify(e.metadata), e.recordedAt])).toEqual([
+        ...written.map((r) => [r.position, r.stream, r.revision, r.event_id, r.type, r.data, r.metadata, r.recorded_at]),
+        [301, stream, revisions, read[300].id, 'MessageSent', JSON.stringify(appended.data), JSON.stringify(appended.metadata), appended.recordedAt],
+      ]);
+      expect(await store.readStream(stream, { fromRevision: revisions - 2 })).toEqual(read.filter((e) => e.streamName === stream).slice(-3));
+    } finally {
+      await store.close();
+    }
+    // Tools reading the file see the old rows as they were, and the new one's texts packed in `data`.
+    const db = new Database(file, { readonly: true });
+    const kinds = db.prepare('SELECT typeof(data) AS data, typeof(metadata) AS metadata, length(metadata) AS m, count(*) AS n FROM events GROUP BY 1, 2, 3 ORDER BY 1').all();
+    db.close();
+    expect(kinds).toEqual([
+      { data: 'blob', metadata: 'blob', m: 0, n: 1 },
+      { data: 'text', metadata: 'text', m: JSON.stringify(OCCURRED).length, n: 300 },
+    ]);
+    expect(eventRowsOf(file).slice(0, 300)).toEqual(written);
+  });
+
+  it("stores a short message's event in at least 200 bytes less than version 2 did", async () => {
+    const count = 3_000;
+    const events = Array.from({ length: count }, (_, n) => shortMessage(n));
+    const old = join(dir, 'old.sqlite');
+    writeVersion2(old, 0);
+    const v2 = new Database(old);
+    const insert = v2.prepare('INSERT INTO events (stream, revision, event_id, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)');
+    v2.transaction(() => events.forEach((e, n) => insert.run('room', n, randomUUID(), e.type, JSON.stringify(e.data), JSON.stringify(e.metadata), e.recordedAt)))();
+    v2.pragma('wal_checkpoint(TRUNCATE)');
+    v2.close();
+    const file = join(dir, 'events.sqlite');
+    const store = new SqliteEventStore(file, { synchronous: 'NORMAL' });
+    for (let n = 0; n < count; n += 500) await store.append('room', events.slice(n, n + 500), n === 0 ? 'no_stream' : n - 1);
+    await store.close();
+    expect((statSync(old).size - statSync(file).size) / count).toBeGreaterThan(200);
+  });
+
   it('creates a new file with the very schema a migrated file has', async () => {
     const old = join(dir, 'old.sqlite');
     writeBeforeVersions(old);
@@ -162,7 +246,7 @@ describe('events.sqlite schema versions', () => {
     const file = join(dir, 'events.sqlite');
     writeBeforeVersions(file);
     const newer = new Database(file);
-    newer.pragma('user_version = 3');
+    newer.pragma('user_version = 4');
     newer.close();
     const before = schemaOf(file);
 
@@ -174,7 +258,7 @@ describe('events.sqlite schema versions', () => {
     }
     expect(refused).toBeInstanceOf(NewerVersionError);
     expect((refused as Error).message).toBe(
-      `${file} has schema version 3, newer than this Parley knows (up to version 2): ` +
+      `${file} has schema version 4, newer than this Parley knows (up to version 3): ` +
         'a newer release of Parley wrote it. Run that release (or a later one) on it; this one cannot read it safely.',
     );
     expect(schemaOf(file)).toEqual(before);

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { openSqliteFile } from '../../shared/sqlite-file';
 import { SchemaMigration } from '../../shared/sqlite-schema-versions';
+import { unpackEventTexts } from './packed-texts';
 
 /** How long a read waits, synchronously, on a lock (in WAL mode only recovery and checkpoints make readers wait). */
 export const READ_BUSY_TIMEOUT_MS = 5000;
@@ -52,7 +53,7 @@ const COMPACT_TIME = (time: string) =>
 const RECORDED_AT_TEXT = (row: string) =>
   `CASE WHEN typeof(${row}.recorded_at) = 'integer' THEN strftime('%Y-%m-%dT%H:%M:%fZ', ${row}.recorded_at / 1000.0, 'unixepoch') ELSE ${row}.recorded_at END`;
 
-/** What `events` shows of a row: the columns of version 1, as version 1 held them. */
+/** What `events` shows of a row: the columns of version 1, as version 1 held them (but a packed row's data and metadata: version 3). */
 export const EVENT_COLUMNS = {
   position: 'r.position',
   stream: 's.name',
@@ -119,6 +120,15 @@ const VERSION_2 = `
 `;
 
 /**
+ * Version 3: rows appended from now on keep their data and metadata deflated, in one blob in
+ * `data` (`metadata` holds an empty blob): about 265 bytes less for a short message's event
+ * (packed-texts.ts). Rows already written stay as they are, text, and read as before: the step
+ * changes no table, only the version, which an older release must refuse (it could not read
+ * the blobs). `events` shows a packed row's blob as it is stored (plain SQL cannot inflate).
+ */
+const VERSION_3 = '-- No table changes: rows are packed from this version on.';
+
+/**
  * The event log's schema, version by version (`migrateSchema` applies them at open). Version 1
  * is also the schema of files written before versions were recorded (version 0). Version 2
  * rewrites the log's rows in one transaction at open (about a second per 100,000 events).
@@ -126,6 +136,7 @@ const VERSION_2 = `
 export const EVENT_LOG_MIGRATIONS: readonly SchemaMigration[] = [
   { version: 1, description: 'the events table, append-only', up: (db) => db.exec(VERSION_1) },
   { version: 2, description: 'compact rows: streams by id, UUIDs as bytes, times as milliseconds; events a view', up: (db) => db.exec(VERSION_2) },
+  { version: 3, description: "new rows' data and metadata deflated in one blob (rows written before stay text)", up: (db) => db.exec(VERSION_3) },
 ];
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -152,5 +163,16 @@ export function compactRecordedAt(time: string): bigint | string {
  * migration's table) is overwritten too. `maxPageCount` caps the file like a quota.
  */
 export function openEventLogDatabase(file: string, options: { readonly maxPageCount?: number } = {}): Database.Database {
-  return openSqliteFile(file, { migrations: EVENT_LOG_MIGRATIONS, busyTimeoutMs: READ_BUSY_TIMEOUT_MS, maxPageCount: options.maxPageCount });
+  const db = openSqliteFile(file, { migrations: EVENT_LOG_MIGRATIONS, busyTimeoutMs: READ_BUSY_TIMEOUT_MS, maxPageCount: options.maxPageCount });
+  db.function(PACKED_FIELDS_FUNCTION, { deterministic: true }, (blob) => {
+    const { data, metadata } = unpackEventTexts(blob as Buffer);
+    return `,"data":${data},"metadata":${metadata}`;
+  });
+  return db;
 }
+
+/**
+ * An SQL function of the connections `openEventLogDatabase` opens (not of the file: other
+ * tools do not have it): a packed row's `data` blob as the JSON text `,"data":…,"metadata":…`.
+ */
+export const PACKED_FIELDS_FUNCTION = 'packed_event_fields';
