@@ -6,11 +6,12 @@ import { COMPACT_POSITIONS } from './stored-position';
 
 /**
  * A collection of log pointers (`CollectionSpec.logPointers`, the audit index) in a layout of its
- * own: each line is five whole numbers, keyed by its name and position (WITHOUT ROWID: the key is
- * the table, so there is no rowid, no id and no index beside it), and every string it repeats (an
- * instance's key, a stream, an event type) is kept once in `<table>_names` and referred to by
- * number. A short message's two lines took 386 bytes as columns with a text id and two indexes;
- * here about 40 (docs/benchmarks.md).
+ * own: each line is four whole numbers, keyed by its key and position (WITHOUT ROWID: the key is
+ * the table, so there is no rowid, no id and no index beside it), and the strings it repeats are
+ * kept once in `<table>_names` and referred to by number: the key with its instance, and the
+ * stream with the event's type (one pair, one number: a column less in every line). A short
+ * message's two lines took 386 bytes as columns with a text id and two indexes; here under 40
+ * (docs/benchmarks.md).
  *
  * A number is given to a name the first time a batch writes it and never changes or goes (a
  * line's name outlives its lines; pointers are never erased, the events they point at are).
@@ -19,7 +20,7 @@ import { COMPACT_POSITIONS } from './stored-position';
  * workers may interleave differently: the same documents, other numbers).
  */
 
-/** The dictionary of a pointer collection's names; keys are named with their instance, streams and types with ''. */
+/** The dictionary of a pointer collection's names: pairs of strings, a key's (its instance, the key) and an event's (its stream, its type). */
 export const namesTable = (collection: string): string => `${table(collection)}_names`;
 
 /** The column only a pointer collection's table has: how a process tells the layout from the file. */
@@ -27,9 +28,9 @@ const KEY_COLUMN = 'key_n';
 
 export function createLogPointerTables(db: Database.Database, collection: string): void {
   db.exec(`
-    CREATE TABLE "${namesTable(collection)}" (n INTEGER PRIMARY KEY, instance_id TEXT NOT NULL, name TEXT NOT NULL, UNIQUE (instance_id, name));
+    CREATE TABLE "${namesTable(collection)}" (n INTEGER PRIMARY KEY, scope TEXT NOT NULL, name TEXT NOT NULL, UNIQUE (scope, name));
     CREATE TABLE "${table(collection)}" (
-      ${KEY_COLUMN} INTEGER NOT NULL, position BLOB NOT NULL, stream_n INTEGER NOT NULL, revision INTEGER NOT NULL, type_n INTEGER NOT NULL,
+      ${KEY_COLUMN} INTEGER NOT NULL, position BLOB NOT NULL, stream_type_n INTEGER NOT NULL, revision INTEGER NOT NULL,
       PRIMARY KEY (${KEY_COLUMN}, position)
     ) WITHOUT ROWID;
   `);
@@ -41,12 +42,12 @@ export const isLogPointerTable = (db: Database.Database, collection: string): bo
 
 /** The document's fields as the joined line and names hold them. */
 const FIELDS: Readonly<Record<string, string>> = {
-  instance_id: 'k.instance_id',
+  instance_id: 'k.scope',
   key: 'k.name',
   position: 'l.position',
-  stream: 's.name',
+  stream: 'e.scope',
   revision: 'l.revision',
-  type: 'ty.name',
+  type: 'e.name',
 };
 
 const fieldOf = (name: string): string => {
@@ -91,12 +92,14 @@ const stored = (row: LineRow): StoredDocument<LogPointer> => {
   return { document, position };
 };
 
-const NO_INSTANCE = '';
-
 export class LogPointerTable {
   private readonly lines: string;
   private readonly names: string;
   private readonly select: string;
+  /** The statements of every write, written once (the store prepares each once, found by its text). */
+  private readonly insertSql: string;
+  private readonly numberSql: string;
+  private readonly newNumberSql: string;
   /** Names already numbered in this batch (see `startBatch`). */
   private readonly numbered = new Map<string, number>();
 
@@ -107,13 +110,16 @@ export class LogPointerTable {
     this.lines = table(collection);
     this.names = namesTable(collection);
     this.select =
-      `SELECT k.instance_id AS instance_id, k.name AS key, l.position AS position, s.name AS stream, l.revision AS revision, ty.name AS type ` +
-      `FROM "${this.lines}" l JOIN "${this.names}" k ON k.n = l.${KEY_COLUMN} JOIN "${this.names}" s ON s.n = l.stream_n JOIN "${this.names}" ty ON ty.n = l.type_n`;
+      `SELECT k.scope AS instance_id, k.name AS key, l.position AS position, e.scope AS stream, l.revision AS revision, e.name AS type ` +
+      `FROM "${this.lines}" l JOIN "${this.names}" k ON k.n = l.${KEY_COLUMN} JOIN "${this.names}" e ON e.n = l.stream_type_n`;
+    this.insertSql = `INSERT INTO "${this.lines}" (${KEY_COLUMN}, position, stream_type_n, revision) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`;
+    this.numberSql = `SELECT n FROM "${this.names}" WHERE scope = ? AND name = ?`;
+    this.newNumberSql = `INSERT INTO "${this.names}" (scope, name) VALUES (?, ?)`;
   }
 
   getMany(ids: readonly string[]): StoredDocument[] {
     const found: StoredDocument[] = [];
-    const statement = this.prepared(`${this.select} WHERE k.instance_id = ? AND k.name = ? AND l.position = ?`);
+    const statement = this.prepared(`${this.select} WHERE k.scope = ? AND k.name = ? AND l.position = ?`);
     for (const id of ids) {
       const parts = parseId(id);
       if (!parts) continue;
@@ -155,12 +161,11 @@ export class LogPointerTable {
     if (![instance_id, key, stream, type].every((v) => typeof v === 'string') || !Number.isSafeInteger(revision)) {
       throw new Error('A log pointer holds strings and a whole revision');
     }
-    this.prepared(`INSERT INTO "${this.lines}" (${KEY_COLUMN}, position, stream_n, revision, type_n) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`).run(
+    this.prepared(this.insertSql).run(
       this.number(instance_id, key),
       COMPACT_POSITIONS.stored(position),
-      this.number(NO_INSTANCE, stream),
+      this.number(stream, type),
       revision,
-      this.number(NO_INSTANCE, type),
     );
   }
 
@@ -168,7 +173,7 @@ export class LogPointerTable {
     const parts = parseId(id);
     if (!parts) return;
     this.prepared(
-      `DELETE FROM "${this.lines}" WHERE ${KEY_COLUMN} = (SELECT n FROM "${this.names}" WHERE instance_id = ? AND name = ?) AND position = ?`,
+      `DELETE FROM "${this.lines}" WHERE ${KEY_COLUMN} = (SELECT n FROM "${this.names}" WHERE scope = ? AND name = ?) AND position = ?`,
     ).run(parts[0], parts[1], COMPACT_POSITIONS.stored(parts[2]));
   }
 
@@ -177,13 +182,13 @@ export class LogPointerTable {
     return whereClause(mapped, fieldOf);
   }
 
-  /** The name's number, given now if it has none. */
-  private number(instanceId: string, name: string): number {
-    const cacheKey = `${instanceId}\u0000${name}`;
+  /** The pair's number, given now if it has none. */
+  private number(scope: string, name: string): number {
+    const cacheKey = `${scope}\u0000${name}`;
     let n = this.numbered.get(cacheKey);
     if (n === undefined) {
-      const row = this.prepared(`SELECT n FROM "${this.names}" WHERE instance_id = ? AND name = ?`).get(instanceId, name) as { n: number } | undefined;
-      n = row ? row.n : Number(this.prepared(`INSERT INTO "${this.names}" (instance_id, name) VALUES (?, ?)`).run(instanceId, name).lastInsertRowid);
+      const row = this.prepared(this.numberSql).get(scope, name) as { n: number } | undefined;
+      n = row ? row.n : Number(this.prepared(this.newNumberSql).run(scope, name).lastInsertRowid);
       this.numbered.set(cacheKey, n);
     }
     return n;
