@@ -13,8 +13,9 @@ import { COMPACT_POSITIONS } from './stored-position';
  * message's two lines took 386 bytes as columns with a text id and two indexes; here under 40
  * (docs/benchmarks.md).
  *
- * A number is given to a name the first time a batch writes it and never changes or goes (a
- * line's name outlives its lines; pointers are never erased, the events they point at are).
+ * A number is given to a pair the first time a batch writes it and never changes or goes (it
+ * outlives its lines: the index only points, and a shredded event's pointers stay, as the v4
+ * lines' strings did).
  * Numbers follow the order names were first written: an incremental build and a rebuild of the
  * same log give the same numbers, as long as one writer folds the collection (several partitions'
  * workers may interleave differently: the same documents, other numbers).
