@@ -44,12 +44,12 @@ describe('audit index projection', () => {
     ]);
   });
 
-  it('names each line by its event’s position and its key’s place among the event’s keys', async () => {
+  it('names each line by its instance, its key and its event’s position', async () => {
     const docs = await project(auditIndexProjection, [attachment]);
-    expect([...docs.values()].map((d) => [d._id, d.key])).toEqual([
-      [`${attachment.position}/0`, 'user:ann'],
-      [`${attachment.position}/1`, 'key:k1'],
-      [`${attachment.position}/2`, 'room:lobby'],
+    expect([...docs.values()].map((d) => [JSON.parse(d._id), d.key])).toEqual([
+      [['acme', 'user:ann', attachment.position], 'user:ann'],
+      [['acme', 'key:k1', attachment.position], 'key:k1'],
+      [['acme', 'room:lobby', attachment.position], 'room:lobby'],
     ]);
   });
 

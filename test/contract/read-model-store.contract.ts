@@ -2,10 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { LogPosition } from '../../src/shared/domain/event';
 import {
   CollectionSpec,
+  Condition,
   Document,
   DocumentChange,
   LeaseFence,
   LeaseLostError,
+  LogPointer,
+  logPointerId,
   ReadModelStore,
   ReadModelWriteError,
   TextIndexSpec,
@@ -210,6 +213,51 @@ export function readModelStoreContract(
         expect(await store.getStored(c, 'b')).toEqual({ document: lines[1], position: pos(2) });
         await store.applyBatch([{ collection: c, kind: 'delete', id: 'a' }], {});
         expect(await store.get(c, 'a')).toBeNull();
+      });
+
+      it('a collection of log pointers reads back each pointer field for field, and answers queries by instance, key, position and type', async () => {
+        const c = collection('pointers');
+        await store.ensureCollections([{ name: c, indexes: [{ fields: ['instance_id', 'key', 'position'] }], logPointers: true }]);
+        await store.ensureCollections([{ name: c, indexes: [{ fields: ['instance_id', 'key', 'position'] }], logPointers: true }]);
+        const pointer = (instance_id: string, key: string, at: number, stream: string, revision: number, type: string): LogPointer => ({
+          _id: logPointerId(instance_id, key, pos(at)),
+          instance_id,
+          key,
+          position: pos(at),
+          stream,
+          revision,
+          type,
+        });
+        const lines = [
+          pointer('i', 'user:ann', 1, 'messages-i.r1', 0, 'MessageSent'),
+          pointer('i', 'key:k', 1, 'messages-i.r1', 0, 'MessageSent'),
+          pointer('j', 'user:ann', 2, 'messages-j.r1', 0, 'MessageSent'),
+          pointer('i', 'user:ann', 3, 'message-i.1', 0, 'MessageEdited'),
+          pointer('i', 'room:r1', 3, 'message-i.1', 0, 'MessageEdited'),
+          pointer('i', 'user:ann', 1_000_000, 'messages-i.r1', 123_456, 'MessageSent'),
+        ];
+        await store.applyBatch(lines.map((l) => put(c, l, l.position)), {});
+        for (const line of lines) expect(JSON.stringify(await store.get(c, line._id))).toBe(JSON.stringify(line));
+        expect(await store.getStored(c, lines[3]._id)).toEqual({ document: lines[3], position: pos(3) });
+        expect(await store.get(c, logPointerId('j', 'key:k', pos(1)))).toBeNull();
+        expect(ids(await store.getMany(c, [lines[4]._id, 'zz', lines[0]._id])).sort()).toEqual([lines[4]._id, lines[0]._id].sort());
+        const ann = (query: { from?: number; type?: Condition; limit?: number }) =>
+          store.find(c, {
+            where: { instance_id: 'i', key: 'user:ann', ...(query.from !== undefined && { position: { gt: pos(query.from) } }), ...(query.type !== undefined && { type: query.type }) },
+            sort: [{ field: 'position' }],
+            limit: query.limit,
+          });
+        expect(await ann({})).toEqual([lines[0], lines[3], lines[5]]);
+        expect(await ann({ from: 1, limit: 1 })).toEqual([lines[3]]);
+        expect(await ann({ type: 'MessageEdited' })).toEqual([lines[3]]);
+        expect(await ann({ type: { in: ['MessageSent', 'Other'] }, from: 1 })).toEqual([lines[5]]);
+        expect(await store.find(c, { where: { key: 'user:ann' }, sort: [{ field: 'position', descending: true }] })).toEqual([lines[5], lines[3], lines[2], lines[0]]);
+        expect(await store.count(c, { instance_id: 'i' })).toBe(5);
+        // A redelivered line changes nothing; a delete removes the line alone.
+        await store.applyBatch([put(c, { ...lines[0], revision: 9 }, lines[0].position), { collection: c, kind: 'delete', id: lines[1]._id }], {});
+        expect(await store.get(c, lines[0]._id)).toEqual(lines[0]);
+        expect(await store.get(c, lines[1]._id)).toBeNull();
+        expect(await store.count(c)).toBe(5);
       });
 
       it('a collection kept in columns with typed columns reads back booleans and JSON values field for field, and answers queries on booleans', async () => {

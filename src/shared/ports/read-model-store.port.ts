@@ -35,7 +35,29 @@ export interface CollectionSpec {
    */
   readonly columns?: readonly (string | TypedColumn)[];
   readonly text?: TextIndexSpec;
+  /**
+   * A collection of `LogPointer`s (the audit index): a store may keep them in a layout of its own
+   * (SQLite: the names as numbers, keyed by name and position, no id or index besides). Queries
+   * of it address `instance_id`, `key`, `position`, `stream`, `revision` and `type`, not `_id`.
+   */
+  readonly logPointers?: true;
 }
+
+/**
+ * One line pointing at a log event under a name (`key`) of an instance, and nothing else: its
+ * `_id` is `logPointerId(instance_id, key, position)`, and the position it reflects its own.
+ */
+export interface LogPointer extends Document {
+  readonly instance_id: string;
+  readonly key: string;
+  readonly position: LogPosition;
+  readonly stream: string;
+  readonly revision: number;
+  readonly type: string;
+}
+
+/** A `LogPointer`'s id: its instance, key and position, which a store keeping pointers by name and position reads back from it. */
+export const logPointerId = (instanceId: string, key: string, position: LogPosition): string => JSON.stringify([instanceId, key, position]);
 
 /** A column of a collection kept in columns holding other values than strings and numbers. */
 export interface TypedColumn {

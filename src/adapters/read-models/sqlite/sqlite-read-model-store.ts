@@ -7,6 +7,7 @@ import {
   DocumentChange,
   LeaseFence,
   LeaseLostError,
+  LogPointer,
   StoredLease,
   Query,
   ReadModelStore,
@@ -21,6 +22,7 @@ import { SqliteLeases } from './sqlite-leases';
 import { indexDefinition, laterPositionPutSql, orderTerms, table, whereClause } from './read-model-sql';
 import { CollectionLayout, createTableSql, JSON_LAYOUT, layoutOfTable } from './collection-layout';
 import { createTextCollection, searchTextCollection, textPutSql, textTable } from './text-search';
+import { createLogPointerTables, isLogPointerTable, LogPointerTable, namesTable } from './log-pointer-table';
 import { BUSY_TIMEOUT_MS, IN_MEMORY, openReadModelDatabase } from './schema';
 
 export { IN_MEMORY } from './schema';
@@ -60,6 +62,8 @@ export class SqliteReadModelStore implements ReadModelStore {
   private readonly writers = new Map<string, { put: Database.Statement; remove: Database.Statement; layout: CollectionLayout }>();
   /** How each collection's table holds its documents (read from the table itself). */
   private readonly layouts = new Map<string, CollectionLayout>();
+  /** The collections of log pointers (`log-pointer-table.ts`), as their tables show (remembered once the table exists). */
+  private readonly pointerTables = new Map<string, LogPointerTable | null>();
   /**
    * Collections created empty whose secondary indexes are not built yet (listed in the
    * `deferred_indexes` table, so a crash mid-build leaves them listed and still deferred).
@@ -123,6 +127,17 @@ export class SqliteReadModelStore implements ReadModelStore {
     return layout;
   }
 
+  /** The collection's pointer table, if it is a collection of log pointers. */
+  private pointers(collection: string): LogPointerTable | null {
+    let pointers = this.pointerTables.get(collection);
+    if (pointers === undefined) {
+      if (!this.prepared(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(table(collection))) return null;
+      pointers = isLogPointerTable(this.db, collection) ? new LogPointerTable((sql) => this.prepared(sql), collection) : null;
+      this.pointerTables.set(collection, pointers);
+    }
+    return pointers;
+  }
+
   private writer(collection: string): { put: Database.Statement; remove: Database.Statement; layout: CollectionLayout } {
     let writer = this.writers.get(collection);
     if (!writer) {
@@ -152,6 +167,7 @@ export class SqliteReadModelStore implements ReadModelStore {
     this.statements.clear();
     this.writers.clear();
     this.layouts.clear();
+    this.pointerTables.clear();
   }
 
   /**
@@ -191,6 +207,10 @@ export class SqliteReadModelStore implements ReadModelStore {
       for (const spec of specs) {
         const t = table(spec.name);
         const created = !this.prepared(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(t);
+        if (spec.logPointers) {
+          if (created) createLogPointerTables(this.db, spec.name);
+          continue; // keyed by name and position: no other index
+        }
         if (spec.text) this.textSpecs.set(spec.name, spec.text);
         if (created && spec.text) createTextCollection(this.db, spec.name, spec.text, spec.columns);
         else if (created) this.db.exec(createTableSql(t, spec.columns));
@@ -247,6 +267,8 @@ export class SqliteReadModelStore implements ReadModelStore {
 
   async getStored<D extends Document>(collection: string, id: string): Promise<StoredDocument<D> | null> {
     this.recover();
+    const pointers = this.pointers(collection);
+    if (pointers) return (pointers.getMany([id])[0] as StoredDocument<D> | undefined) ?? null;
     const layout = this.layout(collection);
     const row = this.prepared(`SELECT ${layout.selected}, position FROM "${table(collection)}" WHERE id = ?`).get(id) as Row | undefined;
     return row ? { document: layout.document(row) as D, position: layout.positions.position(row.position) } : null;
@@ -255,6 +277,8 @@ export class SqliteReadModelStore implements ReadModelStore {
   async getStoredMany<D extends Document>(collection: string, ids: readonly string[]): Promise<StoredDocument<D>[]> {
     if (ids.length === 0) return [];
     this.recover();
+    const pointers = this.pointers(collection);
+    if (pointers) return pointers.getMany(ids) as StoredDocument<D>[];
     const layout = this.layout(collection);
     const rows = this.prepared(
       `SELECT ${layout.selected}, position FROM "${table(collection)}" WHERE id IN (SELECT value FROM json_each(?))`,
@@ -268,6 +292,8 @@ export class SqliteReadModelStore implements ReadModelStore {
 
   async count(collection: string, where: Query['where'] = {}): Promise<number> {
     this.recover();
+    const pointers = this.pointers(collection);
+    if (pointers) return pointers.count(where);
     this.indexesBeforeQuery(collection);
     const { clauses, params } = whereClause(where, this.layout(collection).fieldOf);
     const sql = `SELECT COUNT(*) AS n FROM "${table(collection)}"` + (clauses.length ? ` WHERE ${clauses.join(' AND ')}` : '');
@@ -282,6 +308,8 @@ export class SqliteReadModelStore implements ReadModelStore {
 
   async findStored<D extends Document>(collection: string, query: Query = {}): Promise<StoredDocument<D>[]> {
     this.recover();
+    const pointers = this.pointers(collection);
+    if (pointers) return pointers.find(query) as StoredDocument<D>[];
     this.indexesBeforeQuery(collection);
     const layout = this.layout(collection);
     const { clauses, params } = whereClause(query.where, layout.fieldOf);
@@ -307,7 +335,14 @@ export class SqliteReadModelStore implements ReadModelStore {
       // the same lock, so no lease can change hands between the check and the commit.
       this.write(() => {
         this.leaseTable.checkFences(fences, this.clock());
+        for (const pointers of this.pointerTables.values()) pointers?.startBatch();
         for (const change of changes) {
+          const pointers = this.pointers(change.collection);
+          if (pointers) {
+            if (change.kind === 'put') pointers.put(change.document as LogPointer, change.position);
+            else pointers.remove(change.id);
+            continue;
+          }
           const writer = this.writer(change.collection);
           if (change.kind === 'put') writer.put.run(...writer.layout.values(change.document), writer.layout.positions.stored(change.position));
           else writer.remove.run(change.id);
@@ -353,6 +388,7 @@ export class SqliteReadModelStore implements ReadModelStore {
     this.write(() => {
       for (const c of collections) {
         this.db.exec(`DROP TABLE IF EXISTS "${textTable(c)}"`);
+        this.db.exec(`DROP TABLE IF EXISTS "${namesTable(c)}"`);
         this.db.exec(`DROP TABLE IF EXISTS "${table(c)}"`);
         this.prepared('DELETE FROM deferred_indexes WHERE collection = ?').run(c);
       }
