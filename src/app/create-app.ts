@@ -16,6 +16,7 @@ import { rejectUnknownChatVersions } from '../shared/http/chatkit-route';
 import { RequestValidationPipe } from '../shared/http/validation';
 import { corsOptions, upgradeOriginAllowed } from '../shared/http/cors';
 import { frameworkErrorOptions } from '../shared/http/framework-errors';
+import { lazySchemaCompilers } from '../shared/http/lazy-schema-compilers';
 import { registerRateLimits } from '../shared/http/rate-limit';
 import { AccessTokenVerifier } from '../modules/instances/authentication/access-token';
 import { PinoNestLogger } from '../infrastructure/logger';
@@ -139,6 +140,7 @@ async function createApp(runtime: Runtime): Promise<BuiltApp> {
     trustProxy: trustedProxies(runtime.config.trustProxy),
     ...frameworkErrorOptions,
     ...requestIdOptions,
+    ...lazySchemaCompilers,
   });
   const fastify = adapter.getInstance();
   registerRequestId(fastify);

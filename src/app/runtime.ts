@@ -1,3 +1,4 @@
+import { checkpointsHostedElsewhere } from '../adapters/shared/sqlite-wal-checkpointer';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { ParleyConfig } from '../config/config';
@@ -81,6 +82,11 @@ export async function openRuntime(
 ): Promise<Runtime> {
   const logger = createLogger(config.logLevel);
   const lock = mode === 'embedded' && needsDataDir(config) ? lockDataDir(config.dataDir) : null;
+  // The embedded server on SQLite folds on a thread of its own (PROJECTOR_THREAD), which opens
+  // its own connections to DATA_DIR's files and hosts the process's WAL checkpoints: named
+  // before the stores open, so that none starts a thread for checkpoints alone.
+  const foldsOnThread = mode === 'embedded' && config.projectorThread && !config.eventStoreConnectionString && !config.mongodbUri;
+  const checkpoints = foldsOnThread ? checkpointsHostedElsewhere() : undefined;
   let opened: Stores;
   try {
     opened = await openStores(config);
@@ -107,12 +113,11 @@ export async function openRuntime(
   let shredSweep: PeriodicSweep | null = null;
   if (mode !== 'separate') {
     const log = opened.events;
-    // The embedded server on SQLite folds on a thread of its own (PROJECTOR_THREAD), which opens
-    // its own connections to DATA_DIR's files; any other process folds on its one thread.
+    // Any other process folds on its one thread.
     runner =
-      mode === 'embedded' && config.projectorThread && log instanceof SqliteEventStore && !config.mongodbUri
+      foldsOnThread && log instanceof SqliteEventStore
         ? new ProjectorThread(
-            { config: projectorThreadConfig(config), leaseOwner, projections: projections.map(({ name, version }) => ({ name, version })), testHooks: hooks.projectorThreadTestHooks ?? false },
+            { config: projectorThreadConfig(config), leaseOwner, projections: projections.map(({ name, version }) => ({ name, version })), testHooks: hooks.projectorThreadTestHooks ?? false, checkpoints },
             log,
             ring,
             logger,

@@ -5,7 +5,7 @@ import { SqliteEventStore } from '../event-store/sqlite/sqlite-event-store';
 import { SqliteReadModelStore } from '../read-models/sqlite/sqlite-read-model-store';
 import { SqliteDataKeyStore } from '../data-keys/sqlite/sqlite-data-key-store';
 import { Worker } from 'node:worker_threads';
-import { lendCheckpointThread, WAL_SIZE_LIMIT_BYTES } from './sqlite-wal-checkpointer';
+import { checkpointsHostedElsewhere, WAL_SIZE_LIMIT_BYTES } from './sqlite-wal-checkpointer';
 import { eventually } from '../../../test/support/waiting';
 
 const PAGE = 4096;
@@ -115,18 +115,19 @@ describe('WAL checkpoints from a worker thread', () => {
     await eventually(() => threads() === before, { timeoutMs: 10_000, what: 'the checkpoint thread stopped' });
   });
 
-  it('checkpoints the files another thread opens through the port it was lent: the process runs one checkpoint thread', async () => {
-    // The other thread runs the build (as the projector thread does: tests that start servers build first).
+  it('checkpoints from a thread that hosts the service for the process, and moves to the next host when that thread ends: no thread for checkpoints alone', async () => {
+    // The host runs the build (as the projector thread does: tests that start servers build first).
     const built = join(__dirname, '..', '..', '..', 'dist', 'src', 'adapters');
     const threads = () => readdirSync('/proc/self/task').length;
     await promises.stat(dir);
     const before = threads();
-    const events = new SqliteEventStore(join(dir, 'events.sqlite'));
-    const lent = lendCheckpointThread();
-    const file = join(dir, 'read-models.sqlite');
+    const here = join(dir, 'read-models.sqlite');
+    const readModels = new SqliteReadModelStore(here);
+    expect(threads()).toBe(before + 1); // no host yet: a thread of its own
+    const there = join(dir, 'other.sqlite');
     const code = `
       const { parentPort, workerData } = require('node:worker_threads');
-      require(workerData.built + '/shared/sqlite-wal-checkpointer.js').useLentCheckpointThread(workerData.port);
+      require(workerData.built + '/shared/sqlite-wal-checkpointer.js').hostCheckpoints(workerData.port);
       const { SqliteReadModelStore } = require(workerData.built + '/read-models/sqlite/sqlite-read-model-store.js');
       (async () => {
         const store = new SqliteReadModelStore(workerData.file);
@@ -136,22 +137,45 @@ describe('WAL checkpoints from a worker thread', () => {
         parentPort.once('message', async () => { await store.close(); parentPort.close(); });
       })();
     `;
-    const other = new Worker(code, { eval: true, workerData: { built, file, port: lent.port }, transferList: [lent.port] });
-    const exited = new Promise((resolve) => other.once('exit', resolve));
-    await new Promise((resolve, reject) => {
-      other.once('message', resolve);
-      other.once('error', reject);
-    });
-    await checkpointed(file);
-    // This thread's checkpoint thread and the other thread: no checkpoint thread of its own there.
-    expect(threads()).toBe(before + 2);
-    other.postMessage('close');
-    await exited;
-    await lent.giveBack();
-    expect(existsSync(`${file}-wal`)).toBe(false);
+    const startHost = async () => {
+      const port = checkpointsHostedElsewhere();
+      const host = new Worker(code, { eval: true, workerData: { built, file: there, port }, transferList: [port] });
+      await new Promise((resolve, reject) => {
+        host.once('message', resolve);
+        host.once('error', reject);
+      });
+      return host;
+    };
+    const write = async (n: number) => {
+      await readModels.applyBatch([{ collection: 'things', kind: 'put', document: { _id: `d${n}`, n }, position: String(n) }], {});
+      await checkpointed(here);
+    };
+    await readModels.ensureCollections([{ name: 'things', indexes: [] }]);
+
+    let host = await startHost();
+    // The thread of its own stopped: its checkpointer moved to the host, which serves both isolates.
+    await eventually(() => threads() === before + 1, { timeoutMs: 10_000, what: 'the checkpoint thread of its own stopped' });
+    await write(2);
+    await checkpointed(there);
+    await readModels.overwriteFreedSpace(); // a TRUNCATE checkpoint, on the host
+    expect(statSync(`${here}-wal`).size).toBe(0);
+
+    // The host ends without warning (a crash): the next host serves this isolate again.
+    await host.terminate();
+    expect(threads()).toBe(before);
+    host = await startHost();
+    await write(3);
+    await readModels.overwriteFreedSpace();
+    expect(statSync(`${here}-wal`).size).toBe(0);
     expect(threads()).toBe(before + 1);
-    await events.close();
-    await eventually(() => threads() === before, { timeoutMs: 10_000, what: 'the checkpoint thread stopped' });
+
+    const exited = new Promise((resolve) => host.once('exit', resolve));
+    host.postMessage('close');
+    await exited;
+    expect(existsSync(`${there}-wal`)).toBe(false);
+    await readModels.close();
+    expect(existsSync(`${here}-wal`)).toBe(false);
+    expect(threads()).toBe(before);
   });
 
   it('overwrites what deleted and replaced documents left, in the database file and its WAL, on demand', async () => {

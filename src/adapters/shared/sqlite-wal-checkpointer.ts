@@ -29,19 +29,20 @@ const INTERVAL_MS = 100;
 const TRUNCATE_PATIENCE_MS = 2_000;
 
 /**
- * The thread's code, run with `eval` so that it is the same under ts-jest and in `dist/`. It
- * keeps one connection per open checkpointer (by its handle), checkpoints each in turn every
- * interval, and empties one on demand. A failed checkpoint (a full disk, a read-only volume) is
- * tried again about 5 s later for that file: its WAL grows meanwhile and nothing is lost; the
- * writer's own commits report the storage fault. Checkpointers of other threads of the process
- * (the projector thread) reach it through a port lent to them (`lend`), each port with its own
- * handles; returning the port closes their connections.
+ * The checkpoint service's code: the body of a function of (`require`, `workerData`, `hosted`)
+ * returning `serve(port, primary)`, kept as text so that it runs the same under ts-jest and in
+ * `dist/`: with `eval` in a thread of its own (THREAD_SOURCE), or in a thread that has other work
+ * (`hostCheckpoints`: the embedded server's projector thread), where its timer and ports never
+ * keep that thread alive. It keeps one connection per open checkpointer (by its handle),
+ * checkpoints each in turn every interval, and empties one on demand. A failed checkpoint (a full
+ * disk, a read-only volume) is tried again about 5 s later for that file: its WAL grows meanwhile
+ * and nothing is lost; the writer's own commits report the storage fault. Each port served has
+ * its own handles; a port besides the primary one closes its connections when its other end goes
+ * (the isolate that sent through it ended).
  */
-const THREAD_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
+const SERVICE_SOURCE = `
 const Database = require(workerData.driver);
 const sources = new Map();
-const lentPorts = new Map();
 const open = (file) => {
   const db = new Database(file, { fileMustExist: true });
   db.pragma('journal_size_limit = ' + workerData.walSizeLimit);
@@ -58,13 +59,14 @@ const checkpoint = (entry) => {
     entry.pausedTicks = Math.ceil(5000 / workerData.intervalMs);
   }
 };
-setInterval(() => { for (const files of sources.values()) for (const entry of files.values()) checkpoint(entry); }, workerData.intervalMs);
+const timer = setInterval(() => { for (const files of sources.values()) for (const entry of files.values()) checkpoint(entry); }, workerData.intervalMs);
+if (hosted) timer.unref();
 const pause = new Int32Array(new SharedArrayBuffer(4));
 const truncate = (entry) => {
   entry.db ??= open(entry.file);
   // busy: another connection's checkpoint or a reader held the WAL (SQLite answers a checkpoint
   // that meets another at once, without waiting). Both last moments: tried again for up to
-  // TRUNCATE_PATIENCE_MS (blocking the thread delays only checkpoints).
+  // TRUNCATE_PATIENCE_MS (blocking the thread delays only checkpoints, and a hosting thread's work).
   for (const deadline = Date.now() + workerData.truncatePatienceMs; ; ) {
     const [result] = entry.db.pragma('wal_checkpoint(TRUNCATE)');
     if (!result.busy) return;
@@ -76,29 +78,13 @@ const closeAll = (files) => {
   for (const entry of files.values()) try { entry.db?.close(); } catch {}
   files.clear();
 };
-const serve = (port) => {
+const serve = (port, primary) => {
   const files = new Map();
   sources.set(port, files);
   port.on('message', (message) => {
     const entry = files.get(message.handle);
     if (message.kind === 'open') {
       files.set(message.handle, { file: message.file, db: null, pausedTicks: 0 });
-      return;
-    }
-    if (message.kind === 'lend') {
-      lentPorts.set(message.lent, message.port);
-      serve(message.port);
-      return;
-    }
-    if (message.kind === 'return') {
-      const lent = lentPorts.get(message.lent);
-      lentPorts.delete(message.lent);
-      if (lent) {
-        closeAll(sources.get(lent) ?? new Map());
-        sources.delete(lent);
-        lent.close();
-      }
-      port.postMessage({ id: message.id });
       return;
     }
     if (message.kind === 'truncate') {
@@ -116,45 +102,68 @@ const serve = (port) => {
     try { entry?.db?.close(); } catch {}
     port.postMessage({ id: message.id });
   });
+  if (hosted) port.unref();
   // A port's other end gone (its thread ended without returning it): its connections close.
   port.on('close', () => {
-    if (port === parentPort || !sources.has(port)) return;
+    if (primary || !sources.has(port)) return;
     closeAll(files);
     sources.delete(port);
   });
 };
-serve(parentPort);
+return serve;
 `;
+
+/** The checkpoint thread's code: the service on the thread's own port. */
+const THREAD_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+(function (require, workerData, hosted) {${SERVICE_SOURCE}})(require, workerData, false)(parentPort, true);
+`;
+
+/** What the service is given: its driver and timings. */
+const serviceData = () => ({ driver: require.resolve('better-sqlite3'), intervalMs: INTERVAL_MS, truncatePatienceMs: TRUNCATE_PATIENCE_MS, walSizeLimit: WAL_SIZE_LIMIT_BYTES });
 
 interface Waiting {
   readonly resolve: () => void;
   readonly reject: (error: Error) => void;
 }
 
-/** Where this isolate's checkpointers send their requests: the thread it started, or a port to another isolate's. */
-type ToThread = Worker | MessagePort;
-
-/** The port the projector thread was lent (`useLentCheckpointThread`): its checkpointers use it instead of a thread of their own. */
-let lentPort: MessagePort | null = null;
+/** Where this isolate's checkpointers send their requests: the thread it started, or a port to a service another thread hosts. */
+type ToService = Worker | MessagePort;
 
 /**
- * The process's one checkpoint thread, shared by every open WalCheckpointer: a thread (a V8
- * isolate of its own) costs about 9 MiB of resident memory, and the embedded server checkpoints
- * three files from each of its two isolates. Started by the first checkpointer of the isolate
- * that owns it (the request thread), stopped when the last one closes and every lent port is
- * returned; a thread that died is started again by the next one. In an isolate lent a port, the
- * checkpointers talk to the owner's thread through it, and never stop that thread.
+ * The port to the checkpoint service another thread hosts for this isolate (`hostCheckpoints`
+ * there, `checkpointsHostedElsewhere` here), while that thread lives: checkpointers use it
+ * instead of a thread of their own.
  */
-class CheckpointThread {
-  private static current: CheckpointThread | null = null;
+let hostPort: MessagePort | null = null;
 
-  static acquire(): CheckpointThread {
-    if (CheckpointThread.current === null || CheckpointThread.current.gone) CheckpointThread.current = new CheckpointThread(lentPort);
-    return CheckpointThread.current;
+/** This isolate's open checkpointers: moved to the next host when one is named. */
+const openCheckpointers = new Set<WalCheckpointer>();
+
+/**
+ * The checkpoint service this isolate's checkpointers use. A thread of its own (a V8 isolate,
+ * about 10 MiB of resident memory), started by the first checkpointer and stopped when the last
+ * one closes; or, in the embedded server, a service its projector thread hosts, so that the
+ * process runs no thread for checkpoints alone. A thread that died is started again by the next
+ * checkpointer; a host that died leaves its checkpointers idle until the next host (the writer's
+ * own checkpoint bounds the WAL meanwhile).
+ */
+class CheckpointService {
+  private static current: CheckpointService | null = null;
+
+  static acquire(): CheckpointService {
+    if (CheckpointService.current === null || CheckpointService.current.gone) CheckpointService.current = new CheckpointService(hostPort);
+    return CheckpointService.current;
   }
 
-  private readonly thread: ToThread;
-  /** Only the isolate that started the thread stops it. */
+  /** The service a host serves on `port` from now on, for checkpointers open and to come. */
+  static hostedOn(port: MessagePort): void {
+    hostPort = port;
+    CheckpointService.current = new CheckpointService(port);
+  }
+
+  private readonly service: ToService;
+  /** The thread this isolate started, stopped with its last checkpointer; null for a hosted service. */
   private readonly owned: Worker | null;
   private readonly exited: Promise<void>;
   private readonly waiting = new Map<number, Waiting>();
@@ -162,24 +171,27 @@ class CheckpointThread {
   private nextId = 0;
   gone = false;
 
-  private constructor(lent: MessagePort | null) {
-    this.owned = lent
+  private constructor(hosted: MessagePort | null) {
+    this.owned = hosted
       ? null
       : new Worker(THREAD_SOURCE, {
           eval: true,
-          workerData: { driver: require.resolve('better-sqlite3'), intervalMs: INTERVAL_MS, truncatePatienceMs: TRUNCATE_PATIENCE_MS, walSizeLimit: WAL_SIZE_LIMIT_BYTES },
+          // The thread allocates a few small objects per checkpoint: a young generation of 1 MiB
+          // serves it, where V8's default reserved and touched about 6 MiB more of the process.
+          resourceLimits: { maxYoungGenerationSizeMb: 1 },
+          workerData: serviceData(),
         });
-    this.thread = lent ?? this.owned!;
-    this.thread.on('message', ({ id, error }: { id: number; error?: string }) => {
+    this.service = hosted ?? this.owned!;
+    this.service.on('message', ({ id, error }: { id: number; error?: string }) => {
       const waiting = this.waiting.get(id);
       this.waiting.delete(id);
-      if (this.waiting.size === 0) this.thread.unref();
+      if (this.waiting.size === 0) this.service.unref();
       if (error === undefined) waiting?.resolve();
       else waiting?.reject(new Error(error));
     });
     // Never what keeps the process (or the projector thread) alive; a thread that failed to start
     // leaves the safety net. After the listener: a port's 'message' listener refs it.
-    this.thread.unref();
+    this.service.unref();
     this.exited = new Promise((resolve) => {
       const end = () => {
         this.gone = true;
@@ -191,9 +203,9 @@ class CheckpointThread {
         this.owned.once('exit', end);
         this.owned.once('error', end);
       } else {
-        lent!.once('close', () => {
-          // The owner's thread is gone: this isolate's next checkpointer starts a thread of its own.
-          if (lentPort === lent) lentPort = null;
+        hosted!.once('close', () => {
+          // The host's thread is gone: checkpointers opened before the next host start a thread of their own.
+          if (hostPort === hosted) hostPort = null;
           end();
         });
       }
@@ -203,7 +215,7 @@ class CheckpointThread {
   open(file: string): number {
     const handle = this.nextId++;
     this.handles.add(handle);
-    this.thread.postMessage({ kind: 'open', handle, file });
+    this.service.postMessage({ kind: 'open', handle, file });
     return handle;
   }
 
@@ -211,84 +223,95 @@ class CheckpointThread {
     return this.ask({ kind: 'truncate', handle });
   }
 
-  /**
-   * A port through which another thread's checkpointers use this thread (`useLentCheckpointThread`
-   * there). It counts as an open file until returned: `giveBack` closes what was opened through it.
-   */
-  lend(): { readonly port: MessagePort; giveBack(): Promise<void> } {
-    const { port1, port2 } = new MessageChannel();
-    const handle = this.nextId++;
-    this.handles.add(handle);
-    this.thread.postMessage({ kind: 'lend', lent: handle, port: port1 }, [port1]);
-    return { port: port2, giveBack: () => this.close(handle, { kind: 'return', lent: handle }) };
-  }
-
-  /** Closes the handle's connection; the thread stops with its last handle (in the isolate that started it). */
-  async close(handle: number, message: { kind: 'close'; handle: number } | { kind: 'return'; lent: number } = { kind: 'close', handle }): Promise<void> {
+  /** Closes the handle's connection; a thread this isolate started stops with its last handle. */
+  async close(handle: number): Promise<void> {
     if (!this.handles.delete(handle)) return;
-    await this.ask(message).catch(() => undefined);
+    await this.ask({ kind: 'close', handle }).catch(() => undefined);
     if (this.handles.size > 0 || this.gone || !this.owned) return;
-    if (CheckpointThread.current === this) CheckpointThread.current = null;
+    if (CheckpointService.current === this) CheckpointService.current = null;
     const timeout = setTimeout(() => void this.owned!.terminate(), 5_000);
     void this.owned.terminate();
     await this.exited;
     clearTimeout(timeout);
   }
 
-  private ask(message: { kind: 'truncate' | 'close'; handle: number } | { kind: 'return'; lent: number }): Promise<void> {
+  private ask(message: { kind: 'truncate' | 'close'; handle: number }): Promise<void> {
     if (this.gone) return Promise.reject(new Error('the checkpoint thread stopped'));
     const id = this.nextId++;
     return new Promise<void>((resolve, reject) => {
       // An answer awaited keeps the process alive until it comes (a start that failed closes its
       // files with nothing else left to run: unref'd, the process would exit 0 before reporting it).
-      if (this.waiting.size === 0) this.thread.ref();
+      if (this.waiting.size === 0) this.service.ref();
       this.waiting.set(id, { resolve, reject });
-      this.thread.postMessage({ ...message, id });
+      this.service.postMessage({ ...message, id });
     });
   }
 }
 
 /**
- * Lends this isolate's checkpoint thread to another thread of the process (the embedded server's
- * projector thread), so that the process runs one. Pass the port to the thread (transferred),
- * which calls `useLentCheckpointThread` with it before it opens a database; `giveBack` once that
- * thread has exited.
+ * This isolate's checkpoints are served from now on by a thread about to start (the embedded
+ * server's projector thread), which calls `hostCheckpoints` with the port returned (transfer it):
+ * every open checkpointer moves there, and so does every one opened later. What they send before
+ * the host starts waits in the port. Called again for each start of such a thread.
  */
-export function lendCheckpointThread(): { readonly port: MessagePort; giveBack(): Promise<void> } {
-  return CheckpointThread.acquire().lend();
-}
-
-/** This thread's checkpointers use the thread that lent `port` (lendCheckpointThread) instead of starting their own. */
-export function useLentCheckpointThread(port: MessagePort): void {
-  lentPort = port;
+export function checkpointsHostedElsewhere(): MessagePort {
+  const { port1, port2 } = new MessageChannel();
+  CheckpointService.hostedOn(port2);
+  for (const checkpointer of openCheckpointers) checkpointer.moveToCurrentService();
+  return port1;
 }
 
 /**
- * Checkpoints one SQLite WAL database from this isolate's checkpoint thread until closed, and
+ * Runs the checkpoint service on this thread, for this thread's checkpointers and for the
+ * isolate that sent `port` (`checkpointsHostedElsewhere`), instead of a thread for it alone:
+ * its checkpoints (short, and copies that never block a writer) then share this thread's time.
+ */
+export function hostCheckpoints(port: MessagePort): void {
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval
+  const serve = new Function('require', 'workerData', 'hosted', SERVICE_SOURCE)(require, serviceData(), true) as (port: MessagePort, primary: boolean) => void;
+  const { port1, port2 } = new MessageChannel();
+  serve(port1, true);
+  serve(port, false);
+  CheckpointService.hostedOn(port2);
+}
+
+/**
+ * Checkpoints one SQLite WAL database from this isolate's checkpoint service until closed, and
  * empties the WAL on demand (`truncate`). Each checkpointer has its own connection there.
  */
 export class WalCheckpointer {
-  private readonly thread: CheckpointThread;
-  private readonly handle: number;
+  private service: CheckpointService;
+  private handle: number;
 
-  constructor(file: string) {
-    this.thread = CheckpointThread.acquire();
-    this.handle = this.thread.open(file);
+  constructor(private readonly file: string) {
+    this.service = CheckpointService.acquire();
+    this.handle = this.service.open(file);
+    openCheckpointers.add(this);
+  }
+
+  /** Moves to the service checkpointers now use (a new host), closing its connection on the one it used. */
+  moveToCurrentService(): void {
+    const current = CheckpointService.acquire();
+    if (current === this.service) return;
+    void this.service.close(this.handle);
+    this.service = current;
+    this.handle = current.open(this.file);
   }
 
   /**
    * Copies the whole WAL into the database file and truncates the WAL to nothing (SQLite's
-   * TRUNCATE checkpoint), on the thread: the older page images the WAL still held (a deleted
+   * TRUNCATE checkpoint), on the service: the older page images the WAL still held (a deleted
    * document's, before secure_delete overwrote it) leave the disk's files. Writers wait for it
-   * (their busy timeout); it rejects when a reader kept the WAL in use past the thread's busy
-   * timeout, or the thread is gone.
+   * (their busy timeout); it rejects when a reader kept the WAL in use past the service's busy
+   * timeout, or the service is gone.
    */
   truncate(): Promise<void> {
-    return this.thread.truncate(this.handle);
+    return this.service.truncate(this.handle);
   }
 
-  /** Closes its connection on the thread (stopping the thread with the last one), so that the writer's close is the last one (it removes the WAL). */
+  /** Closes its connection on the service (a thread of its own stops with the last one), so that the writer's close is the last one (it removes the WAL). */
   close(): Promise<void> {
-    return this.thread.close(this.handle);
+    openCheckpointers.delete(this);
+    return this.service.close(this.handle);
   }
 }

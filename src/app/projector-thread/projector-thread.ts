@@ -1,6 +1,6 @@
-import { Worker } from 'node:worker_threads';
+import { MessagePort, Worker } from 'node:worker_threads';
 import type { SqliteEventStore } from '../../adapters/event-store/sqlite/sqlite-event-store';
-import { lendCheckpointThread } from '../../adapters/shared/sqlite-wal-checkpointer';
+import { checkpointsHostedElsewhere } from '../../adapters/shared/sqlite-wal-checkpointer';
 import type { Logger } from '../../infrastructure/logger';
 import type { DataKeyRing } from '../../shared/crypto/data-key-ring';
 import { LogPosition } from '../../shared/domain/event';
@@ -67,12 +67,16 @@ export class ProjectorThread implements Projectors {
   /** The checkpoints of the projections the thread folds in the background (`ProjectionDefinition.background`). */
   private readonly backgroundCheckpoints: ReadonlySet<string>;
 
+  /** The port the first thread hosts this isolate's WAL checkpoints on (`checkpointsHostedElsewhere` before the stores opened), until it starts. */
+  private firstCheckpointPort: MessagePort | null;
+
   constructor(
     private readonly data: Omit<ProjectorThreadData, 'head'>,
     events: SqliteEventStore,
     keys: DataKeyRing,
     private readonly logger: Logger,
   ) {
+    this.firstCheckpointPort = data.checkpoints ?? null;
     this.backgroundCheckpoints = new Set(
       data.projections.flatMap(({ name, version }) => ALL_PROJECTIONS.filter((d) => d.name === name && d.background).slice(0, 1).map((d) => checkpointName({ ...d, version }))),
     );
@@ -190,14 +194,15 @@ export class ProjectorThread implements Projectors {
   }
 
   private spawn(): void {
-    const checkpoints = lendCheckpointThread();
+    // The thread hosts this isolate's WAL checkpoints too: the first on the port named before the
+    // stores opened (openRuntime), each next one on a new port they move to.
+    const checkpoints = this.firstCheckpointPort ?? checkpointsHostedElsewhere();
+    this.firstCheckpointPort = null;
     const worker = new Worker(workerScript(__dirname, 'worker-entry.js', __filename), {
-      workerData: { ...this.data, head: this.head.buffer, checkpoints: checkpoints.port } satisfies ProjectorThreadData,
-      transferList: [checkpoints.port],
+      workerData: { ...this.data, head: this.head.buffer, checkpoints } satisfies ProjectorThreadData,
+      transferList: [checkpoints],
     });
     this.worker = worker;
-    // Its checkpointers' connections close with it (a thread that crashed left them open).
-    worker.once('exit', () => void checkpoints.giveBack());
     if (this.webhooks) worker.postMessage({ kind: 'deliver-webhooks', origin: this.webhooks.origin } satisfies ToProjectorThread);
     worker.on('message', (message: FromProjectorThread) => this.received(worker, message));
     worker.on('error', (error) => this.logger.error({ err: error }, 'the projector thread failed'));

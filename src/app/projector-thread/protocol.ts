@@ -40,7 +40,7 @@ export interface ProjectorThreadData {
   readonly head: SharedArrayBuffer;
   /** Lets a test make the thread fail (`Crash`). */
   readonly testHooks: boolean;
-  /** The request thread's WAL checkpoint thread, lent (transferred): the process runs one (sqlite-wal-checkpointer.ts). */
+  /** The request thread's end of the WAL checkpoint service this thread hosts (transferred): the process runs no thread for checkpoints alone (sqlite-wal-checkpointer.ts). */
   readonly checkpoints?: MessagePort;
 }
 

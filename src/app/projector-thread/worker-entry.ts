@@ -17,7 +17,7 @@ import { rememberSealedTexts } from './sealed-texts';
 import { withPartitionedCheckpoints } from '../../shared/application/projection-runtime/partitioned-checkpoints';
 import { splitProjections } from '../../shared/application/projection-runtime/projector/projection-parts';
 import { collectStartUpGarbage } from '../../infrastructure/start-up-garbage';
-import { useLentCheckpointThread } from '../../adapters/shared/sqlite-wal-checkpointer';
+import { hostCheckpoints } from '../../adapters/shared/sqlite-wal-checkpointer';
 
 /**
  * The embedded server's projector thread: folds the projections (the same ProcessProjectors as
@@ -29,8 +29,8 @@ import { useLentCheckpointThread } from '../../adapters/shared/sqlite-wal-checkp
  * It reports where each projection stands after every batch (ProjectorThread reads it).
  */
 const data = workerData as ProjectorThreadData;
-// The process's one checkpoint thread, the request thread's: a thread of its own would cost an isolate.
-if (data.checkpoints) useLentCheckpointThread(data.checkpoints);
+// The process's WAL checkpoints, this thread's and the request thread's, run here: a thread for them alone would cost an isolate.
+if (data.checkpoints) hostCheckpoints(data.checkpoints);
 const port = parentPort!;
 const post = (message: FromProjectorThread) => port.postMessage(message);
 

@@ -30,8 +30,10 @@ interface TarExtract extends Writable {
   on(event: 'entry', listener: (header: TarHeader, stream: Readable, next: (error?: Error) => void) => void): this;
   on(event: string, listener: (...args: any[]) => void): this;
 }
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const tar = require('tar-stream') as { pack(): TarPack; extract(): TarExtract };
+/** tar-stream, loaded at the first export or import: a server that never moves an instance does not hold its 17 modules. */
+const tar = (): { pack(): TarPack; extract(): TarExtract } =>
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  require('tar-stream') as { pack(): TarPack; extract(): TarExtract };
 
 /** The archive is larger than the cap it was taken in under: the spool is deleted, nothing was written. */
 export class ArchiveTooLargeError extends Error {
@@ -54,7 +56,7 @@ function exportEntries(dir: string): string[] {
 
 /** A tar stream of the export directory `dir` (written by `InstanceExporter`), read file by file as it is consumed. */
 export function packExport(dir: string): Readable {
-  const pack = tar.pack();
+  const pack = tar().pack();
   const addFile = (name: string) =>
     new Promise<void>((resolve, reject) => {
       const path = join(dir, ...name.split('/'));
@@ -120,7 +122,7 @@ class CappedBytes extends Transform {
 export async function unpackExport(source: Readable, dir: string, maxBytes: number): Promise<{ bytes: number }> {
   makePrivateDir(dir);
   const seen = new Set<string>();
-  const extract = tar.extract();
+  const extract = tar().extract();
   const counter = new CappedBytes(maxBytes);
   extract.on('entry', (header, stream, next) => {
     let path: string | null;
