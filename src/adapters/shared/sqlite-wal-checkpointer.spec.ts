@@ -160,10 +160,16 @@ describe('WAL checkpoints from a worker thread', () => {
     await readModels.overwriteFreedSpace(); // a TRUNCATE checkpoint, on the host
     expect(statSync(`${here}-wal`).size).toBe(0);
 
-    // The host ends without warning (a crash): the next host serves this isolate again.
+    // The host ends without warning (a crash): a delete's TRUNCATE checkpoint does not wait for
+    // the next host (a thread of its own does it), and the next host serves this isolate again.
     await host.terminate();
     expect(threads()).toBe(before);
+    await readModels.applyBatch([{ collection: 'things', kind: 'put', document: { _id: 'between', n: 0 }, position: '2' }], {});
+    await readModels.overwriteFreedSpace();
+    expect(statSync(`${here}-wal`).size).toBe(0);
+    expect(threads()).toBe(before + 1);
     host = await startHost();
+    await eventually(() => threads() === before + 1, { timeoutMs: 10_000, what: 'the thread of its own stopped once the next host served' });
     await write(3);
     await readModels.overwriteFreedSpace();
     expect(statSync(`${here}-wal`).size).toBe(0);
@@ -197,5 +203,12 @@ describe('WAL checkpoints from a worker thread', () => {
     expect(scan()).toContain('MARKER-kept-0003');
     expect(await store.get('things', 'kept')).toMatchObject({ note: 'MARKER-kept-0003' });
     await store.close();
+  });
+
+  it('closes at once a checkpointer whose host never started (a start that failed before its projector thread ran)', async () => {
+    const port = checkpointsHostedElsewhere();
+    const store = new SqliteReadModelStore(join(dir, 'read-models.sqlite'));
+    await store.close();
+    port.close();
   });
 });

@@ -103,6 +103,8 @@ const serve = (port, primary) => {
     port.postMessage({ id: message.id });
   });
   if (hosted) port.unref();
+  // The isolate that sent through this port learns that a host serves it: it waits for answers from now on.
+  if (!primary) port.postMessage({ kind: 'hosting' });
   // A port's other end gone (its thread ended without returning it): its connections close.
   port.on('close', () => {
     if (primary || !sources.has(port)) return;
@@ -170,8 +172,11 @@ class CheckpointService {
   private readonly handles = new Set<number>();
   private nextId = 0;
   gone = false;
+  /** A hosted service's host has started serving (a thread of its own serves from its start). */
+  private hostServing: boolean;
 
   private constructor(hosted: MessagePort | null) {
+    this.hostServing = hosted === null;
     this.owned = hosted
       ? null
       : new Worker(THREAD_SOURCE, {
@@ -182,7 +187,8 @@ class CheckpointService {
           workerData: serviceData(),
         });
     this.service = hosted ?? this.owned!;
-    this.service.on('message', ({ id, error }: { id: number; error?: string }) => {
+    this.service.on('message', ({ kind, id, error }: { kind?: 'hosting'; id: number; error?: string }) => {
+      if (kind === 'hosting') return void (this.hostServing = true);
       const waiting = this.waiting.get(id);
       this.waiting.delete(id);
       if (this.waiting.size === 0) this.service.unref();
@@ -226,6 +232,9 @@ class CheckpointService {
   /** Closes the handle's connection; a thread this isolate started stops with its last handle. */
   async close(handle: number): Promise<void> {
     if (!this.handles.delete(handle)) return;
+    // No host yet (a start that failed before its projector thread ran): its host, should one
+    // come, opens and closes it in turn; waiting for an answer would keep the process for ever.
+    if (!this.hostServing) return void this.service.postMessage({ kind: 'close', handle, id: this.nextId++ });
     await this.ask({ kind: 'close', handle }).catch(() => undefined);
     if (this.handles.size > 0 || this.gone || !this.owned) return;
     if (CheckpointService.current === this) CheckpointService.current = null;
@@ -303,10 +312,19 @@ export class WalCheckpointer {
    * TRUNCATE checkpoint), on the service: the older page images the WAL still held (a deleted
    * document's, before secure_delete overwrote it) leave the disk's files. Writers wait for it
    * (their busy timeout); it rejects when a reader kept the WAL in use past the service's busy
-   * timeout, or the service is gone.
+   * timeout, or a thread of its own that it started stopped. A hosted service gone (its thread exited) hands the checkpointer to a thread of its own first.
    */
-  truncate(): Promise<void> {
-    return this.service.truncate(this.handle);
+  async truncate(): Promise<void> {
+    // A host that exited (the projector thread, until its next start) leaves a thread of its
+    // own to do it: a delete's TRUNCATE checkpoint does not wait for the next host.
+    if (this.service.gone) this.moveToCurrentService();
+    try {
+      await this.service.truncate(this.handle);
+    } catch (error) {
+      if (!this.service.gone) throw error;
+      this.moveToCurrentService();
+      await this.service.truncate(this.handle);
+    }
   }
 
   /** Closes its connection on the service (a thread of its own stops with the last one), so that the writer's close is the last one (it removes the WAL). */
