@@ -126,7 +126,8 @@ describe('the SQLite event log behind another connection holding its write lock'
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'parley-locked-'));
     mkdirSync(dir, { recursive: true });
-    store = new SqliteEventStore(join(dir, 'events.sqlite'), { pollMs: 50, lockTimeoutMs: 300 });
+    // Room for the release below (50 ms) to come well within the timeout on a loaded machine.
+    store = new SqliteEventStore(join(dir, 'events.sqlite'), { pollMs: 50, lockTimeoutMs: 1_500 });
     holder = new Database(join(dir, 'events.sqlite'));
   });
   afterAll(async () => {

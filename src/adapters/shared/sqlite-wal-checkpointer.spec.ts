@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, promises, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +10,11 @@ import { checkpointsHostedElsewhere, WAL_SIZE_LIMIT_BYTES } from './sqlite-wal-c
 import { eventually } from '../../../test/support/waiting';
 
 const PAGE = 4096;
+/**
+ * Each event's payload: a page of random bytes in base64, which the log's deflate (schema version
+ * 3) cannot take below a page, so that an event takes more than a page of the file.
+ */
+const PAYLOAD_CHARS = 4 * Math.ceil(PAGE / 3);
 
 /**
  * Whether every frame of the WAL has been copied into the database file, as SQLite's wal-index
@@ -28,7 +34,7 @@ async function checkpointed(file: string): Promise<void> {
 
 /** Appends `events` events of a page each, all at once (group commits), and waits until the thread has checkpointed them; returns the WAL's size. */
 async function appendRound(store: SqliteEventStore, file: string, round: number, events: number): Promise<number> {
-  const payload = 'x'.repeat(PAGE);
+  const payload = randomBytes(PAGE).toString('base64');
   await Promise.all(
     Array.from({ length: events }, (_, i) => store.append(`stream-${round}-${i}`, [{ type: 'Filled', data: { payload }, metadata: { occurred_at: new Date().toISOString() } }], 'no_stream')),
   );
@@ -62,7 +68,7 @@ describe('WAL checkpoints from a worker thread', () => {
     expect(statSync(`${file}-wal`).size).toBeLessThan(2 * afterFirst);
     const events = await store.readAll({ maxCount: 10_000 });
     expect(events).toHaveLength(6_000);
-    expect(events.every((e) => (e.data as { payload: string }).payload.length === PAGE)).toBe(true);
+    expect(events.every((e) => (e.data as { payload: string }).payload.length === PAYLOAD_CHARS)).toBe(true);
     await store.close();
     // The thread's connection closed first: the store's close was the last one and removed the WAL.
     expect(existsSync(`${file}-wal`)).toBe(false);
