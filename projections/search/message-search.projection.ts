@@ -65,17 +65,20 @@ export const messageSearchProjection: ProjectionDefinition<MessageEvent | RoomDe
       // Kept in columns, the text once (as JSON documents, with the text stored beside them for
       // ranking, a 4–9-byte message took 473 bytes of search.sqlite). A table made as documents
       // by an earlier release is read and written as it is (the store reads its layout from it).
+      // Keyed by the message's fields (its document id made of them), unique by them: the index of
+      // (instance_id, room_id) is that key's own.
       columns: [
         'instance_id',
         'room_id',
-        'message_id',
+        { name: 'message_id', type: 'integer' },
         'user_id',
-        'created_at',
+        { name: 'created_at', type: 'time' },
         'seq',
         'body',
         { name: 'facets', type: 'json' },
         { name: 'has_attachment', type: 'boolean' },
       ],
+      key: ['instance_id', 'room_id', 'message_id'],
     },
   ],
   handles: ['MessageSent', 'MessageEdited', 'MessageDeleted', 'RoomDeleted'],

@@ -34,13 +34,26 @@ export interface CollectionSpec {
    * documents read back the same, field for field. Writing any other field or value into it fails.
    */
   readonly columns?: readonly (string | TypedColumn)[];
+  /**
+   * For a collection kept in `columns` whose documents' `_id` is `documentId` of some of their
+   * fields (each as a string: a number in decimal): those fields, in order. A store may key its
+   * rows by them rather than keep the id a second time (SQLite does: no id column, and no index
+   * of its own for it); documents read back the same. Writing a document whose `_id` is not made
+   * of them fails.
+   */
+  readonly key?: readonly string[];
   readonly text?: TextIndexSpec;
 }
 
-/** A column of a collection kept in columns holding other values than strings and numbers. */
+/**
+ * A column of a collection kept in columns holding other values than strings and numbers:
+ * `integer`, a whole number (a key's number must be declared so, to be read out of an `_id`);
+ * `time`, a time as the string `Date.prototype.toISOString` writes (any other string is kept as it
+ * is), which a store may keep as a number (SQLite: milliseconds), read back and compared as the string.
+ */
 export interface TypedColumn {
   readonly name: string;
-  readonly type: 'boolean' | 'json';
+  readonly type: 'boolean' | 'json' | 'integer' | 'time';
 }
 
 /**

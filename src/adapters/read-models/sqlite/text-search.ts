@@ -36,17 +36,24 @@ export const textTable = (collection: string): string => `${table(collection)}_t
  * relevance reads the text of every match in its window, and reading a column costs a fraction
  * of taking it out of the JSON. Kept in columns (`columns`), the text, the facets and the order
  * are each a column once (the order the rowid itself), and the index reads them under the same
- * names (`text_body`, `text_facets`: generated, not stored).
+ * names (`text_body`, `text_facets`: generated, not stored). Keyed by fields (`key`), the rows
+ * are unique by them instead of by an `id` column.
  */
-export function createTextCollection(db: Database.Database, collection: string, spec: TextIndexSpec, columns?: CollectionSpec['columns']): void {
+export function createTextCollection(
+  db: Database.Database,
+  collection: string,
+  spec: TextIndexSpec,
+  columns?: CollectionSpec['columns'],
+  key?: CollectionSpec['key'],
+): void {
   const t = table(collection);
   const fts = textTable(collection);
+  if (key && !columns) throw new Error(`The text collection ${collection} is keyed by fields but not kept in columns`);
   const definition = columns
-    ? `id TEXT NOT NULL UNIQUE,
-      ${textColumns(collection, spec, columns).join(',\n      ')},
+    ? `${key ? '' : 'id TEXT NOT NULL UNIQUE,\n      '}${textColumns(collection, spec, columns).join(',\n      ')},
       ${POSITION_COLUMN},
       text_body TEXT GENERATED ALWAYS AS (${column(spec.field)}) VIRTUAL,
-      text_facets TEXT GENERATED ALWAYS AS (${column(spec.facets)}) VIRTUAL`
+      text_facets TEXT GENERATED ALWAYS AS (${column(spec.facets)}) VIRTUAL${key ? `,\n      UNIQUE (${key.map(column).join(', ')})` : ''}`
     : `seq INTEGER PRIMARY KEY,
       id TEXT NOT NULL UNIQUE,
       doc TEXT NOT NULL,
@@ -94,7 +101,7 @@ const rowidColumn = (layout: CollectionLayout, spec: TextIndexSpec): string => (
 export const textPutSql = (collection: string, spec: TextIndexSpec, layout: CollectionLayout): string => {
   const t = table(collection);
   if (!layout.documents) {
-    return laterPositionPutSql(t, [...layout.written, 'position'], [rowidColumn(layout, spec)]);
+    return laterPositionPutSql(t, [...layout.written, 'position'], [rowidColumn(layout, spec)], layout.keyColumns);
   }
   const order = field(spec.order).replace('json_extract(doc,', 'json_extract(d,');
   // (`WHERE true`: an upsert after a SELECT needs a WHERE, or its ON reads as a join's.)
