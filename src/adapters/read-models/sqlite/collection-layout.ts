@@ -247,10 +247,8 @@ export function columnLayout(columns: readonly LayoutColumn[], positions: Positi
  * WITHOUT ROWID: the rows are the key's B-tree, with no rowid and no index of the id besides.
  */
 export function createTableSql(table: string, columns?: CollectionSpec['columns'], key?: CollectionSpec['key']): string {
-  if (!columns) {
-    if (key) throw new Error(`The collection of ${table} is keyed by fields but not kept in columns`);
-    return `CREATE TABLE "${table}" (id TEXT PRIMARY KEY, doc TEXT NOT NULL, ${POSITION_COLUMN})`;
-  }
+  // A key is of columns: documents kept as JSON are found by their id.
+  if (!columns) return `CREATE TABLE "${table}" (id TEXT PRIMARY KEY, doc TEXT NOT NULL, ${POSITION_COLUMN})`;
   const definitions = layoutColumns(columns).map(columnDefinition).join(', ');
   return key
     ? `CREATE TABLE "${table}" (${definitions}, ${POSITION_COLUMN}, PRIMARY KEY (${key.map(column).join(', ')})) WITHOUT ROWID`

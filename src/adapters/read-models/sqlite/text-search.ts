@@ -48,7 +48,6 @@ export function createTextCollection(
 ): void {
   const t = table(collection);
   const fts = textTable(collection);
-  if (key && !columns) throw new Error(`The text collection ${collection} is keyed by fields but not kept in columns`);
   const definition = columns
     ? `${key ? '' : 'id TEXT NOT NULL UNIQUE,\n      '}${textColumns(collection, spec, columns).join(',\n      ')},
       ${POSITION_COLUMN},
