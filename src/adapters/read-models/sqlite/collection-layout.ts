@@ -108,6 +108,32 @@ function storedTime(c: LayoutColumn, value: unknown): unknown {
 /** A time column in SQL as the string it holds (what conditions and sorts compare, as they did the text). */
 const timeText = (sql: string): string => `(CASE typeof(${sql}) WHEN 'integer' THEN strftime('%Y-%m-%dT%H:%M:%fZ', ${sql} / 1000.0, 'unixepoch') ELSE ${sql} END)`;
 
+/**
+ * JSON values kept shorter: a value's text beginning with one of these is kept as the mark
+ * (a control character, which no JSON text begins with) and the rest; an array of words (letters
+ * and digits: a text index's facets) as the mark and the words separated by spaces. Decoding
+ * looks at the first character alone, so a value kept whole (by an earlier release too) reads as
+ * it did. The list is only ever appended to: rows hold its marks.
+ */
+const JSON_PREFIXES: readonly string[] = ['[{"type":"text/plain","content":'];
+const WORDS_MARK = '\u0010';
+const PREFIX_MARK = (i: number): string => String.fromCharCode(1 + i);
+const WORD = /^[\p{L}\p{N}]+$/u;
+
+function packedJson(value: unknown): string {
+  if (Array.isArray(value) && value.length > 0 && value.every((w) => typeof w === 'string' && WORD.test(w))) return WORDS_MARK + value.join(' ');
+  const text = JSON.stringify(value);
+  for (let i = 0; i < JSON_PREFIXES.length; i++) if (text.startsWith(JSON_PREFIXES[i])) return PREFIX_MARK(i) + text.slice(JSON_PREFIXES[i].length);
+  return text;
+}
+
+function unpackedJson(text: string): unknown {
+  const mark = text.charCodeAt(0);
+  if (mark === WORDS_MARK.charCodeAt(0)) return text.slice(1).split(' ');
+  if (mark >= 1 && mark <= JSON_PREFIXES.length) return JSON.parse(JSON_PREFIXES[mark - 1] + text.slice(1));
+  return JSON.parse(text);
+}
+
 /** A field's value as its column holds it. */
 function encode(c: LayoutColumn, value: unknown): unknown {
   switch (c.type) {
@@ -119,7 +145,7 @@ function encode(c: LayoutColumn, value: unknown): unknown {
       if (typeof value === 'boolean') return value ? TRUE : FALSE;
       throw new Error(`The field ${c.name} of a collection kept in columns holds a ${describe(value)}, not a boolean`);
     case 'json':
-      return JSON.stringify(value);
+      return packedJson(value);
     case 'integer':
       if (Number.isSafeInteger(value)) return BigInt(value as number);
       throw new Error(`The field ${c.name} of a collection kept in columns holds a ${describe(value)}, not a whole number`);
@@ -136,7 +162,7 @@ function decode(c: LayoutColumn, value: unknown): unknown {
     case 'boolean':
       return value === 1;
     case 'json':
-      return JSON.parse(value as string);
+      return unpackedJson(value as string);
     case 'integer':
       return value;
     case 'time':

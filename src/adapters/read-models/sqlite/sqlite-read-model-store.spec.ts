@@ -273,6 +273,44 @@ describe('SqliteReadModelStore collections kept in columns', () => {
     await reader.close();
   });
 
+  it('keeps a JSON value of a usual shape shorter (a text part’s opening, an array of words), reading back the same as a value kept whole', async () => {
+    const file = join(dir, 'json.sqlite');
+    const store = new SqliteReadModelStore(file);
+    await store.ensureCollections([spec]);
+    const values = [
+      [{ type: 'text/plain', content: 'hi "there"' }, { type: 'image/png', url: 'u' }],
+      ['i62656e6368', 'r00', 'attachment'],
+      ['two words', 'x'],
+      [],
+      ['東京', '1'],
+      { type: 'text/plain', content: 'x' },
+      '\u0001 a string',
+    ];
+    await store.applyBatch(values.map((parts, i) => ({ collection: 'lines', kind: 'put', document: { _id: `v${i}`, parts }, position: pos(1) })), {});
+    await store.close();
+    const db = new Database(file);
+    try {
+      const kept = db.prepare('SELECT id, f_parts AS parts FROM rm_lines ORDER BY id').all() as { id: string; parts: string }[];
+      expect(kept.map((r) => r.parts)).toEqual([
+        '\u0001"hi \\"there\\""},{"type":"image/png","url":"u"}]',
+        '\u0010i62656e6368 r00 attachment',
+        '["two words","x"]',
+        '[]',
+        '\u0010東京 1',
+        '{"type":"text/plain","content":"x"}',
+        '"\\u0001 a string"',
+      ]);
+      // As an earlier release kept them: whole.
+      db.prepare('INSERT INTO rm_lines (id, f_parts, position) VALUES (?, ?, 1)').run('whole', JSON.stringify(values[0]));
+    } finally {
+      db.close();
+    }
+    const reader = new SqliteReadModelStore(file);
+    for (const [i, parts] of values.entries()) expect(await reader.get('lines', `v${i}`)).toEqual({ _id: `v${i}`, parts });
+    expect(await reader.get('lines', 'whole')).toEqual({ _id: 'whole', parts: values[0] });
+    await reader.close();
+  });
+
   it('refuses a document with a field outside its columns, or a value that is not a string or a number, and writes nothing of that batch', async () => {
     const store = new SqliteReadModelStore(IN_MEMORY);
     await store.ensureCollections([spec]);
