@@ -8,6 +8,7 @@ import {
   LeaseLostError,
   ReadModelStore,
   ReadModelWriteError,
+  facetToken,
   TextIndexSpec,
   TextSearch,
 } from '../../src/shared/ports/read-model-store.port';
@@ -172,6 +173,49 @@ export function readModelStoreContract(
         expect(await store.get(c, 'n1')).toEqual({ ...notes[0], body: 'slow green turtle' });
         expect(await found(c, [['brown']], { where: { at: { gte: '2026-01-01T00:00:02Z' } } })).toEqual(['n4', 'n2']);
       });
+    });
+
+    it('text search of a collection keyed by its fields, whose facets are made of its fields (facetsFrom): read back, found by and removed with them', async () => {
+      const c = collection('made');
+      const index: TextIndexSpec = {
+        field: 'body',
+        facets: 'facets',
+        order: 'seq',
+        facetsFrom: [
+          { prefix: 'r', fields: ['room'] },
+          { prefix: 'u', fields: ['room', 'user'] },
+          { token: 'attachment', when: 'attached' },
+        ],
+      };
+      await store.ensureCollections([
+        {
+          name: c,
+          text: index,
+          columns: ['room', { name: 'n', type: 'integer' }, 'user', 'seq', 'body', { name: 'facets', type: 'json' }, { name: 'attached', type: 'boolean' }],
+          key: ['room', 'n'],
+        },
+      ]);
+      const note = (room: string, n: number, user: string, body: string, attached: boolean) => ({
+        _id: documentId(room, String(n)),
+        room,
+        n,
+        user,
+        seq: n * 10,
+        body,
+        facets: [facetToken('r', room), facetToken('u', room, user), ...(attached ? ['attachment'] : [])],
+        attached,
+      });
+      const notes = [note('a', 1, 'ann', 'quick fox', true), note('a', 2, 'bob', 'quick bread', false), note('b 東', 3, 'ann', 'quick', false)];
+      await store.applyBatch(notes.map((n, i) => put(c, n, pos(i + 1))), {});
+      for (const n of notes) expect(await store.get(c, n._id)).toEqual(n);
+      const found = async (facets: string[][]) =>
+        (await store.searchText(c, { index, phrases: [['quick']], facets, order: 'newest', window: 100, limit: 10 })).map((m) => m.document._id);
+      expect(await found([[facetToken('r', 'a')]])).toEqual([notes[1]._id, notes[0]._id]);
+      expect(await found([[facetToken('r', 'b 東')], [facetToken('u', 'b 東', 'ann')]])).toEqual([notes[2]._id]);
+      expect(await found([['attachment']])).toEqual([notes[0]._id]);
+      await store.applyBatch([put(c, { ...notes[0], attached: false, facets: notes[0].facets.slice(0, 2) }, pos(9)), { collection: c, kind: 'delete', id: notes[1]._id }], {});
+      expect(await found([['attachment']])).toEqual([]);
+      expect(await found([[facetToken('r', 'a')]])).toEqual([notes[0]._id]);
     });
 
     describe('collections and indexes', () => {

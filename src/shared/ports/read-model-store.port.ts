@@ -20,7 +20,24 @@ export interface TextIndexSpec {
   readonly field: string;
   readonly facets: string;
   readonly order: string;
+  /**
+   * How the documents' facets are made of their other fields, if they are (in this order): a
+   * store may then keep those fields alone and make the facets from them (SQLite does, for a
+   * collection kept in columns: in SQL, when it indexes and reads them), so a document's facets
+   * must be exactly these.
+   */
+  readonly facetsFrom?: readonly FacetSource[];
 }
+
+/**
+ * One facet of a document: `prefix` and the hexadecimal of the UTF-8 of `fields`' values joined
+ * by NUL characters (`facetToken`); or `token` when the boolean field `when` is true. Prefixes and
+ * tokens are letters and digits.
+ */
+export type FacetSource = { readonly prefix: string; readonly fields: readonly string[] } | { readonly token: string; readonly when: string };
+
+/** A facet made of values as `FacetSource` says. */
+export const facetToken = (prefix: string, ...values: readonly string[]): string => prefix + Buffer.from(values.join('\u0000'), 'utf8').toString('hex');
 
 export interface CollectionSpec {
   readonly name: string;

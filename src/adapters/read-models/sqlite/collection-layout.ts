@@ -63,9 +63,12 @@ export interface LayoutColumn {
   readonly name: string;
   /**
    * `value`: a string or a number as it is; `boolean`: 1 or 0; `json`: JSON text; `integer`: a
-   * whole number; `time`: an ISO time as its milliseconds since 1970 (`TIMES`), any other string as it is.
+   * whole number; `time`: an ISO time as its milliseconds since 1970 (`TIMES`), any other string as it is;
+   * `words`: an array of words, separated by spaces.
    */
-  readonly type: 'value' | 'boolean' | 'json' | 'integer' | 'time';
+  readonly type: 'value' | 'boolean' | 'json' | 'integer' | 'time' | 'words';
+  /** Made by SQLite of other columns (a text collection's facets, `text-search.ts`): read, never written. */
+  readonly generated?: boolean;
 }
 
 /**
@@ -73,7 +76,14 @@ export interface LayoutColumn {
  * A time's declares BLOB affinity, so SQLite keeps a number or a string as it was bound (with
  * NUMERIC affinity a string of digits would become a number).
  */
-const SQL_TYPES: Record<LayoutColumn['type'], string> = { value: '', boolean: 'BOOLEAN', json: 'JSON TEXT', integer: 'INTEGER', time: 'TIME BLOB' };
+const SQL_TYPES: Record<LayoutColumn['type'], string> = {
+  value: '',
+  boolean: 'BOOLEAN',
+  json: 'JSON TEXT',
+  integer: 'INTEGER',
+  time: 'TIME BLOB',
+  words: 'WORDS TEXT',
+};
 
 /** A collection spec's columns as the layout holds them. */
 export const layoutColumns = (columns: CollectionSpec['columns'] = []): LayoutColumn[] =>
@@ -151,6 +161,8 @@ function encode(c: LayoutColumn, value: unknown): unknown {
       throw new Error(`The field ${c.name} of a collection kept in columns holds a ${describe(value)}, not a whole number`);
     case 'time':
       return storedTime(c, value);
+    case 'words':
+      throw new Error(`The field ${c.name} of a collection kept in columns is made of its other fields, not written`);
   }
 }
 
@@ -167,6 +179,8 @@ function decode(c: LayoutColumn, value: unknown): unknown {
       return value;
     case 'time':
       return typeof value === 'number' ? new Date(value).toISOString() : value;
+    case 'words':
+      return value === '' ? [] : (value as string).split(' ');
   }
 }
 
@@ -196,6 +210,10 @@ export function columnLayout(columns: readonly LayoutColumn[], positions: Positi
   const names = columns.map((c) => column(c.name));
   const fields = columns.map((c) => c.name);
   const keys = columns.map((c) => COLUMN_PREFIX + c.name);
+  const stored = columns.filter((c) => !c.generated);
+  const storedNames = stored.map((c) => column(c.name));
+  /** The fields a document may give that are made, not written (its facets, as the table makes them). */
+  const made = columns.filter((c) => c.generated).map((c) => c.name);
   const keyed = key ? key.map((name) => columns.findIndex((c) => c.name === name)) : [];
   if (keyed.some((i) => i < 0)) throw new Error(`A key field is not among the collection's columns: ${key!.join(', ')}`);
   for (const i of keyed) {
@@ -231,11 +249,12 @@ export function columnLayout(columns: readonly LayoutColumn[], positions: Positi
       }
       return document as Document;
     },
-    written: key ? names : ['id', ...names],
+    written: key ? storedNames : ['id', ...storedNames],
     values(document) {
       const values: unknown[] = key ? [] : [document._id];
       let present = 1;
-      for (const c of columns) {
+      for (const name of made) if (document[name] !== undefined) present++;
+      for (const c of stored) {
         const value = document[c.name];
         if (value === undefined) {
           values.push(null);
@@ -282,15 +301,18 @@ export function createTableSql(table: string, columns?: CollectionSpec['columns'
 }
 
 /** The columns of a table kept in columns, with their types, as the table declares them. */
-export function columnsOfTable(info: readonly { name: string; type: string }[]): LayoutColumn[] {
+export function columnsOfTable(info: readonly { name: string; type: string; hidden: number }[]): LayoutColumn[] {
   const typeOf = (declared: string): LayoutColumn['type'] =>
     (Object.entries(SQL_TYPES).find(([, sql]) => sql === declared.toUpperCase())?.[0] as LayoutColumn['type'] | undefined) ?? 'value';
-  return info.filter((c) => c.name.startsWith(COLUMN_PREFIX)).map((c) => ({ name: c.name.slice(COLUMN_PREFIX.length), type: typeOf(c.type) }));
+  return info
+    .filter((c) => c.name.startsWith(COLUMN_PREFIX))
+    .map((c) => ({ name: c.name.slice(COLUMN_PREFIX.length), type: typeOf(c.type), ...(c.hidden !== 0 && { generated: true }) }));
 }
 
 /** The layout of a table; null if there is no such table (yet). */
 export function layoutOfTable(db: Database.Database, table: string): CollectionLayout | null {
-  const info = db.prepare(`SELECT name, type FROM pragma_table_xinfo(?) WHERE hidden = 0 ORDER BY cid`).all(table) as { name: string; type: string }[];
+  // Generated columns too (hidden 2 and 3; 1 is a virtual table's).
+  const info = db.prepare(`SELECT name, type, hidden FROM pragma_table_xinfo(?) WHERE hidden != 1 ORDER BY cid`).all(table) as { name: string; type: string; hidden: number }[];
   if (info.length === 0) return null;
   const positions = positionsOfColumn(info.find((c) => c.name === 'position')?.type ?? '');
   if (info.some((c) => c.name === 'doc')) return positions === COMPACT_POSITIONS ? COMPACT_JSON_LAYOUT : JSON_LAYOUT;

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { CollectionSpec, Document, TextIndexSpec, TextMatch, TextSearch } from '../../../shared/ports/read-model-store.port';
+import { CollectionSpec, Document, FacetSource, TextIndexSpec, TextMatch, TextSearch } from '../../../shared/ports/read-model-store.port';
 import { CollectionLayout, columnDefinition, JSON_LAYOUT, layoutColumns, POSITION_COLUMN } from './collection-layout';
 import { column, field, laterPositionPutSql, table, whereClause } from './read-model-sql';
 
@@ -81,13 +81,37 @@ export function createTextCollection(
   `);
 }
 
-/** A text collection's declared columns, its order the rowid; it must declare its text, facets and order. */
+/**
+ * A text collection's declared columns, its order the rowid; it must declare its text, facets and
+ * order. Facets made of other fields (`facetsFrom`) are made by SQLite (a generated column, not
+ * stored): the row keeps only the fields they are made of.
+ */
 function textColumns(collection: string, spec: TextIndexSpec, columns: NonNullable<CollectionSpec['columns']>): string[] {
   const declared = layoutColumns(columns);
-  for (const name of [spec.field, spec.facets, spec.order]) {
+  for (const name of [spec.field, spec.facets, spec.order, ...(spec.facetsFrom ?? []).flatMap((s) => ('fields' in s ? s.fields : [s.when]))]) {
     if (!declared.some((c) => c.name === name)) throw new Error(`The text collection ${collection} keeps no column for its field ${name}`);
   }
-  return declared.map((c) => (c.name === spec.order ? `${column(c.name)} INTEGER PRIMARY KEY` : columnDefinition(c)));
+  return declared.map((c) => {
+    if (c.name === spec.order) return `${column(c.name)} INTEGER PRIMARY KEY`;
+    if (c.name === spec.facets && spec.facetsFrom) return `${column(c.name)} WORDS TEXT GENERATED ALWAYS AS (${facetsSql(spec.facetsFrom)}) VIRTUAL`;
+    return columnDefinition(c);
+  });
+}
+
+const FACET_WORD = /^[A-Za-z0-9]+$/;
+
+/** The facets made of a row's fields, in SQL: `FacetSource`'s tokens separated by spaces. */
+export function facetsSql(sources: readonly FacetSource[]): string {
+  const tokens = sources.map((source) => {
+    if ('fields' in source) {
+      if (!FACET_WORD.test(source.prefix)) throw new Error(`Invalid facet prefix: ${source.prefix}`);
+      return `' ${source.prefix}' || lower(hex(${source.fields.map(column).join(' || char(0) || ')}))`;
+    }
+    if (!FACET_WORD.test(source.token)) throw new Error(`Invalid facet token: ${source.token}`);
+    return `(CASE WHEN ${column(source.when)} THEN ' ${source.token}' ELSE '' END)`;
+  });
+  // Each token after a space, the first space left out.
+  return `substr(${tokens.join(' || ')}, 2)`;
 }
 
 /** The column a text collection's rows are ordered by, and its index refers to (the rowid). */
