@@ -63,7 +63,7 @@ export interface LayoutColumn {
   readonly name: string;
   /**
    * `value`: a string or a number as it is; `boolean`: 1 or 0; `json`: JSON text; `integer`: a
-   * whole number; `time`: an ISO time as its milliseconds since 1970 (`TIMES`), any other string as it is;
+   * whole number; `time`: an ISO time as its milliseconds since 1970 (`storedTime`), any other string as it is;
    * `words`: an array of words, separated by spaces.
    */
   readonly type: 'value' | 'boolean' | 'json' | 'integer' | 'time' | 'words';
@@ -76,7 +76,7 @@ export interface LayoutColumn {
  * A time's declares BLOB affinity, so SQLite keeps a number or a string as it was bound (with
  * NUMERIC affinity a string of digits would become a number).
  */
-const SQL_TYPES: Record<LayoutColumn['type'], string> = {
+export const SQL_TYPES: Record<LayoutColumn['type'], string> = {
   value: '',
   boolean: 'BOOLEAN',
   json: 'JSON TEXT',

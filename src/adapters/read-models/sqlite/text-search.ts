@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { CollectionSpec, Document, FacetSource, TextIndexSpec, TextMatch, TextSearch } from '../../../shared/ports/read-model-store.port';
-import { CollectionLayout, columnDefinition, JSON_LAYOUT, layoutColumns, POSITION_COLUMN } from './collection-layout';
+import { CollectionLayout, columnDefinition, JSON_LAYOUT, layoutColumns, POSITION_COLUMN, SQL_TYPES } from './collection-layout';
 import { column, field, laterPositionPutSql, table, whereClause } from './read-model-sql';
 
 /**
@@ -36,7 +36,8 @@ export const textTable = (collection: string): string => `${table(collection)}_t
  * relevance reads the text of every match in its window, and reading a column costs a fraction
  * of taking it out of the JSON. Kept in columns (`columns`), the text, the facets and the order
  * are each a column once (the order the rowid itself), and the index reads them under the same
- * names (`text_body`, `text_facets`: generated, not stored). Keyed by fields (`key`), the rows
+ * names (`text_body`, `text_facets`: generated, not stored); facets made of other fields
+ * (`facetsFrom`) are not stored either, but made when read. Keyed by fields (`key`), the rows
  * are unique by them instead of by an `id` column.
  */
 export function createTextCollection(
@@ -93,7 +94,7 @@ function textColumns(collection: string, spec: TextIndexSpec, columns: NonNullab
   }
   return declared.map((c) => {
     if (c.name === spec.order) return `${column(c.name)} INTEGER PRIMARY KEY`;
-    if (c.name === spec.facets && spec.facetsFrom) return `${column(c.name)} WORDS TEXT GENERATED ALWAYS AS (${facetsSql(spec.facetsFrom)}) VIRTUAL`;
+    if (c.name === spec.facets && spec.facetsFrom) return `${column(c.name)} ${SQL_TYPES.words} GENERATED ALWAYS AS (${facetsSql(spec.facetsFrom)}) VIRTUAL`;
     return columnDefinition(c);
   });
 }
