@@ -288,15 +288,17 @@ export function columnLayout(columns: readonly LayoutColumn[], positions: Positi
 
 /**
  * The statement creating a collection's table: JSON documents, or its columns (a plain column has
- * no declared type: a value keeps its own), keyed by `id` or (with a key) by the key's columns,
- * WITHOUT ROWID: the rows are the key's B-tree, with no rowid and no index of the id besides.
+ * no declared type: a value keeps its own), keyed by `id` or (with a key) unique by the key's
+ * columns, with no id kept besides. (Not `WITHOUT ROWID`, which saves the key's index: every other
+ * index then refers to a row by its key, and SQLite plans a room's page of hidden messages as a
+ * walk of the whole room by the key rather than through the index of `visible`.)
  */
 export function createTableSql(table: string, columns?: CollectionSpec['columns'], key?: CollectionSpec['key']): string {
   // A key is of columns: documents kept as JSON are found by their id.
   if (!columns) return `CREATE TABLE "${table}" (id TEXT PRIMARY KEY, doc TEXT NOT NULL, ${POSITION_COLUMN})`;
   const definitions = layoutColumns(columns).map(columnDefinition).join(', ');
   return key
-    ? `CREATE TABLE "${table}" (${definitions}, ${POSITION_COLUMN}, PRIMARY KEY (${key.map(column).join(', ')})) WITHOUT ROWID`
+    ? `CREATE TABLE "${table}" (${definitions}, ${POSITION_COLUMN}, UNIQUE (${key.map(column).join(', ')}))`
     : `CREATE TABLE "${table}" (id TEXT PRIMARY KEY, ${definitions}, ${POSITION_COLUMN})`;
 }
 
@@ -319,7 +321,7 @@ export function layoutOfTable(db: Database.Database, table: string): CollectionL
   return columnLayout(columnsOfTable(info), positions, info.some((c) => c.name === 'id') ? null : keyOfTable(db, table));
 }
 
-/** The fields a table without an `id` column is keyed by: the columns of its primary key (WITHOUT ROWID) or of its unique constraint. */
+/** The fields a table without an `id` column is keyed by: the columns of its unique constraint (or of a primary key that is not the rowid). */
 function keyOfTable(db: Database.Database, table: string): string[] {
   const index = db.prepare(`SELECT name FROM pragma_index_list(?) WHERE origin IN ('pk', 'u') ORDER BY origin = 'u'`).get(table) as { name: string } | undefined;
   if (!index) throw new Error(`The table ${table} has neither an id column nor a key`);

@@ -374,7 +374,7 @@ describe('SqliteReadModelStore collections keyed by their fields', () => {
     const db = new Database(file, { readonly: true });
     try {
       const sql = (db.prepare(`SELECT sql FROM sqlite_master WHERE name = 'rm_notes'`).get() as { sql: string }).sql;
-      expect(sql).toContain('WITHOUT ROWID');
+      expect(sql).toContain('UNIQUE ("f_room", "f_n")');
       expect((db.prepare(`SELECT name FROM pragma_table_info('rm_notes')`).all() as { name: string }[]).map((c) => c.name)).not.toContain('id');
       // The key's own index answers for (room); (room, at) is an index of its own.
       expect(db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'rm_notes' AND sql IS NOT NULL`).all()).toEqual([{ name: 'ix_notes_room_at' }]);
