@@ -54,9 +54,9 @@ export interface CollectionSpec {
   /**
    * For a collection kept in `columns` whose documents' `_id` is `documentId` of some of their
    * fields (each as a string: a number in decimal): those fields, in order. A store may key its
-   * rows by them rather than keep the id a second time (SQLite does: no id column, and no index
-   * of its own for it); documents read back the same. Writing a document whose `_id` is not made
-   * of them fails.
+   * rows by them rather than keep the id a second time (SQLite does: no id column, the rows
+   * unique by those fields instead, whose index serves for an index of its first fields);
+   * documents read back the same. Writing a document whose `_id` is not made of them fails.
    */
   readonly key?: readonly string[];
   readonly text?: TextIndexSpec;
