@@ -86,22 +86,26 @@ export const messageDocumentFrom = (event: RecordedEvent<MessageSent>): MessageD
  * A message document's fields as a store may keep them in columns (`CollectionSpec.columns`), in
  * the order the projection writes them (a deletion's fields last). As JSON documents the field
  * names took about a third of a short message's row; a table made as documents by an earlier
- * release is read and written as it is (the store reads its layout from it).
+ * release is read and written as it is (the store reads its layout from it). The id is a whole
+ * number (the key's last part), the times `toISOString`'s strings (SQLite keeps them as numbers).
  */
 export const MESSAGE_COLUMNS: NonNullable<CollectionSpec['columns']> = [
   'instance_id',
   'room_id',
-  'id',
+  { name: 'id', type: 'integer' },
   'user_id',
   { name: 'parts', type: 'json' },
-  'created_at',
-  'updated_at',
+  { name: 'created_at', type: 'time' },
+  { name: 'updated_at', type: 'time' },
   { name: 'visible', type: 'boolean' },
   'parent_id',
   { name: 'shadow', type: 'boolean' },
-  'deleted_at',
+  { name: 'deleted_at', type: 'time' },
   { name: 'tombstone', type: 'boolean' },
 ];
+
+/** The fields a message's document id is made of (`messageDocumentId`): a store may key its rows by them. */
+export const MESSAGE_KEY: NonNullable<CollectionSpec['key']> = ['instance_id', 'room_id', 'id'];
 
 /**
  * Every room's timeline, paged by message id; deleted content never survives here. A thread
@@ -115,6 +119,7 @@ export const messagesProjection: ProjectionDefinition<MessageEvent | RoomDeleted
       name: MESSAGES,
       indexes: [{ fields: ['instance_id', 'room_id', 'visible', 'id'] }, { fields: ['instance_id', 'id'] }],
       columns: MESSAGE_COLUMNS,
+      key: MESSAGE_KEY,
     },
   ],
   handles: ['MessageSent', 'MessageEdited', 'MessageDeleted', 'RoomDeleted'],

@@ -4,15 +4,28 @@ import type { MessagePart } from '../../src/modules/messages/domain/message-part
 import type { MessageEvent } from '../../src/modules/messages/domain/message.events';
 import type { RoomDeleted } from '../../src/modules/rooms/domain/room.events';
 import { shownTo } from '../../src/modules/messages/domain/message-visibility';
-import { indexedText, searchFacets } from '../../src/modules/search/domain/search-text';
+import { FACET_PREFIXES, indexedText, searchFacets } from '../../src/modules/search/domain/search-text';
 import type { TextIndexSpec } from '../../src/shared/ports/read-model-store.port';
 import type { Document, ProjectionDefinition, Target } from '../projection';
 import { perMessageTargets } from '../messages/messages.projection';
 
 export const MESSAGE_SEARCH = 'message_search';
 
-/** What the store indexes of a message document: its words, its facets, and its place in the log. */
-export const MESSAGE_SEARCH_INDEX: TextIndexSpec = { field: 'body', facets: 'facets', order: 'seq' };
+/**
+ * What the store indexes of a message document: its words, its facets, and its place in the log.
+ * The facets are made of the document's own fields (`facetsOf`), which a store may keep alone.
+ */
+export const MESSAGE_SEARCH_INDEX: TextIndexSpec = {
+  field: 'body',
+  facets: 'facets',
+  order: 'seq',
+  facetsFrom: [
+    { prefix: FACET_PREFIXES.instance, fields: ['instance_id'] },
+    { prefix: FACET_PREFIXES.room, fields: ['instance_id', 'room_id'] },
+    { prefix: FACET_PREFIXES.sender, fields: ['instance_id', 'user_id'] },
+    { token: searchFacets.attachment, when: 'has_attachment' },
+  ],
+};
 
 /**
  * A message as search finds it: its words (folded, `search-text.ts`), the facets a search may
@@ -65,17 +78,20 @@ export const messageSearchProjection: ProjectionDefinition<MessageEvent | RoomDe
       // Kept in columns, the text once (as JSON documents, with the text stored beside them for
       // ranking, a 4–9-byte message took 473 bytes of search.sqlite). A table made as documents
       // by an earlier release is read and written as it is (the store reads its layout from it).
+      // Keyed by the message's fields (its document id made of them), unique by them: the index of
+      // (instance_id, room_id) is that key's own.
       columns: [
         'instance_id',
         'room_id',
-        'message_id',
+        { name: 'message_id', type: 'integer' },
         'user_id',
-        'created_at',
+        { name: 'created_at', type: 'time' },
         'seq',
         'body',
         { name: 'facets', type: 'json' },
         { name: 'has_attachment', type: 'boolean' },
       ],
+      key: ['instance_id', 'room_id', 'message_id'],
     },
   ],
   handles: ['MessageSent', 'MessageEdited', 'MessageDeleted', 'RoomDeleted'],

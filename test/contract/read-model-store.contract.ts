@@ -11,9 +11,11 @@ import {
   logPointerId,
   ReadModelStore,
   ReadModelWriteError,
+  facetToken,
   TextIndexSpec,
   TextSearch,
 } from '../../src/shared/ports/read-model-store.port';
+import { documentId } from '../../src/shared/domain/streams';
 import { sleep } from '../support/waiting';
 
 /**
@@ -176,6 +178,49 @@ export function readModelStoreContract(
       });
     });
 
+    it('text search of a collection keyed by its fields, whose facets are made of its fields (facetsFrom): read back, found by and removed with them', async () => {
+      const c = collection('made');
+      const index: TextIndexSpec = {
+        field: 'body',
+        facets: 'facets',
+        order: 'seq',
+        facetsFrom: [
+          { prefix: 'r', fields: ['room'] },
+          { prefix: 'u', fields: ['room', 'user'] },
+          { token: 'attachment', when: 'attached' },
+        ],
+      };
+      await store.ensureCollections([
+        {
+          name: c,
+          text: index,
+          columns: ['room', { name: 'n', type: 'integer' }, 'user', 'seq', 'body', { name: 'facets', type: 'json' }, { name: 'attached', type: 'boolean' }],
+          key: ['room', 'n'],
+        },
+      ]);
+      const note = (room: string, n: number, user: string, body: string, attached: boolean) => ({
+        _id: documentId(room, String(n)),
+        room,
+        n,
+        user,
+        seq: n * 10,
+        body,
+        facets: [facetToken('r', room), facetToken('u', room, user), ...(attached ? ['attachment'] : [])],
+        attached,
+      });
+      const notes = [note('a', 1, 'ann', 'quick fox', true), note('a', 2, 'bob', 'quick bread', false), note('b 東', 3, 'ann', 'quick', false)];
+      await store.applyBatch(notes.map((n, i) => put(c, n, pos(i + 1))), {});
+      for (const n of notes) expect(await store.get(c, n._id)).toEqual(n);
+      const found = async (facets: string[][]) =>
+        (await store.searchText(c, { index, phrases: [['quick']], facets, order: 'newest', window: 100, limit: 10 })).map((m) => m.document._id);
+      expect(await found([[facetToken('r', 'a')]])).toEqual([notes[1]._id, notes[0]._id]);
+      expect(await found([[facetToken('r', 'b 東')], [facetToken('u', 'b 東', 'ann')]])).toEqual([notes[2]._id]);
+      expect(await found([['attachment']])).toEqual([notes[0]._id]);
+      await store.applyBatch([put(c, { ...notes[0], attached: false, facets: notes[0].facets.slice(0, 2) }, pos(9)), { collection: c, kind: 'delete', id: notes[1]._id }], {});
+      expect(await found([['attachment']])).toEqual([]);
+      expect(await found([[facetToken('r', 'a')]])).toEqual([notes[0]._id]);
+    });
+
     describe('collections and indexes', () => {
       it('ensureCollections is idempotent and keeps existing documents', async () => {
         const c = collection('idem');
@@ -280,6 +325,39 @@ export function readModelStoreContract(
         expect(ids(await store.find(c, { where: { room: 'r', visible: true }, sort: [{ field: 'id', descending: true }] }))).toEqual(['m3', 'm1']);
         expect(ids(await store.find(c, { where: { visible: false } }))).toEqual(['m2']);
         expect(ids(await store.find(c, { where: { tombstone: null } }))).toEqual(['m1']);
+      });
+
+      it('a collection keyed by its fields finds, replaces and removes each document by its _id, reading back whole numbers and times field for field', async () => {
+        const c = collection('keyed');
+        await store.ensureCollections([
+          {
+            name: c,
+            indexes: [{ fields: ['room'] }, { fields: ['room', 'at'] }],
+            columns: ['room', { name: 'id', type: 'integer' }, { name: 'at', type: 'time' }, 'text'],
+            key: ['room', 'id'],
+          },
+        ]);
+        const message = (room: string, id: number, at: string, text: string) => ({ _id: documentId(room, String(id)), room, id, at, text });
+        const messages = [
+          message('r', 1, '2026-11-27T18:46:57.842Z', 'one'),
+          message('r', 2, '2026-11-27T18:46:57Z', 'two'),
+          message('r', 10, '2026-11-27T18:46:58.000Z', 'ten'),
+          message('r "2"', 1, '1969-12-31T23:59:59.999Z', 'other room'),
+        ];
+        await store.applyBatch(messages.map((m, i) => put(c, m, pos(i + 1))), {});
+        await store.buildDeferredIndexes([c]);
+        for (const m of messages) expect(JSON.stringify(await store.get(c, m._id))).toBe(JSON.stringify(m));
+        expect(await store.getStored(c, messages[1]._id)).toEqual({ document: messages[1], position: pos(2) });
+        expect(ids(await store.getMany(c, [messages[3]._id, documentId('r', '01'), documentId('r', '3'), messages[0]._id])).sort()).toEqual([messages[0]._id, messages[3]._id].sort());
+        expect(ids((await store.getStoredMany(c, [messages[2]._id, 'missing'])).map((s) => s.document))).toEqual([messages[2]._id]);
+        expect(ids(await store.find(c, { where: { room: 'r' }, sort: [{ field: 'id', descending: true }] }))).toEqual([messages[2]._id, messages[1]._id, messages[0]._id]);
+        // Times compare and sort as the strings they are.
+        expect(ids(await store.find(c, { where: { at: { gte: '2026-11-27T18:46:57.842Z', lt: '2026-11-27T18:46:57Z' } } }))).toEqual([messages[0]._id]);
+        expect(ids(await store.find(c, { sort: [{ field: 'at', descending: true }] }))).toEqual([messages[2]._id, messages[1]._id, messages[0]._id, messages[3]._id]);
+        await store.applyBatch([put(c, { ...messages[0], text: 'edited' }, pos(9)), { collection: c, kind: 'delete', id: messages[2]._id }], {});
+        expect(await store.get(c, messages[0]._id)).toEqual({ ...messages[0], text: 'edited' });
+        expect(await store.get(c, messages[2]._id)).toBeNull();
+        expect(await store.count(c, { room: 'r' })).toBe(2);
       });
 
       it('queries answer the same before and after buildDeferredIndexes, which is idempotent', async () => {

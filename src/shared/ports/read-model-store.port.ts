@@ -20,7 +20,24 @@ export interface TextIndexSpec {
   readonly field: string;
   readonly facets: string;
   readonly order: string;
+  /**
+   * How the documents' facets are made of their other fields, if they are (in this order): a
+   * store may then keep those fields alone and make the facets from them (SQLite does, for a
+   * collection kept in columns: in SQL, when it indexes and reads them), so a document's facets
+   * must be exactly these.
+   */
+  readonly facetsFrom?: readonly FacetSource[];
 }
+
+/**
+ * One facet of a document: `prefix` and the hexadecimal of the UTF-8 of `fields`' values joined
+ * by NUL characters (`facetToken`); or `token` when the boolean field `when` is true. Prefixes and
+ * tokens are letters and digits.
+ */
+export type FacetSource = { readonly prefix: string; readonly fields: readonly string[] } | { readonly token: string; readonly when: string };
+
+/** A facet made of values as `FacetSource` says. */
+export const facetToken = (prefix: string, ...values: readonly string[]): string => prefix + Buffer.from(values.join('\u0000'), 'utf8').toString('hex');
 
 export interface CollectionSpec {
   readonly name: string;
@@ -34,6 +51,14 @@ export interface CollectionSpec {
    * documents read back the same, field for field. Writing any other field or value into it fails.
    */
   readonly columns?: readonly (string | TypedColumn)[];
+  /**
+   * For a collection kept in `columns` whose documents' `_id` is `documentId` of some of their
+   * fields (each as a string: a number in decimal): those fields, in order. A store may key its
+   * rows by them rather than keep the id a second time (SQLite does: no id column, the rows
+   * unique by those fields instead, whose index serves for an index of its first fields);
+   * documents read back the same. Writing a document whose `_id` is not made of them fails.
+   */
+  readonly key?: readonly string[];
   readonly text?: TextIndexSpec;
   /**
    * A collection of `LogPointer`s (the audit index): a store may keep them in a layout of its own
@@ -59,10 +84,15 @@ export interface LogPointer extends Document {
 /** A `LogPointer`'s id: its instance, key and position, which a store keeping pointers by name and position reads back from it. */
 export const logPointerId = (instanceId: string, key: string, position: LogPosition): string => JSON.stringify([instanceId, key, position]);
 
-/** A column of a collection kept in columns holding other values than strings and numbers. */
+/**
+ * A column of a collection kept in columns holding other values than strings and numbers:
+ * `integer`, a whole number (a key's number must be declared so, to be read out of an `_id`);
+ * `time`, a time as the string `Date.prototype.toISOString` writes (any other string is kept as it
+ * is), which a store may keep as a number (SQLite: milliseconds), read back and compared as the string.
+ */
 export interface TypedColumn {
   readonly name: string;
-  readonly type: 'boolean' | 'json';
+  readonly type: 'boolean' | 'json' | 'integer' | 'time';
 }
 
 /**

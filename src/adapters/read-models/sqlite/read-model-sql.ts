@@ -94,10 +94,11 @@ export function indexDefinition(collection: string, index: IndexSpec, fieldOf: F
 
 /**
  * The put of a collection's row: inserted, or replaced only by a later position (a redelivered
- * event changes nothing). `columns` start with `id` and end with `position`; `kept` stay as the
- * row was first written (a text collection's rowid, which its index refers to).
+ * event changes nothing). `columns` end with `position`; `key` are those a row is found by (`id`,
+ * or a key's), which a replacement leaves as they are, as it does `kept` (a text collection's
+ * rowid, which its index refers to).
  */
-export const laterPositionPutSql = (t: string, columns: readonly string[], kept: readonly string[] = []): string =>
+export const laterPositionPutSql = (t: string, columns: readonly string[], kept: readonly string[] = [], key: readonly string[] = ['id']): string =>
   `INSERT INTO "${t}" (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})
-   ON CONFLICT(id) DO UPDATE SET ${columns.filter((c) => c !== 'id' && !kept.includes(c)).map((c) => `${c} = excluded.${c}`).join(', ')}
+   ON CONFLICT(${key.join(', ')}) DO UPDATE SET ${columns.filter((c) => !key.includes(c) && !kept.includes(c)).map((c) => `${c} = excluded.${c}`).join(', ')}
    WHERE excluded.position > "${t}".position`;

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LogPosition } from '../../../shared/domain/event';
 import { CollectionSpec, DocumentChange, ReadModelWriteError } from '../../../shared/ports/read-model-store.port';
+import { documentId } from '../../../shared/domain/streams';
 import { IN_MEMORY, SqliteReadModelStore } from './sqlite-read-model-store';
 import { asRoot, mountTmpfs } from '../../../../test/support/volumes';
 
@@ -272,6 +273,44 @@ describe('SqliteReadModelStore collections kept in columns', () => {
     await reader.close();
   });
 
+  it('keeps a JSON value of a usual shape shorter (a text part’s opening, an array of words), reading back the same as a value kept whole', async () => {
+    const file = join(dir, 'json.sqlite');
+    const store = new SqliteReadModelStore(file);
+    await store.ensureCollections([spec]);
+    const values = [
+      [{ type: 'text/plain', content: 'hi "there"' }, { type: 'image/png', url: 'u' }],
+      ['i62656e6368', 'r00', 'attachment'],
+      ['two words', 'x'],
+      [],
+      ['東京', '1'],
+      { type: 'text/plain', content: 'x' },
+      '\u0001 a string',
+    ];
+    await store.applyBatch(values.map((parts, i) => ({ collection: 'lines', kind: 'put', document: { _id: `v${i}`, parts }, position: pos(1) })), {});
+    await store.close();
+    const db = new Database(file);
+    try {
+      const kept = db.prepare('SELECT id, f_parts AS parts FROM rm_lines ORDER BY id').all() as { id: string; parts: string }[];
+      expect(kept.map((r) => r.parts)).toEqual([
+        '\u0001"hi \\"there\\""},{"type":"image/png","url":"u"}]',
+        '\u0010i62656e6368 r00 attachment',
+        '["two words","x"]',
+        '[]',
+        '\u0010東京 1',
+        '{"type":"text/plain","content":"x"}',
+        '"\\u0001 a string"',
+      ]);
+      // As an earlier release kept them: whole.
+      db.prepare('INSERT INTO rm_lines (id, f_parts, position) VALUES (?, ?, 1)').run('whole', JSON.stringify(values[0]));
+    } finally {
+      db.close();
+    }
+    const reader = new SqliteReadModelStore(file);
+    for (const [i, parts] of values.entries()) expect(await reader.get('lines', `v${i}`)).toEqual({ _id: `v${i}`, parts });
+    expect(await reader.get('lines', 'whole')).toEqual({ _id: 'whole', parts: values[0] });
+    await reader.close();
+  });
+
   it('refuses a document with a field outside its columns, or a value that is not a string or a number, and writes nothing of that batch', async () => {
     const store = new SqliteReadModelStore(IN_MEMORY);
     await store.ensureCollections([spec]);
@@ -294,6 +333,113 @@ describe('SqliteReadModelStore collections kept in columns', () => {
     // A field set to undefined is absent, as JSON.stringify leaves it out of a document.
     await store.applyBatch([{ collection: 'lines', kind: 'put', document: { _id: 'u', key: 'k', flag: undefined, extra: undefined }, position: pos(1) }], {});
     expect(await store.get('lines', 'u')).toEqual({ _id: 'u', key: 'k' });
+    await store.close();
+  });
+});
+
+describe('SqliteReadModelStore collections keyed by their fields', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'parley-rm-keyed-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const notes: CollectionSpec = {
+    name: 'notes',
+    indexes: [{ fields: ['room'] }, { fields: ['room', 'at'] }],
+    columns: ['room', { name: 'n', type: 'integer' }, { name: 'at', type: 'time' }, 'text'],
+    key: ['room', 'n'],
+  };
+  const note = (room: string, n: number, at: string, text = 'x') => ({ _id: documentId(room, String(n)), room, n, at, text });
+  const put = (document: Record<string, unknown> & { _id: string }, at = 1): DocumentChange => ({ collection: 'notes', kind: 'put', document, position: pos(at) });
+
+  it('keeps no id and no index of it: the rows are found by their key, and read back with the same _id, from a connection that never declared them too', async () => {
+    const file = join(dir, 'keyed.sqlite');
+    const store = new SqliteReadModelStore(file);
+    await store.ensureCollections([notes]);
+    const a = note('r1', 1, '2026-11-27T18:46:57.842Z');
+    const b = note('r1', 2, '2026-11-27T18:46:58.000Z');
+    const c = note('r 2', 1, '2026-11-27T18:47:00Z');
+    await store.applyBatch([put(a), put(b), put(c)], {});
+    await store.buildDeferredIndexes(['notes']);
+    expect(await store.get('notes', a._id)).toEqual(a);
+    expect(await store.getStored('notes', c._id)).toEqual({ document: c, position: pos(1) });
+    expect((await store.getMany('notes', [c._id, 'not json', documentId('r1', '01'), documentId('r1'), a._id])).sort((x, y) => x._id.localeCompare(y._id))).toEqual([c, a].sort((x, y) => x._id.localeCompare(y._id)));
+    expect(await store.find('notes', { where: { room: 'r1' }, sort: [{ field: 'n', descending: true }] })).toEqual([b, a]);
+    // A later position replaces, an earlier one changes nothing; a removal by _id.
+    await store.applyBatch([put({ ...a, text: 'later' }, 2), put({ ...b, text: 'earlier' }, 0)], {});
+    await store.applyBatch([{ collection: 'notes', kind: 'delete', id: c._id }, { collection: 'notes', kind: 'delete', id: 'no such key' }], {});
+    expect(await store.find('notes', { sort: [{ field: 'n' }] })).toEqual([{ ...a, text: 'later' }, b]);
+    await expect(store.find('notes', { where: { _id: a._id } })).rejects.toThrow('queried by those fields, not by _id');
+    const reader = new SqliteReadModelStore(file);
+    expect(JSON.stringify(await reader.get('notes', b._id))).toBe(JSON.stringify(b));
+    await reader.close();
+    await store.close();
+    const db = new Database(file, { readonly: true });
+    try {
+      const sql = (db.prepare(`SELECT sql FROM sqlite_master WHERE name = 'rm_notes'`).get() as { sql: string }).sql;
+      expect(sql).toContain('UNIQUE ("f_room", "f_n")');
+      expect((db.prepare(`SELECT name FROM pragma_table_info('rm_notes')`).all() as { name: string }[]).map((c) => c.name)).not.toContain('id');
+      // The key's own index answers for (room); (room, at) is an index of its own.
+      expect(db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'rm_notes' AND sql IS NOT NULL`).all()).toEqual([{ name: 'ix_notes_room_at' }]);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('keeps toISOString’s times as milliseconds and any other as it is, reading back and comparing the same strings', async () => {
+    const file = join(dir, 'times.sqlite');
+    const store = new SqliteReadModelStore(file);
+    await store.ensureCollections([notes]);
+    const times = ['2026-11-27T18:46:57.842Z', '2026-11-27T18:46:57Z', '1969-12-31T23:59:59.999Z', '2026-11-27T18:46:57.843Z', '2026-11-27', '9999-12-31T23:59:59.999Z'];
+    const written = times.map((at, n) => note('r', n, at));
+    await store.applyBatch(written.map((d) => put(d)), {});
+    expect(await store.find('notes', { sort: [{ field: 'n' }] })).toEqual(written);
+    const byText = [...written].sort((x, y) => (x.at < y.at ? -1 : x.at > y.at ? 1 : 0));
+    expect(await store.find('notes', { sort: [{ field: 'at' }] })).toEqual(byText);
+    const range = { gte: '2026-11-27T18:46:57.842Z', lt: '2026-11-27T18:46:57Z' };
+    expect(await store.find('notes', { where: { at: range }, sort: [{ field: 'n' }] })).toEqual(written.filter((d) => d.at >= range.gte && d.at < range.lt));
+    expect(await store.count('notes', { at: '2026-11-27T18:46:57.843Z' })).toBe(1);
+    await expect(store.applyBatch([put({ ...note('r', 9, ''), at: 5 })], {})).rejects.toThrow('holds a number, not a time');
+    await expect(store.applyBatch([put({ ...note('r', 9, ''), n: 1.5, _id: documentId('r', '1.5') })], {})).rejects.toThrow('not a whole number');
+    await expect(store.applyBatch([put({ ...note('r', 9, 'x'), _id: documentId('r', '10') })], {})).rejects.toThrow('is not keyed by its fields room, n');
+    await expect(store.applyBatch([put({ ...note('r', 9, 'x'), room: 7, _id: documentId('7', '9') })], {})).rejects.toThrow('holds a number, not a string');
+    await store.close();
+    const db = new Database(file, { readonly: true });
+    try {
+      expect(db.prepare('SELECT typeof(f_at) AS type FROM rm_notes ORDER BY f_n').all().map((r) => (r as { type: string }).type)).toEqual([
+        'integer',
+        'text',
+        'text',
+        'integer',
+        'text',
+        'integer',
+      ]);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('a text collection keyed by its fields keeps its order as rowid, is unique by the key, and searches and removes as any', async () => {
+    const store = new SqliteReadModelStore(IN_MEMORY);
+    const index = { field: 'body', facets: 'facets', order: 'seq' };
+    await store.ensureCollections([
+      {
+        name: 'found',
+        indexes: [{ fields: ['room'] }],
+        text: index,
+        columns: ['room', { name: 'n', type: 'integer' }, 'seq', 'body', { name: 'facets', type: 'json' }],
+        key: ['room', 'n'],
+      },
+    ]);
+    const doc = (n: number, body: string) => ({ _id: documentId('r', String(n)), room: 'r', n, seq: 10 + n, body, facets: ['fr'] });
+    const put = (document: ReturnType<typeof doc>, at: number): DocumentChange => ({ collection: 'found', kind: 'put', document, position: pos(at) });
+    await store.applyBatch([put(doc(1, 'alpha beta'), 1), put(doc(2, 'beta'), 2)], {});
+    await store.applyBatch([put(doc(1, 'gamma'), 3)], {});
+    const search = (word: string, order: 'newest' | 'relevance' = 'newest') =>
+      store.searchText('found', { index, phrases: [[word]], facets: [['fr']], order, window: 100, limit: 10 }).then((found) => found.map((m) => [m.document._id, m.order]));
+    expect(await search('beta')).toEqual([[doc(2, '')._id, 12]]);
+    expect(await search('gamma', 'relevance')).toEqual([[doc(1, '')._id, 11]]);
+    expect(await search('alpha')).toEqual([]);
+    await store.applyBatch([{ collection: 'found', kind: 'delete', id: doc(2, '')._id }], {});
+    expect(await search('beta')).toEqual([]);
+    expect(await store.find('found', { where: { room: 'r' } })).toEqual([doc(1, 'gamma')]);
     await store.close();
   });
 });

@@ -27,6 +27,9 @@ import { BUSY_TIMEOUT_MS, IN_MEMORY, openReadModelDatabase } from './schema';
 
 export { IN_MEMORY } from './schema';
 
+/** Where a row is the one of a key's values (`CollectionLayout.keyOf`). */
+const keyCondition = (layout: CollectionLayout): string => layout.keyColumns.map((c) => `${c} = ?`).join(' AND ');
+
 /** A row read: the layout's columns and the position the document reflects. */
 type Row = Record<string, unknown> & { position: unknown };
 
@@ -152,9 +155,9 @@ export class SqliteReadModelStore implements ReadModelStore {
         put: this.prepared(
           text
             ? textPutSql(collection, text, layout)
-            : laterPositionPutSql(t, [...layout.written, 'position']),
+            : laterPositionPutSql(t, [...layout.written, 'position'], [], layout.keyColumns),
         ),
-        remove: this.prepared(`DELETE FROM "${t}" WHERE id = ?`),
+        remove: this.prepared(`DELETE FROM "${t}" WHERE ${keyCondition(layout)}`),
         layout,
       };
       this.writers.set(collection, writer);
@@ -212,10 +215,12 @@ export class SqliteReadModelStore implements ReadModelStore {
           continue; // keyed by name and position: no other index
         }
         if (spec.text) this.textSpecs.set(spec.name, spec.text);
-        if (created && spec.text) createTextCollection(this.db, spec.name, spec.text, spec.columns);
-        else if (created) this.db.exec(createTableSql(t, spec.columns));
-        const { fieldOf } = layoutOfTable(this.db, t)!;
+        if (created && spec.text) createTextCollection(this.db, spec.name, spec.text, spec.columns, spec.key);
+        else if (created) this.db.exec(createTableSql(t, spec.columns, spec.key));
+        const { fieldOf, key } = layoutOfTable(this.db, t)!;
         (spec.indexes ?? []).forEach((index) => {
+          // The key's own index answers what an index of its first fields would.
+          if (!index.unique && key && index.fields.length <= key.length && index.fields.every((f, i) => f === key[i])) return;
           const { name, sql } = indexDefinition(spec.name, index, fieldOf);
           if (created && !index.unique) {
             this.prepared('INSERT OR REPLACE INTO deferred_indexes (name, collection, sql) VALUES (?, ?, ?)').run(name, spec.name, sql);
@@ -269,8 +274,13 @@ export class SqliteReadModelStore implements ReadModelStore {
     this.recover();
     const pointers = this.pointers(collection);
     if (pointers) return (pointers.getMany([id])[0] as StoredDocument<D> | undefined) ?? null;
-    const layout = this.layout(collection);
-    const row = this.prepared(`SELECT ${layout.selected}, position FROM "${table(collection)}" WHERE id = ?`).get(id) as Row | undefined;
+    return this.storedDocument<D>(collection, this.layout(collection), id);
+  }
+
+  private storedDocument<D extends Document>(collection: string, layout: CollectionLayout, id: string): StoredDocument<D> | null {
+    const key = layout.keyOf(id);
+    if (!key) return null;
+    const row = this.prepared(`SELECT ${layout.selected}, position FROM "${table(collection)}" WHERE ${keyCondition(layout)}`).get(...key) as Row | undefined;
     return row ? { document: layout.document(row) as D, position: layout.positions.position(row.position) } : null;
   }
 
@@ -280,6 +290,15 @@ export class SqliteReadModelStore implements ReadModelStore {
     const pointers = this.pointers(collection);
     if (pointers) return pointers.getMany(ids) as StoredDocument<D>[];
     const layout = this.layout(collection);
+    if (layout.key) {
+      // Each by its key: one lookup of the key's index per id, as `WHERE id IN (…)` makes.
+      const found: StoredDocument<D>[] = [];
+      for (const id of ids) {
+        const stored = this.storedDocument<D>(collection, layout, id);
+        if (stored) found.push(stored);
+      }
+      return found;
+    }
     const rows = this.prepared(
       `SELECT ${layout.selected}, position FROM "${table(collection)}" WHERE id IN (SELECT value FROM json_each(?))`,
     ).all(JSON.stringify(ids)) as Row[];
@@ -345,7 +364,10 @@ export class SqliteReadModelStore implements ReadModelStore {
           }
           const writer = this.writer(change.collection);
           if (change.kind === 'put') writer.put.run(...writer.layout.values(change.document), writer.layout.positions.stored(change.position));
-          else writer.remove.run(change.id);
+          else {
+            const key = writer.layout.keyOf(change.id);
+            if (key) writer.remove.run(...key);
+          }
         }
         if (marks.length) this.checkpointWriter(marks.length).run(marks.flat());
       });

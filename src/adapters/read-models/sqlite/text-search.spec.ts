@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CollectionSpec, TextIndexSpec, TextSearch } from '../../../shared/ports/read-model-store.port';
+import { CollectionSpec, facetToken, TextIndexSpec, TextSearch } from '../../../shared/ports/read-model-store.port';
 import { layoutOfTable } from './collection-layout';
 import { SqliteReadModelStore } from './sqlite-read-model-store';
 import { matchExpression, relevanceScore, searchTextSql } from './text-search';
@@ -88,5 +88,59 @@ describe.each(layouts)('text-indexed collections in SQLite (FTS5), %s', (_layout
     expect(score('quick brown fox')).toBeGreaterThan(score('quick brown fox a b c d e f'));
     expect(score('brown fox quick')).toBeCloseTo(score('quick brown fox'));
     expect(score('fox brown')).toBe(0);
+  });
+});
+
+describe('text-indexed collections in SQLite whose facets are made of their fields (facetsFrom)', () => {
+  const made: TextIndexSpec = {
+    ...index,
+    facetsFrom: [
+      { prefix: 'i', fields: ['instance'] },
+      { prefix: 'r', fields: ['instance', 'room'] },
+      { token: 'flagged', when: 'flag' },
+    ],
+  };
+  const spec: CollectionSpec = {
+    name: 'made',
+    text: made,
+    columns: ['instance', 'room', 'seq', 'body', { name: 'facets', type: 'json' }, { name: 'flag', type: 'boolean' }],
+  };
+  const doc = (seq: number, instance: string, room: string, flag: boolean) => ({
+    _id: `d${seq}`,
+    instance,
+    room,
+    seq,
+    body: `word${seq}`,
+    facets: [facetToken('i', instance), facetToken('r', instance, room), ...(flag ? ['flagged'] : [])],
+    flag,
+  });
+
+  it('keeps the fields alone, reads back the facets the document had, and finds by them; a removal takes them from the index', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'parley-rm-facets-'));
+    const file = join(dir, 'search.sqlite');
+    try {
+      const store = new SqliteReadModelStore(file);
+      await store.ensureCollections([spec]);
+      const docs = [doc(1, 'acme', 'r1', true), doc(2, 'acmé', '東京 room', false), doc(3, 'acme', 'r2', false)];
+      await store.applyBatch(docs.map((document, i) => ({ collection: 'made', kind: 'put', document, position: String(i + 1).padStart(20, '0') })), {});
+      for (const d of docs) expect(await store.get('made', d._id)).toEqual(d);
+      const found = async (...facets: string[][]) =>
+        (await store.searchText('made', { index: made, phrases: [], facets, order: 'newest', window: 100, limit: 10 })).map((m) => m.document._id);
+      expect(await found([facetToken('i', 'acme')])).toEqual(['d3', 'd1']);
+      expect(await found([facetToken('r', 'acmé', '東京 room')])).toEqual(['d2']);
+      expect(await found([facetToken('i', 'acme')], ['flagged'])).toEqual(['d1']);
+      await store.applyBatch([{ collection: 'made', kind: 'delete', id: 'd1' }], {});
+      expect(await found(['flagged'])).toEqual([]);
+      await store.close();
+      const db = new Database(file, { readonly: true });
+      try {
+        // Made when read (a virtual generated column: 2), not stored.
+        expect(db.prepare(`SELECT hidden FROM pragma_table_xinfo('rm_made') WHERE name = 'f_facets'`).get()).toEqual({ hidden: 2 });
+      } finally {
+        db.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

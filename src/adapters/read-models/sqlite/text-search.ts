@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
-import { CollectionSpec, Document, TextIndexSpec, TextMatch, TextSearch } from '../../../shared/ports/read-model-store.port';
-import { CollectionLayout, columnDefinition, JSON_LAYOUT, layoutColumns, POSITION_COLUMN } from './collection-layout';
+import { CollectionSpec, Document, FacetSource, TextIndexSpec, TextMatch, TextSearch } from '../../../shared/ports/read-model-store.port';
+import { CollectionLayout, columnDefinition, JSON_LAYOUT, layoutColumns, POSITION_COLUMN, SQL_TYPES } from './collection-layout';
 import { column, field, laterPositionPutSql, table, whereClause } from './read-model-sql';
 
 /**
@@ -36,17 +36,24 @@ export const textTable = (collection: string): string => `${table(collection)}_t
  * relevance reads the text of every match in its window, and reading a column costs a fraction
  * of taking it out of the JSON. Kept in columns (`columns`), the text, the facets and the order
  * are each a column once (the order the rowid itself), and the index reads them under the same
- * names (`text_body`, `text_facets`: generated, not stored).
+ * names (`text_body`, `text_facets`: generated, not stored); facets made of other fields
+ * (`facetsFrom`) are not stored either, but made when read. Keyed by fields (`key`), the rows
+ * are unique by them instead of by an `id` column.
  */
-export function createTextCollection(db: Database.Database, collection: string, spec: TextIndexSpec, columns?: CollectionSpec['columns']): void {
+export function createTextCollection(
+  db: Database.Database,
+  collection: string,
+  spec: TextIndexSpec,
+  columns?: CollectionSpec['columns'],
+  key?: CollectionSpec['key'],
+): void {
   const t = table(collection);
   const fts = textTable(collection);
   const definition = columns
-    ? `id TEXT NOT NULL UNIQUE,
-      ${textColumns(collection, spec, columns).join(',\n      ')},
+    ? `${key ? '' : 'id TEXT NOT NULL UNIQUE,\n      '}${textColumns(collection, spec, columns).join(',\n      ')},
       ${POSITION_COLUMN},
       text_body TEXT GENERATED ALWAYS AS (${column(spec.field)}) VIRTUAL,
-      text_facets TEXT GENERATED ALWAYS AS (${column(spec.facets)}) VIRTUAL`
+      text_facets TEXT GENERATED ALWAYS AS (${column(spec.facets)}) VIRTUAL${key ? `,\n      UNIQUE (${key.map(column).join(', ')})` : ''}`
     : `seq INTEGER PRIMARY KEY,
       id TEXT NOT NULL UNIQUE,
       doc TEXT NOT NULL,
@@ -75,13 +82,37 @@ export function createTextCollection(db: Database.Database, collection: string, 
   `);
 }
 
-/** A text collection's declared columns, its order the rowid; it must declare its text, facets and order. */
+/**
+ * A text collection's declared columns, its order the rowid; it must declare its text, facets and
+ * order. Facets made of other fields (`facetsFrom`) are made by SQLite (a generated column, not
+ * stored): the row keeps only the fields they are made of.
+ */
 function textColumns(collection: string, spec: TextIndexSpec, columns: NonNullable<CollectionSpec['columns']>): string[] {
   const declared = layoutColumns(columns);
-  for (const name of [spec.field, spec.facets, spec.order]) {
+  for (const name of [spec.field, spec.facets, spec.order, ...(spec.facetsFrom ?? []).flatMap((s) => ('fields' in s ? s.fields : [s.when]))]) {
     if (!declared.some((c) => c.name === name)) throw new Error(`The text collection ${collection} keeps no column for its field ${name}`);
   }
-  return declared.map((c) => (c.name === spec.order ? `${column(c.name)} INTEGER PRIMARY KEY` : columnDefinition(c)));
+  return declared.map((c) => {
+    if (c.name === spec.order) return `${column(c.name)} INTEGER PRIMARY KEY`;
+    if (c.name === spec.facets && spec.facetsFrom) return `${column(c.name)} ${SQL_TYPES.words} GENERATED ALWAYS AS (${facetsSql(spec.facetsFrom)}) VIRTUAL`;
+    return columnDefinition(c);
+  });
+}
+
+const FACET_WORD = /^[A-Za-z0-9]+$/;
+
+/** The facets made of a row's fields, in SQL: `FacetSource`'s tokens separated by spaces. */
+export function facetsSql(sources: readonly FacetSource[]): string {
+  const tokens = sources.map((source) => {
+    if ('fields' in source) {
+      if (!FACET_WORD.test(source.prefix)) throw new Error(`Invalid facet prefix: ${source.prefix}`);
+      return `' ${source.prefix}' || lower(hex(${source.fields.map(column).join(' || char(0) || ')}))`;
+    }
+    if (!FACET_WORD.test(source.token)) throw new Error(`Invalid facet token: ${source.token}`);
+    return `(CASE WHEN ${column(source.when)} THEN ' ${source.token}' ELSE '' END)`;
+  });
+  // Each token after a space, the first space left out.
+  return `substr(${tokens.join(' || ')}, 2)`;
 }
 
 /** The column a text collection's rows are ordered by, and its index refers to (the rowid). */
@@ -94,7 +125,7 @@ const rowidColumn = (layout: CollectionLayout, spec: TextIndexSpec): string => (
 export const textPutSql = (collection: string, spec: TextIndexSpec, layout: CollectionLayout): string => {
   const t = table(collection);
   if (!layout.documents) {
-    return laterPositionPutSql(t, [...layout.written, 'position'], [rowidColumn(layout, spec)]);
+    return laterPositionPutSql(t, [...layout.written, 'position'], [rowidColumn(layout, spec)], layout.keyColumns);
   }
   const order = field(spec.order).replace('json_extract(doc,', 'json_extract(d,');
   // (`WHERE true`: an upsert after a SELECT needs a WHERE, or its ON reads as a join's.)

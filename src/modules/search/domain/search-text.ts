@@ -1,3 +1,5 @@
+import { facetToken } from '../../../shared/ports/read-model-store.port';
+
 /**
  * How message search reads text, the same way when a message is indexed and when a query is
  * parsed: case and diacritics folded (`Café` is `cafe`), words are runs of letters and digits,
@@ -128,11 +130,10 @@ export function phraseRanges(text: string, phrases: readonly (readonly string[])
  * digits: its instance, its room, its sender, and whether it has an attachment. Ids are
  * written in hex, so any id is one token, and the kinds cannot meet (the first letter differs).
  */
+export const FACET_PREFIXES = { instance: 'i', room: 'r', sender: 'u' } as const;
 export const searchFacets = {
-  instance: (instanceId: string): string => `i${hex(instanceId)}`,
-  room: (instanceId: string, roomId: string): string => `r${hex(`${instanceId}\u0000${roomId}`)}`,
-  sender: (instanceId: string, userId: string): string => `u${hex(`${instanceId}\u0000${userId}`)}`,
+  instance: (instanceId: string): string => facetToken(FACET_PREFIXES.instance, instanceId),
+  room: (instanceId: string, roomId: string): string => facetToken(FACET_PREFIXES.room, instanceId, roomId),
+  sender: (instanceId: string, userId: string): string => facetToken(FACET_PREFIXES.sender, instanceId, userId),
   attachment: 'attachment',
 } as const;
-
-const hex = (text: string): string => Buffer.from(text, 'utf8').toString('hex');

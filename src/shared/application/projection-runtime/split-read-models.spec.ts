@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteReadModelStore } from '../../../adapters/read-models/sqlite/sqlite-read-model-store';
 import { messageSearchProjection } from '../../../../projections/search/message-search.projection';
+import { messageDocumentId } from '../../../../projections/messages/messages.projection';
+import { searchFacets } from '../../../modules/search/domain/search-text';
 import { usersProjection } from '../../../../projections/users/users.projection';
 import { checkpointName, physicalCollectionSpecs } from '../../../../projections/projection';
 import { LogPosition } from '../../domain/event';
@@ -14,7 +16,19 @@ const search = physicalCollectionSpecs(messageSearchProjection)[0].name;
 const users = physicalCollectionSpecs(usersProjection)[0].name;
 const searchMark = checkpointName(messageSearchProjection);
 const usersMark = checkpointName(usersProjection);
-const searchDoc = (seq: number) => ({ _id: `m${seq}`, instance_id: 'i', room_id: 'r', seq, body: 'hello', facets: ['x'], created_at: '2026-01-01T00:00:00.000Z', has_attachment: false });
+/** A message as search keeps it (its id made of its instance, room and message id, as the projection's). */
+const searchDoc = (seq: number) => ({
+  _id: messageDocumentId('i', 'r', seq),
+  instance_id: 'i',
+  room_id: 'r',
+  message_id: seq,
+  user_id: 'u',
+  created_at: '2026-01-01T00:00:00.000Z',
+  seq,
+  body: 'hello',
+  facets: [searchFacets.instance('i'), searchFacets.room('i', 'r'), searchFacets.sender('i', 'u')],
+  has_attachment: false,
+});
 
 describe('SplitReadModels: the projections kept apart live in their own store, the rest in the main one', () => {
   let main: SqliteReadModelStore;
@@ -43,12 +57,12 @@ describe('SplitReadModels: the projections kept apart live in their own store, t
       ],
       { [searchMark]: pos(1), [usersMark]: pos(2) },
     );
-    expect(await apart.get(search, 'm1')).toMatchObject({ body: 'hello' });
+    expect(await apart.get(search, searchDoc(1)._id)).toMatchObject({ body: 'hello' });
     expect(await main.get(users, 'u1')).toMatchObject({ name: 'U' });
     expect(await main.getCheckpoint(searchMark)).toBeNull();
     expect(await apart.getCheckpoint(usersMark)).toBeNull();
     expect(Object.fromEntries(await split.getCheckpoints([searchMark, usersMark]))).toEqual({ [searchMark]: pos(1), [usersMark]: pos(2) });
-    expect(await split.get(search, 'm1')).toMatchObject({ body: 'hello' });
+    expect(await split.get(search, searchDoc(1)._id)).toMatchObject({ body: 'hello' });
     expect(await split.getMany(users, ['u1'])).toHaveLength(1);
     expect(tablesOf('read-models.sqlite')).not.toContain(`rm_${search}`);
   });

@@ -1,0 +1,122 @@
+import Database from 'better-sqlite3';
+import jwt from 'jsonwebtoken';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runCli } from '../support/cli-process';
+import { rawRequest } from '../support/raw-request';
+import { ServerProcess, startProcess } from '../support/server-process';
+
+/**
+ * An upgrade onto a data directory whose messages, thread replies and message search were kept
+ * in columns by an `id` column, times as text (the release before:
+ * test/support/release-before-keyed-collections.ts): this release keys them by their fields and
+ * keeps times as numbers when it makes their tables, and reads and writes the tables an earlier
+ * release made as they are (each table says its layout), so nothing is rebuilt on upgrade;
+ * `npm run rebuild` of those projections makes them anew, keyed.
+ */
+const INSTANCE = 'keyed-upgrade';
+const KEY = 'upgrade-key:upgrade-secret-5d21c0e7';
+const RELEASE_BEFORE = 'dist/test/support/release-before-keyed-collections.js';
+
+let dataDir: string;
+let server: ServerProcess | null = null;
+const token = (claims: { sub?: string; su?: boolean }) =>
+  jwt.sign({ instance: INSTANCE, iss: `api_keys/${KEY.split(':')[0]}`, ...claims }, KEY.slice(KEY.indexOf(':') + 1), { algorithm: 'HS256', expiresIn: 3600 });
+async function call(method: string, path: string, options: { body?: unknown; as?: string } = {}): Promise<any> {
+  const response = await rawRequest(`http://127.0.0.1:${server!.port}`, method, `/services/chatkit/v6/${INSTANCE}${path}`, options.body === undefined ? undefined : Buffer.from(JSON.stringify(options.body)), {
+    authorization: `Bearer ${options.as ?? token({ su: true })}`,
+    ...(options.body !== undefined && { 'content-type': 'application/json' }),
+  });
+  if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${response.bytes.toString()}`);
+  return response.json;
+}
+const env = () => ({ DATA_DIR: dataDir, INSTANCE_LOCATOR: `v1:local:${INSTANCE}`, INSTANCE_KEY: KEY, MASTER_KEY: '' });
+const start = async (entry: string, extra: Record<string, string> = {}) => {
+  server = await startProcess(entry, { ...env(), ...extra });
+};
+const stop = async () => {
+  await server?.stop('SIGTERM');
+  server = null;
+};
+const text = (content: string) => ({ parts: [{ type: 'text/plain', content }] });
+const alice = () => token({ sub: 'alice' });
+/** The ids of the messages a search finds, newest first. */
+const found = async (q: string): Promise<number[]> =>
+  ((await call('GET', `/search/messages?q=${encodeURIComponent(q)}`, { as: alice() })).results as { message: { id: number } }[]).map((r) => r.message.id);
+/** What a client reads of the room: its messages, a thread's replies, and the unread count. */
+const reads = async (parentId: number) => ({
+  messages: await call('GET', '/rooms/r1/messages?limit=100', { as: alice() }),
+  replies: await call('GET', `/rooms/r1/messages/${parentId}/replies`, { as: alice() }),
+  rooms: await call('GET', '/users/bob/rooms', { as: token({ sub: 'bob' }) }),
+});
+
+/** Whether each collection's table keeps an `id` column, or is keyed by its fields. */
+function layouts(): Record<string, 'id' | 'key'> {
+  const of = (file: string, table: string): 'id' | 'key' => {
+    const db = new Database(join(dataDir, file), { readonly: true });
+    try {
+      const names = (db.prepare('SELECT name FROM pragma_table_info(?)').all(table) as { name: string }[]).map((c) => c.name);
+      expect(names).toContain('f_instance_id');
+      return names.includes('id') ? 'id' : 'key';
+    } finally {
+      db.close();
+    }
+  };
+  return {
+    messages: of('read-models.sqlite', 'rm_messages_v1'),
+    thread_replies: of('read-models.sqlite', 'rm_thread_replies_v2'),
+    message_search: of('search.sqlite', 'rm_message_search_v1'),
+  };
+}
+const BEFORE = { messages: 'id', thread_replies: 'id', message_search: 'id' };
+
+describe('an upgrade onto messages, thread replies and search kept by an id column', () => {
+  afterAll(async () => {
+    await server?.stop('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('reads and writes them as they are, with nothing rebuilt; a rebuild keys them by their fields, answering the same', async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'parley-keyed-upgrade-'));
+    await start(RELEASE_BEFORE, { PROJECTOR_THREAD: 'false' });
+    await call('POST', '/batch_users', { body: { users: ['alice', 'bob'].map((id) => ({ id, name: id })) } });
+    await call('POST', '/rooms', { body: { id: 'r1', name: 'r1', user_ids: ['alice', 'bob'] } });
+    const first = (await call('POST', '/rooms/r1/messages', { body: text('old alpha words'), as: alice() })).message_id as number;
+    const doomed = (await call('POST', '/rooms/r1/messages', { body: text('doomed gamma'), as: alice() })).message_id as number;
+    await call('POST', `/rooms/r1/messages/${first}/replies`, { body: text('reply beta'), as: token({ sub: 'bob' }) });
+    expect(await found('alpha')).toEqual([first]);
+    const old = await reads(first);
+    await stop();
+    expect(layouts()).toEqual(BEFORE);
+
+    await start('dist/src/main.js');
+    expect(await reads(first)).toEqual(old);
+    expect(await found('beta')).toHaveLength(1);
+    // Written to as they are: a send, an edit, a delete.
+    const fresh = (await call('POST', '/rooms/r1/messages', { body: text('fresh delta'), as: alice() })).message_id as number;
+    await call('PUT', `/rooms/r1/messages/${first}`, { body: text('edited epsilon'), as: alice() });
+    await call('DELETE', `/rooms/r1/messages/${doomed}`);
+    expect(await found('delta')).toEqual([fresh]);
+    expect(await found('epsilon')).toEqual([first]);
+    expect(await found('alpha')).toEqual([]);
+    expect(await found('gamma')).toEqual([]);
+    const upgraded = await reads(first);
+    expect(upgraded.messages.map((m: { id: number; parts: { content: string }[] }) => [m.id, m.parts[0].content])).toEqual([
+      [fresh, 'fresh delta'],
+      [first, 'edited epsilon'],
+    ]);
+    await stop();
+    expect(layouts()).toEqual(BEFORE);
+
+    const rebuilt = await runCli('rebuild', ['messages', 'threads', 'message_search'], env());
+    expect(rebuilt.code).toBe(0);
+    expect(layouts()).toEqual({ messages: 'key', thread_replies: 'id', message_search: 'key' });
+    await start('dist/src/main.js');
+    expect(await reads(first)).toEqual(upgraded);
+    expect(await found('delta')).toEqual([fresh]);
+    expect(await found('epsilon')).toEqual([first]);
+    expect(await found('beta')).toHaveLength(1);
+    expect(await found('gamma')).toEqual([]);
+  }, 180_000);
+});
