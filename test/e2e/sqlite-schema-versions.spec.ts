@@ -12,7 +12,7 @@ import { contentsOf, recordSchemaVersion, schemaVersionOf } from '../support/sql
  */
 const env = (dataDir: string) => ({ DATA_DIR: dataDir, INSTANCE_LOCATOR: 'v1:local:schema', INSTANCE_KEY: 'k:schema-secret' });
 /** The newest schema version of each file (events.sqlite's 3: compact event rows, new ones' texts packed). */
-const NEWEST = { events: 3, readModels: 1 };
+const NEWEST = { events: 3, readModels: 2 };
 const newestOf = (name: string) => (name === 'events.sqlite' ? NEWEST.events : NEWEST.readModels);
 
 describe('SQLite schema versions at start (dist/src/main.js)', () => {
@@ -79,15 +79,15 @@ describe('SQLite schema versions at start (dist/src/main.js)', () => {
   }, 90_000);
 
   it('refuses the same in one line in the CLIs (npm run admin), leaving the file as it was', async () => {
-    recordSchemaVersion(readModels, 2);
+    recordSchemaVersion(readModels, NEWEST.readModels + 1);
     try {
       const { code, stderr } = await runToExit('dist/src/cli/admin.js', env(dir), ['instance:list']);
       expect(code).toBe(1);
       expect(stderr.trim()).toBe(
-        `error: ${readModels} has schema version 2, newer than this Parley knows (up to version ${NEWEST.readModels}): ` +
+        `error: ${readModels} has schema version ${NEWEST.readModels + 1}, newer than this Parley knows (up to version ${NEWEST.readModels}): ` +
           'a newer release of Parley wrote it. Run that release (or a later one) on it; this one cannot read it safely.',
       );
-      expect(schemaVersionOf(readModels)).toBe(2);
+      expect(schemaVersionOf(readModels)).toBe(NEWEST.readModels + 1);
     } finally {
       recordSchemaVersion(readModels, NEWEST.readModels);
     }

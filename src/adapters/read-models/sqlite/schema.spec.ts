@@ -4,12 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NewerVersionError } from '../../shared/stored-versions';
 import { schemaOf } from '../../../../test/support/sqlite-files';
-import { IN_MEMORY, openReadModelDatabase } from './schema';
+import { IN_MEMORY, openReadModelDatabase, READ_MODEL_MIGRATIONS } from './schema';
+
+const NEWEST = READ_MODEL_MIGRATIONS[READ_MODEL_MIGRATIONS.length - 1].version;
 import { SqliteReadModelStore } from './sqlite-read-model-store';
 
 /**
  * read-models.sqlite records its schema version: a file from before versions were recorded
- * opens as version 1, unchanged, and a file from a newer release is refused.
+ * opens as version 1, unchanged (then moves to the newest, which changes no table), and a file from a newer release is refused.
  */
 
 /** What Parley wrote into read-models.sqlite before schema versions (main e30e27a): its own tables, verbatim, and one collection. */
@@ -36,7 +38,7 @@ describe('read-models.sqlite schema versions', () => {
   beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'parley-read-models-schema-'))));
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('opens a file written before schema versions as version 1: its schema unchanged, its documents and checkpoints read back, the version recorded', async () => {
+  it('opens a file written before schema versions: its schema unchanged, its documents and checkpoints read back, the newest version recorded', async () => {
     const file = join(dir, 'read-models.sqlite');
     writeBeforeVersions(file);
     const before = schemaOf(file);
@@ -50,22 +52,22 @@ describe('read-models.sqlite schema versions', () => {
     } finally {
       await store.close();
     }
-    expect(schemaOf(file)).toEqual({ version: 1, schema: before.schema });
+    expect(schemaOf(file)).toEqual({ version: NEWEST, schema: before.schema });
   });
 
-  it('creates a new file at version 1 with the tables of files from before versions', async () => {
+  it('creates a new file at the newest version with the tables of files from before versions', async () => {
     const old = new Database(join(dir, 'old.sqlite'));
     old.exec(BEFORE_VERSIONS);
     old.close();
     const store = new SqliteReadModelStore(join(dir, 'read-models.sqlite'));
     await store.close();
-    expect(schemaOf(join(dir, 'read-models.sqlite'))).toEqual({ version: 1, schema: schemaOf(join(dir, 'old.sqlite')).schema });
+    expect(schemaOf(join(dir, 'read-models.sqlite'))).toEqual({ version: NEWEST, schema: schemaOf(join(dir, 'old.sqlite')).schema });
   });
 
-  it('opens a database held in memory at version 1, with its tables, and makes no file of that name', () => {
+  it('opens a database held in memory at the newest version, with its tables, and makes no file of that name', () => {
     const db = openReadModelDatabase(IN_MEMORY);
     try {
-      expect(db.pragma('user_version', { simple: true })).toBe(1);
+      expect(db.pragma('user_version', { simple: true })).toBe(NEWEST);
       expect(db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all()).toEqual(['checkpoints', 'deferred_indexes', 'leases']);
     } finally {
       db.close();
@@ -89,7 +91,7 @@ describe('read-models.sqlite schema versions', () => {
     }
     expect(refused).toBeInstanceOf(NewerVersionError);
     expect((refused as Error).message).toBe(
-      `${file} has schema version 5, newer than this Parley knows (up to version 1): ` +
+      `${file} has schema version 5, newer than this Parley knows (up to version ${NEWEST}): ` +
         'a newer release of Parley wrote it. Run that release (or a later one) on it; this one cannot read it safely.',
     );
     expect(schemaOf(file)).toEqual(before);
