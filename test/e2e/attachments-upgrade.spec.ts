@@ -1,12 +1,9 @@
 import Database from 'better-sqlite3';
-import jwt from 'jsonwebtoken';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { scanForMarkers } from '../support/byte-scan';
 import { rawRequest } from '../support/raw-request';
-import { ServerProcess, startProcess } from '../support/server-process';
+import { UpgradeLab } from '../support/upgrade-lab';
 import { eventually } from '../support/waiting';
 
 /**
@@ -22,21 +19,8 @@ const marker = (what: string) => `MARKER-${what}-${randomBytes(6).toString('hex'
 /** The release before (this one without attachments_v3), built from test/support/release-before-attachments-v3.ts. */
 const RELEASE_BEFORE = 'dist/test/support/release-before-attachments-v3.js';
 
-let dataDir: string;
-let server: ServerProcess;
-const token = (claims: { sub?: string; su?: boolean }) =>
-  jwt.sign({ instance: INSTANCE, iss: `api_keys/${KEY.split(':')[0]}`, ...claims }, KEY.slice(KEY.indexOf(':') + 1), { algorithm: 'HS256', expiresIn: 3600 });
-const base = () => `http://127.0.0.1:${server.port}`;
-async function call(method: string, path: string, options: { body?: unknown; as?: string } = {}): Promise<any> {
-  const response = await rawRequest(base(), method, path, options.body === undefined ? undefined : Buffer.from(JSON.stringify(options.body)), {
-    authorization: `Bearer ${options.as ?? token({ su: true })}`,
-    ...(options.body !== undefined && { 'content-type': 'application/json' }),
-  });
-  if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${response.bytes.toString()}`);
-  return response.json;
-}
-const v6 = (path: string) => `/services/chatkit/v6/${INSTANCE}${path}`;
-const start = (entry: string) => startProcess(entry, { DATA_DIR: dataDir, INSTANCE_LOCATOR: `v1:local:${INSTANCE}`, INSTANCE_KEY: KEY, MASTER_KEY: '' });
+const lab = new UpgradeLab(INSTANCE, KEY);
+const { call, token, v6, start, baseUrl: base } = lab;
 
 /** An attachment whose bytes carry a marker, uploaded by `user`; answers its id and download link. */
 async function attach(user: string): Promise<{ id: string; bytes: string; link: () => Promise<string> }> {
@@ -54,31 +38,27 @@ async function roleOf(checkpoint: string): Promise<string | null> {
   return reported ? (reported.role ?? 'serving') : null;
 }
 
-const inBlobs = (markers: readonly string[]) => scanForMarkers({ folders: [join(dataDir, 'blobs')] }, markers);
+const inBlobs = (markers: readonly string[]) => scanForMarkers({ folders: [join(lab.dataDir, 'blobs')] }, markers);
 
 describe('an upgrade to attachments_v3', () => {
-  afterAll(async () => {
-    await server?.stop('SIGKILL');
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => lab.cleanUp());
 
   it('links the attachments an earlier release folded without their message: deleting the message, or the uploader, takes them without a rebuild', async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'parley-attachments-upgrade-'));
-    server = await start(RELEASE_BEFORE);
+    await start(RELEASE_BEFORE);
     await call('POST', v6('/batch_users'), { body: { users: ['alice', 'bob'].map((id) => ({ id, name: id })) } });
     await call('POST', v6('/rooms'), { body: { id: 'r1', name: 'r1', user_ids: ['alice', 'bob'] } });
     const carried = await attach('alice');
     const parts = [{ type: 'text/plain', content: 'see attached' }, { type: 'text/plain', attachment: { id: carried.id } }];
     const messageId = (await call('POST', v6('/rooms/r1/messages'), { body: { parts }, as: token({ sub: 'alice' }) })).message_id as number;
     const unsent = await attach('bob');
-    await server.stop('SIGTERM');
+    await lab.stop();
 
     // The documents as releases before the link folded them: no message_id.
-    const readModels = new Database(join(dataDir, 'read-models.sqlite'));
+    const readModels = new Database(join(lab.dataDir, 'read-models.sqlite'));
     expect(readModels.prepare("UPDATE rm_attachments_v2 SET doc = json_remove(doc, '$.message_id')").run().changes).toBe(2);
     readModels.close();
 
-    server = await start('dist/src/main.js');
+    await start('dist/src/main.js');
     // Built beside the serving version, which serves meanwhile; then reads switch to it.
     await eventually(async () => (await roleOf('attachments_v3')) === 'serving' && (await roleOf('attachments_v2')) === 'retired', {
       what: 'attachments_v3 serving',

@@ -1,10 +1,6 @@
 import Database from 'better-sqlite3';
-import jwt from 'jsonwebtoken';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { rawRequest } from '../support/raw-request';
-import { ServerProcess, startProcess } from '../support/server-process';
+import { textMessage as text, UpgradeLab } from '../support/upgrade-lab';
 import { eventually } from '../support/waiting';
 
 /**
@@ -17,24 +13,9 @@ const INSTANCE = 'audit-upgrade';
 const KEY = 'upgrade-key:upgrade-secret-8b3e61d4';
 const RELEASE_BEFORE = 'dist/test/support/release-before-audit-pointers.js';
 
-let dataDir: string;
-let server: ServerProcess;
-const token = (claims: { sub?: string; su?: boolean }) =>
-  jwt.sign({ instance: INSTANCE, iss: `api_keys/${KEY.split(':')[0]}`, ...claims }, KEY.slice(KEY.indexOf(':') + 1), { algorithm: 'HS256', expiresIn: 3600 });
-const base = () => `http://127.0.0.1:${server.port}`;
-async function call(method: string, path: string, options: { body?: unknown; as?: string } = {}): Promise<any> {
-  const response = await rawRequest(base(), method, path, options.body === undefined ? undefined : Buffer.from(JSON.stringify(options.body)), {
-    authorization: `Bearer ${options.as ?? token({ su: true })}`,
-    ...(options.body !== undefined && { 'content-type': 'application/json' }),
-  });
-  if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${response.bytes.toString()}`);
-  return response.json;
-}
-const v6 = (path: string) => `/services/chatkit/v6/${INSTANCE}${path}`;
+const lab = new UpgradeLab(INSTANCE, KEY);
+const { call, token, v6, start } = lab;
 const audit = (path: string) => `/services/parley_audit/v1/${INSTANCE}${path}`;
-const start = (entry: string, extra: Record<string, string> = {}) =>
-  startProcess(entry, { DATA_DIR: dataDir, INSTANCE_LOCATOR: `v1:local:${INSTANCE}`, INSTANCE_KEY: KEY, MASTER_KEY: '', ...extra });
-const text = (content: string) => ({ parts: [{ type: 'text/plain', content }] });
 const alice = () => token({ sub: 'alice' });
 
 /** What the audit answers: alice's actions, the API key's in pages of two, and the room's history (edits and deletions found through the index). */
@@ -54,7 +35,7 @@ async function trails() {
 
 /** The columns of a table of read-models.sqlite (none: no such table). */
 function columnsOf(table: string): string[] {
-  const db = new Database(join(dataDir, 'read-models.sqlite'), { readonly: true });
+  const db = new Database(join(lab.dataDir, 'read-models.sqlite'), { readonly: true });
   try {
     return (db.prepare('SELECT name FROM pragma_table_info(?)').all(table) as { name: string }[]).map((c) => c.name);
   } finally {
@@ -63,14 +44,10 @@ function columnsOf(table: string): string[] {
 }
 
 describe('an upgrade to the audit index as log pointers', () => {
-  afterAll(async () => {
-    await server?.stop('SIGKILL');
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => lab.cleanUp());
 
   it('folds it anew and answers every audit view the same, and what comes after too', async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'parley-audit-upgrade-'));
-    server = await start(RELEASE_BEFORE, { PROJECTOR_THREAD: 'false' });
+    await start(RELEASE_BEFORE, { PROJECTOR_THREAD: 'false' });
     await call('POST', v6('/batch_users'), { body: { users: ['alice', 'bob'].map((id) => ({ id, name: id })) } });
     await call('POST', v6('/rooms'), { body: { id: 'r1', name: 'r1', user_ids: ['alice', 'bob'] } });
     const first = (await call('POST', v6('/rooms/r1/messages'), { body: text('first'), as: alice() })).message_id as number;
@@ -80,10 +57,10 @@ describe('an upgrade to the audit index as log pointers', () => {
     const before = await trails();
     expect(before.alice.events.map((e: { type: string }) => e.type)).toEqual(['MessageSent', 'MessageSent', 'MessageEdited']);
     expect(before.key.length).toBeGreaterThan(2);
-    await server.stop('SIGTERM');
+    await lab.stop();
     expect(columnsOf('rm_audit_index_v4')).toContain('id');
 
-    server = await start('dist/src/main.js');
+    await start('dist/src/main.js');
     // Folded from the log's start at the first start (listed alone, as version 4 was): the audit
     // answers 503 audit_index_lag meanwhile, and then as it did.
     const upgraded = await eventually(() => trails().catch(() => null), { what: 'the audit answering', timeoutMs: 60_000, everyMs: 100 });

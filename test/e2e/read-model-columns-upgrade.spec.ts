@@ -1,11 +1,7 @@
 import Database from 'better-sqlite3';
-import jwt from 'jsonwebtoken';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../support/cli-process';
-import { rawRequest } from '../support/raw-request';
-import { ServerProcess, startProcess } from '../support/server-process';
+import { textMessage as text, UpgradeLab } from '../support/upgrade-lab';
 
 /**
  * An upgrade onto a data directory whose messages, thread replies and message search were
@@ -18,27 +14,10 @@ const INSTANCE = 'columns-upgrade';
 const KEY = 'upgrade-key:upgrade-secret-5d21c0e7';
 const RELEASE_BEFORE = 'dist/test/support/release-before-read-model-columns.js';
 
-let dataDir: string;
-let server: ServerProcess | null = null;
-const token = (claims: { sub?: string; su?: boolean }) =>
-  jwt.sign({ instance: INSTANCE, iss: `api_keys/${KEY.split(':')[0]}`, ...claims }, KEY.slice(KEY.indexOf(':') + 1), { algorithm: 'HS256', expiresIn: 3600 });
-async function call(method: string, path: string, options: { body?: unknown; as?: string } = {}): Promise<any> {
-  const response = await rawRequest(`http://127.0.0.1:${server!.port}`, method, `/services/chatkit/v6/${INSTANCE}${path}`, options.body === undefined ? undefined : Buffer.from(JSON.stringify(options.body)), {
-    authorization: `Bearer ${options.as ?? token({ su: true })}`,
-    ...(options.body !== undefined && { 'content-type': 'application/json' }),
-  });
-  if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${response.bytes.toString()}`);
-  return response.json;
-}
-const env = () => ({ DATA_DIR: dataDir, INSTANCE_LOCATOR: `v1:local:${INSTANCE}`, INSTANCE_KEY: KEY, MASTER_KEY: '' });
-const start = async (entry: string, extra: Record<string, string> = {}) => {
-  server = await startProcess(entry, { ...env(), ...extra });
-};
-const stop = async () => {
-  await server?.stop('SIGTERM');
-  server = null;
-};
-const text = (content: string) => ({ parts: [{ type: 'text/plain', content }] });
+const lab = new UpgradeLab(INSTANCE, KEY);
+const { token, start, stop, env } = lab;
+/** A call to the instance's chat API (v6). */
+const call = (method: string, path: string, options?: { body?: unknown; as?: string }) => lab.call(method, lab.v6(path), options);
 const alice = () => token({ sub: 'alice' });
 /** The ids of the messages a search finds, newest first. */
 const found = async (q: string): Promise<number[]> =>
@@ -53,7 +32,7 @@ const reads = async (parentId: number) => ({
 /** Whether each collection's table holds JSON documents (`doc`) or columns. */
 function layouts(): Record<string, 'documents' | 'columns'> {
   const of = (file: string, table: string): 'documents' | 'columns' => {
-    const db = new Database(join(dataDir, file), { readonly: true });
+    const db = new Database(join(lab.dataDir, file), { readonly: true });
     try {
       const names = (db.prepare('SELECT name FROM pragma_table_info(?)').all(table) as { name: string }[]).map((c) => c.name);
       expect(names).not.toEqual([]);
@@ -70,13 +49,9 @@ function layouts(): Record<string, 'documents' | 'columns'> {
 }
 
 describe('an upgrade onto messages, thread replies and search folded as JSON documents', () => {
-  afterAll(async () => {
-    await server?.stop('SIGKILL');
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => lab.cleanUp());
 
   it('reads and writes them as they are, with nothing rebuilt; a rebuild makes them anew in columns, answering the same', async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'parley-columns-upgrade-'));
     await start(RELEASE_BEFORE, { PROJECTOR_THREAD: 'false' });
     await call('POST', '/batch_users', { body: { users: ['alice', 'bob'].map((id) => ({ id, name: id })) } });
     await call('POST', '/rooms', { body: { id: 'r1', name: 'r1', user_ids: ['alice', 'bob'] } });
