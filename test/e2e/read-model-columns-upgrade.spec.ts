@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { runCli } from '../support/cli-process';
 import { textMessage as text, UpgradeLab } from '../support/upgrade-lab';
+import { messageReads } from '../support/upgrade-message-reads';
 
 /**
  * An upgrade onto a data directory whose messages, thread replies and message search were
@@ -16,18 +17,7 @@ const RELEASE_BEFORE = 'dist/test/support/release-before-read-model-columns.js';
 
 const lab = new UpgradeLab(INSTANCE, KEY);
 const { token, start, stop, env } = lab;
-/** A call to the instance's chat API (v6). */
-const call = (method: string, path: string, options?: { body?: unknown; as?: string }) => lab.call(method, lab.v6(path), options);
-const alice = () => token({ sub: 'alice' });
-/** The ids of the messages a search finds, newest first. */
-const found = async (q: string): Promise<number[]> =>
-  ((await call('GET', `/search/messages?q=${encodeURIComponent(q)}`, { as: alice() })).results as { message: { id: number } }[]).map((r) => r.message.id);
-/** What a client reads of the room: its messages, a thread's replies, and the unread count. */
-const reads = async (parentId: number) => ({
-  messages: await call('GET', '/rooms/r1/messages?limit=100', { as: alice() }),
-  replies: await call('GET', `/rooms/r1/messages/${parentId}/replies`, { as: alice() }),
-  rooms: await call('GET', '/users/bob/rooms', { as: token({ sub: 'bob' }) }),
-});
+const { call, alice, found, reads } = messageReads(lab);
 
 /** Whether each collection's table holds JSON documents (`doc`) or columns. */
 function layouts(): Record<string, 'documents' | 'columns'> {
